@@ -1,0 +1,217 @@
+/* sp_format.h - the one implementation of ScopeProf's file formats: the .spt
+ * trace (v1/v2/v3) and the schema-2 HDF5 profile, shared by the runtime,
+ * sp-import and sp-report. Internal: not installed, not a public API. */
+#ifndef SP_FORMAT_H
+#define SP_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SP_FMT_MAGIC "SCOPEPRF"
+#define SP_FMT_SPT_MAX_VERSION 3
+#define SP_FMT_SCHEMA 2
+
+/* One failure, as one line: "<file>: <what>" or
+ * "<file>: offset <N>: <what>" for binary input. No trailing newline. */
+typedef struct sp_fmt_err {
+  char msg[1024];
+} sp_fmt_err;
+
+/* ---- in-memory profile of one rank (what readers return) ---------------- */
+
+typedef struct sp_fmt_region {
+  char *name; /* UTF-8, never NULL */
+  char *file; /* NULL = unknown */
+  int32_t line; /* -1 = unknown */
+} sp_fmt_region;
+
+/* The calls of one region on one thread, in the order they were recorded
+ * (start order). */
+typedef struct sp_fmt_block {
+  int32_t thread; /* 0 = first thread that recorded */
+  int32_t region; /* index into sp_fmt_rank.regions */
+  int64_t count;
+  int64_t *starts; /* ns, CLOCK_MONOTONIC */
+  int64_t *ends;
+} sp_fmt_block;
+
+enum sp_fmt_meta_type { SP_FMT_META_STR, SP_FMT_META_INT, SP_FMT_META_STRLIST };
+
+typedef struct sp_fmt_meta_item {
+  char *key;
+  int type; /* enum sp_fmt_meta_type */
+  char *str;     /* SP_FMT_META_STR */
+  int64_t i64;   /* SP_FMT_META_INT */
+  char **strs;   /* SP_FMT_META_STRLIST */
+  int64_t nstrs;
+} sp_fmt_meta_item;
+
+typedef struct sp_fmt_meta {
+  int64_t n;
+  sp_fmt_meta_item *items;
+} sp_fmt_meta;
+
+typedef struct sp_fmt_rank {
+  int32_t rank;
+  int32_t version; /* .spt version it was read from (1..3); 0 for HDF5 */
+  int64_t nregions;
+  sp_fmt_region *regions; /* names unique within a rank */
+  int64_t nblocks;
+  sp_fmt_block *blocks; /* at most one per (thread, region) */
+  sp_fmt_meta meta;     /* empty for .spt */
+} sp_fmt_rank;
+
+void sp_fmt_rank_free(sp_fmt_rank *r); /* frees contents, not r itself */
+
+/* Metadata helpers (deep copies; NULL-safe free). */
+int sp_fmt_meta_set_str(sp_fmt_meta *m, const char *key, const char *value);
+int sp_fmt_meta_set_int(sp_fmt_meta *m, const char *key, int64_t value);
+int sp_fmt_meta_set_strlist(sp_fmt_meta *m, const char *key,
+                            const char *const *values, int64_t n);
+const sp_fmt_meta_item *sp_fmt_meta_get(const sp_fmt_meta *m, const char *key);
+int sp_fmt_meta_copy(sp_fmt_meta *dst, const sp_fmt_meta *src);
+void sp_fmt_meta_free(sp_fmt_meta *m);
+
+/* ---- sources: what writers and statistics pull calls from --------------- */
+
+/* One (thread, region) block to write. Writers pull its calls in batches
+ * through read(), so the runtime can stream from its own buffers and the
+ * importer from arrays, with one writer for both. */
+typedef struct sp_fmt_source sp_fmt_source;
+struct sp_fmt_source {
+  int32_t thread;
+  const char *name;
+  const char *file; /* NULL or "" = unknown */
+  int32_t line;     /* -1 = unknown */
+  int64_t count;
+  /* Copies calls [first, first + n) into starts[] and ends[] (ns). */
+  void (*read)(const sp_fmt_source *src, int64_t first, int64_t n,
+               int64_t *starts, int64_t *ends);
+  const void *ctx; /* for read() */
+  int64_t aux;     /* for read() */
+};
+
+/* Fills out[i] (r->nblocks entries) to read from r's arrays. */
+void sp_fmt_rank_sources(const sp_fmt_rank *r, sp_fmt_source *out);
+
+/* ---- summary statistics (DESIGN section 5) ------------------------------- */
+
+typedef struct sp_fmt_stats {
+  int64_t calls, total_ns, min_ns, max_ns, first_start_ns, last_end_ns;
+  int64_t exclusive_ns; /* total minus direct children on the same thread */
+  int64_t gpu_total_ns; /* -1 = none */
+  double mean_ns, std_ns; /* std: population */
+} sp_fmt_stats;
+
+/* Where containment failed: two calls overlap without nesting. */
+typedef struct sp_fmt_nesting {
+  int bad;                 /* 0 = properly nested */
+  int32_t thread;
+  const char *outer, *inner; /* region names (point into the sources) */
+  int64_t outer_start, inner_start;
+} sp_fmt_nesting;
+
+/* Statistics of srcs[0..n), which must all be one rank's one thread:
+ * out[i] for srcs[i]. exclusive_ns comes from reconstructing nesting by
+ * containment across all n sources. Returns 0, or -1 when out of memory.
+ * Improper nesting is not an error: nest (if given) describes the first
+ * case and exclusive times count only properly nested children. */
+int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n,
+                        sp_fmt_stats *out, sp_fmt_nesting *nest);
+
+/* ---- .spt trace ----------------------------------------------------------- */
+
+/* Writes srcs as a .spt of `version` (1, 2 or 3) to a temporary name
+ * beside path, then renames it to path; on failure nothing is left under
+ * path (an existing file there is kept) and err says why. Versions 1 and 2
+ * carry no thread: every source must have the same thread (else an error);
+ * version 1 drops file/line. big_endian: 0 = little, 1 = big-endian. */
+int sp_fmt_spt_write(const char *path, int32_t rank, int version,
+                     const sp_fmt_source *srcs, int64_t n, int big_endian,
+                     sp_fmt_err *err);
+
+/* Parses a whole .spt image held in memory. name is used in messages.
+ * Every length and count is checked against the bytes left before any
+ * allocation; trailing bytes are an error. On error *out is empty. */
+int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
+                     sp_fmt_rank *out, sp_fmt_err *err);
+
+/* Reads and parses the file at path. */
+int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
+
+/* 1 if the first bytes of the file at path are the .spt magic. */
+int sp_fmt_is_spt(const char *path);
+
+/* ---- schema-2 HDF5 --------------------------------------------------------- */
+
+#define SP_FMT_HAVE_HDF5_API 1 /* the declarations below exist; the code */
+                               /* only when built with SP_USE_HDF5 */
+
+typedef struct sp_fmt_h5w sp_fmt_h5w;
+
+/* Starts a schema-2 file that becomes path on sp_fmt_h5w_close (written
+ * under a temporary name until then). Datasets are chunked and grow, so
+ * rows stream in with memory bounded by one batch. */
+sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err);
+
+/* Appends one row (rank, src->thread, region src->name) with src's calls.
+ * Rows must come ordered by rank, thread, then first start. Region ids are
+ * given in order of first appearance. stats may be NULL: then computed
+ * from src alone, with exclusive_ns = total_ns. */
+int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
+                   const sp_fmt_stats *stats, sp_fmt_err *err);
+
+/* Attributes of /metadata (replaces any set before). */
+int sp_fmt_h5w_meta(sp_fmt_h5w *w, const sp_fmt_meta *meta, sp_fmt_err *err);
+
+/* Writes region_table and the root attribute, closes, renames into place.
+ * On failure the temporary is removed and path is untouched. Frees w. */
+int sp_fmt_h5w_close(sp_fmt_h5w *w, sp_fmt_err *err);
+
+/* Discards everything written; path is untouched. Frees w. */
+void sp_fmt_h5w_abort(sp_fmt_h5w *w);
+
+/* Reads a schema-2 file (per-rank or merged): *ranks gets one entry per
+ * rank it holds, ascending, each with the file's metadata. Files without
+ * rank_region_index/threads have every row on thread 0. */
+int sp_fmt_h5_read(const char *path, sp_fmt_rank **ranks, int64_t *nranks,
+                   sp_fmt_err *err);
+
+/* Reads only rank_region_index and region_table (no events): one entry per
+ * row, for summary-only consumers. */
+typedef struct sp_fmt_h5_row {
+  int32_t rank, thread, region;
+  int64_t event_offset, event_count;
+  char *source_file; /* NULL = none */
+  int32_t source_line;
+  sp_fmt_stats stats;
+} sp_fmt_h5_row;
+
+typedef struct sp_fmt_h5_summary {
+  int64_t nnames;
+  char **names;
+  int64_t nrows;
+  sp_fmt_h5_row *rows;
+  sp_fmt_meta meta;
+} sp_fmt_h5_summary;
+
+int sp_fmt_h5_read_summary(const char *path, sp_fmt_h5_summary *out,
+                           sp_fmt_err *err);
+void sp_fmt_h5_summary_free(sp_fmt_h5_summary *s);
+
+/* 1 if the file at path starts with the HDF5 signature. */
+int sp_fmt_is_h5(const char *path);
+
+/* ---- atomic output helper -------------------------------------------------- */
+
+/* A temporary name beside path ("<path>.tmp.<pid>.<n>"), in buf. */
+int sp_fmt_tmp_name(const char *path, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SP_FORMAT_H */

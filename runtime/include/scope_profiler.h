@@ -1,0 +1,71 @@
+/* scope_profiler.h - public C API of libscopeprof, the ScopeProf runtime.
+ * Regions are named code spans; each call is recorded as one start and one
+ * end timestamp (CLOCK_MONOTONIC ns) and written per rank at exit. */
+#ifndef SCOPE_PROFILER_H
+#define SCOPE_PROFILER_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(SP_BUILDING_RUNTIME) && defined(__GNUC__)
+#define SP_API __attribute__((visibility("default")))
+#else
+#define SP_API
+#endif
+
+#define SP_VERSION_MAJOR 0
+#define SP_VERSION_MINOR 1
+#define SP_VERSION_PATCH 0
+
+/* Error codes returned (negated) by the API calls that return int. */
+#define SP_OK 0
+#define SP_EINVAL (-1)    /* a NULL or empty name, or a bad argument */
+#define SP_ENOMEM (-2)    /* out of memory */
+#define SP_EIO (-3)       /* the output file could not be written */
+#define SP_EDISABLED (-4) /* SP_ENABLE=0: nothing is recorded */
+#define SP_EFINALIZED (-5) /* sp_finalize() already ran in this process */
+#define SP_ELIMIT (-6)    /* a documented limit (regions, threads) was hit */
+
+/** Starts the runtime; optional (the first call of any API starts it).
+ *  prefix: output prefix, copied; NULL means $SP_OUTPUT, else
+ *  "scope_profiler". Returns 0, or a negative SP_E* code. */
+SP_API int sp_init(const char *prefix);
+
+/** Registers (or looks up) the region called name (copied). Returns its id
+ *  (>= 0; the same name always gives the same id) or -1. */
+SP_API int sp_region(const char *name);
+
+/** As sp_region, attaching the source location file:line (copied) the first
+ *  time the name is registered. Returns the id (>= 0) or -1. */
+SP_API int sp_region_at(const char *name, const char *file, int line);
+
+/** Opens one call of region on the calling thread. An invalid id is ignored. */
+SP_API void sp_begin(int region);
+
+/** Closes the innermost open call of region on the calling thread; calls
+ *  opened above it are closed too and counted as a warning. */
+SP_API void sp_end(int region);
+
+/** Writes this rank's file and stops recording. Returns 0 on success (also
+ *  on a second call), or a negative SP_E* code. */
+SP_API int sp_finalize(void);
+
+/** Returns a static, human-readable string for an SP_E* code. */
+SP_API const char *sp_strerror(int code);
+
+/* Non-zero while calls must reach the runtime. SP_ENABLE=0 clears it before
+ * main(), so a disabled run pays one predictable branch per call. */
+SP_API extern int sp_active_;
+
+/* Calls made through this header check sp_active_ inline (the functions
+ * stay callable by address, from Fortran and through dlsym). */
+#ifndef SP_NO_INLINE_CHECK
+#define sp_begin(region) ((void)(sp_active_ ? sp_begin(region) : (void)0))
+#define sp_end(region) ((void)(sp_active_ ? sp_end(region) : (void)0))
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SCOPE_PROFILER_H */
