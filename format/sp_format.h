@@ -208,8 +208,20 @@ int sp_fmt_is_h5(const char *path);
 
 /* ---- atomic output helper -------------------------------------------------- */
 
-/* A temporary name beside path ("<path>.tmp.<pid>.<n>"), in buf. */
+/* A temporary name beside path ("<path>.tmp.<pid>.<n>"), in buf.
+ * Returns 0, or -1 when buf is too small. */
 int sp_fmt_tmp_name(const char *path, char *buf, size_t size);
+
+/* Renames tmp to path. On failure removes tmp, leaves path alone, says
+ * "<path>: <reason>" in err and returns -1. */
+int sp_fmt_tmp_commit(const char *tmp, const char *path, sp_fmt_err *err);
+
+/* err->msg = printf(fmt, ...) truncated to fit; err may be NULL. */
+void sp_fmt_err_set(sp_fmt_err *err, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,56 @@
+/* atomic.c - write-to-a-temporary-then-rename helpers shared by the writers,
+ * error formatting, and the HDF5 signature check (which needs no HDF5). */
+#include "sp_format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void sp_fmt_err_set(sp_fmt_err *err, const char *fmt, ...) {
+  if (!err)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  va_end(ap);
+}
+
+int sp_fmt_tmp_name(const char *path, char *buf, size_t size) {
+  /* The counter keeps two writers of one process (threads, or a retry)
+   * apart; the pid keeps processes sharing a directory apart. */
+  static unsigned counter;
+  unsigned n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+  int len = snprintf(buf, size, "%s.tmp.%ld.%u", path, (long)getpid(), n);
+  return (len < 0 || (size_t)len >= size) ? -1 : 0;
+}
+
+int sp_fmt_tmp_commit(const char *tmp, const char *path, sp_fmt_err *err) {
+  if (rename(tmp, path) == 0)
+    return 0;
+  int e = errno;
+  unlink(tmp);
+  sp_fmt_err_set(err, "%s: %s", path, strerror(e));
+  return -1;
+}
+
+/* HDF5 files start with the signature at 0, or at 512, 1024, ... after a
+ * user block; 64 KiB of user block covers every file HDF5 tools make. */
+int sp_fmt_is_h5(const char *path) {
+  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a,
+                                       '\n'};
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  int found = 0;
+  for (off_t off = 0; off <= 65536 && !found; off = off ? off * 2 : 512) {
+    unsigned char b[8];
+    if (pread(fd, b, 8, off) != 8)
+      break;
+    found = memcmp(b, sig, 8) == 0;
+  }
+  close(fd);
+  return found;
+}

@@ -1,0 +1,390 @@
+/* spt_read.c - the .spt reader (versions 1-3, either byte order). Every
+ * length and count is checked against the bytes left before allocating. */
+#include "sp_format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct {
+  const unsigned char *buf;
+  size_t len, pos;
+  int swap; /* file byte order differs from ours */
+  const char *name;
+  sp_fmt_err *err;
+} reader;
+
+/* Open addressing; slot value is index + 1, 0 = empty. Capacity is a power
+ * of two at least twice the entries, so probing always ends. */
+typedef struct {
+  int64_t *slot;
+  uint64_t mask;
+} table;
+
+static int fail(reader *r, size_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(reader *r, size_t off, const char *fmt, ...) {
+  if (!r->err)
+    return -1;
+  int n = snprintf(r->err->msg, sizeof r->err->msg, "%s: offset %zu: ",
+                   r->name, off);
+  if (n < 0 || (size_t)n >= sizeof r->err->msg)
+    return -1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->err->msg + n, sizeof r->err->msg - (size_t)n, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+static int need(reader *r, size_t n, const char *what) {
+  size_t left = r->len - r->pos;
+  if (left >= n)
+    return 0;
+  return fail(r, r->pos, "truncated: expected %s (%zu bytes), %zu left", what,
+              n, left);
+}
+
+static uint32_t raw32(reader *r, size_t at) {
+  uint32_t v;
+  memcpy(&v, r->buf + at, 4);
+  return r->swap ? __builtin_bswap32(v) : v;
+}
+
+static int get_i32(reader *r, const char *what, int32_t *out) {
+  if (need(r, 4, what))
+    return -1;
+  *out = (int32_t)raw32(r, r->pos);
+  r->pos += 4;
+  return 0;
+}
+
+static int get_i64(reader *r, const char *what, int64_t *out) {
+  if (need(r, 8, what))
+    return -1;
+  uint64_t v;
+  memcpy(&v, r->buf + r->pos, 8);
+  *out = (int64_t)(r->swap ? __builtin_bswap64(v) : v);
+  r->pos += 8;
+  return 0;
+}
+
+/* A length-prefixed string; *len = 0 and *s = NULL when empty. The length
+ * is checked against the bytes left before it is allocated. */
+static int get_str(reader *r, const char *lenwhat, const char *what,
+                   char **s, int32_t *len) {
+  size_t at = r->pos;
+  char field[64];
+  snprintf(field, sizeof field, "int32 %s", lenwhat);
+  if (get_i32(r, field, len))
+    return -1;
+  if (*len < 0)
+    return fail(r, at, "negative %s %d", lenwhat, *len);
+  *s = NULL;
+  if (*len == 0)
+    return 0;
+  if (need(r, (size_t)*len, what))
+    return -1;
+  if (memchr(r->buf + r->pos, 0, (size_t)*len))
+    return fail(r, r->pos, "%s contains a NUL byte", what);
+  *s = malloc((size_t)*len + 1);
+  if (!*s)
+    return fail(r, r->pos, "out of memory");
+  memcpy(*s, r->buf + r->pos, (size_t)*len);
+  (*s)[*len] = 0;
+  r->pos += (size_t)*len;
+  return 0;
+}
+
+static int get_times(reader *r, int64_t *dst, int64_t n) {
+  const unsigned char *p = r->buf + r->pos;
+  if (!r->swap) {
+    memcpy(dst, p, (size_t)n * 8);
+  } else {
+    for (int64_t i = 0; i < n; i++) {
+      uint64_t v;
+      memcpy(&v, p + i * 8, 8);
+      dst[i] = (int64_t)__builtin_bswap64(v);
+    }
+  }
+  r->pos += (size_t)n * 8;
+  return 0;
+}
+
+static uint64_t hash_bytes(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h ^ (h >> 29);
+}
+
+static uint64_t hash_pair(int64_t region, int32_t thread) {
+  uint64_t h = ((uint64_t)region << 32) ^ (uint32_t)thread;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
+static int table_init(table *t, int64_t entries) {
+  uint64_t cap = 16;
+  while (cap < (uint64_t)entries * 2)
+    cap *= 2;
+  t->slot = calloc(cap, sizeof *t->slot);
+  t->mask = cap - 1;
+  return t->slot ? 0 : -1;
+}
+
+/* Version 1 and 2 files never carry anything but a small positive version,
+ * so the byte order is the one in which the field reads 1..65535; in the
+ * other order such a value reads 65536 or more. */
+static int detect_order(reader *r, int32_t *version) {
+  uint32_t v;
+  memcpy(&v, r->buf + 8, 4);
+  uint32_t sw = __builtin_bswap32(v);
+  if (v >= 1 && v <= 0xffff) {
+    r->swap = 0;
+    *version = (int32_t)v;
+  } else if (sw >= 1 && sw <= 0xffff) {
+    r->swap = 1;
+    *version = (int32_t)sw;
+  } else {
+    /* Report it as read in host order: 0 and -1 read the same either way. */
+    return fail(r, 8, "unknown version %d (supports 1-%d)", (int32_t)v,
+                SP_FMT_SPT_MAX_VERSION);
+  }
+  if (*version > SP_FMT_SPT_MAX_VERSION)
+    return fail(r, 8, "version %d is newer than this reader (supports 1-%d)",
+                *version, SP_FMT_SPT_MAX_VERSION);
+  r->pos = 12;
+  return 0;
+}
+
+/* Smallest possible block: lengths, a one-byte name, location, count. */
+static size_t min_block(int version) {
+  return version == 1 ? 4 + 1 + 8 : version == 2 ? 4 + 1 + 4 + 4 + 8
+                                                 : 4 + 4 + 1 + 4 + 4 + 8;
+}
+
+/* Lookup state of one parse, sized from the header's region count. */
+typedef struct {
+  table names, pairs;
+  int32_t *namelens; /* byte length of each region's name */
+} scratch;
+
+static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
+  table *names = &sc->names, *pairs = &sc->pairs;
+  if (need(r, 8, "magic \"" SP_FMT_MAGIC "\""))
+    return -1;
+  if (memcmp(r->buf, SP_FMT_MAGIC, 8) != 0)
+    return fail(r, 0, "bad magic: not a ScopeProf .spt trace");
+  r->pos = 8;
+  if (need(r, 4, "int32 version"))
+    return -1;
+  int32_t version = 0;
+  if (detect_order(r, &version))
+    return -1;
+  out->version = version;
+  size_t at = r->pos;
+  if (get_i32(r, "int32 rank", &out->rank))
+    return -1;
+  if (out->rank < 0)
+    return fail(r, at, "negative rank %d", out->rank);
+  at = r->pos;
+  int64_t n;
+  if (get_i64(r, "int64 number of regions", &n))
+    return -1;
+  if (n < 0)
+    return fail(r, at, "negative number of regions %lld", (long long)n);
+  size_t left = r->len - r->pos, mb = min_block(version);
+  if ((uint64_t)n > left / mb)
+    return fail(r, at,
+                "number of regions %lld needs at least %llu bytes, %zu left",
+                (long long)n, (unsigned long long)n * mb, left);
+  if (n == 0)
+    return r->pos == r->len ? 0
+                            : fail(r, r->pos, "%zu trailing bytes after the "
+                                              "last region block",
+                                   r->len - r->pos);
+  out->blocks = calloc((size_t)n, sizeof *out->blocks);
+  out->regions = calloc((size_t)n, sizeof *out->regions);
+  int32_t *namelens = sc->namelens = malloc((size_t)n * sizeof *namelens);
+  if (!out->blocks || !out->regions || !namelens || table_init(names, n) ||
+      table_init(pairs, n))
+    return fail(r, at, "out of memory");
+  for (int64_t b = 0; b < n; b++) {
+    size_t block_at = r->pos;
+    int32_t thread = 0;
+    if (version >= 3) {
+      if (get_i32(r, "int32 thread", &thread))
+        return -1;
+      if (thread < 0)
+        return fail(r, block_at, "negative thread %d", thread);
+    }
+    char *name, *file = NULL;
+    int32_t nlen, flen, line = -1;
+    size_t name_at = r->pos;
+    if (get_str(r, "name length", "region name", &name, &nlen))
+      return -1;
+    if (!name)
+      return fail(r, name_at, "empty region name");
+    if (version >= 2) {
+      if (get_str(r, "file length", "source file path", &file,
+                  &flen)) {
+        free(name);
+        return -1;
+      }
+      size_t line_at = r->pos;
+      if (get_i32(r, "int32 source line", &line) ||
+          (line < -1 && fail(r, line_at, "invalid source line %d", line))) {
+        free(name);
+        free(file);
+        return -1;
+      }
+    }
+    /* Find or add the region: one entry per name, whatever the thread. */
+    uint64_t h = hash_bytes(name, (size_t)nlen);
+    int64_t reg = -1;
+    for (uint64_t i = h & names->mask;; i = (i + 1) & names->mask) {
+      int64_t s = names->slot[i];
+      if (!s) {
+        reg = out->nregions++;
+        names->slot[i] = reg + 1;
+        sp_fmt_region *rg = &out->regions[reg];
+        rg->name = name;
+        rg->file = file;
+        rg->line = line;
+        namelens[reg] = nlen;
+        name = file = NULL;
+        break;
+      }
+      if (namelens[s - 1] == nlen &&
+          memcmp(out->regions[s - 1].name, name, (size_t)nlen) == 0) {
+        reg = s - 1;
+        break;
+      }
+    }
+    if (name) {
+      /* Known name: a location fills in one not known yet, else the first
+       * one stays (DESIGN: the first registration's location is kept). */
+      sp_fmt_region *rg = &out->regions[reg];
+      if (!rg->file && rg->line == -1 && (file || line != -1)) {
+        rg->file = file;
+        rg->line = line;
+        file = NULL;
+      }
+      free(name);
+      free(file);
+    }
+    h = hash_pair(reg, thread);
+    for (uint64_t i = h & pairs->mask;; i = (i + 1) & pairs->mask) {
+      int64_t s = pairs->slot[i];
+      if (!s) {
+        pairs->slot[i] = b + 1;
+        break;
+      }
+      if (out->blocks[s - 1].region == reg &&
+          out->blocks[s - 1].thread == thread)
+        return fail(r, block_at,
+                    "duplicate block for region \"%s\" on thread %d",
+                    out->regions[reg].name, thread);
+    }
+    sp_fmt_block *blk = &out->blocks[b];
+    blk->thread = thread;
+    blk->region = (int32_t)reg;
+    out->nblocks = b + 1;
+    at = r->pos;
+    int64_t count;
+    if (get_i64(r, "int64 number of calls", &count))
+      return -1;
+    if (count < 0)
+      return fail(r, at, "negative number of calls %lld", (long long)count);
+    left = r->len - r->pos;
+    if ((uint64_t)count > left / 16)
+      return fail(r, at,
+                  "number of calls %lld needs %llu bytes of timestamps, "
+                  "%zu left",
+                  (long long)count, (unsigned long long)count * 16, left);
+    blk->count = count;
+    if (count) {
+      blk->starts = malloc((size_t)count * 8);
+      blk->ends = malloc((size_t)count * 8);
+      if (!blk->starts || !blk->ends)
+        return fail(r, r->pos, "out of memory");
+      get_times(r, blk->starts, count);
+      get_times(r, blk->ends, count);
+    }
+  }
+  if (r->pos != r->len)
+    return fail(r, r->pos, "%zu trailing bytes after the last region block",
+                r->len - r->pos);
+  return 0;
+}
+
+int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
+                     sp_fmt_rank *out, sp_fmt_err *err) {
+  reader r = {buf, len, 0, 0, name ? name : "<memory>", err};
+  scratch sc = {{0}, {0}, NULL};
+  memset(out, 0, sizeof *out);
+  int rc = parse(&r, out, &sc);
+  free(sc.names.slot);
+  free(sc.pairs.slot);
+  free(sc.namelens);
+  if (rc) {
+    sp_fmt_rank_free(out);
+    memset(out, 0, sizeof *out);
+  }
+  return rc;
+}
+
+int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
+  memset(out, 0, sizeof *out);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    sp_fmt_err_set(err, "%s: %s", path, strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    sp_fmt_err_set(err, "%s: not a regular file", path);
+    close(fd);
+    return -1;
+  }
+  size_t len = (size_t)st.st_size;
+  const unsigned char *buf = (const unsigned char *)"";
+  void *map = NULL;
+  if (len) {
+    map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      sp_fmt_err_set(err, "%s: %s", path, strerror(errno));
+      close(fd);
+      return -1;
+    }
+    madvise(map, len, MADV_SEQUENTIAL);
+    buf = map;
+  }
+  close(fd);
+  int rc = sp_fmt_spt_parse(buf, len, path, out, err);
+  if (map)
+    munmap(map, len);
+  return rc;
+}
+
+int sp_fmt_is_spt(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char b[8];
+  ssize_t n = read(fd, b, 8);
+  close(fd);
+  return n == 8 && memcmp(b, SP_FMT_MAGIC, 8) == 0;
+}

@@ -1,0 +1,238 @@
+/* spt_write.c - the .spt writer: streams sources in batches through one
+ * large buffer into a temporary file, then renames it into place. */
+#include "sp_format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Calls pulled from a source per read(): 1 MiB of timestamps. */
+#define SP_SPT_BATCH ((int64_t)64 * 1024)
+/* Output buffer: large writes cost little more than the copy into it. */
+#define SP_SPT_OUTBUF ((size_t)4 << 20)
+
+typedef struct {
+  int fd;
+  int swap;
+  int err; /* first errno; once set, output is dropped */
+  size_t pos;
+  unsigned char *buf;
+} out;
+
+static void flush(out *o) {
+  size_t done = 0;
+  while (!o->err && done < o->pos) {
+    ssize_t n = write(o->fd, o->buf + done, o->pos - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      o->err = n < 0 ? errno : ENOSPC;
+    else
+      done += (size_t)n;
+  }
+  o->pos = 0;
+}
+
+static void put(out *o, const void *p, size_t n) {
+  if (SP_SPT_OUTBUF - o->pos < n)
+    flush(o);
+  memcpy(o->buf + o->pos, p, n);
+  o->pos += n;
+}
+
+static void put_i32(out *o, int32_t v) {
+  uint32_t u = (uint32_t)v;
+  if (o->swap)
+    u = __builtin_bswap32(u);
+  put(o, &u, 4);
+}
+
+static void put_i64(out *o, int64_t v) {
+  uint64_t u = (uint64_t)v;
+  if (o->swap)
+    u = __builtin_bswap64(u);
+  put(o, &u, 8);
+}
+
+static void put_str(out *o, const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  put_i32(o, (int32_t)n);
+  if (n)
+    put(o, s, n);
+}
+
+static void put_times(out *o, const int64_t *v, int64_t n) {
+  while (n > 0) {
+    if (SP_SPT_OUTBUF - o->pos < 8)
+      flush(o);
+    int64_t room = (int64_t)((SP_SPT_OUTBUF - o->pos) / 8);
+    int64_t k = n < room ? n : room;
+    unsigned char *p = o->buf + o->pos;
+    if (!o->swap) {
+      memcpy(p, v, (size_t)k * 8);
+    } else {
+      for (int64_t i = 0; i < k; i++) {
+        uint64_t u = __builtin_bswap64((uint64_t)v[i]);
+        memcpy(p + i * 8, &u, 8);
+      }
+    }
+    o->pos += (size_t)k * 8;
+    v += k;
+    n -= k;
+  }
+}
+
+/* Starts, then ends: two passes over the source, one batch in memory. A
+ * block of one batch is read once. */
+static void put_block_times(out *o, const sp_fmt_source *s, int64_t *st,
+                            int64_t *en) {
+  if (s->count <= SP_SPT_BATCH) {
+    if (s->count) {
+      s->read(s, 0, s->count, st, en);
+      put_times(o, st, s->count);
+      put_times(o, en, s->count);
+    }
+    return;
+  }
+  for (int pass = 0; pass < 2; pass++)
+    for (int64_t first = 0; first < s->count && !o->err;
+         first += SP_SPT_BATCH) {
+      int64_t k = s->count - first;
+      if (k > SP_SPT_BATCH)
+        k = SP_SPT_BATCH;
+      s->read(s, first, k, st, en);
+      put_times(o, pass ? en : st, k);
+    }
+}
+
+static int by_thread_name(const void *a, const void *b) {
+  const sp_fmt_source *x = *(const sp_fmt_source *const *)a;
+  const sp_fmt_source *y = *(const sp_fmt_source *const *)b;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* Rejects what the reader would reject, before any file is created. */
+static int check(const char *path, int32_t rank, int version,
+                 const sp_fmt_source *srcs, int64_t n, sp_fmt_err *err) {
+  if (version < 1 || version > SP_FMT_SPT_MAX_VERSION) {
+    sp_fmt_err_set(err, "%s: cannot write .spt version %d (writes 1-%d)",
+                   path, version, SP_FMT_SPT_MAX_VERSION);
+    return -1;
+  }
+  if (rank < 0) {
+    sp_fmt_err_set(err, "%s: negative rank %d", path, rank);
+    return -1;
+  }
+  if (n < 0 || (n > 0 && !srcs)) {
+    sp_fmt_err_set(err, "%s: invalid number of sources %lld", path,
+                   (long long)n);
+    return -1;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    const sp_fmt_source *s = &srcs[i];
+    const char *bad = NULL;
+    if (!s->name || !s->name[0])
+      bad = "has an empty region name";
+    else if (strlen(s->name) > INT32_MAX ||
+             (s->file && strlen(s->file) > INT32_MAX))
+      bad = "has a name or file longer than 2 GiB";
+    else if (s->count < 0)
+      bad = "has a negative number of calls";
+    else if (s->count > 0 && !s->read)
+      bad = "has calls but no read function";
+    else if (s->thread < 0)
+      bad = "has a negative thread";
+    else if (version >= 2 && s->line < -1)
+      bad = "has a source line below -1";
+    else if (version < 3 && s->thread != srcs[0].thread)
+      bad = "is on another thread than source 0, and versions 1 and 2 "
+            "carry no thread";
+    if (bad) {
+      sp_fmt_err_set(err, "%s: source %lld %s", path, (long long)i, bad);
+      return -1;
+    }
+  }
+  const sp_fmt_source **sorted = malloc((size_t)n * sizeof *sorted + 1);
+  if (!sorted) {
+    sp_fmt_err_set(err, "%s: %s", path, strerror(ENOMEM));
+    return -1;
+  }
+  for (int64_t i = 0; i < n; i++)
+    sorted[i] = &srcs[i];
+  qsort(sorted, (size_t)n, sizeof *sorted, by_thread_name);
+  for (int64_t i = 1; i < n; i++)
+    if (by_thread_name(&sorted[i - 1], &sorted[i]) == 0) {
+      sp_fmt_err_set(err, "%s: two sources for region \"%s\" on thread %d",
+                     path, sorted[i]->name, sorted[i]->thread);
+      free(sorted);
+      return -1;
+    }
+  free(sorted);
+  return 0;
+}
+
+int sp_fmt_spt_write(const char *path, int32_t rank, int version,
+                     const sp_fmt_source *srcs, int64_t n, int big_endian,
+                     sp_fmt_err *err) {
+  if (check(path, rank, version, srcs, n, err))
+    return -1;
+  char tmp[4096];
+  if (sp_fmt_tmp_name(path, tmp, sizeof tmp)) {
+    sp_fmt_err_set(err, "%s: %s", path, strerror(ENAMETOOLONG));
+    return -1;
+  }
+  out o = {-1, 0, 0, 0, NULL};
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  o.swap = big_endian != 0;
+#else
+  o.swap = big_endian == 0;
+#endif
+  int64_t *st = malloc((size_t)SP_SPT_BATCH * 16);
+  o.buf = malloc(SP_SPT_OUTBUF);
+  if (!st || !o.buf) {
+    free(st);
+    free(o.buf);
+    sp_fmt_err_set(err, "%s: %s", path, strerror(ENOMEM));
+    return -1;
+  }
+  int64_t *en = st + SP_SPT_BATCH;
+  o.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (o.fd < 0)
+    o.err = errno;
+
+  if (!o.err) {
+    put(&o, SP_FMT_MAGIC, 8);
+    put_i32(&o, version);
+    put_i32(&o, rank);
+    put_i64(&o, n);
+  }
+  for (int64_t i = 0; i < n && !o.err; i++) {
+    const sp_fmt_source *s = &srcs[i];
+    if (version >= 3)
+      put_i32(&o, s->thread);
+    put_str(&o, s->name);
+    if (version >= 2) {
+      put_str(&o, s->file);
+      put_i32(&o, s->line);
+    }
+    put_i64(&o, s->count);
+    put_block_times(&o, s, st, en);
+  }
+  flush(&o);
+  if (o.fd >= 0 && close(o.fd) != 0 && !o.err)
+    o.err = errno;
+  free(st);
+  free(o.buf);
+  if (o.err) {
+    if (o.fd >= 0)
+      unlink(tmp);
+    sp_fmt_err_set(err, "%s: %s", path, strerror(o.err));
+    return -1;
+  }
+  return sp_fmt_tmp_commit(tmp, path, err);
+}

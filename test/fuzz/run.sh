@@ -1,0 +1,21 @@
+#!/bin/sh
+# run.sh [SECONDS] [BUILD_DIR] - builds the .spt reader's libFuzzer target
+# with clang-22 and ASan/UBSan, and runs it from the committed seed corpus.
+# Exits non-zero on a finding; the crashing input lands in BUILD_DIR.
+set -eu
+secs=${1:-60}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${2:-${SP_FUZZ_BUILD_DIR:-${TMPDIR:-/tmp}/scopeprof-fuzz}}
+cc=${SP_FUZZ_CC:-clang-22}
+mkdir -p "$build/corpus"
+fmt=$root/format
+# Only what the reader and the statistics need: no HDF5.
+"$cc" -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
+  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -I"$fmt" "$here/fuzz_spt.c" "$fmt/spt_read.c" "$fmt/source.c" \
+  "$fmt/stats.c" "$fmt/meta.c" "$fmt/atomic.c" -lm -o "$build/fuzz_spt"
+# New inputs go to the build dir's corpus; the committed seeds stay as they are.
+exec "$build/fuzz_spt" -max_total_time="$secs" -timeout=10 \
+  -rss_limit_mb=1024 -malloc_limit_mb=256 -print_final_stats=1 \
+  -artifact_prefix="$build/" "$build/corpus" "$here/corpus"
