@@ -1,0 +1,100 @@
+/* clock.c - the recording clock: raw TSC ticks where the TSC is invariant
+ * and the kernel itself uses it, else CLOCK_MONOTONIC; output is always
+ * CLOCK_MONOTONIC ns. */
+#include "internal.h"
+
+#include <cpuid.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int sp__clock_tsc;
+
+/* Two calibration points (tsc, mono) taken at init and at finalize; stamps
+ * in between map linearly, so both ends land exactly on CLOCK_MONOTONIC. */
+static uint64_t tsc0, tsc1;
+static int64_t mono0, mono1;
+static uint64_t mult; /* ns per tick, 32.32 fixed point */
+
+int64_t sp__mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int cpu_has_invariant_tsc(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+    return 0;
+  __get_cpuid(0x80000007u, &a, &b, &c, &d);
+  return (d >> 8) & 1;
+}
+
+/* The kernel drops the TSC as clocksource when it finds it unsynchronized
+ * across CPUs; following its choice keeps threads on one timeline. */
+static int kernel_uses_tsc(void) {
+  FILE *f = fopen(
+      "/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+  char buf[32] = {0};
+  if (!f)
+    return 0;
+  if (!fgets(buf, sizeof buf, f))
+    buf[0] = 0;
+  fclose(f);
+  return strncmp(buf, "tsc", 3) == 0;
+}
+
+/* Reads tsc and mono as close together as possible: the TSC halfway
+ * through the slowest clock_gettime call of a few is discarded. */
+static void paired_read(uint64_t *tsc, int64_t *mono) {
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < 5; i++) {
+    uint64_t a = __builtin_ia32_rdtsc();
+    int64_t m = sp__mono_ns();
+    uint64_t b = __builtin_ia32_rdtsc();
+    if (b - a < best) {
+      best = b - a;
+      *tsc = a + (b - a) / 2;
+      *mono = m;
+    }
+  }
+}
+
+void sp__clock_init(void) {
+  const char *force = getenv("SP_CLOCK");
+  int want_tsc = cpu_has_invariant_tsc() && kernel_uses_tsc();
+  if (force && strcmp(force, "monotonic") == 0)
+    want_tsc = 0;
+  else if (force && strcmp(force, "tsc") == 0)
+    want_tsc = cpu_has_invariant_tsc();
+  if (want_tsc)
+    paired_read(&tsc0, &mono0);
+  else
+    mono0 = sp__mono_ns();
+  sp__clock_tsc = want_tsc;
+}
+
+void sp__clock_end(void) {
+  if (!sp__clock_tsc)
+    return;
+  paired_read(&tsc1, &mono1);
+  if (tsc1 <= tsc0 || mono1 <= mono0) {
+    mult = 1ull << 32; /* cannot happen with an invariant TSC; stay sane */
+    return;
+  }
+  mult = (uint64_t)((((unsigned __int128)(mono1 - mono0)) << 32) /
+                    (tsc1 - tsc0));
+}
+
+int64_t sp__clock_ns(uint64_t stamp) {
+  if (!sp__clock_tsc)
+    return (int64_t)stamp;
+  __int128 dt = (__int128)stamp - (__int128)tsc0;
+  return mono0 + (int64_t)((dt * (__int128)mult) >> 32);
+}
+
+const char *sp__clock_name(void) {
+  return sp__clock_tsc ? "tsc calibrated to CLOCK_MONOTONIC"
+                       : "CLOCK_MONOTONIC";
+}
