@@ -1,0 +1,720 @@
+/* h5_read.c - reads schema-2 HDF5 profiles (per-rank or merged) back into
+ * sp_fmt_rank, or only their index for summaries; validates every slice. */
+#include "sp_format.h"
+#include "sp_h5_util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(sp_fmt_err *err, const char *path, const char *fmt, ...) {
+  if (err) {
+    int n = snprintf(err->msg, sizeof err->msg, "%s: ", path);
+    if (n >= 0 && (size_t)n < sizeof err->msg) {
+      va_list ap;
+      va_start(ap, fmt);
+      vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+      va_end(ap);
+    }
+  }
+  return -1;
+}
+
+static int h5fail(sp_fmt_err *err, const char *path, const char *what) {
+  char why[256];
+  sp__h5_reason(why, sizeof why);
+  return fail(err, path, "cannot read %s: %s", what, why);
+}
+
+/* The index of one file, column by column (one entry per row). */
+typedef struct idx {
+  int64_t nnames;
+  char **names;
+  int64_t n;
+  int32_t *region, *rank, *thread, *line;
+  int64_t *off, *cnt;
+  char **file; /* NULL entries = none */
+  sp_fmt_stats *st;
+  int64_t nevents;
+} idx;
+
+static void free_strs(char **s, int64_t n) {
+  for (int64_t i = 0; s && i < n; i++)
+    free(s[i]);
+  free(s);
+}
+
+static void idx_free(idx *x) {
+  free_strs(x->names, x->nnames);
+  free_strs(x->file, x->n);
+  free(x->region);
+  free(x->rank);
+  free(x->thread);
+  free(x->line);
+  free(x->off);
+  free(x->cnt);
+  free(x->st);
+  memset(x, 0, sizeof *x);
+}
+
+/* Length of a one-dimensional dataspace, or -1. */
+static int64_t len1(hid_t space) {
+  hsize_t d;
+  if (space < 0 || H5Sget_simple_extent_ndims(space) != 1 ||
+      H5Sget_simple_extent_dims(space, &d, NULL) < 0)
+    return -1;
+  return (int64_t)d;
+}
+
+/* Strings of a dataset (is_attr = 0) or attribute: vlen or fixed-size, as
+ * the file has them, into n malloc'd C strings. */
+static int read_strings(hid_t obj, int is_attr, int64_t n, char ***out) {
+  hid_t ft = is_attr ? H5Aget_type(obj) : H5Dget_type(obj);
+  hid_t mt = -1;
+  int rc = -1;
+  char **res = calloc(n ? (size_t)n : 1, sizeof *res);
+  if (ft < 0 || !res || H5Tget_class(ft) != H5T_STRING)
+    goto out;
+  H5T_cset_t cset = H5Tget_cset(ft);
+  mt = H5Tcopy(H5T_C_S1);
+  if (H5Tis_variable_str(ft) > 0) {
+    char **buf = calloc(n ? (size_t)n : 1, sizeof *buf);
+    if (!buf || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
+        H5Tset_cset(mt, cset) < 0) {
+      free(buf);
+      goto out;
+    }
+    herr_t r = n == 0    ? 0
+               : is_attr ? H5Aread(obj, mt, buf)
+                         : H5Dread(obj, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+    rc = r < 0 ? -1 : 0;
+    for (int64_t i = 0; rc == 0 && i < n; i++)
+      if (!(res[i] = strdup(buf[i] ? buf[i] : "")))
+        rc = -1;
+    if (r >= 0 && n > 0) {
+      hid_t sp = is_attr ? H5Aget_space(obj) : H5Dget_space(obj);
+      H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, buf);
+      H5Sclose(sp);
+    }
+    free(buf);
+  } else {
+    size_t sz = H5Tget_size(ft) + 1;
+    char *buf = malloc(n ? (size_t)n * sz : 1);
+    if (!buf || H5Tset_size(mt, sz) < 0 ||
+        H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0 || H5Tset_cset(mt, cset) < 0) {
+      free(buf);
+      goto out;
+    }
+    herr_t r = n == 0    ? 0
+               : is_attr ? H5Aread(obj, mt, buf)
+                         : H5Dread(obj, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+    rc = r < 0 ? -1 : 0;
+    for (int64_t i = 0; rc == 0 && i < n; i++)
+      if (!(res[i] = strndup(buf + (size_t)i * sz, sz)))
+        rc = -1;
+    free(buf);
+  }
+out:
+  if (ft >= 0)
+    H5Tclose(ft);
+  if (mt >= 0)
+    H5Tclose(mt);
+  if (rc != 0) {
+    free_strs(res, n);
+    res = NULL;
+  }
+  *out = res;
+  return rc;
+}
+
+enum { COL_I32, COL_I64, COL_STR, COL_STATS };
+
+static hid_t stats_mem_type(void) {
+  hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_fmt_stats));
+#define F(NAME, T)                                                             \
+  if (t >= 0 && H5Tinsert(t, #NAME, offsetof(sp_fmt_stats, NAME), T) < 0) {    \
+    H5Tclose(t);                                                               \
+    t = -1;                                                                    \
+  }
+  F(calls, H5T_NATIVE_INT64)
+  F(total_ns, H5T_NATIVE_INT64)
+  F(min_ns, H5T_NATIVE_INT64)
+  F(max_ns, H5T_NATIVE_INT64)
+  F(first_start_ns, H5T_NATIVE_INT64)
+  F(last_end_ns, H5T_NATIVE_INT64)
+  F(exclusive_ns, H5T_NATIVE_INT64)
+  F(gpu_total_ns, H5T_NATIVE_INT64)
+  F(mean_ns, H5T_NATIVE_DOUBLE)
+  F(std_ns, H5T_NATIVE_DOUBLE)
+#undef F
+  return t;
+}
+
+/* Reads column `name` of group g; *n is the expected length (-1: take the
+ * dataset's). Returns 0, 1 when absent (and optional), -1 with err set. */
+static int read_col(hid_t g, const char *path, const char *name, int kind,
+                    int optional, int64_t *n, void **out, sp_fmt_err *err) {
+  char what[128];
+  snprintf(what, sizeof what, "rank_region_index/%s", name);
+  *out = NULL;
+  if (H5Lexists(g, name, H5P_DEFAULT) <= 0) {
+    if (optional)
+      return 1;
+    return fail(err, path, "not a schema-2 profile: %s is missing", what);
+  }
+  hid_t ds = H5Dopen2(g, name, H5P_DEFAULT);
+  if (ds < 0)
+    return h5fail(err, path, what);
+  hid_t sp = H5Dget_space(ds);
+  int64_t len = len1(sp);
+  H5Sclose(sp);
+  int rc = 0;
+  if (len < 0)
+    rc = fail(err, path, "%s is not a one-dimensional dataset", what);
+  else if (*n >= 0 && len != *n)
+    rc = fail(err, path, "%s has %" PRId64 " entries, expected %" PRId64, what,
+              len, *n);
+  if (rc == 0) {
+    *n = len;
+    size_t cnt = len ? (size_t)len : 1;
+    hid_t mt = -1;
+    size_t esz = 0;
+    hid_t ft = H5Dget_type(ds);
+    H5T_class_t cls = H5Tget_class(ft);
+    H5Tclose(ft);
+    switch (kind) {
+    case COL_I32:
+      mt = H5T_NATIVE_INT32, esz = 4;
+      break;
+    case COL_I64:
+      mt = H5T_NATIVE_INT64, esz = 8;
+      break;
+    case COL_STATS:
+      esz = sizeof(sp_fmt_stats);
+      break;
+    }
+    if (kind == COL_STR) {
+      if (cls != H5T_STRING)
+        rc = fail(err, path, "%s does not hold strings", what);
+      else if (read_strings(ds, 0, len, (char ***)out) < 0)
+        rc = h5fail(err, path, what);
+    } else if ((kind == COL_STATS && cls != H5T_COMPOUND) ||
+               (kind != COL_STATS && cls != H5T_INTEGER)) {
+      rc = fail(err, path, "%s has the wrong type", what);
+    } else {
+      void *buf = malloc(cnt * esz);
+      if (kind == COL_STATS)
+        mt = stats_mem_type();
+      if (!buf || mt < 0)
+        rc = fail(err, path, "out of memory");
+      else if (len > 0 &&
+               H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+        rc = h5fail(err, path, what);
+      if (kind == COL_STATS && mt >= 0)
+        H5Tclose(mt);
+      if (rc == 0)
+        *out = buf;
+      else
+        free(buf);
+    }
+  }
+  H5Dclose(ds);
+  return rc;
+}
+
+static int check_schema(hid_t f, const char *path, sp_fmt_err *err) {
+  const char *an = "scope_profiler_schema";
+  if (H5Aexists(f, an) <= 0)
+    return fail(err, path,
+                "not a schema-2 profile: no scope_profiler_schema attribute");
+  hid_t a = H5Aopen(f, an, H5P_DEFAULT);
+  hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+  hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
+  int64_t v = 0;
+  int rc = 0;
+  if (a < 0 || t < 0 || sp < 0)
+    rc = h5fail(err, path, an);
+  else if (H5Tget_class(t) != H5T_INTEGER ||
+           H5Sget_simple_extent_npoints(sp) != 1)
+    rc = fail(err, path, "scope_profiler_schema is not one integer");
+  else if (H5Aread(a, H5T_NATIVE_INT64, &v) < 0)
+    rc = h5fail(err, path, an);
+  else if (v > SP_FMT_SCHEMA)
+    rc = fail(err, path,
+              "schema %" PRId64 " is newer than this reader (schema %d)", v,
+              SP_FMT_SCHEMA);
+  else if (v != SP_FMT_SCHEMA)
+    rc = fail(err, path, "unsupported schema %" PRId64 " (expected %d)", v,
+              SP_FMT_SCHEMA);
+  if (t >= 0)
+    H5Tclose(t);
+  if (sp >= 0)
+    H5Sclose(sp);
+  if (a >= 0)
+    H5Aclose(a);
+  return rc;
+}
+
+/* Names, index columns and the event count; validates every row. */
+static int read_index(hid_t f, const char *path, int want_stats, idx *x,
+                      sp_fmt_err *err) {
+  memset(x, 0, sizeof *x);
+  if (check_schema(f, path, err) < 0)
+    return -1;
+  hid_t g = -1, ds = -1;
+  int rc = -1;
+  if (H5Lexists(f, "region_table", H5P_DEFAULT) <= 0 ||
+      H5Lexists(f, "region_table/names", H5P_DEFAULT) <= 0)
+    return fail(err, path,
+                "not a schema-2 profile: region_table/names is "
+                "missing");
+  ds = H5Dopen2(f, "region_table/names", H5P_DEFAULT);
+  if (ds < 0)
+    return h5fail(err, path, "region_table/names");
+  hid_t sp = H5Dget_space(ds);
+  x->nnames = len1(sp);
+  H5Sclose(sp);
+  if (x->nnames < 0)
+    rc = fail(err, path, "region_table/names is not one-dimensional");
+  else if (read_strings(ds, 0, x->nnames, &x->names) < 0)
+    rc = h5fail(err, path, "region_table/names");
+  else
+    rc = 0;
+  H5Dclose(ds);
+  if (rc < 0)
+    goto bad;
+  rc = -1;
+  if (H5Lexists(f, "rank_region_index", H5P_DEFAULT) <= 0) {
+    fail(err, path, "not a schema-2 profile: rank_region_index is missing");
+    goto bad;
+  }
+  g = H5Gopen2(f, "rank_region_index", H5P_DEFAULT);
+  if (g < 0) {
+    h5fail(err, path, "rank_region_index");
+    goto bad;
+  }
+  x->n = -1;
+  int r;
+  if (read_col(g, path, "region_ids", COL_I32, 0, &x->n, (void **)&x->region,
+               err) < 0 ||
+      read_col(g, path, "ranks", COL_I32, 0, &x->n, (void **)&x->rank, err) <
+          0 ||
+      read_col(g, path, "event_offsets", COL_I64, 0, &x->n, (void **)&x->off,
+               err) < 0 ||
+      read_col(g, path, "event_counts", COL_I64, 0, &x->n, (void **)&x->cnt,
+               err) < 0)
+    goto bad;
+  if ((r = read_col(g, path, "threads", COL_I32, 1, &x->n, (void **)&x->thread,
+                    err)) < 0)
+    goto bad;
+  if (r == 1 && !(x->thread = calloc(x->n ? (size_t)x->n : 1, 4))) {
+    fail(err, path, "out of memory");
+    goto bad;
+  }
+  if ((r = read_col(g, path, "source_lines", COL_I32, 1, &x->n,
+                    (void **)&x->line, err)) < 0)
+    goto bad;
+  if (r == 1) {
+    if (!(x->line = malloc(x->n ? (size_t)x->n * 4 : 4))) {
+      fail(err, path, "out of memory");
+      goto bad;
+    }
+    for (int64_t i = 0; i < x->n; i++)
+      x->line[i] = -1;
+  }
+  if (read_col(g, path, "source_files", COL_STR, 1, &x->n, (void **)&x->file,
+               err) < 0)
+    goto bad;
+  if (want_stats) {
+    if ((r = read_col(g, path, "summary_statistics", COL_STATS, 1, &x->n,
+                      (void **)&x->st, err)) < 0)
+      goto bad;
+    if (r == 1) {
+      /* Older files: only what the index itself knows. */
+      if (!(x->st = calloc(x->n ? (size_t)x->n : 1, sizeof *x->st))) {
+        fail(err, path, "out of memory");
+        goto bad;
+      }
+      for (int64_t i = 0; i < x->n; i++) {
+        x->st[i].calls = x->cnt[i];
+        x->st[i].gpu_total_ns = -1;
+      }
+    }
+  }
+  /* Events: both columns, one length. */
+  int64_t ne[2] = {-1, -1};
+  const char *evn[2] = {"events/start_times", "events/end_times"};
+  for (int i = 0; i < 2; i++) {
+    if (H5Lexists(f, "events", H5P_DEFAULT) <= 0 ||
+        H5Lexists(f, evn[i], H5P_DEFAULT) <= 0) {
+      fail(err, path, "not a schema-2 profile: %s is missing", evn[i]);
+      goto bad;
+    }
+    ds = H5Dopen2(f, evn[i], H5P_DEFAULT);
+    if (ds < 0) {
+      h5fail(err, path, evn[i]);
+      goto bad;
+    }
+    sp = H5Dget_space(ds);
+    ne[i] = len1(sp);
+    H5Sclose(sp);
+    H5Dclose(ds);
+    if (ne[i] < 0) {
+      fail(err, path, "%s is not one-dimensional", evn[i]);
+      goto bad;
+    }
+  }
+  if (ne[0] != ne[1]) {
+    fail(err, path,
+         "events/start_times has %" PRId64 " entries but end_times %" PRId64,
+         ne[0], ne[1]);
+    goto bad;
+  }
+  x->nevents = ne[0];
+  for (int64_t i = 0; i < x->n; i++) {
+    if (x->region[i] < 0 || x->region[i] >= x->nnames) {
+      fail(err, path,
+           "row %" PRId64 ": region id %d outside region_table "
+           "(%" PRId64 " names)",
+           i, x->region[i], x->nnames);
+      goto bad;
+    }
+    if (x->rank[i] < 0 || x->thread[i] < 0) {
+      fail(err, path, "row %" PRId64 ": negative rank or thread", i);
+      goto bad;
+    }
+    if (x->cnt[i] < 0 || x->off[i] < 0) {
+      fail(err, path, "row %" PRId64 ": negative event offset or count", i);
+      goto bad;
+    }
+    if (x->off[i] > x->nevents || x->cnt[i] > x->nevents - x->off[i]) {
+      fail(err, path,
+           "row %" PRId64 ": events [%" PRId64 ", +%" PRId64
+           ") beyond the %" PRId64 " stored",
+           i, x->off[i], x->cnt[i], x->nevents);
+      goto bad;
+    }
+  }
+  H5Gclose(g);
+  return 0;
+bad:
+  if (g >= 0)
+    H5Gclose(g);
+  idx_free(x);
+  return -1;
+}
+
+typedef struct meta_ctx {
+  sp_fmt_meta *m;
+  int failed;
+} meta_ctx;
+
+/* One /metadata attribute: strings, string lists and numbers are kept;
+ * other kinds (booleans, numeric arrays) have no sp_fmt_meta type. */
+static herr_t meta_attr(hid_t loc, const char *name, const H5A_info_t *info,
+                        void *data) {
+  (void)info;
+  meta_ctx *c = data;
+  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+  if (a < 0) {
+    c->failed = 1;
+    return -1;
+  }
+  hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+  H5T_class_t cls = H5Tget_class(t);
+  int nd = H5Sget_simple_extent_ndims(sp);
+  hssize_t np = H5Sget_simple_extent_npoints(sp);
+  int rc = 0;
+  if (cls == H5T_STRING && nd == 0) {
+    char **s = NULL;
+    rc = read_strings(a, 1, 1, &s);
+    if (rc == 0)
+      rc = sp_fmt_meta_set_str(c->m, name, s[0]);
+    free_strs(s, s ? 1 : 0);
+  } else if (cls == H5T_STRING && nd == 1 && np >= 0) {
+    char **s = NULL;
+    rc = read_strings(a, 1, np, &s);
+    if (rc == 0)
+      rc = sp_fmt_meta_set_strlist(c->m, name, (const char *const *)s, np);
+    free_strs(s, s ? np : 0);
+  } else if (cls == H5T_INTEGER && np == 1) {
+    int64_t v;
+    rc = H5Aread(a, H5T_NATIVE_INT64, &v) < 0
+             ? -1
+             : sp_fmt_meta_set_int(c->m, name, v);
+  } else if (cls == H5T_FLOAT && np == 1) {
+    double v;
+    rc = H5Aread(a, H5T_NATIVE_DOUBLE, &v);
+    if (rc >= 0 && v == floor(v) && fabs(v) < 9e18) {
+      rc = sp_fmt_meta_set_int(c->m, name, (int64_t)v);
+    } else if (rc >= 0) {
+      char buf[64];
+      snprintf(buf, sizeof buf, "%.17g", v);
+      rc = sp_fmt_meta_set_str(c->m, name, buf);
+    }
+  }
+  H5Tclose(t);
+  H5Sclose(sp);
+  H5Aclose(a);
+  if (rc < 0) {
+    c->failed = 1;
+    return -1;
+  }
+  return 0;
+}
+
+static int read_meta(hid_t f, const char *path, sp_fmt_meta *m,
+                     sp_fmt_err *err) {
+  memset(m, 0, sizeof *m);
+  if (H5Lexists(f, "metadata", H5P_DEFAULT) <= 0)
+    return 0;
+  hid_t g = H5Gopen2(f, "metadata", H5P_DEFAULT);
+  if (g < 0)
+    return h5fail(err, path, "metadata");
+  meta_ctx c = {m, 0};
+  hsize_t pos = 0;
+  herr_t r = H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &pos, meta_attr, &c);
+  H5Gclose(g);
+  if (r < 0 || c.failed) {
+    sp_fmt_meta_free(m);
+    return h5fail(err, path, "metadata attributes");
+  }
+  return 0;
+}
+
+static hid_t open_file(const char *path, sp_fmt_err *err) {
+  sp__h5_quiet();
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    fail(err, path, "cannot open: %s", strerror(errno));
+    return -1;
+  }
+  fclose(fp);
+  if (!sp_fmt_is_h5(path)) {
+    fail(err, path, "not an HDF5 file (bad signature)");
+    return -1;
+  }
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0)
+    h5fail(err, path, "HDF5 file");
+  return f;
+}
+
+int sp_fmt_h5_read_summary(const char *path, sp_fmt_h5_summary *out,
+                           sp_fmt_err *err) {
+  memset(out, 0, sizeof *out);
+  hid_t f = open_file(path, err);
+  if (f < 0)
+    return -1;
+  idx x;
+  int rc = read_index(f, path, 1, &x, err);
+  if (rc == 0)
+    rc = read_meta(f, path, &out->meta, err);
+  H5Fclose(f);
+  if (rc < 0) {
+    idx_free(&x); /* read_index leaves x zeroed when it fails */
+    return -1;
+  }
+  out->rows = calloc(x.n ? (size_t)x.n : 1, sizeof *out->rows);
+  if (!out->rows) {
+    idx_free(&x);
+    sp_fmt_meta_free(&out->meta);
+    return fail(err, path, "out of memory");
+  }
+  for (int64_t i = 0; i < x.n; i++) {
+    sp_fmt_h5_row *r = &out->rows[i];
+    r->rank = x.rank[i];
+    r->thread = x.thread[i];
+    r->region = x.region[i];
+    r->event_offset = x.off[i];
+    r->event_count = x.cnt[i];
+    r->source_line = x.line[i];
+    r->stats = x.st[i];
+    if (x.file && x.file[i] && x.file[i][0]) {
+      r->source_file = x.file[i]; /* take ownership */
+      x.file[i] = NULL;
+    }
+  }
+  out->nrows = x.n;
+  out->nnames = x.nnames;
+  out->names = x.names;
+  x.names = NULL;
+  x.nnames = 0;
+  idx_free(&x);
+  return 0;
+}
+
+void sp_fmt_h5_summary_free(sp_fmt_h5_summary *s) {
+  if (!s)
+    return;
+  free_strs(s->names, s->nnames);
+  for (int64_t i = 0; s->rows && i < s->nrows; i++)
+    free(s->rows[i].source_file);
+  free(s->rows);
+  sp_fmt_meta_free(&s->meta);
+  memset(s, 0, sizeof *s);
+}
+
+static const idx *sort_x; /* qsort has no context argument in C11 */
+
+static int by_rank_thread(const void *a, const void *b) {
+  int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+  if (sort_x->rank[i] != sort_x->rank[j])
+    return sort_x->rank[i] < sort_x->rank[j] ? -1 : 1;
+  if (sort_x->thread[i] != sort_x->thread[j])
+    return sort_x->thread[i] < sort_x->thread[j] ? -1 : 1;
+  return i < j ? -1 : (i > j);
+}
+
+static int read_slice(hid_t ds, int64_t off, int64_t n, int64_t *buf) {
+  if (n == 0)
+    return 0;
+  hsize_t start = (hsize_t)off, count = (hsize_t)n;
+  hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &count, NULL);
+  herr_t rc = -1;
+  if (fs >= 0 && ms >= 0 &&
+      H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0)
+    rc = H5Dread(ds, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, buf);
+  if (fs >= 0)
+    H5Sclose(fs);
+  if (ms >= 0)
+    H5Sclose(ms);
+  return rc < 0 ? -1 : 0;
+}
+
+/* Builds ranks from rows order[lo, hi) of one rank and reads their events. */
+static int build_rank(const idx *x, const int64_t *order, int64_t lo,
+                      int64_t hi, hid_t ds_s, hid_t ds_e, int32_t *local,
+                      int64_t *seen, const char *path, sp_fmt_rank *r,
+                      sp_fmt_err *err) {
+  int64_t nrows = hi - lo;
+  memset(r, 0, sizeof *r);
+  r->rank = x->rank[order[lo]];
+  r->regions = calloc((size_t)nrows, sizeof *r->regions);
+  r->blocks = calloc((size_t)nrows, sizeof *r->blocks);
+  if (!r->regions || !r->blocks)
+    return fail(err, path, "out of memory");
+  for (int64_t k = lo; k < hi; k++) {
+    int64_t i = order[k];
+    int32_t g = x->region[i];
+    /* seen[g] remembers the row that last used region g on this rank, so
+     * a second row for one (thread, region) is caught. */
+    if (local[g] < 0) {
+      sp_fmt_region *reg = &r->regions[r->nregions];
+      reg->name = strdup(x->names[g]);
+      reg->line = x->line[i];
+      if (x->file && x->file[i] && x->file[i][0])
+        reg->file = strdup(x->file[i]);
+      if (!reg->name)
+        return fail(err, path, "out of memory");
+      local[g] = (int32_t)r->nregions++;
+    } else if (seen[g] >= 0 && x->thread[seen[g]] == x->thread[i]) {
+      return fail(err, path, "two rows for rank %d thread %d region %s",
+                  r->rank, x->thread[i], x->names[g]);
+    } else if (!r->regions[local[g]].file && x->file && x->file[i] &&
+               x->file[i][0]) {
+      r->regions[local[g]].file = strdup(x->file[i]);
+      r->regions[local[g]].line = x->line[i];
+    }
+    seen[g] = i;
+    sp_fmt_block *b = &r->blocks[r->nblocks++];
+    b->thread = x->thread[i];
+    b->region = local[g];
+    b->count = x->cnt[i];
+    size_t bytes = (size_t)(x->cnt[i] ? x->cnt[i] : 1) * sizeof(int64_t);
+    b->starts = malloc(bytes);
+    b->ends = malloc(bytes);
+    if (!b->starts || !b->ends)
+      return fail(err, path, "out of memory");
+    if (read_slice(ds_s, x->off[i], x->cnt[i], b->starts) < 0 ||
+        read_slice(ds_e, x->off[i], x->cnt[i], b->ends) < 0)
+      return h5fail(err, path, "events");
+  }
+  return 0;
+}
+
+int sp_fmt_h5_read(const char *path, sp_fmt_rank **ranks, int64_t *nranks,
+                   sp_fmt_err *err) {
+  *ranks = NULL;
+  *nranks = 0;
+  hid_t f = open_file(path, err);
+  if (f < 0)
+    return -1;
+  idx x;
+  sp_fmt_meta meta;
+  memset(&meta, 0, sizeof meta);
+  sp_fmt_rank *out = NULL;
+  int64_t nout = 0;
+  int64_t *order = NULL, *seen = NULL;
+  int32_t *local = NULL;
+  hid_t ds_s = -1, ds_e = -1;
+  int rc = read_index(f, path, 0, &x, err);
+  if (rc < 0) {
+    H5Fclose(f);
+    return -1;
+  }
+  rc = -1;
+  if (read_meta(f, path, &meta, err) < 0)
+    goto out;
+  order = malloc((x.n ? (size_t)x.n : 1) * sizeof *order);
+  seen = malloc((x.nnames ? (size_t)x.nnames : 1) * sizeof *seen);
+  local = malloc((x.nnames ? (size_t)x.nnames : 1) * sizeof *local);
+  out = calloc(x.n ? (size_t)x.n : 1, sizeof *out);
+  if (!order || !seen || !local || !out) {
+    fail(err, path, "out of memory");
+    goto out;
+  }
+  for (int64_t i = 0; i < x.n; i++)
+    order[i] = i;
+  sort_x = &x;
+  qsort(order, (size_t)x.n, sizeof *order, by_rank_thread);
+  ds_s = H5Dopen2(f, "events/start_times", H5P_DEFAULT);
+  ds_e = H5Dopen2(f, "events/end_times", H5P_DEFAULT);
+  if (ds_s < 0 || ds_e < 0) {
+    h5fail(err, path, "events");
+    goto out;
+  }
+  for (int64_t g = 0; g < x.nnames; g++)
+    local[g] = -1, seen[g] = -1;
+  for (int64_t lo = 0; lo < x.n;) {
+    int64_t hi = lo;
+    while (hi < x.n && x.rank[order[hi]] == x.rank[order[lo]])
+      hi++;
+    sp_fmt_rank *r = &out[nout++];
+    if (build_rank(&x, order, lo, hi, ds_s, ds_e, local, seen, path, r, err) <
+        0)
+      goto out;
+    if (sp_fmt_meta_copy(&r->meta, &meta) != 0) {
+      fail(err, path, "out of memory");
+      goto out;
+    }
+    for (int64_t k = lo; k < hi; k++)
+      local[x.region[order[k]]] = -1, seen[x.region[order[k]]] = -1;
+    lo = hi;
+  }
+  rc = 0;
+out:
+  if (ds_s >= 0)
+    H5Dclose(ds_s);
+  if (ds_e >= 0)
+    H5Dclose(ds_e);
+  H5Fclose(f);
+  if (rc < 0) {
+    for (int64_t i = 0; i < nout; i++)
+      sp_fmt_rank_free(&out[i]);
+    free(out);
+    out = NULL;
+    nout = 0;
+  }
+  *ranks = out;
+  *nranks = nout;
+  free(order);
+  free(seen);
+  free(local);
+  sp_fmt_meta_free(&meta);
+  idx_free(&x);
+  return rc;
+}

@@ -1,0 +1,635 @@
+/* h5_write.c - the schema-2 HDF5 writer (DESIGN section 5). Events stream
+ * into chunked, growing datasets one whole chunk at a time; the small
+ * per-row index is kept in memory and written at close. */
+#include "sp_format.h"
+#include "sp_h5_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One chunk of events per column: 1 Mi int64 = 8 MiB. Whole-chunk writes
+ * bypass HDF5's chunk cache, so this is also the writer's event memory. */
+#define EV_CHUNK ((int64_t)1 << 20)
+#define ROW_CHUNK 65536
+#define META_MAX 60000
+#define TRUNC_MARK "...[truncated]"
+
+typedef struct h5w_row {
+  int32_t region, rank, thread;
+  int64_t offset, count;
+  sp_fmt_stats st;
+} h5w_row;
+
+typedef struct h5w_region {
+  char *name;
+  char *file; /* first known; NULL = none */
+  int32_t line;
+  int32_t last_rank, last_thread; /* last row, to refuse duplicates */
+} h5w_region;
+
+struct sp_fmt_h5w {
+  char *path, *tmp;
+  hid_t file, ds_start, ds_end;
+  int64_t *buf_s, *buf_e;
+  int64_t fill, written; /* events in buf, events already in the file */
+  h5w_row *rows;
+  int64_t nrows, caprows;
+  h5w_region *regs;
+  int64_t nregs, capregs;
+  int32_t *hash; /* open addressing: region index + 1, 0 = empty */
+  int64_t hashcap;
+  sp_fmt_meta meta;
+};
+
+static void fail(sp_fmt_err *err, const char *path, const char *fmt, ...) {
+  if (!err)
+    return;
+  int n = snprintf(err->msg, sizeof err->msg, "%s: ", path);
+  if (n < 0 || (size_t)n >= sizeof err->msg)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+  va_end(ap);
+}
+
+static void h5fail(sp_fmt_h5w *w, sp_fmt_err *err, const char *what) {
+  char why[256];
+  sp__h5_reason(why, sizeof why);
+  fail(err, w->path, "cannot write HDF5 %s: %s", what, why);
+}
+
+static hid_t make_ds(hid_t loc, const char *name, hid_t ftype, hsize_t n,
+                     hsize_t chunk) {
+  hsize_t dims = n, maxd = H5S_UNLIMITED;
+  hid_t sp = H5Screate_simple(1, &dims, &maxd);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t ds = -1;
+  if (sp >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
+      H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+    ds = H5Dcreate2(loc, name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (sp >= 0)
+    H5Sclose(sp);
+  if (dcpl >= 0)
+    H5Pclose(dcpl);
+  return ds;
+}
+
+/* A whole dataset written at once from memory (n may be 0). */
+static int write_ds(hid_t loc, const char *name, hid_t ftype, hid_t mtype,
+                    int64_t n, const void *data) {
+  hsize_t chunk = n < 1 ? 1 : (n > ROW_CHUNK ? ROW_CHUNK : (hsize_t)n);
+  hid_t ds = make_ds(loc, name, ftype, (hsize_t)n, chunk);
+  if (ds < 0)
+    return -1;
+  herr_t rc = 0;
+  if (n > 0)
+    rc = H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+  if (H5Dclose(ds) < 0)
+    rc = -1;
+  return rc < 0 ? -1 : 0;
+}
+
+static uint64_t hash_name(const char *s) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static int grow_hash(sp_fmt_h5w *w) {
+  int64_t cap = w->hashcap ? w->hashcap * 2 : 256;
+  int32_t *h = calloc((size_t)cap, sizeof *h);
+  if (!h)
+    return -1;
+  for (int64_t i = 0; i < w->nregs; i++) {
+    uint64_t k = hash_name(w->regs[i].name) & (uint64_t)(cap - 1);
+    while (h[k])
+      k = (k + 1) & (uint64_t)(cap - 1);
+    h[k] = (int32_t)(i + 1);
+  }
+  free(w->hash);
+  w->hash = h;
+  w->hashcap = cap;
+  return 0;
+}
+
+/* Region id of name, added in order of first appearance; -1 = no memory. */
+static int32_t region_id(sp_fmt_h5w *w, const char *name) {
+  if (w->hashcap == 0 || (w->nregs + 1) * 2 > w->hashcap)
+    if (grow_hash(w) < 0)
+      return -1;
+  uint64_t k = hash_name(name) & (uint64_t)(w->hashcap - 1);
+  while (w->hash[k]) {
+    int32_t i = w->hash[k] - 1;
+    if (strcmp(w->regs[i].name, name) == 0)
+      return i;
+    k = (k + 1) & (uint64_t)(w->hashcap - 1);
+  }
+  if (w->nregs >= INT32_MAX - 1)
+    return -1;
+  if (w->nregs == w->capregs) {
+    int64_t cap = w->capregs ? w->capregs * 2 : 64;
+    h5w_region *r = realloc(w->regs, (size_t)cap * sizeof *r);
+    if (!r)
+      return -1;
+    w->regs = r;
+    w->capregs = cap;
+  }
+  h5w_region *r = &w->regs[w->nregs];
+  r->name = strdup(name);
+  if (!r->name)
+    return -1;
+  r->file = NULL;
+  r->line = -1;
+  r->last_rank = r->last_thread = INT32_MIN;
+  w->hash[k] = (int32_t)(w->nregs + 1);
+  return (int32_t)w->nregs++;
+}
+
+static void free_w(sp_fmt_h5w *w) {
+  for (int64_t i = 0; i < w->nregs; i++) {
+    free(w->regs[i].name);
+    free(w->regs[i].file);
+  }
+  free(w->regs);
+  free(w->hash);
+  free(w->rows);
+  free(w->buf_s);
+  free(w->buf_e);
+  sp_fmt_meta_free(&w->meta);
+  free(w->path);
+  free(w->tmp);
+  free(w);
+}
+
+static void close_handles(sp_fmt_h5w *w) {
+  if (w->ds_start >= 0)
+    H5Dclose(w->ds_start);
+  if (w->ds_end >= 0)
+    H5Dclose(w->ds_end);
+  if (w->file >= 0)
+    H5Fclose(w->file);
+  w->ds_start = w->ds_end = w->file = -1;
+}
+
+sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
+  sp__h5_quiet();
+  sp_fmt_h5w *w = calloc(1, sizeof *w);
+  char tmp[PATH_MAX + 64];
+  if (!w) {
+    fail(err, path, "out of memory");
+    return NULL;
+  }
+  w->file = w->ds_start = w->ds_end = -1;
+  w->path = strdup(path);
+  w->buf_s = malloc((size_t)EV_CHUNK * sizeof(int64_t));
+  w->buf_e = malloc((size_t)EV_CHUNK * sizeof(int64_t));
+  if (!w->path || !w->buf_s || !w->buf_e) {
+    fail(err, path, "out of memory");
+    goto bad;
+  }
+  if (sp_fmt_tmp_name(path, tmp, sizeof tmp) != 0) {
+    fail(err, path, "path too long");
+    goto bad;
+  }
+  w->tmp = strdup(tmp);
+  /* Create the temporary ourselves first: errno gives a clearer reason
+   * (permission, missing directory) than HDF5's stack does. */
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd < 0) {
+    fail(err, path, "cannot create %s: %s", tmp, strerror(errno));
+    goto bad;
+  }
+  close(fd);
+  w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (w->file < 0) {
+    h5fail(w, err, "file");
+    goto bad_unlink;
+  }
+  hid_t g =
+      H5Gcreate2(w->file, "events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) {
+    h5fail(w, err, "group events");
+    goto bad_unlink;
+  }
+  w->ds_start = make_ds(g, "start_times", H5T_STD_I64LE, 0, EV_CHUNK);
+  w->ds_end = make_ds(g, "end_times", H5T_STD_I64LE, 0, EV_CHUNK);
+  H5Gclose(g);
+  if (w->ds_start < 0 || w->ds_end < 0) {
+    h5fail(w, err, "events datasets");
+    goto bad_unlink;
+  }
+  return w;
+bad_unlink:
+  close_handles(w);
+  unlink(w->tmp);
+bad:
+  free_w(w);
+  return NULL;
+}
+
+static int flush_events(sp_fmt_h5w *w, sp_fmt_err *err) {
+  if (w->fill == 0)
+    return 0;
+  hsize_t start = (hsize_t)w->written, count = (hsize_t)w->fill;
+  hsize_t size = start + count;
+  hid_t ds[2] = {w->ds_start, w->ds_end};
+  int64_t *buf[2] = {w->buf_s, w->buf_e};
+  for (int i = 0; i < 2; i++) {
+    if (H5Dset_extent(ds[i], &size) < 0) {
+      h5fail(w, err, "events (extend)");
+      return -1;
+    }
+    hid_t fs = H5Dget_space(ds[i]);
+    hid_t ms = H5Screate_simple(1, &count, NULL);
+    herr_t rc = -1;
+    if (fs >= 0 && ms >= 0 &&
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >=
+            0)
+      rc = H5Dwrite(ds[i], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, buf[i]);
+    if (fs >= 0)
+      H5Sclose(fs);
+    if (ms >= 0)
+      H5Sclose(ms);
+    if (rc < 0) {
+      h5fail(w, err, "events");
+      return -1;
+    }
+  }
+  w->written += w->fill;
+  w->fill = 0;
+  return 0;
+}
+
+int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
+                   const sp_fmt_stats *stats, sp_fmt_err *err) {
+  if (src->count < 0) {
+    fail(err, w->path, "negative call count for region %s", src->name);
+    return -1;
+  }
+  if (w->nrows > 0) {
+    const h5w_row *p = &w->rows[w->nrows - 1];
+    if (rank < p->rank || (rank == p->rank && src->thread < p->thread)) {
+      fail(err, w->path,
+           "row rank %d thread %d after rank %d thread %d (rows must be "
+           "ordered by rank, thread)",
+           rank, src->thread, p->rank, p->thread);
+      return -1;
+    }
+  }
+  int32_t id = region_id(w, src->name);
+  if (id < 0) {
+    fail(err, w->path, "out of memory");
+    return -1;
+  }
+  h5w_region *reg = &w->regs[id];
+  if (reg->last_rank == rank && reg->last_thread == src->thread) {
+    fail(err, w->path, "two rows for rank %d thread %d region %s", rank,
+         src->thread, src->name);
+    return -1;
+  }
+  reg->last_rank = rank;
+  reg->last_thread = src->thread;
+  /* A region is its name: the first known location serves every row. */
+  if (!reg->file && src->file && src->file[0]) {
+    reg->file = strdup(src->file);
+    reg->line = src->line;
+  } else if (!reg->file && reg->line < 0 && src->line >= 0) {
+    reg->line = src->line;
+  }
+  if (w->nrows == w->caprows) {
+    int64_t cap = w->caprows ? w->caprows * 2 : 256;
+    h5w_row *r = realloc(w->rows, (size_t)cap * sizeof *r);
+    if (!r) {
+      fail(err, w->path, "out of memory");
+      return -1;
+    }
+    w->rows = r;
+    w->caprows = cap;
+  }
+  h5w_row *row = &w->rows[w->nrows];
+  row->region = id;
+  row->rank = rank;
+  row->thread = src->thread;
+  row->offset = w->written + w->fill;
+  row->count = src->count;
+
+  /* Without given stats, accumulate them from the calls as they stream. */
+  int64_t total = 0, mn = 0, mx = 0, first = 0, last = 0;
+  double mean = 0, m2 = 0;
+  for (int64_t done = 0; done < src->count;) {
+    int64_t n = src->count - done;
+    if (n > EV_CHUNK - w->fill)
+      n = EV_CHUNK - w->fill;
+    int64_t *s = w->buf_s + w->fill, *e = w->buf_e + w->fill;
+    src->read(src, done, n, s, e);
+    if (!stats) {
+      for (int64_t i = 0; i < n; i++) {
+        int64_t d = e[i] - s[i];
+        int64_t k = done + i;
+        if (k == 0) {
+          mn = mx = d;
+          first = s[i];
+          last = e[i];
+        }
+        mn = d < mn ? d : mn;
+        mx = d > mx ? d : mx;
+        last = e[i] > last ? e[i] : last;
+        total += d;
+        double delta = (double)d - mean;
+        mean += delta / (double)(k + 1);
+        m2 += delta * ((double)d - mean);
+      }
+    }
+    w->fill += n;
+    done += n;
+    if (w->fill == EV_CHUNK && flush_events(w, err) < 0)
+      return -1;
+  }
+  if (stats) {
+    row->st = *stats;
+  } else {
+    sp_fmt_stats *st = &row->st;
+    st->calls = src->count;
+    st->total_ns = total;
+    st->min_ns = mn;
+    st->max_ns = mx;
+    st->first_start_ns = first;
+    st->last_end_ns = last;
+    st->exclusive_ns = total;
+    st->gpu_total_ns = -1;
+    st->mean_ns = src->count ? (double)total / (double)src->count : 0.0;
+    st->std_ns = src->count ? sqrt(m2 / (double)src->count) : 0.0;
+  }
+  w->nrows++;
+  return 0;
+}
+
+int sp_fmt_h5w_meta(sp_fmt_h5w *w, const sp_fmt_meta *meta, sp_fmt_err *err) {
+  sp_fmt_meta_free(&w->meta);
+  if (sp_fmt_meta_copy(&w->meta, meta) != 0) {
+    fail(err, w->path, "out of memory");
+    return -1;
+  }
+  return 0;
+}
+
+/* HDF5 attributes are limited to 64 KiB; long values keep their first
+ * META_MAX bytes (cut on a UTF-8 boundary) and say they were cut. */
+static const char *clip(const char *s, char **owned) {
+  size_t n = strlen(s);
+  *owned = NULL;
+  if (n <= META_MAX)
+    return s;
+  n = META_MAX;
+  while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+    n--;
+  char *c = malloc(n + sizeof TRUNC_MARK);
+  if (!c)
+    return NULL;
+  memcpy(c, s, n);
+  memcpy(c + n, TRUNC_MARK, sizeof TRUNC_MARK);
+  *owned = c;
+  return c;
+}
+
+static int write_attr(hid_t loc, const char *key, hid_t ftype, hid_t mtype,
+                      int rank1, hsize_t n, const void *data) {
+  if (H5Aexists(loc, key) > 0 && H5Adelete(loc, key) < 0)
+    return -1;
+  hid_t sp = rank1 ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_SCALAR);
+  if (sp < 0)
+    return -1;
+  hid_t a = H5Acreate2(loc, key, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t rc = -1;
+  if (a >= 0) {
+    rc = (rank1 && n == 0) ? 0 : H5Awrite(a, mtype, data);
+    if (H5Aclose(a) < 0)
+      rc = -1;
+  }
+  H5Sclose(sp);
+  return rc < 0 ? -1 : 0;
+}
+
+static int write_meta(sp_fmt_h5w *w, hid_t str, sp_fmt_err *err) {
+  hid_t g =
+      H5Gcreate2(w->file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) {
+    h5fail(w, err, "group metadata");
+    return -1;
+  }
+  int rc = 0;
+  for (int64_t i = 0; i < w->meta.n && rc == 0; i++) {
+    const sp_fmt_meta_item *it = &w->meta.items[i];
+    if (it->type == SP_FMT_META_INT) {
+      rc = write_attr(g, it->key, H5T_STD_I64LE, H5T_NATIVE_INT64, 0, 0,
+                      &it->i64);
+    } else if (it->type == SP_FMT_META_STR) {
+      char *owned;
+      const char *v = clip(it->str ? it->str : "", &owned);
+      rc = v ? write_attr(g, it->key, str, str, 0, 0, &v) : -1;
+      free(owned);
+    } else {
+      int64_t n = it->nstrs > 0 ? it->nstrs : 0;
+      const char **v = calloc(n ? (size_t)n : 1, sizeof *v);
+      char **owned = calloc(n ? (size_t)n : 1, sizeof *owned);
+      rc = (v && owned) ? 0 : -1;
+      for (int64_t k = 0; k < n && rc == 0; k++) {
+        v[k] = clip(it->strs[k] ? it->strs[k] : "", &owned[k]);
+        if (!v[k])
+          rc = -1;
+      }
+      if (rc == 0)
+        rc = write_attr(g, it->key, str, str, 1, (hsize_t)n, v);
+      for (int64_t k = 0; owned && k < n; k++)
+        free(owned[k]);
+      free(owned);
+      free(v);
+    }
+    if (rc != 0) {
+      char what[300];
+      snprintf(what, sizeof what, "metadata attribute %.200s", it->key);
+      h5fail(w, err, what);
+    }
+  }
+  if (H5Gclose(g) < 0 && rc == 0) {
+    h5fail(w, err, "group metadata");
+    rc = -1;
+  }
+  return rc;
+}
+
+static hid_t stats_type(int file) {
+  hid_t t = H5Tcreate(H5T_COMPOUND, file ? 80 : sizeof(sp_fmt_stats));
+  hid_t i64 = file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
+  hid_t f64 = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+  struct {
+    const char *name;
+    size_t off;
+    int dbl;
+  } f[] = {
+      {"calls", offsetof(sp_fmt_stats, calls), 0},
+      {"total_ns", offsetof(sp_fmt_stats, total_ns), 0},
+      {"min_ns", offsetof(sp_fmt_stats, min_ns), 0},
+      {"max_ns", offsetof(sp_fmt_stats, max_ns), 0},
+      {"first_start_ns", offsetof(sp_fmt_stats, first_start_ns), 0},
+      {"last_end_ns", offsetof(sp_fmt_stats, last_end_ns), 0},
+      {"exclusive_ns", offsetof(sp_fmt_stats, exclusive_ns), 0},
+      {"gpu_total_ns", offsetof(sp_fmt_stats, gpu_total_ns), 0},
+      {"mean_ns", offsetof(sp_fmt_stats, mean_ns), 1},
+      {"std_ns", offsetof(sp_fmt_stats, std_ns), 1},
+  };
+  for (size_t i = 0; t >= 0 && i < sizeof f / sizeof f[0]; i++)
+    if (H5Tinsert(t, f[i].name, file ? i * 8 : f[i].off, f[i].dbl ? f64 : i64) <
+        0) {
+      H5Tclose(t);
+      t = -1;
+    }
+  return t;
+}
+
+/* rank_region_index: every column from the rows held in memory. */
+static int write_index(sp_fmt_h5w *w, hid_t str, sp_fmt_err *err) {
+  int64_t n = w->nrows;
+  size_t cnt = n ? (size_t)n : 1;
+  hid_t g = H5Gcreate2(w->file, "rank_region_index", H5P_DEFAULT, H5P_DEFAULT,
+                       H5P_DEFAULT);
+  int32_t *i32 = malloc(cnt * sizeof *i32);
+  int64_t *i64 = malloc(cnt * sizeof *i64);
+  const char **sv = malloc(cnt * sizeof *sv);
+  sp_fmt_stats *st = malloc(cnt * sizeof *st);
+  hid_t fst = stats_type(1), mst = stats_type(0);
+  int rc = -1;
+  const char *what = "rank_region_index";
+  if (g < 0 || !i32 || !i64 || !sv || !st || fst < 0 || mst < 0)
+    goto out;
+#define COL32(NAME, EXPR)                                                      \
+  what = "rank_region_index/" NAME;                                            \
+  for (int64_t i = 0; i < n; i++)                                              \
+    i32[i] = (EXPR);                                                           \
+  if (write_ds(g, NAME, H5T_STD_I32LE, H5T_NATIVE_INT32, n, i32) < 0)          \
+    goto out;
+#define COL64(NAME, EXPR)                                                      \
+  what = "rank_region_index/" NAME;                                            \
+  for (int64_t i = 0; i < n; i++)                                              \
+    i64[i] = (EXPR);                                                           \
+  if (write_ds(g, NAME, H5T_STD_I64LE, H5T_NATIVE_INT64, n, i64) < 0)          \
+    goto out;
+#define COLS(NAME, EXPR)                                                       \
+  what = "rank_region_index/" NAME;                                            \
+  for (int64_t i = 0; i < n; i++)                                              \
+    sv[i] = (EXPR);                                                            \
+  if (write_ds(g, NAME, str, str, n, sv) < 0)                                  \
+    goto out;
+  COL32("region_ids", w->rows[i].region)
+  COL32("ranks", w->rows[i].rank)
+  COL32("threads", w->rows[i].thread)
+  COL64("event_offsets", w->rows[i].offset)
+  COL64("event_counts", w->rows[i].count)
+  COL32("source_lines", w->regs[w->rows[i].region].line)
+  COLS("source_files",
+       w->regs[w->rows[i].region].file ? w->regs[w->rows[i].region].file : "")
+  COLS("source_texts", "")
+  COLS("tags", "")
+#undef COL32
+#undef COL64
+#undef COLS
+  what = "rank_region_index/summary_statistics";
+  for (int64_t i = 0; i < n; i++)
+    st[i] = w->rows[i].st;
+  if (write_ds(g, "summary_statistics", fst, mst, n, st) < 0)
+    goto out;
+  rc = 0;
+out:
+  if (rc != 0)
+    h5fail(w, err, what);
+  if (g >= 0 && H5Gclose(g) < 0 && rc == 0) {
+    h5fail(w, err, "group rank_region_index");
+    rc = -1;
+  }
+  if (fst >= 0)
+    H5Tclose(fst);
+  if (mst >= 0)
+    H5Tclose(mst);
+  free(i32);
+  free(i64);
+  free(sv);
+  free(st);
+  return rc;
+}
+
+static int write_names(sp_fmt_h5w *w, hid_t str, sp_fmt_err *err) {
+  hid_t g = H5Gcreate2(w->file, "region_table", H5P_DEFAULT, H5P_DEFAULT,
+                       H5P_DEFAULT);
+  const char **v = malloc((w->nregs ? (size_t)w->nregs : 1) * sizeof *v);
+  int rc = -1;
+  if (g >= 0 && v) {
+    for (int64_t i = 0; i < w->nregs; i++)
+      v[i] = w->regs[i].name;
+    rc = write_ds(g, "names", str, str, w->nregs, v);
+  }
+  if (g >= 0 && H5Gclose(g) < 0)
+    rc = -1;
+  free(v);
+  if (rc != 0)
+    h5fail(w, err, "region_table/names");
+  return rc;
+}
+
+int sp_fmt_h5w_close(sp_fmt_h5w *w, sp_fmt_err *err) {
+  hid_t str = sp__h5_vlen_utf8();
+  int64_t schema = SP_FMT_SCHEMA;
+  int rc = -1;
+  if (str < 0) {
+    h5fail(w, err, "string type");
+    goto out;
+  }
+  if (flush_events(w, err) < 0 || write_index(w, str, err) < 0 ||
+      write_names(w, str, err) < 0 || write_meta(w, str, err) < 0)
+    goto out;
+  if (write_attr(w->file, "scope_profiler_schema", H5T_STD_I64LE,
+                 H5T_NATIVE_INT64, 0, 0, &schema) < 0) {
+    h5fail(w, err, "attribute scope_profiler_schema");
+    goto out;
+  }
+  H5Dclose(w->ds_start);
+  H5Dclose(w->ds_end);
+  w->ds_start = w->ds_end = -1;
+  herr_t c = H5Fclose(w->file);
+  w->file = -1;
+  if (c < 0) {
+    h5fail(w, err, "file (close)");
+    goto out;
+  }
+  if (rename(w->tmp, w->path) != 0) {
+    fail(err, w->path, "cannot rename %s into place: %s", w->tmp,
+         strerror(errno));
+    goto out;
+  }
+  rc = 0;
+out:
+  if (str >= 0)
+    H5Tclose(str);
+  if (rc != 0) {
+    close_handles(w);
+    unlink(w->tmp);
+  }
+  free_w(w);
+  return rc;
+}
+
+void sp_fmt_h5w_abort(sp_fmt_h5w *w) {
+  if (!w)
+    return;
+  close_handles(w);
+  H5Eclear2(H5E_DEFAULT);
+  unlink(w->tmp);
+  free_w(w);
+}

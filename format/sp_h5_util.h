@@ -1,0 +1,44 @@
+/* sp_h5_util.h - small helpers shared by h5_write.c and h5_read.c: quiet
+ * HDF5 error handling turned into one-line reasons, and the string type. */
+#ifndef SP_H5_UTIL_H
+#define SP_H5_UTIL_H
+
+#include <hdf5.h>
+#include <stdio.h>
+#include <string.h>
+
+/* HDF5 prints its whole error stack to stderr by default; tools must print
+ * one line, so the stack is silenced and read back by sp__h5_reason. */
+static inline void sp__h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+static herr_t sp__h5_walk(unsigned n, const H5E_error2_t *e, void *data) {
+  /* The innermost entry (n == 0 when walking downward) says what failed. */
+  char *buf = data;
+  if (n == 0 && e->desc && e->desc[0])
+    snprintf(buf, 256, "%s", e->desc);
+  return 0;
+}
+
+/* Copies the most specific HDF5 error description into buf (or a generic
+ * text) and clears the stack. */
+static inline const char *sp__h5_reason(char *buf, size_t size) {
+  char inner[256] = "";
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, sp__h5_walk, inner);
+  H5Eclear2(H5E_DEFAULT);
+  snprintf(buf, size, "%s", inner[0] ? inner : "HDF5 error");
+  return buf;
+}
+
+/* Variable-length UTF-8 string type (caller closes). */
+static inline hid_t sp__h5_vlen_utf8(void) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  if (t < 0)
+    return t;
+  if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+    H5Tclose(t);
+    return -1;
+  }
+  return t;
+}
+
+#endif /* SP_H5_UTIL_H */

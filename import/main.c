@@ -1,0 +1,100 @@
+/* main.c - sp-import's command line: find inputs, check ranks, merge.
+ * Every failure is one line on stderr and exit status 1. */
+#include "sp_import.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char USAGE[] =
+    "usage: sp-import [-o OUT.h5] [--label L] INPUT...\n"
+    "  INPUT: .spt traces, .h5 profiles, or directories holding\n"
+    "         *.spt and *_rank<N>.h5 files (searched non-recursively)\n"
+    "  -o OUT.h5   merged profile to write (default profiling_data.h5)\n"
+    "  --label L   run label (default: OUT's name without extension)\n";
+
+static int usage(const char *why) {
+  if (why)
+    fprintf(stderr, "sp-import: %s\n", why);
+  fputs(USAGE, stderr);
+  return 2;
+}
+
+/* "dir/run.h5" -> "run": the label a run gets when none is given. */
+static char *stem(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  char *s = strdup(base);
+  char *dot = s ? strrchr(s, '.') : NULL;
+  if (dot && dot != s)
+    *dot = '\0';
+  return s;
+}
+
+int main(int argc, char **argv) {
+  const char *out = "profiling_data.h5", *label = NULL;
+  char **inputs = calloc((size_t)argc, sizeof *inputs);
+  int ninputs = 0, opts = 1;
+  if (!inputs)
+    return 1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (opts && strcmp(a, "--") == 0) {
+      opts = 0;
+    } else if (opts && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+      fputs(USAGE, stdout);
+      free(inputs);
+      return 0;
+    } else if (opts && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
+      if (++i == argc)
+        return usage("-o needs a file name");
+      out = argv[i];
+    } else if (opts && strncmp(a, "--output=", 9) == 0) {
+      out = a + 9;
+    } else if (opts && strcmp(a, "--label") == 0) {
+      if (++i == argc)
+        return usage("--label needs a value");
+      label = argv[i];
+    } else if (opts && strncmp(a, "--label=", 8) == 0) {
+      label = a + 8;
+    } else if (opts && a[0] == '-' && a[1]) {
+      fprintf(stderr, "sp-import: unknown option %s\n", a);
+      return usage(NULL);
+    } else {
+      inputs[ninputs++] = argv[i];
+    }
+  }
+  if (ninputs == 0)
+    return usage("no input files or directories given");
+  if (!out[0])
+    return usage("-o needs a file name");
+
+  char *own_label = label ? NULL : stem(out);
+  sp_fmt_err err = {""};
+  sp_imp_inputs in;
+  sp_imp_claim *claims = NULL;
+  int64_t nclaims = 0;
+  int rc = 1;
+  if (!label && !own_label) {
+    fprintf(stderr, "sp-import: out of memory\n");
+    goto done;
+  }
+  if (sp__imp_find(inputs, ninputs, &in, &err) != 0)
+    goto fail;
+  if (sp__imp_scan(&in, &claims, &nclaims, &err) != 0 ||
+      sp__imp_merge(&in, claims, nclaims, out, label ? label : own_label,
+                    &err) != 0) {
+    sp__imp_inputs_free(&in);
+    goto fail;
+  }
+  sp__imp_inputs_free(&in);
+  rc = 0;
+  goto done;
+fail:
+  fprintf(stderr, "sp-import: %s\n", err.msg);
+done:
+  free(claims);
+  free(own_label);
+  free(inputs);
+  return rc;
+}

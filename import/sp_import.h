@@ -1,0 +1,47 @@
+/* sp_import.h - the parts of sp-import (discovery, rank scan, merge) and
+ * what they pass between them. Internal to the tool. */
+#ifndef SP_IMPORT_H
+#define SP_IMPORT_H
+
+#include "sp_format.h"
+
+#include <sys/types.h>
+
+enum sp_imp_kind { SP_IMP_SPT, SP_IMP_H5 };
+
+typedef struct sp_imp_input {
+  char *path; /* as named or found; used in messages */
+  int kind;   /* enum sp_imp_kind, decided by content */
+  dev_t dev;
+  ino_t ino;
+} sp_imp_input;
+
+typedef struct sp_imp_inputs {
+  sp_imp_input *v;
+  int64_t n, cap;
+} sp_imp_inputs;
+
+/* One rank and the input that holds it. */
+typedef struct sp_imp_claim {
+  int32_t rank;
+  int64_t input;
+} sp_imp_claim;
+
+/* Files and directories to a list of distinct input files (by device and
+ * inode), in argument order, directory entries sorted by name. */
+int sp__imp_find(char *const *args, int nargs, sp_imp_inputs *out,
+                 sp_fmt_err *err);
+void sp__imp_inputs_free(sp_imp_inputs *in);
+
+/* Learns each input's ranks cheaply (the .spt header; an .h5's index) and
+ * returns the claims sorted by rank; two inputs claiming one rank is an
+ * error naming both. */
+int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
+                 int64_t *nclaims, sp_fmt_err *err);
+
+/* Streams the claims rank by rank into the schema-2 file out. */
+int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
+                  int64_t nclaims, const char *out, const char *label,
+                  sp_fmt_err *err);
+
+#endif /* SP_IMPORT_H */
