@@ -1,0 +1,26 @@
+# Runtime tests: scenario programs linked with libscopeprof, driven and
+# checked by test_runtime (cmocka) in child processes.
+find_package(Threads REQUIRED)
+add_executable(rt_scenario ${CMAKE_CURRENT_LIST_DIR}/runtime/scenario.c)
+target_compile_options(rt_scenario PRIVATE ${SP_C_WARNINGS})
+target_link_libraries(rt_scenario PRIVATE scopeprof Threads::Threads)
+
+# A plain -finstrument-functions build: the runtime's hooks, no plugin.
+add_executable(rt_cyg_prog ${CMAKE_CURRENT_LIST_DIR}/runtime/cyg_prog.c)
+target_compile_options(rt_cyg_prog PRIVATE -O2 -finstrument-functions)
+target_link_libraries(rt_cyg_prog PRIVATE scopeprof)
+
+include(CheckLanguage)
+check_language(CXX)
+if(CMAKE_CXX_COMPILER)
+  enable_language(CXX)
+  add_executable(rt_cyg_cxx ${CMAKE_CURRENT_LIST_DIR}/runtime/cyg_prog.cpp)
+  target_compile_options(rt_cyg_cxx PRIVATE -O2 -finstrument-functions)
+  target_link_libraries(rt_cyg_cxx PRIVATE scopeprof)
+  set(_sp_rt_cxx rt_cyg_cxx)
+endif()
+
+sp_add_unit_test(test_runtime
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_runtime.c
+  LIBS sp_format)
+add_dependencies(test_runtime rt_scenario rt_cyg_prog ${_sp_rt_cxx})

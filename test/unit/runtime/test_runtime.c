@@ -1,0 +1,450 @@
+/* test_runtime.c - runs scenario programs against libscopeprof in child
+ * processes and checks what they wrote, value by value. */
+#include "sp_format.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char dir[512];
+static char errtext[8192];
+
+/* Runs prog with extra environment entries; stderr lands in errtext. */
+static int run(const char *prog, const char *arg, const char *const *env) {
+  char *envp[512];
+  int n = 0;
+  for (char **e = environ; *e && n < 480; e++) {
+    if (!strncmp(*e, "SP_", 3) || !strncmp(*e, "OMPI_", 5) ||
+        !strncmp(*e, "PMI", 3) || !strncmp(*e, "SLURM_", 6) ||
+        !strncmp(*e, "MV2_", 4))
+      continue; /* the test decides these */
+    envp[n++] = *e;
+  }
+  for (; env && *env; env++)
+    envp[n++] = (char *)*env;
+  envp[n] = NULL;
+  char errfile[600];
+  snprintf(errfile, sizeof errfile, "%s/stderr.txt", dir);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, errfile, O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  char path[600];
+  snprintf(path, sizeof path, "%s/%s", SP_TEST_BINARY_DIR, prog);
+  char *argv[] = {path, (char *)arg, NULL};
+  pid_t pid;
+  int rc = posix_spawn(&pid, path, &fa, NULL, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  assert_int_equal(rc, 0);
+  int st;
+  waitpid(pid, &st, 0);
+  FILE *f = fopen(errfile, "r");
+  size_t got = f ? fread(errtext, 1, sizeof errtext - 1, f) : 0;
+  errtext[got] = 0;
+  if (f)
+    fclose(f);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(dir, sizeof dir, "%s/rt_XXXXXX", SP_TEST_BINARY_DIR);
+  assert_non_null(mkdtemp(dir));
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static int count_files(void) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (e->d_name[0] != '.' && strcmp(e->d_name, "stderr.txt") != 0)
+      n++;
+  closedir(d);
+  return n;
+}
+
+static const sp_fmt_block *find_block(const sp_fmt_rank *r, int thread,
+                                      const char *name) {
+  for (int64_t i = 0; i < r->nblocks; i++)
+    if (r->blocks[i].thread == thread &&
+        strcmp(r->regions[r->blocks[i].region].name, name) == 0)
+      return &r->blocks[i];
+  return NULL;
+}
+
+static const sp_fmt_region *region_of(const sp_fmt_rank *r,
+                                      const sp_fmt_block *b) {
+  return &r->regions[b->region];
+}
+
+static void read_spt(const char *name, sp_fmt_rank *r) {
+  char path[700];
+  sp_fmt_err err = {{0}};
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  int rc = sp_fmt_spt_read(path, r, &err);
+  if (rc != 0)
+    fail_msg("%s", err.msg);
+}
+
+#define ENV_OUT(buf) (snprintf(buf, sizeof buf, "SP_OUTPUT=%s/p", dir), buf)
+
+static void assert_ordered(const sp_fmt_block *b) {
+  for (int64_t i = 0; i < b->count; i++) {
+    assert_true(b->starts[i] <= b->ends[i]);
+    if (i)
+      assert_true(b->starts[i - 1] <= b->starts[i]);
+  }
+}
+
+static void test_nest_roundtrip(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "nest", env), 0);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(r.version, 2);
+  assert_int_equal(r.rank, 0);
+  assert_int_equal(r.nblocks, 4);
+  const sp_fmt_block *a = find_block(&r, 0, "a"), *b = find_block(&r, 0, "b"),
+                     *c = find_block(&r, 0, "c"), *rec = find_block(&r, 0, "rec");
+  assert_non_null(a), assert_non_null(b), assert_non_null(c),
+      assert_non_null(rec);
+  assert_int_equal(a->count, 1);
+  assert_int_equal(b->count, 2);
+  assert_int_equal(c->count, 1);
+  assert_int_equal(rec->count, 5);
+  assert_string_equal(region_of(&r, a)->file, "nest.c");
+  assert_int_equal(region_of(&r, a)->line, 10); /* first location kept */
+  assert_int_equal(region_of(&r, b)->line, 20);
+  assert_null(region_of(&r, c)->file);
+  assert_int_equal(region_of(&r, c)->line, -1);
+  assert_ordered(a), assert_ordered(b), assert_ordered(c), assert_ordered(rec);
+  /* nesting: c inside the first b, both b inside a, b's in order */
+  assert_true(a->starts[0] <= b->starts[0] && b->ends[1] <= a->ends[0]);
+  assert_true(b->starts[0] <= c->starts[0] && c->ends[0] <= b->ends[0]);
+  assert_true(b->ends[0] <= b->starts[1]);
+  /* recursion: each call strictly inside the previous one */
+  for (int i = 1; i < 5; i++)
+    assert_true(rec->starts[i - 1] <= rec->starts[i] &&
+                rec->ends[i] <= rec->ends[i - 1]);
+  assert_true(a->ends[0] <= rec->starts[0]);
+  sp_fmt_rank_free(&r);
+}
+
+static void test_threads16_v3(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "threads16", env), 0);
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(r.version, 3);
+  assert_int_equal(r.nregions, 2);
+  assert_int_equal(r.nblocks, 32);
+  for (int t = 0; t < 16; t++) {
+    const sp_fmt_block *w = find_block(&r, t, "work"),
+                       *in = find_block(&r, t, "inner");
+    assert_non_null(w);
+    assert_non_null(in);
+    assert_int_equal(w->count, 100000); /* none lost */
+    assert_int_equal(in->count, 10000);
+    assert_ordered(w);
+    assert_ordered(in);
+    /* every inner call sits inside the work call that opened it */
+    for (int64_t i = 0; i < in->count; i++)
+      assert_true(w->starts[i * 10] <= in->starts[i] &&
+                  in->ends[i] <= w->ends[i * 10]);
+  }
+  sp_fmt_rank_free(&r);
+}
+
+static void test_one_thread_v2(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "threads1", env), 0);
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  /* the main thread recorded nothing, so one thread: version 2 */
+  assert_int_equal(r.version, 2);
+  assert_int_equal(find_block(&r, 0, "work")->count, 100000);
+  sp_fmt_rank_free(&r);
+}
+
+static void test_many_regions(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "many_regions", env), 0);
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(r.nregions, 100000);
+  assert_int_equal(r.nblocks, 100000);
+  assert_non_null(find_block(&r, 0, "region_000000"));
+  const sp_fmt_block *last = find_block(&r, 0, "region_099999");
+  assert_non_null(last);
+  assert_int_equal(last->count, 1);
+  sp_fmt_rank_free(&r);
+}
+
+static void test_mismatched_ends(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "mismatch", env), 0);
+  assert_non_null(strstr(errtext, "1 sp_end call(s) did not match the "
+                                  "innermost open region (2 region(s)"));
+  assert_non_null(strstr(errtext, "2 sp_end call(s) with no matching open "
+                                  "region were ignored"));
+  assert_non_null(strstr(errtext, "1 call(s) with an invalid region id"));
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  const sp_fmt_block *a = find_block(&r, 0, "a"), *b = find_block(&r, 0, "b"),
+                     *c = find_block(&r, 0, "c");
+  assert_int_equal(a->count, 1);
+  assert_int_equal(b->count, 2);
+  assert_int_equal(c->count, 1);
+  /* b and c were closed at the instant a closed: still properly nested */
+  assert_int_equal(c->ends[0], a->ends[0]);
+  assert_int_equal(b->ends[0], a->ends[0]);
+  assert_true(a->ends[0] <= b->starts[1]);
+  sp_fmt_rank_free(&r);
+}
+
+static void test_open_at_exit(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "open_at_exit", env), 0);
+  assert_non_null(strstr(errtext, "scopeprof: 1 region(s) still open at "
+                                  "finalize"));
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  const sp_fmt_block *a = find_block(&r, 0, "left_open"),
+                     *b = find_block(&r, 0, "closed");
+  assert_int_equal(a->count, 1);
+  assert_true(a->ends[0] >= b->ends[0]); /* closed at finalize time */
+  sp_fmt_rank_free(&r);
+}
+
+static void test_finalize_twice(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "finalize_twice", env), 0);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(find_block(&r, 0, "a")->count, 1);
+  sp_fmt_rank_free(&r);
+  assert_int_equal(count_files(), 1);
+}
+
+static void test_enable_0(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", "SP_ENABLE=0", NULL};
+  assert_int_equal(run("rt_scenario", "nest", env), 0);
+  assert_int_equal(count_files(), 0);
+  assert_string_equal(errtext, "");
+}
+
+static void test_fork(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "fork", env), 0);
+  assert_int_equal(count_files(), 1); /* no %p: the child writes nothing */
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(find_block(&r, 0, "parent_work")->count, 2);
+  assert_null(find_block(&r, 0, "child_work"));
+  sp_fmt_rank_free(&r);
+}
+
+static void test_fork_with_pid(void **state) {
+  (void)state;
+  char out[600];
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/p%%p", dir);
+  const char *env[] = {out, "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "fork", env), 0);
+  assert_int_equal(count_files(), 2); /* parent and child, one each */
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int parents = 0, children = 0;
+  while ((e = readdir(d))) {
+    if (!strstr(e->d_name, ".spt"))
+      continue;
+    sp_fmt_rank r = {0};
+    read_spt(e->d_name, &r);
+    const sp_fmt_block *p = find_block(&r, 0, "parent_work"),
+                       *c = find_block(&r, 0, "child_work");
+    if (c) { /* the child holds only its own calls */
+      assert_null(p);
+      assert_int_equal(c->count, 3);
+      children++;
+    } else {
+      assert_int_equal(p->count, 2);
+      parents++;
+    }
+    sp_fmt_rank_free(&r);
+  }
+  closedir(d);
+  assert_int_equal(parents, 1);
+  assert_int_equal(children, 1);
+}
+
+static void test_unwritable_dir(void **state) {
+  (void)state;
+  char out[600];
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/missing/p", dir);
+  const char *env[] = {out, "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "unwritable", env), 3);
+  /* one line naming the path and the reason */
+  assert_non_null(strstr(errtext, "missing/p_rank00000.spt"));
+  assert_non_null(strstr(errtext, "No such file or directory"));
+  assert_non_null(strstr(errtext, "scopeprof: error: "));
+  assert_ptr_equal(strchr(errtext, '\n'), errtext + strlen(errtext) - 1);
+  assert_int_equal(count_files(), 0);
+}
+
+static void test_write_fails_midway(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "fsize_limit", env), 3);
+  assert_non_null(strstr(errtext, "p_rank00000.spt"));
+  assert_non_null(strstr(errtext, "File too large"));
+  assert_int_equal(count_files(), 0); /* no truncated file, no temp */
+}
+
+static void test_rank_from_env(void **state) {
+  (void)state;
+  char out[600];
+  const char *e1[] = {ENV_OUT(out), "SP_FORMAT=spt", "SP_RANK=3",
+                      "OMPI_COMM_WORLD_RANK=7", NULL};
+  assert_int_equal(run("rt_scenario", "nest", e1), 0);
+  const char *e2[] = {ENV_OUT(out), "SP_FORMAT=spt", "PMI_RANK=12", NULL};
+  assert_int_equal(run("rt_scenario", "nest", e2), 0);
+  const char *e3[] = {ENV_OUT(out), "SP_FORMAT=spt", "SLURM_PROCID=5", NULL};
+  assert_int_equal(run("rt_scenario", "nest", e3), 0);
+  const char *e4[] = {ENV_OUT(out), "SP_FORMAT=spt",
+                      "OMPI_COMM_WORLD_RANK=7", NULL};
+  assert_int_equal(run("rt_scenario", "nest", e4), 0);
+  const char *names[] = {"p_rank00003.spt", "p_rank00012.spt",
+                         "p_rank00005.spt", "p_rank00007.spt"};
+  int ranks[] = {3, 12, 5, 7};
+  for (int i = 0; i < 4; i++) {
+    sp_fmt_rank r = {0};
+    read_spt(names[i], &r);
+    assert_int_equal(r.rank, ranks[i]);
+    sp_fmt_rank_free(&r);
+  }
+  assert_int_equal(count_files(), 4);
+}
+
+static void test_prefix_expansion(void **state) {
+  (void)state;
+  char out[600], host[256], want[1200];
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/run_%%h_100%%%%", dir);
+  const char *env[] = {out, "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "nest", env), 0);
+  gethostname(host, sizeof host);
+  snprintf(want, sizeof want, "%s/run_%s_100%%_rank00000.spt", dir, host);
+  struct stat st;
+  assert_int_equal(stat(want, &st), 0);
+}
+
+static void test_init_prefix_argument(void **state) {
+  (void)state;
+  /* scenario's argv[2] goes to sp_init(), which wins over SP_OUTPUT */
+  char cmd[2000], want[700];
+  snprintf(cmd, sizeof cmd,
+           "env -u SP_RANK SP_FORMAT=spt SP_OUTPUT=/nonexistent/x "
+           "'%s/rt_scenario' nest '%s/fromapi'",
+           SP_TEST_BINARY_DIR, dir);
+  assert_int_equal(system(cmd), 0);
+  snprintf(want, sizeof want, "%s/fromapi_rank00000.spt", dir);
+  struct stat st;
+  assert_int_equal(stat(want, &st), 0);
+}
+
+static void test_cyg_names(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_cyg_prog", NULL, env), 0);
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(r.nblocks, 3);
+  assert_int_equal(find_block(&r, 0, "main")->count, 1);
+  assert_int_equal(find_block(&r, 0, "work")->count, 2);
+  assert_int_equal(find_block(&r, 0, "helper")->count, 8); /* static */
+  sp_fmt_rank_free(&r);
+}
+
+static void test_cyg_cxx_names(void **state) {
+  (void)state;
+  char out[600], path[600];
+  snprintf(path, sizeof path, "%s/rt_cyg_cxx", SP_TEST_BINARY_DIR);
+  if (access(path, X_OK) != 0)
+    skip();
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_cyg_cxx", NULL, env), 0);
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_non_null(find_block(&r, 0, "int ns::twice<int>(int)"));
+  assert_non_null(find_block(&r, 0, "double ns::twice<double>(double)"));
+  assert_non_null(find_block(&r, 0, "over(int)"));
+  assert_non_null(find_block(&r, 0, "over(double)"));
+  assert_int_equal(find_block(&r, 0, "main")->count, 1);
+  sp_fmt_rank_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_nest_roundtrip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_threads16_v3, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_one_thread_v2, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_many_regions, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_mismatched_ends, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_open_at_exit, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_finalize_twice, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_enable_0, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fork, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fork_with_pid, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unwritable_dir, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_write_fails_midway, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_rank_from_env, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_prefix_expansion, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_init_prefix_argument, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cyg_names, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cyg_cxx_names, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
