@@ -39,8 +39,8 @@ int sp_fmt_tmp_commit(const char *tmp, const char *path, sp_fmt_err *err) {
 /* HDF5 files start with the signature at 0, or at 512, 1024, ... after a
  * user block; 64 KiB of user block covers every file HDF5 tools make. */
 int sp_fmt_is_h5(const char *path) {
-  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a,
-                                       '\n'};
+  static const unsigned char sig[8] = {0x89, 'H',  'D',  'F',
+                                       '\r', '\n', 0x1a, '\n'};
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return 0;

@@ -71,8 +71,10 @@ static hid_t make_ds(hid_t loc, const char *name, hid_t ftype, hsize_t n,
   hid_t sp = H5Screate_simple(1, &dims, &maxd);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   hid_t ds = -1;
+  /* No fill pass over fresh chunks; HDF5 refuses that for strings. */
+  int fixed = H5Tis_variable_str(ftype) <= 0;
   if (sp >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
-      H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+      (!fixed || H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0))
     ds = H5Dcreate2(loc, name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (sp >= 0)
     H5Sclose(sp);

@@ -90,8 +90,7 @@ int sp_fmt_meta_set_strlist(sp_fmt_meta *m, const char *key,
   return 0;
 }
 
-const sp_fmt_meta_item *sp_fmt_meta_get(const sp_fmt_meta *m,
-                                        const char *key) {
+const sp_fmt_meta_item *sp_fmt_meta_get(const sp_fmt_meta *m, const char *key) {
   for (int64_t i = 0; m && i < m->n; i++)
     if (strcmp(m->items[i].key, key) == 0)
       return &m->items[i];
@@ -102,13 +101,12 @@ int sp_fmt_meta_copy(sp_fmt_meta *dst, const sp_fmt_meta *src) {
   sp_fmt_meta tmp = {0, NULL};
   for (int64_t i = 0; src && i < src->n; i++) {
     const sp_fmt_meta_item *it = &src->items[i];
-    int rc = it->type == SP_FMT_META_STR ? sp_fmt_meta_set_str(&tmp, it->key,
-                                                               it->str)
+    int rc = it->type == SP_FMT_META_STR
+                 ? sp_fmt_meta_set_str(&tmp, it->key, it->str)
              : it->type == SP_FMT_META_INT
                  ? sp_fmt_meta_set_int(&tmp, it->key, it->i64)
-                 : sp_fmt_meta_set_strlist(&tmp, it->key,
-                                           (const char *const *)it->strs,
-                                           it->nstrs);
+                 : sp_fmt_meta_set_strlist(
+                       &tmp, it->key, (const char *const *)it->strs, it->nstrs);
     if (rc) {
       sp_fmt_meta_free(&tmp);
       return -1;

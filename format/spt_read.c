@@ -33,8 +33,8 @@ static int fail(reader *r, size_t off, const char *fmt, ...)
 static int fail(reader *r, size_t off, const char *fmt, ...) {
   if (!r->err)
     return -1;
-  int n = snprintf(r->err->msg, sizeof r->err->msg, "%s: offset %zu: ",
-                   r->name, off);
+  int n = snprintf(r->err->msg, sizeof r->err->msg, "%s: offset %zu: ", r->name,
+                   off);
   if (n < 0 || (size_t)n >= sizeof r->err->msg)
     return -1;
   va_list ap;
@@ -78,8 +78,8 @@ static int get_i64(reader *r, const char *what, int64_t *out) {
 
 /* A length-prefixed string; *len = 0 and *s = NULL when empty. The length
  * is checked against the bytes left before it is allocated. */
-static int get_str(reader *r, const char *lenwhat, const char *what,
-                   char **s, int32_t *len) {
+static int get_str(reader *r, const char *lenwhat, const char *what, char **s,
+                   int32_t *len) {
   size_t at = r->pos;
   char field[64];
   snprintf(field, sizeof field, "int32 %s", lenwhat);
@@ -169,8 +169,9 @@ static int detect_order(reader *r, int32_t *version) {
 
 /* Smallest possible block: lengths, a one-byte name, location, count. */
 static size_t min_block(int version) {
-  return version == 1 ? 4 + 1 + 8 : version == 2 ? 4 + 1 + 4 + 4 + 8
-                                                 : 4 + 4 + 1 + 4 + 4 + 8;
+  return version == 1   ? 4 + 1 + 8
+         : version == 2 ? 4 + 1 + 4 + 4 + 8
+                        : 4 + 4 + 1 + 4 + 4 + 8;
 }
 
 /* Lookup state of one parse, sized from the header's region count. */
@@ -206,19 +207,18 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
   size_t left = r->len - r->pos, mb = min_block(version);
   if ((uint64_t)n > left / mb)
     return fail(r, at,
-                "number of regions %lld needs at least %llu bytes, %zu left",
-                (long long)n, (unsigned long long)n * mb, left);
-  if (n == 0)
-    return r->pos == r->len ? 0
-                            : fail(r, r->pos, "%zu trailing bytes after the "
-                                              "last region block",
-                                   r->len - r->pos);
-  out->blocks = calloc((size_t)n, sizeof *out->blocks);
-  out->regions = calloc((size_t)n, sizeof *out->regions);
-  int32_t *namelens = sc->namelens = malloc((size_t)n * sizeof *namelens);
-  if (!out->blocks || !out->regions || !namelens || table_init(names, n) ||
-      table_init(pairs, n))
-    return fail(r, at, "out of memory");
+                "number of regions %lld does not fit in the %zu bytes left "
+                "(at least %zu each)",
+                (long long)n, left, mb);
+  if (n > 0) {
+    out->blocks = calloc((size_t)n, sizeof *out->blocks);
+    out->regions = calloc((size_t)n, sizeof *out->regions);
+    sc->namelens = malloc((size_t)n * sizeof *sc->namelens);
+    if (!out->blocks || !out->regions || !sc->namelens ||
+        table_init(names, n) || table_init(pairs, n))
+      return fail(r, at, "out of memory");
+  }
+  int32_t *namelens = sc->namelens;
   for (int64_t b = 0; b < n; b++) {
     size_t block_at = r->pos;
     int32_t thread = 0;
@@ -236,8 +236,7 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
     if (!name)
       return fail(r, name_at, "empty region name");
     if (version >= 2) {
-      if (get_str(r, "file length", "source file path", &file,
-                  &flen)) {
+      if (get_str(r, "file length", "source file path", &file, &flen)) {
         free(name);
         return -1;
       }
@@ -309,9 +308,9 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
     left = r->len - r->pos;
     if ((uint64_t)count > left / 16)
       return fail(r, at,
-                  "number of calls %lld needs %llu bytes of timestamps, "
-                  "%zu left",
-                  (long long)count, (unsigned long long)count * 16, left);
+                  "number of calls %lld does not fit in the %zu bytes left "
+                  "(16 each)",
+                  (long long)count, left);
     blk->count = count;
     if (count) {
       blk->starts = malloc((size_t)count * 8);
@@ -323,7 +322,7 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
     }
   }
   if (r->pos != r->len)
-    return fail(r, r->pos, "%zu trailing bytes after the last region block",
+    return fail(r, r->pos, "%zu trailing byte(s) after the last region block",
                 r->len - r->pos);
   return 0;
 }

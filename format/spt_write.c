@@ -120,8 +120,8 @@ static int by_thread_name(const void *a, const void *b) {
 static int check(const char *path, int32_t rank, int version,
                  const sp_fmt_source *srcs, int64_t n, sp_fmt_err *err) {
   if (version < 1 || version > SP_FMT_SPT_MAX_VERSION) {
-    sp_fmt_err_set(err, "%s: cannot write .spt version %d (writes 1-%d)",
-                   path, version, SP_FMT_SPT_MAX_VERSION);
+    sp_fmt_err_set(err, "%s: cannot write .spt version %d (writes 1-%d)", path,
+                   version, SP_FMT_SPT_MAX_VERSION);
     return -1;
   }
   if (rank < 0) {

@@ -92,8 +92,8 @@ static void finish(sp_fmt_stats *o, double m2) {
   o->std_ns = sqrt(m2 / (double)o->calls);
 }
 
-int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n,
-                        sp_fmt_stats *out, sp_fmt_nesting *nest) {
+int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
+                        sp_fmt_nesting *nest) {
   if (nest)
     memset(nest, 0, sizeof *nest);
   if (n <= 0)

@@ -1,0 +1,800 @@
+/* test_spt.c - the .spt reader and writer against hand-built byte buffers:
+ * every version and byte order, round trips, and every validation rule. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "sp_format.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- building .spt images by hand --------------------------------------- */
+
+typedef struct {
+  unsigned char b[1 << 16];
+  size_t n;
+  int be;
+} img;
+
+static void put(img *m, const void *p, size_t n) {
+  assert_true(m->n + n <= sizeof m->b);
+  memcpy(m->b + m->n, p, n);
+  m->n += n;
+}
+
+static void p32(img *m, int32_t v) {
+  uint32_t u = (uint32_t)v;
+  unsigned char x[4];
+  for (int i = 0; i < 4; i++)
+    x[m->be ? 3 - i : i] = (unsigned char)(u >> (8 * i));
+  put(m, x, 4);
+}
+
+static void p64(img *m, int64_t v) {
+  uint64_t u = (uint64_t)v;
+  unsigned char x[8];
+  for (int i = 0; i < 8; i++)
+    x[m->be ? 7 - i : i] = (unsigned char)(u >> (8 * i));
+  put(m, x, 8);
+}
+
+static void pstr(img *m, const char *s) {
+  p32(m, (int32_t)strlen(s));
+  put(m, s, strlen(s));
+}
+
+static void header(img *m, int32_t version, int32_t rank, int64_t n) {
+  put(m, "SCOPEPRF", 8);
+  p32(m, version);
+  p32(m, rank);
+  p64(m, n);
+}
+
+typedef struct {
+  int32_t thread;
+  const char *name, *file; /* "" = unknown */
+  int32_t line;
+  int64_t n;
+  int64_t s[4], e[4];
+} blk;
+
+static void block(img *m, int version, const blk *k) {
+  if (version >= 3)
+    p32(m, k->thread);
+  pstr(m, k->name);
+  if (version >= 2) {
+    pstr(m, k->file);
+    p32(m, k->line);
+  }
+  p64(m, k->n);
+  for (int64_t i = 0; i < k->n; i++)
+    p64(m, k->s[i]);
+  for (int64_t i = 0; i < k->n; i++)
+    p64(m, k->e[i]);
+}
+
+/* The reference profile: three nested regions on thread 0; version 3 adds
+ * thread 1, where "solve" appears again (one region entry for both) and
+ * "main" claims another location (the first is kept). */
+static const blk T0[] = {
+    {0, "main", "main.c", 10, 1, {100}, {900}},
+    {0, "solve", "solve.c", 42, 2, {200, 500}, {400, 800}},
+    {0, "kernel", "", -1, 3, {250, 300, 600}, {300, 300, 700}},
+};
+static const blk T1[] = {
+    {1, "solve", "solve.c", 42, 1, {150}, {450}},
+    {1, "worker", "w.c", 7, 2, {160, 165}, {170, 180}},
+    {1, "main", "other.c", 99, 1, {120}, {130}},
+};
+
+static int nblocks_of(int version) { return version == 3 ? 6 : 3; }
+
+static const blk *block_of(int i) { return i < 3 ? &T0[i] : &T1[i - 3]; }
+
+static void reference(img *m, int version, int be) {
+  m->n = 0;
+  m->be = be;
+  header(m, version, 7, nblocks_of(version));
+  for (int i = 0; i < nblocks_of(version); i++)
+    block(m, version, block_of(i));
+}
+
+static void check_reference(const sp_fmt_rank *r, int version) {
+  assert_int_equal(r->rank, 7);
+  assert_int_equal(r->version, version);
+  assert_int_equal(r->nblocks, nblocks_of(version));
+  assert_int_equal(r->nregions, version == 3 ? 4 : 3);
+  static const char *names[] = {"main", "solve", "kernel", "worker"};
+  static const char *files[] = {"main.c", "solve.c", NULL, "w.c"};
+  static const int lines[] = {10, 42, -1, 7};
+  for (int i = 0; i < r->nregions; i++) {
+    assert_string_equal(r->regions[i].name, names[i]);
+    if (version == 1 || !files[i]) {
+      assert_null(r->regions[i].file);
+      assert_int_equal(r->regions[i].line, -1);
+    } else {
+      assert_string_equal(r->regions[i].file, files[i]);
+      assert_int_equal(r->regions[i].line, lines[i]);
+    }
+  }
+  static const int region_of[] = {0, 1, 2, 1, 3, 0};
+  for (int i = 0; i < r->nblocks; i++) {
+    const blk *k = block_of(i);
+    const sp_fmt_block *b = &r->blocks[i];
+    assert_int_equal(b->thread, k->thread);
+    assert_int_equal(b->region, region_of[i]);
+    assert_int_equal(b->count, k->n);
+    for (int64_t j = 0; j < k->n; j++) {
+      assert_int_equal(b->starts[j], k->s[j]);
+      assert_int_equal(b->ends[j], k->e[j]);
+    }
+  }
+}
+
+static img M; /* too big for the stack of every test */
+
+static void valid_all_versions_and_orders(void **state) {
+  (void)state;
+  for (int v = 1; v <= 3; v++)
+    for (int be = 0; be <= 1; be++) {
+      reference(&M, v, be);
+      sp_fmt_rank r;
+      sp_fmt_err err = {""};
+      assert_int_equal(sp_fmt_spt_parse(M.b, M.n, "t.spt", &r, &err), 0);
+      check_reference(&r, v);
+      sp_fmt_rank_free(&r);
+    }
+}
+
+static void empty_profile(void **state) {
+  (void)state;
+  for (int be = 0; be <= 1; be++) {
+    img *m = &M;
+    m->n = 0;
+    m->be = be;
+    header(m, 2, 0, 0);
+    sp_fmt_rank r;
+    sp_fmt_err err = {""};
+    assert_int_equal(sp_fmt_spt_parse(m->b, m->n, "t", &r, &err), 0);
+    assert_int_equal(r.nregions, 0);
+    assert_int_equal(r.nblocks, 0);
+    sp_fmt_rank_free(&r);
+  }
+}
+
+/* Fails to parse with exactly this message. */
+static void expect_error(const img *m, const char *msg) {
+  sp_fmt_rank r;
+  sp_fmt_err err = {""};
+  memset(&r, 0x5a, sizeof r);
+  assert_int_equal(sp_fmt_spt_parse(m->b, m->n, "t.spt", &r, &err), -1);
+  assert_string_equal(err.msg, msg);
+  assert_int_equal(r.nregions, 0);
+  assert_int_equal(r.nblocks, 0);
+  assert_null(r.regions);
+  assert_null(r.blocks);
+}
+
+static void header_errors(void **state) {
+  (void)state;
+  for (int be = 0; be <= 1; be++) {
+    img *m = &M;
+    reference(m, 2, be);
+    m->b[7] = 'X';
+    expect_error(m, "t.spt: offset 0: bad magic: not a ScopeProf .spt trace");
+
+    m->n = 0;
+    header(m, 4, 0, 0);
+    expect_error(m, "t.spt: offset 8: version 4 is newer than this reader "
+                    "(supports 1-3)");
+    m->n = 0;
+    header(m, 300, 0, 0);
+    expect_error(m, "t.spt: offset 8: version 300 is newer than this reader "
+                    "(supports 1-3)");
+    m->n = 0;
+    header(m, 0, 0, 0);
+    expect_error(m, "t.spt: offset 8: unknown version 0 (supports 1-3)");
+    m->n = 0;
+    header(m, -1, 0, 0);
+    expect_error(m, "t.spt: offset 8: unknown version -1 (supports 1-3)");
+
+    m->n = 0;
+    header(m, 2, -3, 0);
+    expect_error(m, "t.spt: offset 12: negative rank -3");
+    m->n = 0;
+    header(m, 2, 0, -1);
+    expect_error(m, "t.spt: offset 16: negative number of regions -1");
+    m->n = 0;
+    header(m, 2, 0, (int64_t)1 << 60);
+    expect_error(m, "t.spt: offset 16: number of regions 1152921504606846976 "
+                    "does not fit in the 0 bytes left (at least 21 each)");
+  }
+  /* Garbage in the version field reads as neither order. */
+  img *m = &M;
+  m->n = 0;
+  m->be = 0;
+  header(m, 0x01020304, 0, 0);
+  expect_error(m, "t.spt: offset 8: unknown version 16909060 (supports 1-3)");
+}
+
+static void truncated_header_fields(void **state) {
+  (void)state;
+  reference(&M, 2, 0);
+  M.n = 4;
+  expect_error(&M, "t.spt: offset 0: truncated: expected magic \"SCOPEPRF\" "
+                   "(8 bytes), 4 left");
+  M.n = 0;
+  expect_error(&M, "t.spt: offset 0: truncated: expected magic \"SCOPEPRF\" "
+                   "(8 bytes), 0 left");
+  M.n = 10;
+  expect_error(&M, "t.spt: offset 8: truncated: expected int32 version "
+                   "(4 bytes), 2 left");
+  M.n = 15;
+  expect_error(&M, "t.spt: offset 12: truncated: expected int32 rank "
+                   "(4 bytes), 3 left");
+  M.n = 20;
+  expect_error(&M, "t.spt: offset 16: truncated: expected int64 number of "
+                   "regions (8 bytes), 4 left");
+  M.n = 30;
+  expect_error(&M, "t.spt: offset 16: number of regions 3 does not fit in the "
+                   "6 bytes left (at least 21 each)");
+}
+
+/* A v3 file whose second block is cut at each of its fields: the first
+ * block's timestamps keep the up-front region-count check satisfied. */
+static void truncated_block_fields(void **state) {
+  (void)state;
+  for (int be = 0; be <= 1; be++) {
+    img *m = &M;
+    m->n = 0;
+    m->be = be;
+    header(m, 3, 0, 2);
+    blk big = {0, "a", "", -1, 4, {1, 2, 3, 4}, {5, 6, 7, 8}};
+    block(m, 3, &big); /* 24 .. 24+4+5+4+4+8+64 = 113 */
+    size_t b2 = m->n;
+    blk two = {2, "name", "f.c", 3, 2, {1, 2}, {3, 4}};
+    block(m, 3, &two);
+    size_t full = m->n;
+    struct {
+      size_t cut;
+      const char *msg;
+    } cases[] = {
+        {b2 + 2, "offset 113: truncated: expected int32 thread (4 bytes), "
+                 "2 left"},
+        {b2 + 4, "offset 117: truncated: expected int32 name length "
+                 "(4 bytes), 0 left"},
+        {b2 + 10, "offset 121: truncated: expected region name (4 bytes), "
+                  "2 left"},
+        {b2 + 13, "offset 125: truncated: expected int32 file length "
+                  "(4 bytes), 1 left"},
+        {b2 + 18, "offset 129: truncated: expected source file path "
+                  "(3 bytes), 2 left"},
+        {b2 + 21, "offset 132: truncated: expected int32 source line "
+                  "(4 bytes), 2 left"},
+        {b2 + 30, "offset 136: truncated: expected int64 number of calls "
+                  "(8 bytes), 7 left"},
+        {full - 1, "offset 136: number of calls 2 does not fit in the 31 "
+                   "bytes left (16 each)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      m->n = cases[i].cut;
+      char want[256];
+      snprintf(want, sizeof want, "t.spt: %s", cases[i].msg);
+      expect_error(m, want);
+    }
+    m->n = full;
+    sp_fmt_rank r;
+    sp_fmt_err err;
+    assert_int_equal(sp_fmt_spt_parse(m->b, m->n, "t.spt", &r, &err), 0);
+    assert_int_equal(r.blocks[1].thread, 2);
+    sp_fmt_rank_free(&r);
+  }
+}
+
+/* Cutting a valid file at every length fails with a located message. */
+static void truncated_at_every_length(void **state) {
+  (void)state;
+  for (int v = 1; v <= 3; v++)
+    for (int be = 0; be <= 1; be++) {
+      reference(&M, v, be);
+      for (size_t len = 0; len < M.n; len++) {
+        sp_fmt_rank r;
+        sp_fmt_err err = {""};
+        assert_int_equal(sp_fmt_spt_parse(M.b, len, "cut", &r, &err), -1);
+        unsigned long long off;
+        int used = 0;
+        assert_int_equal(sscanf(err.msg, "cut: offset %llu: %n", &off, &used),
+                         1);
+        assert_true(used > 0);
+        assert_true(off <= len);
+        assert_null(r.blocks);
+        assert_null(r.regions);
+      }
+    }
+}
+
+static void block_errors(void **state) {
+  (void)state;
+  for (int be = 0; be <= 1; be++) {
+    img *m = &M;
+    /* Negative name length, at the block's first field. */
+    m->n = 0;
+    m->be = be;
+    header(m, 2, 0, 1);
+    p32(m, -4);
+    put(m, "abcdefghijklmnopqrstuvwxyz", 26);
+    expect_error(m, "t.spt: offset 24: negative name length -4");
+
+    m->n = 0;
+    header(m, 2, 0, 1);
+    pstr(m, "r");
+    p32(m, -1);
+    put(m, "abcdefghijklmnopqrstuvwxyz", 26);
+    expect_error(m, "t.spt: offset 29: negative file length -1");
+
+    m->n = 0;
+    header(m, 1, 0, 1);
+    pstr(m, "");
+    put(m, "abcdefghijklmnopqrstuvwxyz", 26);
+    expect_error(m, "t.spt: offset 24: empty region name");
+
+    m->n = 0;
+    header(m, 1, 0, 1);
+    p32(m, 3);
+    put(m, "a\0b", 3);
+    put(m, "abcdefghijklmnopqrstuvwxyz", 26);
+    expect_error(m, "t.spt: offset 28: region name contains a NUL byte");
+
+    m->n = 0;
+    header(m, 1, 0, 1);
+    pstr(m, "r");
+    p64(m, -1);
+    expect_error(m, "t.spt: offset 29: negative number of calls -1");
+
+    /* 37 bytes claiming 2^60 calls: rejected before any allocation. */
+    m->n = 0;
+    header(m, 1, 0, 1);
+    pstr(m, "x");
+    p64(m, (int64_t)1 << 60);
+    assert_int_equal(m->n, 37);
+    expect_error(m, "t.spt: offset 29: number of calls 1152921504606846976 "
+                    "does not fit in the 0 bytes left (16 each)");
+
+    m->n = 0;
+    header(m, 3, 0, 1);
+    p32(m, -2);
+    pstr(m, "r");
+    pstr(m, "");
+    p32(m, -1);
+    p64(m, 0);
+    expect_error(m, "t.spt: offset 24: negative thread -2");
+
+    m->n = 0;
+    header(m, 2, 0, 1);
+    pstr(m, "r");
+    pstr(m, "");
+    p32(m, -7);
+    p64(m, 0);
+    expect_error(m, "t.spt: offset 33: invalid source line -7");
+
+    reference(m, 2, be);
+    size_t full = m->n;
+    put(m, "\0\0\0", 3);
+    char want[128];
+    snprintf(want, sizeof want,
+             "t.spt: offset %zu: 3 trailing byte(s) after the last region "
+             "block",
+             full);
+    expect_error(m, want);
+
+    /* Duplicate (thread, name): same thread in v3, and in v2 (thread 0). */
+    m->n = 0;
+    header(m, 3, 0, 3);
+    block(m, 3, &T0[0]);
+    block(m, 3, &T1[0]);
+    size_t dup = m->n;
+    block(m, 3, &T1[0]);
+    snprintf(want, sizeof want,
+             "t.spt: offset %zu: duplicate block for region \"solve\" on "
+             "thread 1",
+             dup);
+    expect_error(m, want);
+    m->n = 0;
+    header(m, 2, 0, 2);
+    block(m, 2, &T0[0]);
+    dup = m->n;
+    block(m, 2, &T0[0]);
+    snprintf(want, sizeof want,
+             "t.spt: offset %zu: duplicate block for region \"main\" on "
+             "thread 0",
+             dup);
+    expect_error(m, want);
+  }
+}
+
+/* A location seen after an unknown one fills it in; a known one stays. */
+static void location_rules(void **state) {
+  (void)state;
+  img *m = &M;
+  m->n = 0;
+  m->be = 0;
+  header(m, 3, 0, 4);
+  blk a = {0, "r", "", -1, 0, {0}, {0}};
+  blk b = {1, "r", "x.c", 5, 0, {0}, {0}};
+  blk c = {2, "r", "y.c", 6, 0, {0}, {0}};
+  blk d = {3, "r", "", -1, 0, {0}, {0}};
+  block(m, 3, &a);
+  block(m, 3, &b);
+  block(m, 3, &c);
+  block(m, 3, &d);
+  sp_fmt_rank r;
+  sp_fmt_err err;
+  assert_int_equal(sp_fmt_spt_parse(m->b, m->n, "t", &r, &err), 0);
+  assert_int_equal(r.nregions, 1);
+  assert_int_equal(r.nblocks, 4);
+  assert_string_equal(r.regions[0].file, "x.c");
+  assert_int_equal(r.regions[0].line, 5);
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(r.blocks[i].thread, i);
+    assert_int_equal(r.blocks[i].region, 0);
+    assert_null(r.blocks[i].starts);
+  }
+  sp_fmt_rank_free(&r);
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+static char dir[256];
+
+static void make_dir(void) {
+  snprintf(dir, sizeof dir, "%s/test_spt.%ld", SP_TEST_BINARY_DIR,
+           (long)getpid());
+  mkdir(dir, 0777);
+}
+
+/* Names in dir other than . and .. */
+static int dir_entries(const char *d) {
+  DIR *h = opendir(d);
+  assert_non_null(h);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(h));)
+    n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(h);
+  return n;
+}
+
+static void remove_dir(const char *d) {
+  DIR *h = opendir(d);
+  if (!h)
+    return;
+  for (struct dirent *e; (e = readdir(h));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+      char p[512];
+      snprintf(p, sizeof p, "%s/%s", d, e->d_name);
+      unlink(p);
+    }
+  closedir(h);
+  rmdir(d);
+}
+
+static unsigned char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *b = malloc((size_t)n + 1);
+  assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  *len = (size_t)n;
+  return b;
+}
+
+static void read_blk(const sp_fmt_source *s, int64_t first, int64_t n,
+                     int64_t *st, int64_t *en) {
+  const blk *k = s->ctx;
+  assert_true(first >= 0 && n >= 0 && first + n <= k->n);
+  memcpy(st, k->s + first, (size_t)n * 8);
+  memcpy(en, k->e + first, (size_t)n * 8);
+}
+
+static void write_matches_hand_built_bytes(void **state) {
+  (void)state;
+  make_dir();
+  for (int v = 1; v <= 3; v++)
+    for (int be = 0; be <= 1; be++) {
+      sp_fmt_source srcs[6];
+      int n = nblocks_of(v);
+      for (int i = 0; i < n; i++) {
+        const blk *k = block_of(i);
+        sp_fmt_source s = {k->thread, k->name,  k->file, k->line,
+                           k->n,      read_blk, k,       0};
+        srcs[i] = s;
+      }
+      char path[1024];
+      snprintf(path, sizeof path, "%s/w%d%d.spt", dir, v, be);
+      sp_fmt_err err = {""};
+      assert_int_equal(sp_fmt_spt_write(path, 7, v, srcs, n, be, &err), 0);
+      reference(&M, v, be);
+      size_t len;
+      unsigned char *got = slurp(path, &len);
+      assert_int_equal(len, M.n);
+      assert_memory_equal(got, M.b, M.n);
+      free(got);
+
+      /* Read back, and write again from the parsed rank: same bytes. */
+      sp_fmt_rank r;
+      assert_int_equal(sp_fmt_spt_read(path, &r, &err), 0);
+      check_reference(&r, v);
+      sp_fmt_source back[6];
+      sp_fmt_rank_sources(&r, back);
+      char path2[1100];
+      snprintf(path2, sizeof path2, "%s.again", path);
+      assert_int_equal(sp_fmt_spt_write(path2, 7, v, back, n, be, &err), 0);
+      sp_fmt_rank_free(&r);
+      unsigned char *again = slurp(path2, &len);
+      if (v == 3) {
+        /* "main" on thread 1 comes back with the region's first location. */
+        M.n = 0;
+        header(&M, 3, 7, 6);
+        for (int i = 0; i < 5; i++)
+          block(&M, 3, block_of(i));
+        blk main1 = T1[2];
+        main1.file = "main.c";
+        main1.line = 10;
+        block(&M, 3, &main1);
+      }
+      assert_int_equal(len, M.n);
+      assert_memory_equal(again, M.b, M.n);
+      free(again);
+      assert_true(sp_fmt_is_spt(path));
+      assert_false(sp_fmt_is_h5(path));
+    }
+  assert_int_equal(dir_entries(dir), 12);
+  remove_dir(dir);
+}
+
+/* A computed source of many calls: read() is asked for batches. */
+typedef struct {
+  int64_t calls, reads, max_batch;
+} big_ctx;
+
+static void read_big(const sp_fmt_source *s, int64_t first, int64_t n,
+                     int64_t *st, int64_t *en) {
+  big_ctx *c = (big_ctx *)(uintptr_t)s->ctx;
+  assert_true(first >= 0 && n > 0 && first + n <= s->count);
+  c->reads++;
+  if (n > c->max_batch)
+    c->max_batch = n;
+  for (int64_t i = 0; i < n; i++) {
+    st[i] = (first + i) * 10 + s->aux;
+    en[i] = (first + i) * 10 + 5 + s->aux;
+  }
+}
+
+static void big_round_trip(void **state) {
+  (void)state;
+  make_dir();
+  for (int be = 0; be <= 1; be++) {
+    big_ctx c0 = {0, 0, 0}, c1 = {0, 0, 0};
+    sp_fmt_source srcs[2] = {
+        {0, "many", "m.c", 1, 200000, read_big, &c0, 3},
+        {1, "few", NULL, -1, 3, read_big, &c1, 1000},
+    };
+    char path[1024];
+    snprintf(path, sizeof path, "%s/big%d.spt", dir, be);
+    sp_fmt_err err = {""};
+    assert_int_equal(sp_fmt_spt_write(path, 2, 3, srcs, 2, be, &err), 0);
+    assert_true(c0.reads >= 4); /* several batches, twice */
+    assert_true(c0.max_batch <= 65536);
+    sp_fmt_rank r;
+    assert_int_equal(sp_fmt_spt_read(path, &r, &err), 0);
+    assert_int_equal(r.version, 3);
+    assert_int_equal(r.rank, 2);
+    assert_int_equal(r.nblocks, 2);
+    assert_int_equal(r.blocks[0].count, 200000);
+    for (int64_t i = 0; i < 200000; i++) {
+      if (r.blocks[0].starts[i] != i * 10 + 3 ||
+          r.blocks[0].ends[i] != i * 10 + 8)
+        fail_msg("call %lld: %lld %lld", (long long)i,
+                 (long long)r.blocks[0].starts[i],
+                 (long long)r.blocks[0].ends[i]);
+    }
+    assert_int_equal(r.blocks[1].thread, 1);
+    assert_int_equal(r.blocks[1].count, 3);
+    assert_int_equal(r.blocks[1].starts[2], 1020);
+    assert_int_equal(r.blocks[1].ends[2], 1025);
+    assert_string_equal(r.regions[0].file, "m.c");
+    assert_null(r.regions[1].file);
+    sp_fmt_rank_free(&r);
+  }
+  remove_dir(dir);
+}
+
+static void write_rejects_bad_sources(void **state) {
+  (void)state;
+  make_dir();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/bad.spt", dir);
+  sp_fmt_err err = {""};
+  sp_fmt_source two[2] = {{0, "a", NULL, -1, 0, NULL, NULL, 0},
+                          {1, "b", NULL, -1, 0, NULL, NULL, 0}};
+  assert_int_equal(sp_fmt_spt_write(path, 0, 2, two, 2, 0, &err), -1);
+  assert_non_null(strstr(err.msg, "bad.spt: source 1 is on another thread"));
+  assert_int_equal(sp_fmt_spt_write(path, 0, 4, two, 2, 0, &err), -1);
+  assert_non_null(strstr(err.msg, "cannot write .spt version 4"));
+  two[1].thread = 0;
+  two[1].name = "a";
+  assert_int_equal(sp_fmt_spt_write(path, 0, 2, two, 2, 0, &err), -1);
+  assert_non_null(
+      strstr(err.msg, "bad.spt: two sources for region \"a\" on thread 0"));
+  two[1].name = "";
+  assert_int_equal(sp_fmt_spt_write(path, 0, 2, two, 2, 0, &err), -1);
+  assert_non_null(strstr(err.msg, "source 1 has an empty region name"));
+  assert_int_equal(dir_entries(dir), 0);
+  remove_dir(dir);
+}
+
+static void expect_write_fails(const char *path, const char *reason) {
+  sp_fmt_source s = {0, "a", NULL, -1, 1, read_blk, &T0[0], 0};
+  sp_fmt_err err = {""};
+  assert_int_equal(sp_fmt_spt_write(path, 0, 2, &s, 1, 0, &err), -1);
+  char want[1200];
+  snprintf(want, sizeof want, "%s: %s", path, reason);
+  assert_string_equal(err.msg, want);
+}
+
+static void write_failures_leave_nothing(void **state) {
+  (void)state;
+  make_dir();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/missing/x.spt", dir);
+  expect_write_fails(path, strerror(ENOENT));
+
+  /* A regular file where a directory should be. */
+  char file[512];
+  snprintf(file, sizeof file, "%s/plain", dir);
+  FILE *f = fopen(file, "w");
+  fclose(f);
+  snprintf(path, sizeof path, "%s/plain/x.spt", dir);
+  expect_write_fails(path, strerror(ENOTDIR));
+
+  /* A directory without write permission (root ignores the bits). */
+  char ro[512];
+  snprintf(ro, sizeof ro, "%s/ro", dir);
+  mkdir(ro, 0555);
+  if (geteuid() != 0) {
+    snprintf(path, sizeof path, "%s/x.spt", ro);
+    expect_write_fails(path, strerror(EACCES));
+  }
+  assert_int_equal(dir_entries(ro), 0);
+  rmdir(ro);
+
+  /* Failure in mid-write (the file size limit stands in for a full disk):
+   * the existing file keeps its bytes, and no temporary is left. */
+  snprintf(path, sizeof path, "%s/keep.spt", dir);
+  f = fopen(path, "w");
+  fputs("old", f);
+  fclose(f);
+  struct rlimit old, small;
+  getrlimit(RLIMIT_FSIZE, &old);
+  small = old;
+  small.rlim_cur = 4096;
+  signal(SIGXFSZ, SIG_IGN);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+  big_ctx c = {0, 0, 0};
+  sp_fmt_source s = {0, "many", "m.c", 1, 100000, read_big, &c, 0};
+  sp_fmt_err err = {""};
+  int rc = sp_fmt_spt_write(path, 0, 2, &s, 1, 0, &err);
+  setrlimit(RLIMIT_FSIZE, &old);
+  assert_int_equal(rc, -1);
+  char want[1200];
+  snprintf(want, sizeof want, "%s: %s", path, strerror(EFBIG));
+  assert_string_equal(err.msg, want);
+  size_t len;
+  unsigned char *b = slurp(path, &len);
+  assert_int_equal(len, 3);
+  assert_memory_equal(b, "old", 3);
+  free(b);
+  assert_int_equal(dir_entries(dir), 2); /* plain, keep.spt */
+
+  /* And a success replaces it. */
+  assert_int_equal(sp_fmt_spt_write(path, 0, 2, &s, 1, 0, &err), 0);
+  sp_fmt_rank r;
+  assert_int_equal(sp_fmt_spt_read(path, &r, &err), 0);
+  assert_int_equal(r.blocks[0].count, 100000);
+  sp_fmt_rank_free(&r);
+  assert_int_equal(dir_entries(dir), 2);
+  remove_dir(dir);
+}
+
+static void read_file_errors(void **state) {
+  (void)state;
+  make_dir();
+  char path[1024];
+  sp_fmt_rank r;
+  sp_fmt_err err;
+  snprintf(path, sizeof path, "%s/none.spt", dir);
+  assert_int_equal(sp_fmt_spt_read(path, &r, &err), -1);
+  char want[1200];
+  snprintf(want, sizeof want, "%s: %s", path, strerror(ENOENT));
+  assert_string_equal(err.msg, want);
+  assert_false(sp_fmt_is_spt(path));
+  assert_false(sp_fmt_is_h5(path));
+
+  FILE *f = fopen(path, "w");
+  fclose(f);
+  assert_int_equal(sp_fmt_spt_read(path, &r, &err), -1);
+  snprintf(want, sizeof want,
+           "%s: offset 0: truncated: expected magic \"SCOPEPRF\" (8 bytes), "
+           "0 left",
+           path);
+  assert_string_equal(err.msg, want);
+
+  assert_int_equal(sp_fmt_spt_read(dir, &r, &err), -1);
+  snprintf(want, sizeof want, "%s: not a regular file", dir);
+  assert_string_equal(err.msg, want);
+
+  /* HDF5 signature at 0, and after a 512-byte user block. */
+  static const unsigned char sig[8] = {0x89, 'H',  'D',  'F',
+                                       '\r', '\n', 0x1a, '\n'};
+  snprintf(path, sizeof path, "%s/a.h5", dir);
+  f = fopen(path, "wb");
+  fwrite(sig, 1, 8, f);
+  fclose(f);
+  assert_true(sp_fmt_is_h5(path));
+  assert_false(sp_fmt_is_spt(path));
+  f = fopen(path, "wb");
+  static unsigned char ub[520];
+  memcpy(ub + 512, sig, 8);
+  fwrite(ub, 1, sizeof ub, f);
+  fclose(f);
+  assert_true(sp_fmt_is_h5(path));
+  f = fopen(path, "wb");
+  fwrite(ub, 1, 300, f);
+  fclose(f);
+  assert_false(sp_fmt_is_h5(path));
+  remove_dir(dir);
+}
+
+static void tmp_names_differ(void **state) {
+  (void)state;
+  char a[64], b[64], tiny[8];
+  assert_int_equal(sp_fmt_tmp_name("/x/y.spt", a, sizeof a), 0);
+  assert_int_equal(sp_fmt_tmp_name("/x/y.spt", b, sizeof b), 0);
+  assert_string_not_equal(a, b);
+  char want[64];
+  snprintf(want, sizeof want, "/x/y.spt.tmp.%ld.", (long)getpid());
+  assert_memory_equal(a, want, strlen(want));
+  assert_int_equal(sp_fmt_tmp_name("/x/y.spt", tiny, sizeof tiny), -1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(valid_all_versions_and_orders),
+      cmocka_unit_test(empty_profile),
+      cmocka_unit_test(header_errors),
+      cmocka_unit_test(truncated_header_fields),
+      cmocka_unit_test(truncated_block_fields),
+      cmocka_unit_test(truncated_at_every_length),
+      cmocka_unit_test(block_errors),
+      cmocka_unit_test(location_rules),
+      cmocka_unit_test(write_matches_hand_built_bytes),
+      cmocka_unit_test(big_round_trip),
+      cmocka_unit_test(write_rejects_bad_sources),
+      cmocka_unit_test(write_failures_leave_nothing),
+      cmocka_unit_test(read_file_errors),
+      cmocka_unit_test(tmp_names_differ),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

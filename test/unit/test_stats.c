@@ -1,0 +1,242 @@
+/* test_stats.c - summary statistics and exclusive time on hand-made nesting
+ * (recursion, siblings, three levels, zero-length and improper calls). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "sp_format.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  int64_t n;
+  const int64_t *s, *e;
+} calls;
+
+static void read_calls(const sp_fmt_source *src, int64_t first, int64_t n,
+                       int64_t *st, int64_t *en) {
+  const calls *c = src->ctx;
+  assert_true(first >= 0 && n >= 1 && first + n <= c->n);
+  memcpy(st, c->s + first, (size_t)n * 8);
+  memcpy(en, c->e + first, (size_t)n * 8);
+}
+
+static sp_fmt_source src(const char *name, const calls *c) {
+  sp_fmt_source s = {4, name, NULL, -1, c->n, read_calls, c, 0};
+  return s;
+}
+
+static void expect(const sp_fmt_stats *o, int64_t calls_, int64_t total,
+                   int64_t min, int64_t max, int64_t first, int64_t last,
+                   int64_t excl) {
+  assert_int_equal(o->calls, calls_);
+  assert_int_equal(o->total_ns, total);
+  assert_int_equal(o->min_ns, min);
+  assert_int_equal(o->max_ns, max);
+  assert_int_equal(o->first_start_ns, first);
+  assert_int_equal(o->last_end_ns, last);
+  assert_int_equal(o->exclusive_ns, excl);
+  assert_int_equal(o->gpu_total_ns, -1);
+}
+
+static void recursion(void **state) {
+  (void)state;
+  /* r(0,100) { r(10,20) { r(12,15) } } r(200,230) */
+  static const int64_t s[] = {0, 10, 12, 200}, e[] = {100, 20, 15, 230};
+  calls c = {4, s, e};
+  sp_fmt_source one = src("r", &c);
+  sp_fmt_stats o;
+  sp_fmt_nesting nest;
+  assert_int_equal(sp_fmt_stats_thread(&one, 1, &o, &nest), 0);
+  /* total 100+10+3+30; direct children: 10 (of the first), 3 (of the
+   * second). */
+  expect(&o, 4, 143, 3, 100, 0, 230, 143 - 10 - 3);
+  assert_false(nest.bad);
+  assert_true(fabs(o.mean_ns - 35.75) < 1e-9);
+  double var = ((100 - 35.75) * (100 - 35.75) + (10 - 35.75) * (10 - 35.75) +
+                (3 - 35.75) * (3 - 35.75) + (30 - 35.75) * (30 - 35.75)) /
+               4;
+  assert_true(fabs(o.std_ns - sqrt(var)) < 1e-9);
+}
+
+static void siblings_and_three_levels(void **state) {
+  (void)state;
+  /* outer(0,1000) { a(10,20) b(20,50) { c(25,30) c(30,40) } a(60,160) }
+   * and a top-level b(2000,2100) after it. */
+  static const int64_t os[] = {0}, oe[] = {1000};
+  static const int64_t as[] = {10, 60}, ae[] = {20, 160};
+  static const int64_t bs[] = {20, 2000}, be[] = {50, 2100};
+  static const int64_t cs[] = {25, 30}, ce[] = {30, 40};
+  calls oc = {1, os, oe}, ac = {2, as, ae}, bc = {2, bs, be}, cc = {2, cs, ce};
+  /* Deliberately not in nesting order: the merge must not care. */
+  sp_fmt_source srcs[4] = {src("c", &cc), src("b", &bc), src("outer", &oc),
+                           src("a", &ac)};
+  sp_fmt_stats o[4];
+  sp_fmt_nesting nest;
+  assert_int_equal(sp_fmt_stats_thread(srcs, 4, o, &nest), 0);
+  assert_false(nest.bad);
+  expect(&o[0], 2, 15, 5, 10, 25, 40, 15);
+  expect(&o[1], 2, 130, 30, 100, 20, 2100, 130 - 15);
+  expect(&o[2], 1, 1000, 1000, 1000, 0, 1000, 1000 - 10 - 30 - 100);
+  expect(&o[3], 2, 110, 10, 100, 10, 160, 110);
+}
+
+static void zero_length_and_identical(void **state) {
+  (void)state;
+  /* p(0,10) holds z(0,0) and z(10,10) (containment includes the ends);
+   * x(20,30) and y(20,30) are identical: the lower source index is the
+   * parent. */
+  static const int64_t ps[] = {0}, pe[] = {10};
+  static const int64_t zs[] = {0, 10}, ze[] = {0, 10};
+  static const int64_t xs[] = {20}, xe[] = {30};
+  calls pc = {1, ps, pe}, zc = {2, zs, ze}, xc = {1, xs, xe};
+  sp_fmt_source srcs[4] = {src("z", &zc), src("p", &pc), src("x", &xc),
+                           src("y", &xc)};
+  sp_fmt_stats o[4];
+  sp_fmt_nesting nest;
+  assert_int_equal(sp_fmt_stats_thread(srcs, 4, o, &nest), 0);
+  assert_false(nest.bad);
+  expect(&o[0], 2, 0, 0, 0, 0, 10, 0);
+  assert_true(o[0].mean_ns == 0 && o[0].std_ns == 0);
+  expect(&o[1], 1, 10, 10, 10, 0, 10, 10);
+  expect(&o[2], 1, 10, 10, 10, 20, 30, 0);
+  expect(&o[3], 1, 10, 10, 10, 20, 30, 10);
+}
+
+static void improper_nesting(void **state) {
+  (void)state;
+  /* a(0,50) and b(40,80) overlap without nesting; c(60,70) is inside b;
+   * then a(100,110) holds d(101,102), a second improper case not reported
+   * (the first one is). */
+  static const int64_t as[] = {0, 100}, ae[] = {50, 110};
+  static const int64_t bs[] = {40}, be[] = {80};
+  static const int64_t cs[] = {60}, ce[] = {70};
+  static const int64_t ds[] = {105, 108}, de[] = {120, 109};
+  calls ac = {2, as, ae}, bc = {1, bs, be}, cc = {1, cs, ce}, dc = {2, ds, de};
+  sp_fmt_source srcs[4] = {src("a", &ac), src("b", &bc), src("c", &cc),
+                           src("d", &dc)};
+  sp_fmt_stats o[4];
+  sp_fmt_nesting nest;
+  assert_int_equal(sp_fmt_stats_thread(srcs, 4, o, &nest), 0);
+  assert_int_equal(nest.bad, 1);
+  assert_int_equal(nest.thread, 4);
+  assert_string_equal(nest.outer, "a");
+  assert_string_equal(nest.inner, "b");
+  assert_int_equal(nest.outer_start, 0);
+  assert_int_equal(nest.inner_start, 40);
+  expect(&o[0], 2, 60, 10, 50, 0, 110, 60);
+  expect(&o[1], 1, 40, 40, 40, 40, 80, 30);
+  expect(&o[2], 1, 10, 10, 10, 60, 70, 10);
+  /* d(105,120) overlaps a(100,110): not a child; d(108,109) is d's. */
+  expect(&o[3], 2, 16, 1, 15, 105, 120, 15);
+  /* nest is optional. */
+  assert_int_equal(sp_fmt_stats_thread(srcs, 4, o, NULL), 0);
+  assert_int_equal(o[1].exclusive_ns, 30);
+}
+
+static void mean_std_and_empty(void **state) {
+  (void)state;
+  /* Durations 2,4,4,4,5,5,7,9: mean 5, population std 2; on a clock far
+   * from zero, one second long each plus those, to test stability. */
+  static const int64_t d[] = {2, 4, 4, 4, 5, 5, 7, 9};
+  int64_t s[8], e[8], s2[8], e2[8];
+  const int64_t base = (int64_t)4e18, sec = 1000000000;
+  for (int i = 0; i < 8; i++) {
+    s[i] = 100 * i;
+    e[i] = s[i] + d[i];
+    s2[i] = base + (int64_t)i * 2 * sec;
+    e2[i] = s2[i] + sec + d[i];
+  }
+  calls c = {8, s, e}, c2 = {8, s2, e2}, none = {0, NULL, NULL};
+  sp_fmt_source srcs[3] = {src("small", &c), src("none", &none),
+                           src("big", &c2)};
+  sp_fmt_stats o[3];
+  assert_int_equal(sp_fmt_stats_thread(srcs, 3, o, NULL), 0);
+  expect(&o[0], 8, 40, 2, 9, 0, 709, 40);
+  assert_true(o[0].mean_ns == 5.0);
+  assert_true(fabs(o[0].std_ns - 2.0) < 1e-12);
+  expect(&o[1], 0, 0, 0, 0, 0, 0, 0);
+  assert_true(o[1].mean_ns == 0 && o[1].std_ns == 0);
+  expect(&o[2], 8, 8 * sec + 40, sec + 2, sec + 9, base,
+         base + 14 * sec + sec + 9, 8 * sec + 40);
+  assert_true(fabs(o[2].mean_ns - (sec + 5.0)) < 1e-6);
+  assert_true(fabs(o[2].std_ns - 2.0) < 1e-6);
+}
+
+/* Many sources: each is read in small batches, within the memory budget,
+ * and the nesting still comes out exact. */
+typedef struct {
+  int64_t j;         /* 0 = the outer source */
+  int64_t max_batch; /* largest read asked for */
+  int64_t reads;
+} gen;
+
+#define NSRC 20000
+#define NCALL 100
+
+static void read_gen(const sp_fmt_source *src, int64_t first, int64_t n,
+                     int64_t *st, int64_t *en) {
+  gen *g = (gen *)(uintptr_t)src->ctx;
+  assert_true(first >= 0 && n >= 1 && first + n <= NCALL);
+  g->reads++;
+  if (n > g->max_batch)
+    g->max_batch = n;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t k = first + i;
+    st[i] = k * 1000000 + (g->j ? g->j * 40 : 0);
+    en[i] = g->j ? st[i] + 10 : st[i] + 900000;
+  }
+}
+
+static void many_sources_in_batches(void **state) {
+  (void)state;
+  gen *g = calloc(NSRC, sizeof *g);
+  sp_fmt_source *srcs = calloc(NSRC, sizeof *srcs);
+  sp_fmt_stats *o = calloc(NSRC, sizeof *o);
+  char(*names)[16] = calloc(NSRC, sizeof *names);
+  for (int64_t j = 0; j < NSRC; j++) {
+    g[j].j = j;
+    snprintf(names[j], sizeof names[j], "r%lld", (long long)j);
+    sp_fmt_source s = {0, names[j], NULL, -1, NCALL, read_gen, &g[j], 0};
+    srcs[j] = s;
+  }
+  sp_fmt_nesting nest;
+  assert_int_equal(sp_fmt_stats_thread(srcs, NSRC, o, &nest), 0);
+  assert_false(nest.bad);
+  expect(&o[0], NCALL, NCALL * 900000, 900000, 900000, 0,
+         (NCALL - 1) * 1000000 + 900000,
+         NCALL * 900000 - (int64_t)(NSRC - 1) * NCALL * 10);
+  expect(&o[NSRC - 1], NCALL, NCALL * 10, 10, 10, (NSRC - 1) * 40,
+         (NCALL - 1) * 1000000 + (NSRC - 1) * 40 + 10, NCALL * 10);
+  int64_t most = 0;
+  for (int64_t j = 0; j < NSRC; j++) {
+    assert_int_equal(o[j].calls, NCALL);
+    if (g[j].max_batch > most)
+      most = g[j].max_batch;
+  }
+  /* 8 MiB of buffers over 20,000 sources: a few dozen calls each. */
+  assert_true(most * 16 * NSRC <= 8 << 20);
+  assert_true(g[1].reads > 1);
+  free(g);
+  free(srcs);
+  free(o);
+  free(names);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(recursion),
+      cmocka_unit_test(siblings_and_three_levels),
+      cmocka_unit_test(zero_length_and_identical),
+      cmocka_unit_test(improper_nesting),
+      cmocka_unit_test(mean_std_and_empty),
+      cmocka_unit_test(many_sources_in_batches),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
