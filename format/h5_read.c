@@ -499,7 +499,7 @@ static hid_t open_file(const char *path, sp_fmt_err *err) {
   }
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0)
-    h5fail(err, path, "HDF5 file");
+    h5fail(err, path, "HDF5 file (damaged or not HDF5)");
   return f;
 }
 

@@ -12,9 +12,10 @@
 static inline void sp__h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
 
 static herr_t sp__h5_walk(unsigned n, const H5E_error2_t *e, void *data) {
-  /* The innermost entry (n == 0 when walking downward) says what failed. */
+  /* Walking upward, the first described entry is the most specific. */
   char *buf = data;
-  if (n == 0 && e->desc && e->desc[0])
+  (void)n;
+  if (!buf[0] && e->desc && e->desc[0])
     snprintf(buf, 256, "%s", e->desc);
   return 0;
 }
@@ -23,7 +24,7 @@ static herr_t sp__h5_walk(unsigned n, const H5E_error2_t *e, void *data) {
  * text) and clears the stack. */
 static inline const char *sp__h5_reason(char *buf, size_t size) {
   char inner[256] = "";
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, sp__h5_walk, inner);
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, sp__h5_walk, inner);
   H5Eclear2(H5E_DEFAULT);
   snprintf(buf, size, "%s", inner[0] ? inner : "HDF5 error");
   return buf;

@@ -1,0 +1,251 @@
+#!/usr/bin/python3
+# test_import.py - runs sp-import on inputs made by import_gen (and on
+# hand-made bad .spt files) and checks the merged file with h5py, an
+# independent reader: names, rows, exact timestamps, sources, statistics.
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+IMPORT, GEN, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(*args):
+    p = subprocess.run([IMPORT, *args], capture_output=True, text=True)
+    return p.returncode, p.stderr
+
+
+def expected_rows(ranks):
+    """Rows in DESIGN order: rank, thread, first start."""
+    rows = []
+    for r in sorted(ranks, key=lambda r: r["rank"]):
+        blocks = sorted(r["blocks"], key=lambda b: (b["thread"], min(b["starts"])))
+        rows += [dict(b, rank=r["rank"]) for b in blocks]
+    return rows
+
+
+def exclusive(rows):
+    """Total minus direct children, by containment per (rank, thread)."""
+    excl = {}
+    by_thread = {}
+    for i, b in enumerate(rows):
+        excl[i] = sum(e - s for s, e in zip(b["starts"], b["ends"]))
+        for s, e in zip(b["starts"], b["ends"]):
+            by_thread.setdefault((b["rank"], b["thread"]), []).append((s, e, i))
+    for calls in by_thread.values():
+        stack = []
+        for s, e, i in sorted(calls, key=lambda c: (c[0], -c[1])):
+            while stack and not (stack[-1][0] <= s and e <= stack[-1][1]):
+                stack.pop()
+            if stack:
+                excl[stack[-1][2]] -= e - s
+            stack.append((s, e, i))
+    return excl
+
+
+def check_merged(path, label, ranks):
+    rows = expected_rows(ranks)
+    # A region's location is the first one any row (in row order) has.
+    loc = {}
+    for b in rows:
+        if b["file"] and b["region"] not in loc:
+            loc[b["region"]] = (b["file"], b["line"])
+    names = []
+    for b in rows:
+        if b["region"] not in names:
+            names.append(b["region"])
+    excl = exclusive(rows)
+    with h5py.File(path, "r") as f:
+        check(int(f.attrs["scope_profiler_schema"]) == 2, "schema attribute")
+        got_names = list(f["region_table/names"].asstr()[()])
+        check(got_names == names, f"names {got_names} != {names}")
+        ix = f["rank_region_index"]
+        n = len(rows)
+        check(len(ix["region_ids"]) == n, f"{n} rows")
+        rid, rk, th = ix["region_ids"][()], ix["ranks"][()], ix["threads"][()]
+        off, cnt = ix["event_offsets"][()], ix["event_counts"][()]
+        sfiles = list(ix["source_files"].asstr()[()])
+        slines = ix["source_lines"][()]
+        st = ix["summary_statistics"][()]
+        starts, ends = f["events/start_times"][()], f["events/end_times"][()]
+        check(f["events/start_times"].dtype == np.int64, "int64 events")
+        check(ix["threads"].dtype == np.int32, "int32 threads")
+        for i, b in enumerate(rows):
+            where = f"row {i} (rank {b['rank']} thread {b['thread']} {b['region']})"
+            check(got_names[rid[i]] == b["region"], where + " region")
+            check(rk[i] == b["rank"] and th[i] == b["thread"], where + " rank/thread")
+            check(cnt[i] == len(b["starts"]), where + " count")
+            s = starts[off[i]:off[i] + cnt[i]].tolist()
+            e = ends[off[i]:off[i] + cnt[i]].tolist()
+            check(s == b["starts"] and e == b["ends"], where + " timestamps")
+            file, line = loc.get(b["region"], ("", -1))
+            check(sfiles[i] == file and slines[i] == line,
+                  where + f" source {sfiles[i]}:{slines[i]} != {file}:{line}")
+            d = np.array(b["ends"]) - np.array(b["starts"])
+            want = dict(calls=len(d), total_ns=d.sum(), min_ns=d.min(),
+                        max_ns=d.max(), first_start_ns=min(b["starts"]),
+                        last_end_ns=max(b["ends"]), exclusive_ns=excl[i],
+                        gpu_total_ns=-1)
+            for k, v in want.items():
+                check(st[i][k] == v, where + f" {k} {st[i][k]} != {v}")
+            check(abs(st[i]["mean_ns"] - d.mean()) < 1e-6, where + " mean")
+            check(abs(st[i]["std_ns"] - d.std()) < 1e-6, where + " std")
+        check(off.tolist() == sorted(off.tolist()), "offsets ascending")
+        check(len(starts) == sum(cnt), "no stray events")
+        m = f["metadata"].attrs
+        check(m["label"] == label, f"label {m['label']!r} != {label!r}")
+        check(int(m["mpi_size"]) == len(ranks), "mpi_size")
+        check(m["mpi_size"].dtype == np.int64, "mpi_size is int64")
+        check(m["hostname"] == "node-0", "hostname from rank 0")
+        check(int(m["omp_num_threads"]) == 2, "omp_num_threads int")
+        check(list(m["modules"]) == ["profile/base", "gcc/12.3.0", "openmpi/4.1"],
+              f"modules {m['modules']!r}")
+
+
+def spt(version, rank, regions, order="<"):
+    """A .spt image: regions = [(thread, name, file, line, starts, ends)]."""
+    b = b"SCOPEPRF" + struct.pack(order + "iiq", version, rank, len(regions))
+    for thread, name, file, line, s, e in regions:
+        if version == 3:
+            b += struct.pack(order + "i", thread)
+        b += struct.pack(order + "i", len(name)) + name.encode()
+        if version >= 2:
+            b += struct.pack(order + "i", len(file)) + file.encode()
+            b += struct.pack(order + "i", line)
+        b += struct.pack(order + "q", len(s))
+        b += struct.pack(order + "%dq" % len(s), *s) + struct.pack(order + "%dq" % len(e), *e)
+    return b
+
+
+def put(path, data):
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    inp, out = os.path.join(WORK, "in"), os.path.join(WORK, "out")
+    os.makedirs(inp)
+    os.makedirs(out)
+    subprocess.run([GEN, inp], check=True)
+    with open(os.path.join(inp, "expected.json")) as fh:
+        ranks = json.load(fh)
+    put(os.path.join(inp, "notes.txt"), b"not a profile\n")
+
+    # 3 ranks, mixed formats, found in a directory.
+    merged = os.path.join(out, "profile.h5")
+    rc, err = run(inp, "-o", merged)
+    check(rc == 0 and err == "", f"directory import: {rc} {err}")
+    check_merged(merged, "profile", ranks)
+
+    # An earlier merged file beside the inputs is not swallowed.
+    shutil.copy(merged, os.path.join(inp, "profile.h5"))
+    again = os.path.join(out, "again.h5")
+    rc, err = run("--label", "second", inp, "-o", again)
+    check(rc == 0, f"import beside a merged file: {err}")
+    check_merged(again, "second", ranks)
+
+    # A merged file named explicitly is read, with all its ranks.
+    rc, err = run("-o", again, merged)
+    check(rc == 0, f"re-import of a merged file: {err}")
+    check_merged(again, "again", ranks)
+
+    # The same file spelled three ways is read once.
+    os.symlink(os.path.join(inp, "run_rank00001.spt"), os.path.join(WORK, "link.spt"))
+    rc, err = run("-o", again, os.path.join(inp, "run_rank00001.spt"),
+                  os.path.join(inp, ".", "run_rank00001.spt"),
+                  os.path.join(WORK, "link.spt"), inp)
+    check(rc == 0, f"duplicate spelling: {err}")
+    check_merged(again, "again", ranks)
+
+    # Default output name and label, in the current directory.
+    rc = subprocess.run([IMPORT, inp], cwd=out).returncode
+    check(rc == 0, "default output")
+    check_merged(os.path.join(out, "profiling_data.h5"), "profiling_data", ranks)
+
+    # Errors: exit 1, one line naming the file, nothing under the output,
+    # an existing output kept.
+    bad = os.path.join(WORK, "bad")
+    os.makedirs(bad)
+    good = spt(2, 7, [(0, "f", "f.c", 3, [10, 20], [15, 25])])
+    cases = []
+
+    def case(name, data, expect, offset=None):
+        p = os.path.join(bad, name)
+        put(p, data)
+        cases.append(([p], p, expect, offset))
+
+    case("magic.spt", b"NOTSCOPE" + good[8:], "bad magic", 0)
+    case("v4.spt", spt(4, 7, []), "newer", 8)
+    case("v0.spt", b"SCOPEPRF" + struct.pack("<iiq", 0, 7, 0), "unknown version", 8)
+    case("trunc.spt", good[:-5], "does not fit", 40)
+    case("trunchdr.spt", good[:14], "truncated", 12)
+    case("neg.spt", b"SCOPEPRF" + struct.pack("<iiqi", 2, 7, 1, -5) + b"x" * 40,
+         "negative", 24)
+    case("count.spt", b"SCOPEPRF" + struct.pack("<iiqi", 1, 7, 1, 1) + b"f" +
+         struct.pack("<q", 1 << 40) + b"\0" * 32, "calls", 29)
+    case("big_endian_trunc.spt", spt(3, 7, [(0, "f", "", -1, [1], [2])], ">")[:-3],
+         "does not fit", 41)
+    case("regions.spt", b"SCOPEPRF" + struct.pack("<iiq", 2, 7, 1 << 40), "regions", 16)
+    put(os.path.join(bad, "notes.txt"), b"x")
+    cases.append(([os.path.join(bad, "missing.spt")], "missing.spt",
+                  "No such file", None))
+    empty = os.path.join(WORK, "empty")
+    os.makedirs(empty)
+    put(os.path.join(empty, "notes.txt"), b"x")
+    put(os.path.join(empty, "profile.h5"), open(merged, "rb").read())
+    cases.append(([empty], empty, "no *.spt", None))
+    clash = os.path.join(WORK, "clash")
+    os.makedirs(clash)
+    put(os.path.join(clash, "a.spt"), good)
+    put(os.path.join(clash, "b.spt"), spt(1, 7, [(0, "g", "", -1, [1], [2])]))
+    cases.append(([clash], "b.spt", "rank 7", None))
+    cases.append(([os.path.join(clash, "a.spt"), merged, os.path.join(inp, "run_rank00002.spt")],
+                  "run_rank00002.spt", "rank 2", None))
+    badh5 = os.path.join(bad, "x_rank00003.h5")
+    put(badh5, b"\x89HDF\r\n\x1a\n" + b"\0" * 100)
+    cases.append(([badh5], badh5, "", None))
+
+    target = os.path.join(out, "kept.h5")
+    for args, name, expect, offset in cases:
+        put(target, b"OLD")
+        before = sorted(os.listdir(out))
+        rc, err = run("-o", target, *args)
+        what = f"error case {os.path.basename(name)}: rc={rc} err={err!r}"
+        check(rc == 1, what + " exit status")
+        check(err.count("\n") == 1 and err.endswith("\n"), what + " one line")
+        check(name in err and expect in err, what + f" names {name} / {expect}")
+        if offset is not None:
+            check(f"offset {offset}:" in err, what + f" offset {offset}")
+        check(open(target, "rb").read() == b"OLD", what + " output kept")
+        check(sorted(os.listdir(out)) == before, what + " no leftovers")
+    # The second clash message names both files.
+    rc, err = run("-o", target, clash)
+    check("a.spt" in err and "b.spt" in err, f"clash names both: {err!r}")
+    # Unwritable output.
+    nodir = os.path.join(WORK, "nodir", "x.h5")
+    rc, err = run("-o", nodir, inp)
+    check(rc == 1 and nodir in err and err.count("\n") == 1, f"unwritable: {err!r}")
+    check(not os.path.exists(os.path.dirname(nodir)), "unwritable: nothing made")
+    rc, err = run("-o", target)
+    check(rc == 2, "no input is a usage error")
+
+    if failures:
+        print(f"{len(failures)} failures")
+        sys.exit(1)
+    print("test_import: all checks passed")
+
+
+main()
