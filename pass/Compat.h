@@ -1,0 +1,14 @@
+// Compat.h - the few places where LLVM 19 and LLVM 22 differ for this plugin.
+#ifndef SCOPEPROF_COMPAT_H
+#define SCOPEPROF_COMPAT_H
+
+#include "llvm/Config/llvm-config.h"
+
+// PassPlugin.h moved from llvm/Passes/ to llvm/Plugins/ in LLVM 22.
+#if LLVM_VERSION_MAJOR >= 22
+#include "llvm/Plugins/PassPlugin.h"
+#else
+#include "llvm/Passes/PassPlugin.h"
+#endif
+
+#endif

@@ -1,0 +1,50 @@
+// Instrument.h - rewrites one function into a ScopeProf region: the site
+// global, sp__enter at entry, sp__exit at every way out.
+#ifndef SCOPEPROF_INSTRUMENT_H
+#define SCOPEPROF_INSTRUMENT_H
+
+#include "Naming.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Module.h"
+
+namespace scopeprof {
+
+// Per-module helper owning the runtime declarations and string constants.
+class Instrumenter {
+public:
+  explicit Instrumenter(llvm::Module &M);
+
+  // A new private sp_site {i32 -1, i32 line, ptr name, ptr file}, named
+  // after Symbol so the IR is readable.
+  llvm::GlobalVariable *makeSite(llvm::StringRef Symbol, llvm::StringRef Name,
+                                 const SourceLoc &Loc);
+
+  struct Stats {
+    unsigned Exits = 0;   // sp__exit calls on normal paths
+    unsigned Invokes = 0; // calls turned into invokes for the EH cleanup
+  };
+  // Inserts the entry call, an exit call before every return, resume and
+  // musttail call and, if WithEH, a cleanup landing pad that closes the
+  // region when an exception passes through F.
+  Stats instrument(llvm::Function &F, llvm::GlobalVariable *Site, bool WithEH);
+
+  // Replaces a lowered hook call with the ScopeProf call for Site.
+  void replaceHook(llvm::CallBase &Hook, llvm::GlobalVariable *Site,
+                   bool IsEnter);
+
+private:
+  llvm::Constant *str(llvm::StringRef S);
+  llvm::Function *personality(llvm::Function &F);
+
+  llvm::Module &M;
+  llvm::StructType *SiteTy;
+  llvm::FunctionCallee Enter, Exit;
+  llvm::StringMap<llvm::Constant *> Strings;
+};
+
+} // namespace scopeprof
+
+#endif

@@ -1,0 +1,165 @@
+// Naming.cpp - turns a function into the region name and location users see.
+// Fortran names are lower-cased: Fortran is case-insensitive and Flang keeps
+// only the main program's name in upper case, so lower case is the one
+// spelling that is the same with and without debug info.
+#include "Naming.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace scopeprof {
+
+static bool isFortranLang(unsigned Lang) {
+  switch (Lang) {
+  case dwarf::DW_LANG_Fortran77:
+  case dwarf::DW_LANG_Fortran90:
+  case dwarf::DW_LANG_Fortran95:
+  case dwarf::DW_LANG_Fortran03:
+  case dwarf::DW_LANG_Fortran08:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// The DWARF language of a compile unit, 0 if unknown. LLVM 22 may carry a
+// versioned DW_LNAME instead, which none of our producers emit yet.
+static unsigned cuLanguage(const DICompileUnit *CU) {
+#if LLVM_VERSION_MAJOR >= 22
+  DISourceLanguageName L = CU->getSourceLanguage();
+  return L.hasVersionedName() ? 0 : L.getUnversionedName();
+#else
+  return CU->getSourceLanguage();
+#endif
+}
+
+static bool isCxxLang(unsigned Lang) {
+  return Lang == dwarf::DW_LANG_C_plus_plus ||
+         Lang == dwarf::DW_LANG_C_plus_plus_03 ||
+         Lang == dwarf::DW_LANG_C_plus_plus_11 ||
+         Lang == dwarf::DW_LANG_C_plus_plus_14;
+}
+
+SourceLang moduleLanguage(const Module &M) {
+  // Flang names every LLVM module "FIRModule"; its main program is _QQmain.
+  if (M.getSourceFileName() == "FIRModule" || M.getFunction("_QQmain"))
+    return SourceLang::Fortran;
+  for (const DICompileUnit *CU : M.debug_compile_units()) {
+    unsigned L = cuLanguage(CU);
+    if (isFortranLang(L))
+      return SourceLang::Fortran;
+    if (isCxxLang(L))
+      return SourceLang::Cxx;
+  }
+  // Without debug info: Itanium-mangled symbols or a personality routine
+  // mean C++ (an extern "C"-only C++ file without -g reads as C).
+  for (const Function &F : M)
+    if (F.getName().starts_with("_Z") || F.hasPersonalityFn())
+      return SourceLang::Cxx;
+  return SourceLang::C;
+}
+
+std::string symbolName(const Function &F) {
+  if (const DISubprogram *SP = F.getSubprogram()) {
+    if (!SP->getLinkageName().empty())
+      return SP->getLinkageName().str();
+    if (!SP->getName().empty())
+      return SP->getName().str();
+  }
+  return F.getName().str();
+}
+
+std::string demangleFlang(StringRef Sym) {
+  // Flang's scheme: _Q then tagged parts, a capital tag letter followed by a
+  // lower-case name: M module, S submodule, F host procedure, P procedure;
+  // QQmain is the main program.
+  if (!Sym.consume_front("_Q"))
+    return {};
+  if (Sym == "Qmain")
+    return "main";
+  std::string Out;
+  bool SawProc = false;
+  while (!Sym.empty()) {
+    char Tag = Sym.front();
+    Sym = Sym.drop_front();
+    size_t End = Sym.find_if([](char C) { return C >= 'A' && C <= 'Z'; });
+    StringRef Part = Sym.take_front(End);
+    Sym = Sym.drop_front(Part.size());
+    if (Part.empty())
+      return {};
+    switch (Tag) {
+    case 'M':
+    case 'S':
+    case 'F':
+    case 'P':
+      if (!Out.empty())
+        Out += "::";
+      Out += Part.str();
+      SawProc |= Tag == 'P';
+      break;
+    default:
+      return {};
+    }
+  }
+  return SawProc ? Out : std::string();
+}
+
+static std::string fortranName(const Function &F) {
+  const DISubprogram *SP = F.getSubprogram();
+  if (!SP || SP->getName().empty()) {
+    std::string D = demangleFlang(F.getName());
+    return D.empty() ? F.getName().str() : D;
+  }
+  std::string Name = SP->getName().lower();
+  // Prefix the enclosing module(s) and host procedures.
+  for (const DIScope *S = SP->getScope(); S; S = S->getScope()) {
+    if (isa<DIModule>(S) || isa<DISubprogram>(S))
+      Name = S->getName().lower() + "::" + Name;
+    else
+      break;
+  }
+  return Name;
+}
+
+std::string regionName(const Function &F, bool Fortran) {
+  if (Fortran)
+    return fortranName(F);
+  std::string Sym = symbolName(F);
+  // C++ (and anything Itanium-mangled): the full demangled signature, so
+  // overloads stay distinct regions.
+  if (StringRef(Sym).starts_with("_Z"))
+    return demangle(Sym);
+  return Sym;
+}
+
+SourceLoc sourceLoc(const Function &F) {
+  SourceLoc L;
+  if (const DISubprogram *SP = F.getSubprogram()) {
+    StringRef File = SP->getFilename(), Dir = SP->getDirectory();
+    if (!File.empty()) {
+      if (sys::path::is_absolute(File) || Dir.empty()) {
+        L.File = File.str();
+      } else {
+        SmallString<256> P(Dir);
+        sys::path::append(P, File);
+        L.File = std::string(P.str());
+      }
+      L.Line = SP->getLine();
+      return L;
+    }
+  }
+  StringRef Src = F.getParent()->getSourceFileName();
+  // Flang's placeholder module name is not a file.
+  if (Src != "FIRModule")
+    L.File = Src.str();
+  return L;
+}
+
+} // namespace scopeprof

@@ -1,0 +1,328 @@
+// ScopeProfPass.cpp - decides which functions become regions and why, and
+// removes every __cyg_profile_func_* reference it consumed.
+#include "ScopeProfPass.h"
+#include "Filter.h"
+#include "Instrument.h"
+#include "Naming.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+
+using namespace llvm;
+
+namespace scopeprof {
+
+static cl::opt<std::string>
+    FilterFile("sp-filter", cl::value_desc("file"),
+               cl::desc("ScopeProf: filter file selecting which "
+                        "-finstrument-functions functions become regions "
+                        "(default: $SP_FILTER)"));
+static cl::opt<bool>
+    Verbose("sp-verbose",
+            cl::desc("ScopeProf: report every function instrumented or "
+                     "skipped, and why, on stderr"));
+
+static constexpr const char *Done = "scopeprof-instrumented";
+static constexpr const char *CygEnter = "__cyg_profile_func_enter";
+static constexpr const char *CygExit = "__cyg_profile_func_exit";
+
+namespace {
+// Our own diagnostic kind: LLVM 19 has no DiagnosticInfoGeneric, and Clang
+// and Flang print any unknown kind as a plain error and fail the compile.
+class ScopeProfDiag : public DiagnosticInfo {
+  const Twine &Msg;
+
+public:
+  ScopeProfDiag(const Twine &Msg, DiagnosticSeverity Sev)
+      : DiagnosticInfo(kind(), Sev), Msg(Msg) {}
+  void print(DiagnosticPrinter &DP) const override { DP << "scopeprof: " << Msg; }
+  static int kind() {
+    static int K = getNextAvailablePluginDiagnosticKind();
+    return K;
+  }
+};
+} // namespace
+
+static void error(Module &M, const Twine &Msg) {
+  M.getContext().diagnose(ScopeProfDiag(Msg, DS_Error));
+}
+
+// The filter is read once per process (clang compiles one TU, but opt and
+// LTO may run the pass on many modules). Returns false after diagnosing.
+static bool getFilter(Module &M, const Filter *&Out) {
+  static std::map<std::string, std::pair<std::optional<Filter>, std::string>>
+      Cache;
+  Out = nullptr;
+  std::string Path = FilterFile;
+  if (Path.empty())
+    if (const char *Env = std::getenv("SP_FILTER"))
+      Path = Env;
+  if (Path.empty())
+    return true;
+  auto It = Cache.find(Path);
+  if (It == Cache.end()) {
+    Expected<Filter> F = Filter::load(Path);
+    std::pair<std::optional<Filter>, std::string> Entry;
+    if (F)
+      Entry.first = std::move(*F);
+    else
+      Entry.second = toString(F.takeError());
+    It = Cache.emplace(Path, std::move(Entry)).first;
+  }
+  if (!It->second.first) {
+    error(M, It->second.second);
+    return false;
+  }
+  Out = &*It->second.first;
+  return true;
+}
+
+// annotate("sp_region") / annotate("sp_region:NAME") from
+// llvm.global.annotations: function -> explicit name ("" = the function's).
+static MapVector<Function *, std::string> annotations(Module &M) {
+  MapVector<Function *, std::string> Out;
+  GlobalVariable *GA = M.getGlobalVariable("llvm.global.annotations");
+  if (!GA || !GA->hasInitializer())
+    return Out;
+  auto *CA = dyn_cast<ConstantArray>(GA->getInitializer());
+  if (!CA)
+    return Out;
+  for (Value *Op : CA->operands()) {
+    auto *CS = dyn_cast<ConstantStruct>(Op);
+    if (!CS || CS->getNumOperands() < 2)
+      continue;
+    auto *Fn = dyn_cast<Function>(CS->getOperand(0)->stripPointerCasts());
+    auto *StrGV =
+        dyn_cast<GlobalVariable>(CS->getOperand(1)->stripPointerCasts());
+    if (!Fn || !StrGV || !StrGV->hasInitializer())
+      continue;
+    auto *Str = dyn_cast<ConstantDataArray>(StrGV->getInitializer());
+    if (!Str || !Str->isCString())
+      continue;
+    StringRef A = Str->getAsCString();
+    if (A == "sp_region")
+      Out.insert({Fn, ""});
+    else if (A.consume_front("sp_region:"))
+      Out[Fn] = A.trim().str();
+  }
+  return Out;
+}
+
+// Removes Attr if it names the given hook; true if it did.
+static bool consumeAttr(Function &F, StringRef Attr, StringRef Hook) {
+  if (F.getFnAttribute(Attr).getValueAsString() != Hook)
+    return false;
+  F.removeFnAttr(Attr);
+  return true;
+}
+
+static void eraseHook(CallBase &Hook) {
+  // The second argument is usually a fresh llvm.returnaddress, dead now.
+  Value *RA = Hook.arg_size() > 1 ? Hook.getArgOperand(1) : nullptr;
+  Hook.eraseFromParent();
+  if (auto *II = dyn_cast_or_null<IntrinsicInst>(RA))
+    if (II->getIntrinsicID() == Intrinsic::returnaddress && II->use_empty())
+      II->eraseFromParent();
+}
+
+// Why a function that asked to be instrumented is not; empty if it is fine.
+static const char *skipReason(const Function &F, bool Fortran, bool Annotated,
+                              const Module &M) {
+  if (F.hasFnAttribute(Attribute::Naked))
+    return "naked: its body is asm that owns the stack and registers, a call "
+           "would corrupt them";
+  if (F.hasAvailableExternallyLinkage())
+    return "available_externally: this body is dropped; the out-of-line "
+           "definition is instrumented where it is compiled";
+  if (F.isPresplitCoroutine())
+    return "coroutine: its entry and exits are rewritten by CoroSplit later";
+  if (Fortran && !Annotated && F.getName() == "main" &&
+      M.getFunction("_QQmain"))
+    return "Flang's C entry point; the program itself is _QQmain";
+  return nullptr;
+}
+
+namespace {
+struct Hook {
+  CallBase *Call;
+  Function *Target; // the function the hook was emitted for, or null
+  bool IsEnter;
+};
+
+class Run {
+public:
+  Run(Module &M, Stage S, const Filter *Flt)
+      : M(M), S(S), Flt(Flt), Fortran(moduleLanguage(M) == SourceLang::Fortran),
+        Cxx(moduleLanguage(M) == SourceLang::Cxx) {}
+  bool run();
+
+private:
+  Instrumenter &ins() {
+    if (!Ins)
+      Ins = std::make_unique<Instrumenter>(M);
+    return *Ins;
+  }
+  void note(const Twine &Msg) {
+    if (Verbose)
+      errs() << "scopeprof: " << M.getSourceFileName() << ": " << Msg << "\n";
+  }
+  // The site of a function whose hooks were inlined elsewhere (the region
+  // of the callee), or null if that function is not to be a region.
+  GlobalVariable *siteForInlined(Function *G);
+
+  Module &M;
+  Stage S;
+  const Filter *Flt;
+  bool Fortran, Cxx;
+  std::unique_ptr<Instrumenter> Ins;
+  DenseMap<Function *, GlobalVariable *> Sites;
+};
+} // namespace
+
+GlobalVariable *Run::siteForInlined(Function *G) {
+  auto It = Sites.find(G);
+  if (It != Sites.end())
+    return It->second;
+  GlobalVariable *Site = nullptr;
+  std::string Name = regionName(*G, Fortran);
+  SourceLoc Loc = sourceLoc(*G);
+  // The callee's body is gone or elsewhere: judge it by name and file only.
+  if (!Flt || Flt->decide(Name, symbolName(*G), Loc.File, ~0u).Keep)
+    Site = ins().makeSite(G->getName(), Name, Loc);
+  Sites[G] = Site;
+  return Site;
+}
+
+bool Run::run() {
+  bool Early = S != Stage::OptimizerLast, Late = S != Stage::PipelineStart;
+  MapVector<Function *, std::string> Annotated;
+  if (Early)
+    Annotated = annotations(M);
+  Function *CygE = M.getFunction(CygEnter), *CygX = M.getFunction(CygExit);
+
+  // Hook calls, by the function they sit in.
+  DenseMap<Function *, SmallVector<Hook, 4>> Hooks;
+  for (Function *HF : {CygE, CygX}) {
+    if (!HF)
+      continue;
+    for (User *U : HF->users()) {
+      auto *CB = dyn_cast<CallBase>(U);
+      if (!CB || CB->getCalledOperand() != HF || !isa<CallInst>(CB))
+        continue;
+      Function *Target =
+          CB->arg_size() ? dyn_cast<Function>(
+                               CB->getArgOperand(0)->stripPointerCasts())
+                         : nullptr;
+      Hooks[CB->getFunction()].push_back({CB, Target, HF == CygE});
+    }
+  }
+
+  bool Changed = false;
+  SmallVector<Hook, 8> Inlined;
+  for (Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    auto AIt = Annotated.find(&F);
+    bool Ann = AIt != Annotated.end();
+    const char *Why = Ann ? "annotate" : nullptr;
+    if (Early) {
+      bool A = consumeAttr(F, "instrument-function-entry", CygEnter);
+      A |= consumeAttr(F, "instrument-function-exit", CygExit);
+      if (A && !Why)
+        Why = "-finstrument-functions";
+      Changed |= A;
+    }
+    if (Late) {
+      bool A = consumeAttr(F, "instrument-function-entry-inlined", CygEnter);
+      A |= consumeAttr(F, "instrument-function-exit-inlined", CygExit);
+      if (A && !Why)
+        Why = "-finstrument-functions-after-inlining";
+      Changed |= A;
+    }
+    auto HIt = Hooks.find(&F);
+    if (HIt != Hooks.end()) {
+      for (Hook &H : HIt->second) {
+        if (H.Target == &F) {
+          eraseHook(*H.Call);
+          Changed = true;
+          if (!Why)
+            Why = "__cyg_profile_func hook calls";
+        } else {
+          Inlined.push_back(H);
+        }
+      }
+    }
+    if (!Why)
+      continue;
+
+    std::string Name = Ann && !AIt->second.empty()
+                           ? AIt->second
+                           : regionName(F, Fortran);
+    if (F.hasFnAttribute(Done)) {
+      note("skipped '" + Name + "': already instrumented");
+      continue;
+    }
+    if (const char *Skip = skipReason(F, Fortran, Ann, M)) {
+      note("skipped '" + Name + "': " + Skip);
+      continue;
+    }
+    SourceLoc Loc = sourceLoc(F);
+    if (Flt && !Ann) {
+      Filter::Decision D =
+          Flt->decide(Name, symbolName(F), Loc.File, F.getInstructionCount());
+      if (!D.Keep) {
+        note("skipped '" + Name + "': " + D.Why);
+        continue;
+      }
+    }
+    GlobalVariable *Site = ins().makeSite(F.getName(), Name, Loc);
+    Sites[&F] = Site;
+    Instrumenter::Stats St = ins().instrument(F, Site, Cxx);
+    F.addFnAttr(Done);
+    Changed = true;
+    note("instrumented '" + Name + "' [" +
+         (Loc.File.empty() ? "?" : Loc.File) + ":" + Twine(Loc.Line) +
+         "] (" + Why + "; " + Twine(St.Exits) + " exit(s), " +
+         Twine(St.Invokes) + " call(s) given an EH cleanup)");
+  }
+
+  // Hooks copied into other functions by inlining that ran before us
+  // (Flang inlines before LLVM sees the module): the callee's region, 1:1.
+  for (Hook &H : Inlined) {
+    if (GlobalVariable *Site = H.Target ? siteForInlined(H.Target) : nullptr)
+      ins().replaceHook(*H.Call, Site, H.IsEnter);
+    eraseHook(*H.Call);
+    Changed = true;
+  }
+
+  // No reference to the hooks may survive into the object.
+  for (Function *HF : {CygE, CygX})
+    if (HF && HF->use_empty()) {
+      HF->eraseFromParent();
+      Changed = true;
+    }
+  return Changed;
+}
+
+PreservedAnalyses ScopeProfPass::run(Module &M, ModuleAnalysisManager &) {
+  const Filter *Flt;
+  if (!getFilter(M, Flt))
+    return PreservedAnalyses::all();
+  Run R(M, S, Flt);
+  return R.run() ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+} // namespace scopeprof
