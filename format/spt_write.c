@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,9 @@
 #define SP_SPT_BATCH ((int64_t)64 * 1024)
 /* Output buffer: large writes cost little more than the copy into it. */
 #define SP_SPT_OUTBUF ((size_t)4 << 20)
+/* Calls in a block for which an early flush (a short write) is cheaper
+ * than copying its timestamps through the batch buffer. */
+#define SP_SPT_ALIGN ((int64_t)4096)
 
 typedef struct {
   int fd;
@@ -85,26 +89,51 @@ static void put_times(out *o, const int64_t *v, int64_t n) {
   }
 }
 
-/* Starts, then ends: two passes over the source, one batch in memory. A
- * block of one batch is read once. */
+static int aligned(const out *o) {
+  return ((uintptr_t)(o->buf + o->pos) & 7) == 0;
+}
+
+/* Starts, then ends: two passes over the source, one batch in memory at a
+ * time. Without byte swapping, read() fills the output buffer directly
+ * where it is 8-byte aligned, so each call is copied once (as by fwrite);
+ * a block of at least SP_SPT_ALIGN calls is worth a flush to get there. */
 static void put_block_times(out *o, const sp_fmt_source *s, int64_t *st,
                             int64_t *en) {
-  if (s->count <= SP_SPT_BATCH) {
-    if (s->count) {
-      s->read(s, 0, s->count, st, en);
-      put_times(o, st, s->count);
-      put_times(o, en, s->count);
+  int64_t n = s->count;
+  if (n == 0)
+    return;
+  int direct = !o->swap;
+  if (direct && !aligned(o) && n >= SP_SPT_ALIGN)
+    flush(o);
+  direct = direct && aligned(o);
+  if (n <= SP_SPT_BATCH) {
+    size_t need = (size_t)n * 16;
+    if (SP_SPT_OUTBUF - o->pos < need)
+      flush(o); /* pos 0 keeps alignment */
+    if (direct) {
+      int64_t *d = (int64_t *)(void *)(o->buf + o->pos);
+      s->read(s, 0, n, d, d + n);
+      o->pos += need;
+    } else {
+      s->read(s, 0, n, st, en);
+      put_times(o, st, n);
+      put_times(o, en, n);
     }
     return;
   }
   for (int pass = 0; pass < 2; pass++)
-    for (int64_t first = 0; first < s->count && !o->err;
-         first += SP_SPT_BATCH) {
-      int64_t k = s->count - first;
-      if (k > SP_SPT_BATCH)
-        k = SP_SPT_BATCH;
-      s->read(s, first, k, st, en);
-      put_times(o, pass ? en : st, k);
+    for (int64_t first = 0; first < n && !o->err; first += SP_SPT_BATCH) {
+      int64_t k = n - first < SP_SPT_BATCH ? n - first : SP_SPT_BATCH;
+      if (direct) {
+        if (SP_SPT_OUTBUF - o->pos < (size_t)k * 8)
+          flush(o);
+        int64_t *d = (int64_t *)(void *)(o->buf + o->pos);
+        s->read(s, first, k, pass ? st : d, pass ? d : en);
+        o->pos += (size_t)k * 8;
+      } else {
+        s->read(s, first, k, st, en);
+        put_times(o, pass ? en : st, k);
+      }
     }
 }
 
