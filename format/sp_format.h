@@ -24,8 +24,8 @@ typedef struct sp_fmt_err {
 /* ---- in-memory profile of one rank (what readers return) ---------------- */
 
 typedef struct sp_fmt_region {
-  char *name; /* UTF-8, never NULL */
-  char *file; /* NULL = unknown */
+  char *name;   /* UTF-8, never NULL */
+  char *file;   /* NULL = unknown */
   int32_t line; /* -1 = unknown */
 } sp_fmt_region;
 
@@ -43,10 +43,10 @@ enum sp_fmt_meta_type { SP_FMT_META_STR, SP_FMT_META_INT, SP_FMT_META_STRLIST };
 
 typedef struct sp_fmt_meta_item {
   char *key;
-  int type; /* enum sp_fmt_meta_type */
-  char *str;     /* SP_FMT_META_STR */
-  int64_t i64;   /* SP_FMT_META_INT */
-  char **strs;   /* SP_FMT_META_STRLIST */
+  int type;    /* enum sp_fmt_meta_type */
+  char *str;   /* SP_FMT_META_STR */
+  int64_t i64; /* SP_FMT_META_INT */
+  char **strs; /* SP_FMT_META_STRLIST */
   int64_t nstrs;
 } sp_fmt_meta_item;
 
@@ -67,7 +67,9 @@ typedef struct sp_fmt_rank {
 
 void sp_fmt_rank_free(sp_fmt_rank *r); /* frees contents, not r itself */
 
-/* Metadata helpers (deep copies; NULL-safe free). */
+/* Metadata helpers (deep copies; NULL-safe free). Setting a key that exists
+ * replaces its value in place; sp_fmt_meta_copy replaces dst, which must be
+ * empty ({0, NULL}) or valid. Return 0, or -1 when out of memory. */
 int sp_fmt_meta_set_str(sp_fmt_meta *m, const char *key, const char *value);
 int sp_fmt_meta_set_int(sp_fmt_meta *m, const char *key, int64_t value);
 int sp_fmt_meta_set_strlist(sp_fmt_meta *m, const char *key,
@@ -102,28 +104,31 @@ void sp_fmt_rank_sources(const sp_fmt_rank *r, sp_fmt_source *out);
 
 typedef struct sp_fmt_stats {
   int64_t calls, total_ns, min_ns, max_ns, first_start_ns, last_end_ns;
-  int64_t exclusive_ns; /* total minus direct children on the same thread */
-  int64_t gpu_total_ns; /* -1 = none */
+  int64_t exclusive_ns;   /* total minus direct children on the same thread */
+  int64_t gpu_total_ns;   /* -1 = none */
   double mean_ns, std_ns; /* std: population */
 } sp_fmt_stats;
 
 /* Where containment failed: two calls overlap without nesting. */
 typedef struct sp_fmt_nesting {
-  int bad;                 /* 0 = properly nested */
+  int bad; /* 0 = properly nested */
   int32_t thread;
   const char *outer, *inner; /* region names (point into the sources) */
   int64_t outer_start, inner_start;
 } sp_fmt_nesting;
 
-/* Statistics of srcs[0..n), which must all be one rank's one thread:
- * out[i] for srcs[i]. exclusive_ns comes from reconstructing nesting by
- * containment across all n sources. Returns 0, or -1 when out of memory.
- * Improper nesting is not an error: nest (if given) describes the first
- * case and exclusive times count only properly nested children. */
-int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n,
-                        sp_fmt_stats *out, sp_fmt_nesting *nest);
+/* Statistics of srcs[0..n), which must all be one rank's one thread, each
+ * in start order: out[i] for srcs[i]. exclusive_ns comes from reconstructing
+ * nesting by containment across all n sources (merged by start asc, end
+ * desc, index asc). Sources are read in batches within an 8 MiB budget.
+ * Returns 0, or -1 when out of memory. Improper nesting is not an error:
+ * nest (if given) describes the first case and exclusive times count only
+ * properly nested children. */
+int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
+                        sp_fmt_nesting *nest);
 
-/* ---- .spt trace ----------------------------------------------------------- */
+/* ---- .spt trace -----------------------------------------------------------
+ */
 
 /* Writes srcs as a .spt of `version` (1, 2 or 3) to a temporary name
  * beside path, then renames it to path; on failure nothing is left under
@@ -134,9 +139,11 @@ int sp_fmt_spt_write(const char *path, int32_t rank, int version,
                      const sp_fmt_source *srcs, int64_t n, int big_endian,
                      sp_fmt_err *err);
 
-/* Parses a whole .spt image held in memory. name is used in messages.
- * Every length and count is checked against the bytes left before any
- * allocation; trailing bytes are an error. On error *out is empty. */
+/* Parses a whole .spt image held in memory. name is used in messages
+ * ("<name>: offset <N>: <what>"). Every length and count is checked against
+ * the bytes left before any allocation; trailing bytes are an error. One
+ * region per distinct name (first known location kept), one block per file
+ * block in file order. On error *out is empty. Rules: docs/format.md. */
 int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
                      sp_fmt_rank *out, sp_fmt_err *err);
 
@@ -146,7 +153,8 @@ int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
 /* 1 if the first bytes of the file at path are the .spt magic. */
 int sp_fmt_is_spt(const char *path);
 
-/* ---- schema-2 HDF5 --------------------------------------------------------- */
+/* ---- schema-2 HDF5 ---------------------------------------------------------
+ */
 
 #define SP_FMT_HAVE_HDF5_API 1 /* the declarations below exist; the code */
                                /* only when built with SP_USE_HDF5 */
@@ -206,7 +214,8 @@ void sp_fmt_h5_summary_free(sp_fmt_h5_summary *s);
 /* 1 if the file at path starts with the HDF5 signature. */
 int sp_fmt_is_h5(const char *path);
 
-/* ---- atomic output helper -------------------------------------------------- */
+/* ---- atomic output helper --------------------------------------------------
+ */
 
 /* A temporary name beside path ("<path>.tmp.<pid>.<n>"), in buf.
  * Returns 0, or -1 when buf is too small. */
