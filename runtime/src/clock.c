@@ -32,7 +32,8 @@ static int cpu_has_invariant_tsc(void) {
 }
 
 /* The kernel drops the TSC as clocksource when it finds it unsynchronized
- * across CPUs; following its choice keeps threads on one timeline. */
+ * across CPUs; following its choice keeps threads on one timeline. A KVM
+ * guest's kvm-clock is itself the host TSC scaled, so it vouches as well. */
 static int kernel_uses_tsc(void) {
   FILE *f = fopen(
       "/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
@@ -42,7 +43,7 @@ static int kernel_uses_tsc(void) {
   if (!fgets(buf, sizeof buf, f))
     buf[0] = 0;
   fclose(f);
-  return strncmp(buf, "tsc", 3) == 0;
+  return strncmp(buf, "tsc", 3) == 0 || strncmp(buf, "kvm-clock", 9) == 0;
 }
 
 /* Reads tsc and mono as close together as possible: the TSC halfway

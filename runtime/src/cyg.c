@@ -3,38 +3,40 @@
  * are keyed by function address here; names are resolved at finalize. */
 #include "hotpath.h"
 
-static inline int32_t addr_id(sp__thread_t *t, const void *fn) {
-  unsigned h = (unsigned)((uintptr_t)fn >> 4) & 255u;
-  if (SP_LIKELY(t->cyg_cache[h].fn == fn))
-    return t->cyg_cache[h].id;
+static __attribute__((noinline)) int32_t addr_slow(const void *fn) {
+  if (!sp__active)
+    return -1;
+  sp__thread_t *t = sp__tls;
+  if (!t && !(t = sp__thread_slow()))
+    return -1;
   int32_t id = sp__register_addr(fn);
   if (id >= 0) {
+    unsigned h = (unsigned)((uintptr_t)fn >> 4) & 255u;
     t->cyg_cache[h].fn = fn;
     t->cyg_cache[h].id = id;
   }
   return id;
 }
 
+/* A direct-mapped per-thread cache in front of the lock-free table. */
+static inline int32_t addr_id(const void *fn) {
+  sp__thread_t *t = sp__tls;
+  unsigned h = (unsigned)((uintptr_t)fn >> 4) & 255u;
+  if (SP_LIKELY(t && t->cyg_cache[h].fn == fn))
+    return t->cyg_cache[h].id;
+  return addr_slow(fn);
+}
+
 SP_API void __cyg_profile_func_enter(void *fn, void *call_site) {
   (void)call_site;
-  sp__thread_t *t = sp__tls;
-  if (SP_UNLIKELY(!t)) {
-    if (!sp_active_ || !(t = sp__thread_slow()))
-      return;
-  }
-  if (SP_UNLIKELY(!sp_active_))
-    return;
-  int32_t id = addr_id(t, fn);
-  if (id >= 0)
-    begin_fast(t, id);
+  int32_t id = addr_id(fn);
+  if (SP_LIKELY(id >= 0))
+    sp__begin_fast(id);
 }
 
 SP_API void __cyg_profile_func_exit(void *fn, void *call_site) {
   (void)call_site;
-  sp__thread_t *t = sp__tls;
-  if (SP_UNLIKELY(!t || !sp_active_))
-    return;
-  int32_t id = addr_id(t, fn);
-  if (id >= 0)
-    end_fast(t, id);
+  int32_t id = addr_id(fn);
+  if (SP_LIKELY(id >= 0))
+    sp__end_fast(id);
 }

@@ -340,7 +340,7 @@ SP_API int sp_finalize(void) {
     pthread_mutex_unlock(&lock);
     return st == SP__FINALIZED ? result : SP_OK;
   }
-  sp_active_ = 0;
+  sp__set_active(0);
   atomic_store(&sp__state, SP__FINALIZED);
   fin_now = sp__now();
   sp__clock_end();

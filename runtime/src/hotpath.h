@@ -1,52 +1,53 @@
 /* hotpath.h - the inline per-event code shared by sp_begin/sp_end, the
- * plugin's hooks and the __cyg_profile hooks. */
+ * plugin's hooks and the __cyg_profile hooks. The fast path touches no
+ * callee-saved register: every rare case is a tail call to a slow path. */
 #ifndef SP_HOTPATH_H
 #define SP_HOTPATH_H
 
 #include "internal.h"
 
-SP_HIDDEN sp__buf_t *sp__buf_slow(sp__thread_t *t, int32_t id);
-SP_HIDDEN int sp__buf_grow(sp__thread_t *t, sp__buf_t *b);
+/* The exported flag, read through a hidden alias: no GOT load. */
+SP_HIDDEN extern int sp__active;
+
+SP_HIDDEN void sp__begin_slow(int32_t id);
 SP_HIDDEN void sp__end_slow(sp__thread_t *t, int32_t id, uint64_t now);
 
-static inline __attribute__((always_inline)) void
-begin_fast(sp__thread_t *t, int32_t id) {
-  if ((uint32_t)id >= SP__MAX_REGIONS) {
-    t->n_invalid++;
+static inline __attribute__((always_inline)) void sp__begin_fast(int32_t id) {
+  sp__thread_t *t = sp__tls;
+  if (SP_UNLIKELY(!t || !sp__active || (uint32_t)id >= SP__MAX_REGIONS)) {
+    sp__begin_slow(id);
     return;
   }
-  sp__buf_t *b = sp__buf_peek(t, id);
-  if (SP_UNLIKELY(!b)) {
-    b = sp__buf_slow(t, id);
-    if (!b)
-      return;
-  }
-  if (SP_UNLIKELY(b->cur == b->end) && sp__buf_grow(t, b) != 0) {
-    t->n_dropped++;
+  sp__buf_t *page = t->pages[(uint32_t)id >> SP__PAGE_BITS];
+  if (SP_UNLIKELY(!page)) {
+    sp__begin_slow(id);
     return;
   }
-  if (SP_UNLIKELY(t->depth >= SP__STACK_MAX)) {
-    t->overflow++;
-    t->n_dropped++;
+  sp__buf_t *b = &page[(uint32_t)id & (SP__PAGE_SIZE - 1)];
+  sp__pair_t *p = b->cur;
+  uint32_t d = t->depth;
+  if (SP_UNLIKELY(p == b->end || d >= SP__STACK_MAX)) {
+    sp__begin_slow(id);
     return;
   }
-  sp__pair_t *p = b->cur++;
-  sp__frame_t *f = &t->stack[t->depth++];
-  f->region = id;
-  f->slot = p;
-  p->end = 0;
+  b->cur = p + 1;
+  t->stack[d].region = id;
+  t->stack[d].slot = p;
+  t->depth = d + 1;
   p->start = sp__now();
 }
 
-static inline __attribute__((always_inline)) void
-end_fast(sp__thread_t *t, int32_t id) {
+static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {
+  sp__thread_t *t = sp__tls;
+  if (SP_UNLIKELY(!t))
+    return; /* this thread never began a call */
   uint64_t now = sp__now();
+  if (SP_UNLIKELY(!sp__active))
+    return;
   uint32_t d = t->depth;
-  if (SP_LIKELY(d && !t->overflow && t->stack[d - 1].region == id)) {
-    sp__frame_t *f = &t->stack[d - 1];
+  if (SP_LIKELY(d && t->stack[d - 1].region == id && !t->overflow)) {
     t->depth = d - 1;
-    if (SP_LIKELY(f->slot != NULL))
-      f->slot->end = now;
+    t->stack[d - 1].slot->end = now;
     return;
   }
   sp__end_slow(t, id, now);

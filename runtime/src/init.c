@@ -11,6 +11,15 @@
 #include <unistd.h>
 
 SP_API int sp_active_ = 1;
+/* The runtime's own reads go through this hidden alias (no GOT load). A
+ * program that reads sp_active_ from the header may hold a copy-relocated
+ * copy of it, so both are always written together, by sp__set_active. */
+extern int sp__active __attribute__((alias("sp_active_"), visibility("hidden")));
+
+void sp__set_active(int on) {
+  sp_active_ = on;
+  sp__active = on;
+}
 _Atomic int sp__state = SP__UNINIT;
 sp__config_t sp__cfg;
 int sp__forked;
@@ -55,7 +64,7 @@ static void fork_child(void) {
     return;
   sp__record_after_fork();
   if (!strstr(sp__cfg.prefix, "%p")) {
-    sp_active_ = 0;
+    sp__set_active(0);
     atomic_store(&sp__state, SP__FINALIZED);
   }
 }
@@ -89,7 +98,7 @@ static void do_init(void) {
   const char *en = getenv("SP_ENABLE");
   if (en && (strcmp(en, "0") == 0 || strcmp(en, "false") == 0 ||
              strcmp(en, "off") == 0 || strcmp(en, "no") == 0)) {
-    sp_active_ = 0;
+    sp__set_active(0);
     atomic_store(&sp__state, SP__DISABLED);
     return;
   }

@@ -34,6 +34,7 @@ SP_HIDDEN void sp__debug(const char *fmt, ...)
 enum { SP__UNINIT = 0, SP__RUNNING, SP__DISABLED, SP__FINALIZED };
 SP_HIDDEN extern _Atomic int sp__state;
 SP_HIDDEN void sp__ensure_init(void);
+SP_HIDDEN void sp__set_active(int on);
 
 /* ---- configuration, read once at init ---- */
 typedef struct sp__config {
@@ -101,7 +102,7 @@ typedef struct sp__buf {
 
 typedef struct sp__frame {
   int32_t region;
-  sp__pair_t *slot; /* NULL: inherited across fork, or dropped */
+  sp__pair_t *slot; /* &thread->scratch for frames inherited across fork */
 } sp__frame_t;
 
 typedef struct sp__thread {
@@ -109,6 +110,8 @@ typedef struct sp__thread {
   sp__frame_t *stack; /* SP__STACK_MAX frames, reserved, touched lazily */
   uint32_t depth;
   uint32_t overflow;  /* frames beyond SP__STACK_MAX, not recorded */
+  uint32_t inherited; /* frames below this came from the parent (fork) */
+  sp__pair_t scratch;
   /* arena for chunks */
   char *arena, *arena_end;
   uint64_t next_cap_hint;

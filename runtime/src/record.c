@@ -10,9 +10,11 @@ __thread sp__thread_t *sp__tls;
 _Atomic(sp__thread_t *) sp__threads;
 static _Atomic int32_t n_threads;
 
-#define ARENA_BYTES (4u << 20)
-#define FIRST_CAP 64u          /* pairs in a region's first chunk */
-#define MAX_CAP (64u << 10)    /* 1 MiB chunks at most */
+/* Chunk sizes are powers of two in bytes, header included, so that they
+ * tile the arena blocks exactly: no pre-faulted byte goes unused. */
+#define ARENA_BYTES (256u << 10)
+#define FIRST_CHUNK 1024u      /* bytes of a region's first chunk */
+#define MAX_CHUNK (256u << 10)
 
 static void *map_populated(size_t bytes) {
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -49,8 +51,7 @@ sp__thread_t *sp__thread_slow(void) {
 /* Carves a chunk of cap pairs from the thread's arena, mapping a new
  * pre-faulted block when it runs out (the page faults happen here, once
  * per block, instead of once per 256 calls on the hot path). */
-static sp__chunk_t *chunk_new(sp__thread_t *t, uint64_t cap) {
-  size_t bytes = sizeof(sp__chunk_t) + cap * sizeof(sp__pair_t);
+static sp__chunk_t *chunk_new(sp__thread_t *t, size_t bytes) {
   if ((size_t)(t->arena_end - t->arena) < bytes) {
     size_t block = bytes > ARENA_BYTES ? bytes : ARENA_BYTES;
     char *p = map_populated(block);
@@ -62,11 +63,11 @@ static sp__chunk_t *chunk_new(sp__thread_t *t, uint64_t cap) {
   sp__chunk_t *c = (sp__chunk_t *)t->arena;
   t->arena += bytes;
   c->next = NULL;
-  c->cap = cap;
+  c->cap = (bytes - sizeof(sp__chunk_t)) / sizeof(sp__pair_t);
   return c;
 }
 
-__attribute__((noinline)) sp__buf_t *sp__buf_slow(sp__thread_t *t, int32_t id) {
+static sp__buf_t *buf_get(sp__thread_t *t, int32_t id) {
   if ((uint32_t)id >= (uint32_t)atomic_load_explicit(&sp__nregions,
                                                      memory_order_acquire)) {
     t->n_invalid++;
@@ -85,11 +86,14 @@ __attribute__((noinline)) sp__buf_t *sp__buf_slow(sp__thread_t *t, int32_t id) {
 }
 
 /* The buffer is full (or new): link a chunk twice the size of the last. */
-__attribute__((noinline)) int sp__buf_grow(sp__thread_t *t, sp__buf_t *b) {
-  uint64_t cap = b->tail ? b->tail->cap * 2 : FIRST_CAP;
-  if (cap > MAX_CAP)
-    cap = MAX_CAP;
-  sp__chunk_t *c = chunk_new(t, cap);
+static int buf_grow(sp__thread_t *t, sp__buf_t *b) {
+  size_t bytes = FIRST_CHUNK;
+  if (b->tail) {
+    bytes = (sizeof(sp__chunk_t) + b->tail->cap * sizeof(sp__pair_t)) * 2;
+    if (bytes > MAX_CHUNK)
+      bytes = MAX_CHUNK;
+  }
+  sp__chunk_t *c = chunk_new(t, bytes);
   if (!c)
     return -1;
   if (b->tail)
@@ -100,13 +104,44 @@ __attribute__((noinline)) int sp__buf_grow(sp__thread_t *t, sp__buf_t *b) {
                           memory_order_release);
   b->tail = c;
   b->cur = c->data;
-  b->end = c->data + cap;
+  b->end = c->data + c->cap;
   return 0;
+}
+
+/* Every rare case of a begin: first call on this thread, a region new to
+ * the thread, a full chunk, nesting too deep, recording stopped. */
+__attribute__((noinline)) void sp__begin_slow(int32_t id) {
+  if (!sp__active)
+    return;
+  sp__thread_t *t = sp__tls;
+  if (!t && !(t = sp__thread_slow()))
+    return;
+  if ((uint32_t)id >= SP__MAX_REGIONS) {
+    t->n_invalid++;
+    return;
+  }
+  sp__buf_t *b = buf_get(t, id);
+  if (!b)
+    return;
+  if (b->cur == b->end && buf_grow(t, b) != 0) {
+    t->n_dropped++;
+    return;
+  }
+  if (t->depth >= SP__STACK_MAX) {
+    t->overflow++;
+    t->n_dropped++;
+    return;
+  }
+  sp__pair_t *p = b->cur++;
+  t->stack[t->depth].region = id;
+  t->stack[t->depth].slot = p;
+  t->depth++;
+  p->start = sp__now();
 }
 
 /* sp_end that does not match the innermost open call. */
 __attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
-                                          uint64_t now) {
+                                            uint64_t now) {
   if (t->overflow) { /* this end belongs to a call that was not recorded */
     t->overflow--;
     return;
@@ -122,74 +157,49 @@ __attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
    * so the output stays properly nested. */
   t->n_mismatch++;
   while (t->depth > i) {
-    sp__frame_t *f = &t->stack[--t->depth];
-    if (f->slot)
-      f->slot->end = now;
+    t->stack[--t->depth].slot->end = now;
     t->n_closed_above++;
   }
-  sp__frame_t *f = &t->stack[--t->depth];
-  if (f->slot)
-    f->slot->end = now;
+  t->stack[--t->depth].slot->end = now;
 }
-
 
 #undef sp_begin
 #undef sp_end
 
-SP_API void sp_begin(int region) {
-  sp__thread_t *t = sp__tls;
-  if (SP_UNLIKELY(!t)) {
-    if (!sp_active_ || !(t = sp__thread_slow()))
-      return;
-  }
-  if (SP_UNLIKELY(!sp_active_))
-    return;
-  begin_fast(t, region);
-}
-
-SP_API void sp_end(int region) {
-  sp__thread_t *t = sp__tls;
-  if (SP_UNLIKELY(!t || !sp_active_))
-    return;
-  end_fast(t, region);
-}
+SP_API void sp_begin(int region) { sp__begin_fast(region); }
+SP_API void sp_end(int region) { sp__end_fast(region); }
 
 /* ---- the calls the pass plugin inserts (sp_hooks.h) ---- */
-static __attribute__((noinline)) int32_t site_register(sp_site *s) {
+static __attribute__((noinline)) void site_enter_slow(sp_site *s) {
+  if (!sp__active)
+    return;
   int32_t id = sp__register(s->name && *s->name ? s->name : "<unnamed>",
                             s->file, s->line);
-  if (id >= 0)
-    __atomic_store_n(&s->id, id, __ATOMIC_RELEASE);
-  return id;
+  if (id < 0)
+    return;
+  __atomic_store_n(&s->id, id, __ATOMIC_RELEASE);
+  sp__begin_fast(id);
 }
 
 SP_API void sp__enter(sp_site *s) {
-  sp__thread_t *t = sp__tls;
-  if (SP_UNLIKELY(!t)) {
-    if (!sp_active_ || !(t = sp__thread_slow()))
-      return;
-  }
-  if (SP_UNLIKELY(!sp_active_))
-    return;
   int32_t id = __atomic_load_n(&s->id, __ATOMIC_ACQUIRE);
-  if (SP_UNLIKELY(id < 0) && (id = site_register(s)) < 0)
+  if (SP_UNLIKELY(id < 0)) {
+    site_enter_slow(s);
     return;
-  begin_fast(t, id);
+  }
+  sp__begin_fast(id);
 }
 
 SP_API void sp__exit(sp_site *s) {
-  sp__thread_t *t = sp__tls;
-  if (SP_UNLIKELY(!t || !sp_active_))
-    return;
   int32_t id = __atomic_load_n(&s->id, __ATOMIC_ACQUIRE);
-  if (SP_UNLIKELY(id < 0))
-    return;
-  end_fast(t, id);
+  if (SP_LIKELY(id >= 0))
+    sp__end_fast(id);
 }
 
 /* In a forked child only the forking thread exists, and the parent's
  * calls are the parent's to write: drop them, keep the open frames so
- * their ends match, but record nothing for them. */
+ * their ends match, but point them at a scratch pair that is never
+ * written out. */
 void sp__record_after_fork(void) {
   sp__thread_t *self = sp__tls;
   atomic_store(&sp__threads, self);
@@ -202,7 +212,8 @@ void sp__record_after_fork(void) {
     if (self->pages[p])
       memset(self->pages[p], 0, SP__PAGE_SIZE * sizeof(sp__buf_t));
   for (uint32_t i = 0; i < self->depth; i++)
-    self->stack[i].slot = NULL;
+    self->stack[i].slot = &self->scratch;
+  self->inherited = self->depth;
   self->arena = self->arena_end = NULL;
   self->n_mismatch = self->n_closed_above = self->n_unmatched = 0;
   self->n_dropped = self->n_invalid = 0;

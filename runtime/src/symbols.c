@@ -166,7 +166,32 @@ static const char *lookup(object_t *o, uintptr_t a) {
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
+/* Fortran module procedures: gfortran's __<module>_MOD_<proc> and Flang's
+ * _QM<module>P<proc> become <module>::<proc>; Flang's _QP<proc> becomes
+ * <proc>. Returns NULL for anything else. */
+static char *fortran_name(const char *name) {
+  char buf[512];
+  const char *mod = NULL, *sep = NULL, *proc = NULL;
+  if (strncmp(name, "__", 2) == 0 && (sep = strstr(name + 2, "_MOD_"))) {
+    mod = name + 2;
+    proc = sep + 5;
+  } else if (strncmp(name, "_QM", 3) == 0 && (sep = strchr(name + 3, 'P')) &&
+             sep[1]) {
+    mod = name + 3;
+    proc = sep + 1;
+  } else if (strncmp(name, "_QP", 3) == 0 && name[3]) {
+    return strdup(name + 3);
+  }
+  if (!mod || sep == mod || !*proc)
+    return NULL;
+  snprintf(buf, sizeof buf, "%.*s::%s", (int)(sep - mod), mod, proc);
+  return strdup(buf);
+}
+
 static char *demangle(const char *name) {
+  char *f = fortran_name(name);
+  if (f)
+    return f;
   static demangle_fn fn;
   static int looked;
   if (!looked) {

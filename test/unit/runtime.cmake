@@ -24,3 +24,12 @@ sp_add_unit_test(test_runtime
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_runtime.c
   LIBS sp_format)
 add_dependencies(test_runtime rt_scenario rt_cyg_prog ${_sp_rt_cxx})
+
+check_language(Fortran)
+if(CMAKE_Fortran_COMPILER)
+  enable_language(Fortran)
+  add_executable(rt_cyg_f90 ${CMAKE_CURRENT_LIST_DIR}/runtime/cyg_prog.f90)
+  target_compile_options(rt_cyg_f90 PRIVATE -O1 -finstrument-functions)
+  target_link_libraries(rt_cyg_f90 PRIVATE scopeprof)
+  add_dependencies(test_runtime rt_cyg_f90)
+endif()

@@ -425,6 +425,25 @@ static void test_cyg_cxx_names(void **state) {
   sp_fmt_rank_free(&r);
 }
 
+static void test_cyg_fortran_names(void **state) {
+  (void)state;
+  char out[600], path[600];
+  snprintf(path, sizeof path, "%s/rt_cyg_f90", SP_TEST_BINARY_DIR);
+  if (access(path, X_OK) != 0)
+    skip();
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_cyg_f90", NULL, env), 0);
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(find_block(&r, 0, "heat::fact")->count, 5); /* recursive */
+  assert_int_equal(find_block(&r, 0, "heat::step")->count, 3);
+  assert_int_equal(find_block(&r, 0, "MAIN__")->count, 1);
+  const sp_fmt_block *f = find_block(&r, 0, "heat::fact");
+  for (int i = 1; i < 5; i++)
+    assert_true(f->starts[i - 1] <= f->starts[i] && f->ends[i] <= f->ends[i - 1]);
+  sp_fmt_rank_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_nest_roundtrip, setup, teardown),
@@ -445,6 +464,7 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cyg_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cyg_cxx_names, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cyg_fortran_names, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

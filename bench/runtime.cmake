@@ -1,0 +1,8 @@
+# bench_runtime: per-call overhead of libscopeprof against naive recorders.
+add_library(sp_bench_cyg OBJECT ${CMAKE_CURRENT_LIST_DIR}/bench_runtime_cyg.c)
+target_compile_options(sp_bench_cyg PRIVATE -O2 -finstrument-functions)
+add_executable(bench_runtime ${CMAKE_CURRENT_LIST_DIR}/bench_runtime.c
+  $<TARGET_OBJECTS:sp_bench_cyg>)
+target_compile_options(bench_runtime PRIVATE -O2 ${SP_C_WARNINGS})
+target_compile_definitions(bench_runtime PRIVATE _GNU_SOURCE)
+target_link_libraries(bench_runtime PRIVATE scopeprof)
