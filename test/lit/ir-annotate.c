@@ -1,0 +1,45 @@
+// annotate("sp_region") and annotate("sp_region:NAME") on external and
+// static functions: site globals, names, file, line, debug locations.
+// RUN: %clang -O0 -g -S -emit-llvm -Xclang -disable-llvm-passes -o %t.ll %s
+// RUN: %opt -load-pass-plugin %plugin -passes=scopeprof,verify -S %t.ll | FileCheck %s
+
+// CHECK-DAG: [[FILE:@.sp.str[.0-9]*]] = private unnamed_addr constant [{{[0-9]+}} x i8] c"{{.*}}ir-annotate.c\00"
+// CHECK-DAG: [[WORK:@.sp.str[.0-9]*]] = private unnamed_addr constant [5 x i8] c"work\00"
+// CHECK-DAG: [[CUSTOM:@.sp.str[.0-9]*]] = private unnamed_addr constant [12 x i8] c"custom name\00"
+// CHECK-DAG: @sp.site.work = private global { i32, i32, ptr, ptr } { i32 -1, i32 [[#@LINE+9]], ptr [[WORK]], ptr [[FILE]] }, align 8
+// CHECK-DAG: @sp.site.helper = private global { i32, i32, ptr, ptr } { i32 -1, i32 [[#@LINE+16]], ptr [[CUSTOM]], ptr [[FILE]] }, align 8
+// A function without the annotation gets no site.
+// CHECK-NOT: @sp.site.plain
+
+// CHECK-LABEL: define {{.*}}i32 @work(
+// CHECK: call void @sp__enter(ptr @sp.site.work), !dbg ![[WENTRY:[0-9]+]]
+// CHECK: call void @sp__exit(ptr @sp.site.work), !dbg ![[WEXIT:[0-9]+]]
+// CHECK-NEXT: ret i32
+__attribute__((annotate("sp_region"))) int work(int n) {
+  if (n > 10)
+    return n - 1;
+  return n * 2;
+}
+
+// Clang emits the static helper after its first user, plain().
+__attribute__((annotate("sp_region:custom name"))) static int
+helper(int n) {
+  return n + 1;
+}
+
+// CHECK-LABEL: define {{.*}}i32 @plain(
+// CHECK-NOT: sp__enter
+// CHECK: ret
+int plain(int n) { return helper(n) + work(n); }
+
+// CHECK-LABEL: define internal i32 @helper(
+// CHECK: call void @sp__enter(ptr @sp.site.helper), !dbg
+// CHECK: call void @sp__exit(ptr @sp.site.helper), !dbg
+
+// CHECK: declare void @sp__enter(ptr) [[ATTR:#[0-9]+]]
+// CHECK: declare void @sp__exit(ptr) [[ATTR]]
+// CHECK: attributes [[ATTR]] = { nounwind }
+// CHECK-DAG: ![[WSP:[0-9]+]] = distinct !DISubprogram(name: "work", {{.*}}line: 18, {{.*}}scopeLine: 18
+// The entry call sits on the scope line, the exit on the return's line.
+// CHECK-DAG: ![[WENTRY]] = !DILocation(line: 18, scope: ![[WSP]])
+// CHECK-DAG: ![[WEXIT]] = !DILocation(line: 22, column: 1, scope: ![[WSP]])
