@@ -2,6 +2,7 @@
  * Every failure is one line on stderr and exit status 1. */
 #include "sp_import.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,11 @@ int main(int argc, char **argv) {
   int ninputs = 0, opts = 1;
   if (!inputs)
     return 1;
+  /* Ranks are read one after another into arrays of similar sizes: keep
+   * freed memory in the heap for the next rank instead of returning it to
+   * the kernel and paying first-touch page faults again. */
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (opts && strcmp(a, "--") == 0) {
