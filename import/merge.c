@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Rows of one thread are ordered by first start; a row without calls has
  * none and goes last, by name, so the output is deterministic. */
@@ -12,6 +13,15 @@ typedef struct row_ref {
   sp_fmt_source src;
   sp_fmt_stats st;
 } row_ref;
+
+/* Seconds spent per phase, printed when SP_IMPORT_TIMES is set. */
+static double t_read, t_stats, t_write;
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static int by_thread(const void *a, const void *b) {
   const sp_fmt_source *x = a, *y = b;
@@ -50,7 +60,10 @@ static int write_rank(sp_fmt_h5w *w, const sp_fmt_rank *r, const char *path,
     thr = srcs + lo;
     /* Exclusive time needs every region of the thread at once. */
     sp_fmt_nesting nest = {0};
-    if (sp_fmt_stats_thread(thr, hi - lo, st, &nest) != 0) {
+    double t0 = now();
+    int src_rc = sp_fmt_stats_thread(thr, hi - lo, st, &nest);
+    t_stats += now() - t0;
+    if (src_rc != 0) {
       sp_fmt_err_set(err, "%s: out of memory", path);
       goto out;
     }
@@ -67,9 +80,11 @@ static int write_rank(sp_fmt_h5w *w, const sp_fmt_rank *r, const char *path,
       rows[k - lo].st = st[k - lo];
     }
     qsort(rows, (size_t)(hi - lo), sizeof *rows, by_first_start);
+    t0 = now();
     for (int64_t k = 0; k < hi - lo; k++)
       if (sp_fmt_h5w_row(w, r->rank, &rows[k].src, &rows[k].st, err) != 0)
         goto out;
+    t_write += now() - t0;
     lo = hi;
   }
   rc = 0;
@@ -101,6 +116,7 @@ static int load(loaded *l, const sp_imp_inputs *in, int64_t input,
   if (l->input == input)
     return 0;
   unload(l);
+  double t0 = now();
   const sp_imp_input *x = &in->v[input];
   if (x->kind == SP_IMP_H5) {
     if (sp_fmt_h5_read(x->path, &l->ranks, &l->n, err) != 0)
@@ -119,6 +135,7 @@ static int load(loaded *l, const sp_imp_inputs *in, int64_t input,
     l->n = 1;
   }
   l->input = input;
+  t_read += now() - t0;
   return 0;
 }
 
@@ -171,8 +188,13 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   }
   if (sp_fmt_h5w_meta(w, &meta, err) != 0)
     goto out;
+  double t0 = now();
   rc = sp_fmt_h5w_close(w, err);
+  t_write += now() - t0;
   w = NULL;
+  if (getenv("SP_IMPORT_TIMES"))
+    fprintf(stderr, "sp-import: read %.3f s, stats %.3f s, write %.3f s\n",
+            t_read, t_stats, t_write);
 out:
   if (w)
     sp_fmt_h5w_abort(w);
