@@ -51,11 +51,13 @@ Expected<Filter> Filter::parse(StringRef Path, StringRef Text) {
     if (Glob.empty())
       return lineError(Path, LineNo, "missing glob after '" + Verb + " " +
                                          What + "'");
-    Expected<GlobPattern> P = GlobPattern::create(Glob);
+    auto Owned = std::make_shared<const std::string>(Glob.str());
+    Expected<GlobPattern> P = GlobPattern::create(*Owned);
     if (!P)
       return lineError(Path, LineNo,
                        "bad glob '" + Glob + "': " + toString(P.takeError()));
-    F.Rules.push_back(Rule{Verb == "include", What == "file", std::move(*P),
+    F.Rules.push_back(Rule{Verb == "include", What == "file", Owned,
+                           std::move(*P),
                            (Verb + " " + What + " " + Glob).str(), LineNo});
   }
   return F;

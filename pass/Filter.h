@@ -7,6 +7,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/GlobPattern.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ private:
   struct Rule {
     bool Include;
     bool OnFile; // file glob, else function glob
+    // GlobPattern keeps a StringRef to its source: the text lives on the
+    // heap, at an address that survives moves of the rule and the filter.
+    std::shared_ptr<const std::string> Glob;
     llvm::GlobPattern Pattern;
     std::string Text;
     unsigned Line;
