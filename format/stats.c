@@ -99,8 +99,12 @@ int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
   if (n <= 0)
     return 0;
   merger m = {srcs, NULL, 0, NULL, 0};
-  int64_t batch = (int64_t)(SP_STATS_BUDGET / 16 / (uint64_t)n);
-  m.batch = batch < 1 ? 1 : batch;
+  int64_t batch = (int64_t)(SP_STATS_BUDGET / 16 / (uint64_t)n), most = 1;
+  for (int64_t i = 0; i < n; i++)
+    if (srcs[i].count > most)
+      most = srcs[i].count;
+  /* Small threads get buffers their size, not the whole budget. */
+  m.batch = batch < 1 ? 1 : batch < most ? batch : most;
   m.cur = calloc((size_t)n, sizeof *m.cur);
   m.heap = malloc((size_t)n * sizeof *m.heap);
   int64_t *buf = malloc((size_t)n * (size_t)m.batch * 16);
