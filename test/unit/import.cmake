@@ -15,3 +15,17 @@ if(SP_USE_HDF5)
       ${CMAKE_CURRENT_BINARY_DIR}/test_import_work)
   set_tests_properties(test_import PROPERTIES TIMEOUT 300)
 endif()
+
+# End to end: a program using the runtime, run as 3 ranks (.h5 and .spt),
+# merged by sp-import, checked with h5py.
+if(SP_USE_HDF5 AND TARGET scopeprof)
+  find_package(Threads REQUIRED)
+  add_executable(e2e_import_prog ${CMAKE_CURRENT_LIST_DIR}/e2e_import_prog.c)
+  target_compile_options(e2e_import_prog PRIVATE ${SP_C_WARNINGS})
+  target_link_libraries(e2e_import_prog PRIVATE scopeprof Threads::Threads)
+  add_test(NAME test_e2e_import
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_e2e_import.py
+      $<TARGET_FILE:e2e_import_prog> $<TARGET_FILE:sp-import>
+      ${CMAKE_CURRENT_BINARY_DIR}/test_e2e_import_work)
+  set_tests_properties(test_e2e_import PROPERTIES TIMEOUT 120)
+endif()
