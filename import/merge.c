@@ -1,21 +1,17 @@
-/* merge.c - streams ranks, one input in memory at a time, into one
- * schema-2 file: rows per (rank, thread, region), stats per thread. */
+/* merge.c - streams the ranks into one schema-2 file. A reader thread
+ * loads the next rank and computes its statistics while this thread
+ * writes the previous one, so at most two ranks are in memory. */
 #include "sp_import.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* Rows of one thread are ordered by first start; a row without calls has
- * none and goes last, by name, so the output is deterministic. */
-typedef struct row_ref {
-  sp_fmt_source src;
-  sp_fmt_stats st;
-} row_ref;
-
-/* Seconds spent per phase, printed when SP_IMPORT_TIMES is set. */
-static double t_read, t_stats, t_write;
+/* Debian's HDF5 is built without thread safety: every HDF5 call of either
+ * thread (reading an .h5 input, writing the output) holds this lock. */
+static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double now(void) {
   struct timespec t;
@@ -23,183 +19,243 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int by_thread(const void *a, const void *b) {
-  const sp_fmt_source *x = a, *y = b;
-  if (x->thread != y->thread)
-    return x->thread < y->thread ? -1 : 1;
-  return x->aux < y->aux ? -1 : (x->aux > y->aux);
-}
-
-static int by_first_start(const void *a, const void *b) {
-  const row_ref *x = a, *y = b;
-  if ((x->st.calls > 0) != (y->st.calls > 0))
-    return x->st.calls > 0 ? -1 : 1;
-  if (x->st.calls > 0 && x->st.first_start_ns != y->st.first_start_ns)
-    return x->st.first_start_ns < y->st.first_start_ns ? -1 : 1;
-  return strcmp(x->src.name, y->src.name);
-}
-
-static int write_rank(sp_fmt_h5w *w, const sp_fmt_rank *r, const char *path,
-                      sp_fmt_err *err) {
-  int64_t n = r->nblocks;
-  size_t cnt = n ? (size_t)n : 1;
-  sp_fmt_source *srcs = malloc(cnt * sizeof *srcs), *thr = NULL;
-  row_ref *rows = malloc(cnt * sizeof *rows);
-  sp_fmt_stats *st = malloc(cnt * sizeof *st);
-  int rc = -1;
-  if (!srcs || !rows || !st) {
-    sp_fmt_err_set(err, "%s: out of memory", path);
-    goto out;
-  }
-  sp_fmt_rank_sources(r, srcs); /* aux = block index: a stable tie-break */
-  qsort(srcs, (size_t)n, sizeof *srcs, by_thread);
-  for (int64_t lo = 0; lo < n;) {
-    int64_t hi = lo;
-    while (hi < n && srcs[hi].thread == srcs[lo].thread)
-      hi++;
-    thr = srcs + lo;
-    /* Exclusive time needs every region of the thread at once. */
-    sp_fmt_nesting nest = {0};
-    double t0 = now();
-    int src_rc = sp_fmt_stats_thread(thr, hi - lo, st, &nest);
-    t_stats += now() - t0;
-    if (src_rc != 0) {
-      sp_fmt_err_set(err, "%s: out of memory", path);
-      goto out;
-    }
-    if (nest.bad)
-      fprintf(stderr,
-              "sp-import: warning: %s: rank %d thread %d: call of %s at %lld "
-              "overlaps %s at %lld without nesting; exclusive times count "
-              "only nested calls\n",
-              path, r->rank, nest.thread, nest.inner,
-              (long long)nest.inner_start, nest.outer,
-              (long long)nest.outer_start);
-    for (int64_t k = lo; k < hi; k++) {
-      rows[k - lo].src = srcs[k];
-      rows[k - lo].st = st[k - lo];
-    }
-    qsort(rows, (size_t)(hi - lo), sizeof *rows, by_first_start);
-    t0 = now();
-    for (int64_t k = 0; k < hi - lo; k++)
-      if (sp_fmt_h5w_row(w, r->rank, &rows[k].src, &rows[k].st, err) != 0)
-        goto out;
-    t_write += now() - t0;
-    lo = hi;
-  }
-  rc = 0;
-out:
-  free(srcs);
-  free(rows);
-  free(st);
-  return rc;
-}
-
-/* The input currently in memory: one .spt rank, or every rank of an .h5. */
+/* One input in memory: a .spt's rank, or every rank of an .h5. Shared by
+ * the rows made from it; freed when the last of them is written. */
 typedef struct loaded {
   int64_t input;
   sp_fmt_rank *ranks;
   int64_t n;
+  int refs;
 } loaded;
 
-static void unload(loaded *l) {
-  for (int64_t i = 0; i < l->n; i++)
-    sp_fmt_rank_free(&l->ranks[i]);
-  free(l->ranks);
-  l->ranks = NULL;
-  l->n = 0;
-  l->input = -1;
+typedef struct item {
+  loaded *l;
+  const sp_fmt_rank *r;
+  sp_imp_row *rows;
+} item;
+
+typedef struct pipeline {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  const sp_imp_inputs *in;
+  const sp_imp_claim *claims;
+  int64_t nclaims;
+  const int64_t *last; /* per input: index of its last claim */
+  item q[2];
+  int head, count;
+  int inflight; /* items made and not yet written */
+  int done, cancel, failed;
+  sp_fmt_err err; /* the reader's failure */
+  double t_read, t_stats;
+} pipeline;
+
+static void release(pipeline *p, loaded *l) {
+  if (!l)
+    return;
+  pthread_mutex_lock(&p->mu);
+  int last = --l->refs == 0;
+  pthread_mutex_unlock(&p->mu);
+  if (last) {
+    for (int64_t i = 0; i < l->n; i++)
+      sp_fmt_rank_free(&l->ranks[i]);
+    free(l->ranks);
+    free(l);
+  }
 }
 
-static int load(loaded *l, const sp_imp_inputs *in, int64_t input,
-                sp_fmt_err *err) {
-  if (l->input == input)
-    return 0;
-  unload(l);
-  double t0 = now();
-  const sp_imp_input *x = &in->v[input];
-  if (x->kind == SP_IMP_H5) {
-    if (sp_fmt_h5_read(x->path, &l->ranks, &l->n, err) != 0)
-      return -1;
-  } else {
-    l->ranks = calloc(1, sizeof *l->ranks);
-    if (!l->ranks) {
-      sp_fmt_err_set(err, "%s: out of memory", x->path);
-      return -1;
-    }
-    if (sp_fmt_spt_read(x->path, l->ranks, err) != 0) {
-      free(l->ranks);
-      l->ranks = NULL;
-      return -1;
-    }
-    l->n = 1;
+static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
+  loaded *l = calloc(1, sizeof *l);
+  if (!l) {
+    sp_fmt_err_set(err, "%s: out of memory", x->path);
+    return NULL;
   }
   l->input = input;
-  t_read += now() - t0;
-  return 0;
+  l->refs = 1;
+  int rc;
+  if (x->kind == SP_IMP_H5) {
+    pthread_mutex_lock(&h5_lock);
+    rc = sp_fmt_h5_read(x->path, &l->ranks, &l->n, err);
+    pthread_mutex_unlock(&h5_lock);
+  } else if (!(l->ranks = calloc(1, sizeof *l->ranks))) {
+    sp_fmt_err_set(err, "%s: out of memory", x->path);
+    rc = -1;
+  } else {
+    rc = sp_fmt_spt_read(x->path, l->ranks, err);
+    l->n = rc == 0;
+  }
+  if (rc != 0) {
+    free(l->ranks);
+    free(l);
+    return NULL;
+  }
+  return l;
+}
+
+/* The reader thread: claims in rank order to items with their rows. */
+static void *reader(void *arg) {
+  pipeline *p = arg;
+  loaded *cur = NULL;
+  sp_fmt_err err = {""};
+  int failed = 0;
+  for (int64_t c = 0; c < p->nclaims && !failed; c++) {
+    pthread_mutex_lock(&p->mu);
+    while (p->inflight >= 2 && !p->cancel)
+      pthread_cond_wait(&p->cv, &p->mu);
+    int cancel = p->cancel;
+    pthread_mutex_unlock(&p->mu);
+    if (cancel)
+      break;
+    const sp_imp_input *x = &p->in->v[p->claims[c].input];
+    double t0 = now();
+    if (!cur || cur->input != p->claims[c].input) {
+      release(p, cur);
+      if (!(cur = load(x, p->claims[c].input, &err))) {
+        failed = 1;
+        break;
+      }
+    }
+    const sp_fmt_rank *r = NULL;
+    for (int64_t i = 0; i < cur->n && !r; i++)
+      if (cur->ranks[i].rank == p->claims[c].rank)
+        r = &cur->ranks[i];
+    double t1 = now();
+    sp_imp_row *rows = NULL;
+    if (!r) { /* changed between scan and read */
+      sp_fmt_err_set(&err, "%s: rank %d no longer in the file", x->path,
+                     p->claims[c].rank);
+      failed = 1;
+    } else if (sp__imp_rows(r, x->path, &rows, &err) != 0) {
+      failed = 1;
+    }
+    p->t_read += t1 - t0;
+    p->t_stats += now() - t1;
+    if (failed)
+      break;
+    pthread_mutex_lock(&p->mu);
+    cur->refs++;
+    p->q[(p->head + p->count++) % 2] = (item){cur, r, rows};
+    p->inflight++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    if (p->last[cur->input] == c) { /* none of its ranks is still to come */
+      release(p, cur);
+      cur = NULL;
+    }
+  }
+  release(p, cur);
+  pthread_mutex_lock(&p->mu);
+  p->done = 1;
+  if (failed) {
+    p->failed = 1;
+    p->err = err;
+  }
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+static int write_item(sp_fmt_h5w *w, const item *it, sp_fmt_err *err) {
+  int rc = 0;
+  pthread_mutex_lock(&h5_lock);
+  for (int64_t k = 0; k < it->r->nblocks && rc == 0; k++)
+    rc = sp_fmt_h5w_row(w, it->r->rank, &it->rows[k].src, &it->rows[k].st, err);
+  pthread_mutex_unlock(&h5_lock);
+  return rc;
 }
 
 int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
                   int64_t nclaims, const char *out, const char *label,
                   sp_fmt_err *err) {
-  sp_fmt_h5w *w = sp_fmt_h5w_open(out, err);
-  if (!w)
-    return -1;
-  loaded l = {-1, NULL, 0};
-  sp_fmt_meta meta = {0, NULL};
-  int have_meta = 0, rc = -1;
   int64_t *last = malloc((in->n ? (size_t)in->n : 1) * sizeof *last);
   if (!last) {
     sp_fmt_err_set(err, "%s: out of memory", out);
-    goto out;
+    return -1;
   }
   for (int64_t c = 0; c < nclaims; c++)
     last[claims[c].input] = c; /* claims are sorted: this is the last */
-  for (int64_t c = 0; c < nclaims; c++) {
-    const char *path = in->v[claims[c].input].path;
-    if (load(&l, in, claims[c].input, err) != 0)
-      goto out;
-    const sp_fmt_rank *r = NULL;
-    for (int64_t i = 0; i < l.n && !r; i++)
-      if (l.ranks[i].rank == claims[c].rank)
-        r = &l.ranks[i];
-    if (!r) { /* changed between scan and read */
-      sp_fmt_err_set(err, "%s: rank %d no longer in the file", path,
-                     claims[c].rank);
-      goto out;
+  sp_fmt_h5w *w = sp_fmt_h5w_open(out, err);
+  if (!w) {
+    free(last);
+    return -1;
+  }
+  pipeline p;
+  memset(&p, 0, sizeof p);
+  pthread_mutex_init(&p.mu, NULL);
+  pthread_cond_init(&p.cv, NULL);
+  p.in = in;
+  p.claims = claims;
+  p.nclaims = nclaims;
+  p.last = last;
+  pthread_t th;
+  int started = pthread_create(&th, NULL, reader, &p) == 0;
+  if (!started)
+    reader(&p); /* no thread: read everything first, still correct */
+
+  sp_fmt_meta meta = {0, NULL};
+  int have_meta = 0, failed = 0;
+  double t_write = 0, t_wait = 0;
+  for (;;) {
+    double t0 = now();
+    pthread_mutex_lock(&p.mu);
+    while (p.count == 0 && !p.done)
+      pthread_cond_wait(&p.cv, &p.mu);
+    if (p.count == 0) {
+      pthread_mutex_unlock(&p.mu);
+      break;
     }
-    if (write_rank(w, r, path, err) != 0)
-      goto out;
-    if (!have_meta && r->meta.n > 0) { /* the lowest rank that has any */
-      if (sp_fmt_meta_copy(&meta, &r->meta) != 0) {
-        sp_fmt_err_set(err, "%s: out of memory", path);
-        goto out;
+    item it = p.q[p.head];
+    p.head = (p.head + 1) % 2;
+    p.count--;
+    pthread_mutex_unlock(&p.mu);
+    double t1 = now();
+    t_wait += t1 - t0;
+    if (!failed && write_item(w, &it, err) != 0)
+      failed = 1;
+    if (!failed && !have_meta && it.r->meta.n > 0) {
+      /* The lowest rank that has any. */
+      if (sp_fmt_meta_copy(&meta, &it.r->meta) != 0) {
+        sp_fmt_err_set(err, "%s: out of memory", in->v[it.l->input].path);
+        failed = 1;
       }
       have_meta = 1;
     }
-    /* Free an input as soon as none of its ranks is still to come. */
-    if (last[l.input] == c)
-      unload(&l);
+    t_write += now() - t1;
+    free(it.rows);
+    release(&p, it.l);
+    pthread_mutex_lock(&p.mu);
+    p.inflight--;
+    if (failed)
+      p.cancel = 1;
+    pthread_cond_broadcast(&p.cv);
+    pthread_mutex_unlock(&p.mu);
   }
-  if (sp_fmt_meta_set_str(&meta, "label", label) != 0 ||
-      sp_fmt_meta_set_int(&meta, "mpi_size", nclaims) != 0) {
+  if (started)
+    pthread_join(th, NULL);
+  if (!failed && p.failed) {
+    *err = p.err;
+    failed = 1;
+  }
+  if (!failed && (sp_fmt_meta_set_str(&meta, "label", label) != 0 ||
+                  sp_fmt_meta_set_int(&meta, "mpi_size", nclaims) != 0)) {
     sp_fmt_err_set(err, "%s: out of memory", out);
-    goto out;
+    failed = 1;
   }
-  if (sp_fmt_h5w_meta(w, &meta, err) != 0)
-    goto out;
+  int rc = -1;
   double t0 = now();
-  rc = sp_fmt_h5w_close(w, err);
-  t_write += now() - t0;
-  w = NULL;
-  if (getenv("SP_IMPORT_TIMES"))
-    fprintf(stderr, "sp-import: read %.3f s, stats %.3f s, write %.3f s\n",
-            t_read, t_stats, t_write);
-out:
-  if (w)
+  if (failed || sp_fmt_h5w_meta(w, &meta, err) != 0) {
     sp_fmt_h5w_abort(w);
-  unload(&l);
+  } else {
+    rc = sp_fmt_h5w_close(w, err);
+  }
+  t_write += now() - t0;
+  if (getenv("SP_IMPORT_TIMES"))
+    fprintf(stderr,
+            "sp-import: reader thread: read %.3f s, stats %.3f s; writer: "
+            "write %.3f s, waited %.3f s\n",
+            p.t_read, p.t_stats, t_write, t_wait);
   sp_fmt_meta_free(&meta);
+  pthread_mutex_destroy(&p.mu);
+  pthread_cond_destroy(&p.cv);
   free(last);
   return rc;
 }

@@ -39,6 +39,18 @@ void sp__imp_inputs_free(sp_imp_inputs *in);
 int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
                  int64_t *nclaims, sp_fmt_err *err);
 
+/* One row to write: a block of a rank and its statistics. */
+typedef struct sp_imp_row {
+  sp_fmt_source src;
+  sp_fmt_stats st;
+} sp_imp_row;
+
+/* Rank r's rows in DESIGN order (thread, then first start) with their
+ * statistics, into *rows (malloc'd, r->nblocks entries). Improper nesting
+ * is reported on stderr as a warning, not an error. */
+int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **rows,
+                 sp_fmt_err *err);
+
 /* Streams the claims rank by rank into the schema-2 file out. */
 int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
                   int64_t nclaims, const char *out, const char *label,
