@@ -33,3 +33,14 @@ if(CMAKE_Fortran_COMPILER)
   target_link_libraries(rt_cyg_f90 PRIVATE scopeprof)
   add_dependencies(test_runtime rt_cyg_f90)
 endif()
+
+# The runtime's .h5, read by h5py (independent reader) and h5dump.
+if(SP_USE_HDF5)
+  find_program(SP_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+  find_program(SP_H5DUMP h5dump)
+  add_test(NAME runtime_h5_h5py COMMAND sh -c
+    "set -e; d=$(mktemp -d); SP_FORMAT=h5 SP_OUTPUT=$d/p '$<TARGET_FILE:rt_scenario>' threads16; \
+     '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_h5.py' $d/p_rank00000.h5; \
+     '${SP_H5DUMP}' -H $d/p_rank00000.h5 | grep -q 'DATASET \"threads\"'; \
+     '${SP_H5DUMP}' -a scope_profiler_schema $d/p_rank00000.h5 | grep -q '(0): 2'; rm -rf $d")
+endif()

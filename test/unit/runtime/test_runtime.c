@@ -444,6 +444,87 @@ static void test_cyg_fortran_names(void **state) {
   sp_fmt_rank_free(&r);
 }
 
+#ifdef SP_USE_HDF5
+static void test_h5_output(void **state) {
+  (void)state;
+  char out[600], path[700];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=h5", "SP_LABEL=nightly",
+                       "SP_RANK=2", "OMPI_COMM_WORLD_SIZE=4",
+                       "LOADEDMODULES=gcc/12:hdf5/1.10", NULL};
+  assert_int_equal(run("rt_scenario", "nest", env), 0);
+  assert_string_equal(errtext, "");
+  snprintf(path, sizeof path, "%s/p_rank00002.h5", dir);
+  sp_fmt_rank *ranks = NULL;
+  int64_t n = 0;
+  sp_fmt_err err = {{0}};
+  if (sp_fmt_h5_read(path, &ranks, &n, &err) != 0)
+    fail_msg("%s", err.msg);
+  assert_int_equal(n, 1);
+  sp_fmt_rank *r = &ranks[0];
+  assert_int_equal(r->rank, 2);
+  assert_int_equal(r->nblocks, 4);
+  const sp_fmt_block *a = find_block(r, 0, "a"), *b = find_block(r, 0, "b"),
+                     *rec = find_block(r, 0, "rec");
+  assert_int_equal(a->count, 1);
+  assert_int_equal(b->count, 2);
+  assert_int_equal(rec->count, 5);
+  assert_string_equal(region_of(r, a)->file, "nest.c");
+  assert_int_equal(region_of(r, a)->line, 10);
+  assert_true(a->starts[0] <= b->starts[0] && b->ends[1] <= a->ends[0]);
+
+  /* metadata: every key of the seed a native run can fill, typed */
+  const char *strs[] = {"timestamp", "user", "hostname", "platform", "uname",
+                        "chip_information", "scope_profiler_version",
+                        "working_directory", "clock_source", "label",
+                        "LOADEDMODULES"};
+  for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
+    const sp_fmt_meta_item *m = sp_fmt_meta_get(&r->meta, strs[i]);
+    if (!m)
+      fail_msg("metadata %s missing", strs[i]);
+    assert_int_equal(m->type, SP_FMT_META_STR);
+  }
+  assert_string_equal(sp_fmt_meta_get(&r->meta, "label")->str, "nightly");
+  const char *ints[] = {"start_time_ns", "omp_num_threads", "mpi_size",
+                        "total_cores"};
+  for (size_t i = 0; i < 4; i++) {
+    const sp_fmt_meta_item *m = sp_fmt_meta_get(&r->meta, ints[i]);
+    if (!m)
+      fail_msg("metadata %s missing", ints[i]);
+    assert_int_equal(m->type, SP_FMT_META_INT);
+  }
+  assert_int_equal(sp_fmt_meta_get(&r->meta, "mpi_size")->i64, 4);
+  assert_true(sp_fmt_meta_get(&r->meta, "start_time_ns")->i64 <= a->starts[0]);
+  const sp_fmt_meta_item *mods = sp_fmt_meta_get(&r->meta, "modules");
+  assert_non_null(mods);
+  assert_int_equal(mods->type, SP_FMT_META_STRLIST);
+  assert_int_equal(mods->nstrs, 2);
+  assert_string_equal(mods->strs[0], "gcc/12");
+  assert_string_equal(mods->strs[1], "hdf5/1.10");
+  for (int64_t i = 0; i < n; i++)
+    sp_fmt_rank_free(&ranks[i]);
+  free(ranks);
+
+  /* summary statistics: exclusive time reconstructed from nesting */
+  sp_fmt_h5_summary sum = {0};
+  if (sp_fmt_h5_read_summary(path, &sum, &err) != 0)
+    fail_msg("%s", err.msg);
+  assert_int_equal(sum.nrows, 4);
+  for (int64_t i = 0; i < sum.nrows; i++) {
+    const sp_fmt_h5_row *row = &sum.rows[i];
+    const char *name = sum.names[row->region];
+    assert_int_equal(row->rank, 2);
+    assert_int_equal(row->thread, 0);
+    assert_true(row->stats.min_ns <= row->stats.max_ns);
+    assert_true(row->stats.exclusive_ns <= row->stats.total_ns);
+    if (!strcmp(name, "c")) /* a leaf: all its time is its own */
+      assert_int_equal(row->stats.exclusive_ns, row->stats.total_ns);
+    if (!strcmp(name, "b"))
+      assert_int_equal(row->stats.calls, 2);
+  }
+  sp_fmt_h5_summary_free(&sum);
+}
+#endif
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_nest_roundtrip, setup, teardown),
@@ -465,6 +546,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cyg_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cyg_cxx_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cyg_fortran_names, setup, teardown),
+#ifdef SP_USE_HDF5
+      cmocka_unit_test_setup_teardown(test_h5_output, setup, teardown),
+#endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
