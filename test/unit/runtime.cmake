@@ -44,3 +44,16 @@ if(SP_USE_HDF5)
      '${SP_H5DUMP}' -H $d/p_rank00000.h5 | grep -q 'DATASET \"threads\"'; \
      '${SP_H5DUMP}' -a scope_profiler_schema $d/p_rank00000.h5 | grep -q '(0): 2'; rm -rf $d")
 endif()
+
+# scope_profiler.h on its own, as strict C11 and as C++ (compile-only).
+add_library(rt_header_c OBJECT ${CMAKE_CURRENT_LIST_DIR}/runtime/header_c.c)
+target_include_directories(rt_header_c PRIVATE ${PROJECT_SOURCE_DIR}/runtime/include)
+target_compile_options(rt_header_c PRIVATE ${SP_C_WARNINGS} -pedantic -std=c11)
+if(CMAKE_CXX_COMPILER)
+  add_library(rt_header_cxx OBJECT ${CMAKE_CURRENT_LIST_DIR}/runtime/header_cxx.cpp)
+  target_include_directories(rt_header_cxx PRIVATE ${PROJECT_SOURCE_DIR}/runtime/include)
+  target_compile_options(rt_header_cxx PRIVATE -Wall -Wextra -Werror -pedantic)
+  set_target_properties(rt_header_cxx PROPERTIES CXX_STANDARD 11)
+  add_dependencies(test_runtime rt_header_cxx)
+endif()
+add_dependencies(test_runtime rt_header_c)
