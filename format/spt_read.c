@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,10 @@ static int fail(reader *r, size_t off, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(r->err->msg + n, sizeof r->err->msg - (size_t)n, fmt, ap);
   va_end(ap);
+  /* Names quoted from the file must not break the message's one line. */
+  for (char *c = r->err->msg + n; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      *c = '?';
   return -1;
 }
 
@@ -210,6 +215,11 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
                 "number of regions %lld does not fit in the %zu bytes left "
                 "(at least %zu each)",
                 (long long)n, left, mb);
+  if (n > INT32_MAX) /* region indices are int32 */
+    return fail(r, at,
+                "number of regions %lld is more than this reader "
+                "supports (%d)",
+                (long long)n, INT32_MAX);
   if (n > 0) {
     out->blocks = calloc((size_t)n, sizeof *out->blocks);
     out->regions = calloc((size_t)n, sizeof *out->regions);

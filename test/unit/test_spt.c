@@ -419,6 +419,19 @@ static void block_errors(void **state) {
              "thread 0",
              dup);
     expect_error(m, want);
+
+    /* A name quoted in a message keeps it on one line. */
+    blk odd = {0, "a\nb", "", -1, 0, {0}, {0}};
+    m->n = 0;
+    header(m, 2, 0, 2);
+    block(m, 2, &odd);
+    dup = m->n;
+    block(m, 2, &odd);
+    snprintf(want, sizeof want,
+             "t.spt: offset %zu: duplicate block for region \"a?b\" on "
+             "thread 0",
+             dup);
+    expect_error(m, want);
   }
 }
 
