@@ -91,7 +91,46 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
   return l;
 }
 
-/* The reader thread: claims in rank order to items with their rows. */
+/* Prepares claim c as an item on the queue: loads its input unless *cur
+ * already holds it, builds its rows with statistics. */
+static int produce(pipeline *p, int64_t c, loaded **cur, sp_fmt_err *err) {
+  const sp_imp_input *x = &p->in->v[p->claims[c].input];
+  double t0 = now();
+  if (!*cur || (*cur)->input != p->claims[c].input) {
+    release(p, *cur);
+    if (!(*cur = load(x, p->claims[c].input, err)))
+      return -1;
+  }
+  const sp_fmt_rank *r = NULL;
+  for (int64_t i = 0; i < (*cur)->n && !r; i++)
+    if ((*cur)->ranks[i].rank == p->claims[c].rank)
+      r = &(*cur)->ranks[i];
+  double t1 = now();
+  p->t_read += t1 - t0;
+  if (!r) { /* changed between scan and read */
+    sp_fmt_err_set(err, "%s: rank %d no longer in the file", x->path,
+                   p->claims[c].rank);
+    return -1;
+  }
+  sp_imp_row *rows = NULL;
+  if (sp__imp_rows(r, x->path, &rows, err) != 0)
+    return -1;
+  p->t_stats += now() - t1;
+  pthread_mutex_lock(&p->mu);
+  (*cur)->refs++;
+  p->q[(p->head + p->count++) % 2] = (item){*cur, r, rows};
+  p->inflight++;
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  if (p->last[(*cur)->input] == c) { /* none of its ranks is still to come */
+    release(p, *cur);
+    *cur = NULL;
+  }
+  return 0;
+}
+
+/* The reader thread: claims in rank order to items, at most two ahead
+ * of the writer (the one being written and the next). */
 static void *reader(void *arg) {
   pipeline *p = arg;
   loaded *cur = NULL;
@@ -105,42 +144,7 @@ static void *reader(void *arg) {
     pthread_mutex_unlock(&p->mu);
     if (cancel)
       break;
-    const sp_imp_input *x = &p->in->v[p->claims[c].input];
-    double t0 = now();
-    if (!cur || cur->input != p->claims[c].input) {
-      release(p, cur);
-      if (!(cur = load(x, p->claims[c].input, &err))) {
-        failed = 1;
-        break;
-      }
-    }
-    const sp_fmt_rank *r = NULL;
-    for (int64_t i = 0; i < cur->n && !r; i++)
-      if (cur->ranks[i].rank == p->claims[c].rank)
-        r = &cur->ranks[i];
-    double t1 = now();
-    sp_imp_row *rows = NULL;
-    if (!r) { /* changed between scan and read */
-      sp_fmt_err_set(&err, "%s: rank %d no longer in the file", x->path,
-                     p->claims[c].rank);
-      failed = 1;
-    } else if (sp__imp_rows(r, x->path, &rows, &err) != 0) {
-      failed = 1;
-    }
-    p->t_read += t1 - t0;
-    p->t_stats += now() - t1;
-    if (failed)
-      break;
-    pthread_mutex_lock(&p->mu);
-    cur->refs++;
-    p->q[(p->head + p->count++) % 2] = (item){cur, r, rows};
-    p->inflight++;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    if (p->last[cur->input] == c) { /* none of its ranks is still to come */
-      release(p, cur);
-      cur = NULL;
-    }
+    failed = produce(p, c, &cur, &err) != 0;
   }
   release(p, cur);
   pthread_mutex_lock(&p->mu);
@@ -186,16 +190,27 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   p.claims = claims;
   p.nclaims = nclaims;
   p.last = last;
+  /* SP_IMPORT_SERIAL=1 (or no thread): one rank in memory at a time. */
+  const char *serial = getenv("SP_IMPORT_SERIAL");
   pthread_t th;
-  int started = pthread_create(&th, NULL, reader, &p) == 0;
-  if (!started)
-    reader(&p); /* no thread: read everything first, still correct */
+  int started = !(serial && strcmp(serial, "0") != 0) &&
+                pthread_create(&th, NULL, reader, &p) == 0;
+  int64_t next = 0; /* serial mode: the next claim to prepare */
+  loaded *cur = NULL;
 
   sp_fmt_meta meta = {0, NULL};
   int have_meta = 0, failed = 0;
   double t_write = 0, t_wait = 0;
   for (;;) {
     double t0 = now();
+    if (!started && !failed) {
+      if (next == nclaims)
+        p.done = 1;
+      else if (produce(&p, next++, &cur, err) != 0)
+        failed = 1;
+    }
+    if (failed && !started)
+      break;
     pthread_mutex_lock(&p.mu);
     while (p.count == 0 && !p.done)
       pthread_cond_wait(&p.cv, &p.mu);
@@ -231,6 +246,7 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   }
   if (started)
     pthread_join(th, NULL);
+  release(&p, cur);
   if (!failed && p.failed) {
     *err = p.err;
     failed = 1;
@@ -250,8 +266,8 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   t_write += now() - t0;
   if (getenv("SP_IMPORT_TIMES"))
     fprintf(stderr,
-            "sp-import: reader thread: read %.3f s, stats %.3f s; writer: "
-            "write %.3f s, waited %.3f s\n",
+            "sp-import: read %.3f s, stats %.3f s (reader thread unless serial); "
+            "writer: write %.3f s, waited %.3f s\n",
             p.t_read, p.t_stats, t_write, t_wait);
   sp_fmt_meta_free(&meta);
   pthread_mutex_destroy(&p.mu);

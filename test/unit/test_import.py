@@ -22,8 +22,8 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def run(*args):
-    p = subprocess.run([IMPORT, *args], capture_output=True, text=True)
+def run(*args, env=None):
+    p = subprocess.run([IMPORT, *args], capture_output=True, text=True, env=env)
     return p.returncode, p.stderr
 
 
@@ -150,6 +150,12 @@ def main():
     check(rc == 0 and err == "", f"directory import: {rc} {err}")
     check_merged(merged, "profile", ranks)
 
+    # The same without the reader thread: one rank in memory at a time.
+    serial = os.path.join(out, "serial.h5")
+    rc, err = run(inp, "-o", serial, env=dict(os.environ, SP_IMPORT_SERIAL="1"))
+    check(rc == 0 and err == "", f"serial import: {rc} {err}")
+    check_merged(serial, "serial", ranks)
+
     # An earlier merged file beside the inputs is not swallowed.
     shutil.copy(merged, os.path.join(inp, "profile.h5"))
     again = os.path.join(out, "again.h5")
@@ -214,16 +220,18 @@ def main():
     cases.append(([clash], "b.spt", "rank 7", None))
     cases.append(([os.path.join(clash, "a.spt"), merged, os.path.join(inp, "run_rank00002.spt")],
                   "run_rank00002.spt", "rank 2", None))
+    # A bad rank after good ones have been written.
+    cases.append(([inp, os.path.join(bad, "trunc.spt")], "trunc.spt", "does not fit", 40))
     badh5 = os.path.join(bad, "x_rank00003.h5")
     put(badh5, b"\x89HDF\r\n\x1a\n" + b"\0" * 100)
     cases.append(([badh5], badh5, "", None))
 
     target = os.path.join(out, "kept.h5")
-    for args, name, expect, offset in cases:
+    for (args, name, expect, offset), mode in [(c, m) for c in cases for m in ("0", "1")]:
         put(target, b"OLD")
         before = sorted(os.listdir(out))
-        rc, err = run("-o", target, *args)
-        what = f"error case {os.path.basename(name)}: rc={rc} err={err!r}"
+        rc, err = run("-o", target, *args, env=dict(os.environ, SP_IMPORT_SERIAL=mode))
+        what = f"error case {os.path.basename(name)} (serial={mode}): rc={rc} err={err!r}"
         check(rc == 1, what + " exit status")
         check(err.count("\n") == 1 and err.endswith("\n"), what + " one line")
         check(name in err and expect in err, what + f" names {name} / {expect}")
