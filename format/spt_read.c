@@ -13,10 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Step of giving back a mapped file's pages: a power of two and a
+ * multiple of the page size. */
+#define SP_SPT_DROP ((size_t)8 << 20)
+
 typedef struct {
   const unsigned char *buf;
   size_t len, pos;
-  int swap; /* file byte order differs from ours */
+  int swap;       /* file byte order differs from ours */
+  size_t dropped; /* bytes of a mapped file given back; (size_t)-1: never */
   const char *name;
   sp_fmt_err *err;
 } reader;
@@ -108,19 +113,32 @@ static int get_str(reader *r, const char *lenwhat, const char *what, char **s,
   return 0;
 }
 
-static int get_times(reader *r, int64_t *dst, int64_t n) {
-  const unsigned char *p = r->buf + r->pos;
-  if (!r->swap) {
-    memcpy(dst, p, (size_t)n * 8);
-  } else {
-    for (int64_t i = 0; i < n; i++) {
-      uint64_t v;
-      memcpy(&v, p + i * 8, 8);
-      dst[i] = (int64_t)__builtin_bswap64(v);
+/* Copies n timestamps out, in steps of SP_SPT_DROP bytes; of a mapped file,
+ * the pages already copied out are given back after each step, so reading
+ * a file peaks near its size, not twice it. */
+static void get_times(reader *r, int64_t *dst, int64_t n) {
+  while (n > 0) {
+    int64_t k = n < (int64_t)(SP_SPT_DROP / 8) ? n : (int64_t)(SP_SPT_DROP / 8);
+    const unsigned char *p = r->buf + r->pos;
+    if (!r->swap) {
+      memcpy(dst, p, (size_t)k * 8);
+    } else {
+      for (int64_t i = 0; i < k; i++) {
+        uint64_t v;
+        memcpy(&v, p + i * 8, 8);
+        dst[i] = (int64_t)__builtin_bswap64(v);
+      }
+    }
+    r->pos += (size_t)k * 8;
+    dst += k;
+    n -= k;
+    if (r->dropped != (size_t)-1 && r->pos - r->dropped >= SP_SPT_DROP) {
+      size_t to = r->pos & ~(SP_SPT_DROP - 1);
+      madvise((void *)(uintptr_t)(r->buf + r->dropped), to - r->dropped,
+              MADV_DONTNEED);
+      r->dropped = to;
     }
   }
-  r->pos += (size_t)n * 8;
-  return 0;
 }
 
 static uint64_t hash_bytes(const char *s, size_t n) {
@@ -337,9 +355,10 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
   return 0;
 }
 
-int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
-                     sp_fmt_rank *out, sp_fmt_err *err) {
-  reader r = {buf, len, 0, 0, name ? name : "<memory>", err};
+static int parse_image(const unsigned char *buf, size_t len, const char *name,
+                       int mapped, sp_fmt_rank *out, sp_fmt_err *err) {
+  reader r = {buf, len, 0, 0, mapped ? 0 : (size_t)-1, name ? name : "<memory>",
+              err};
   scratch sc = {{0}, {0}, NULL};
   memset(out, 0, sizeof *out);
   int rc = parse(&r, out, &sc);
@@ -351,6 +370,11 @@ int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
     memset(out, 0, sizeof *out);
   }
   return rc;
+}
+
+int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
+                     sp_fmt_rank *out, sp_fmt_err *err) {
+  return parse_image(buf, len, name, 0, out, err);
 }
 
 int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
@@ -382,7 +406,7 @@ int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
     buf = map;
   }
   close(fd);
-  int rc = sp_fmt_spt_parse(buf, len, path, out, err);
+  int rc = parse_image(buf, len, path, map != NULL, out, err);
   if (map)
     munmap(map, len);
   return rc;

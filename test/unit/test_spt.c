@@ -634,6 +634,29 @@ static void big_round_trip(void **state) {
   remove_dir(dir);
 }
 
+/* A file past the reader's 8 MiB page-release steps reads back intact. */
+static void large_file(void **state) {
+  (void)state;
+  make_dir();
+  big_ctx c = {0, 0, 0};
+  sp_fmt_source s = {0, "huge", NULL, -1, 4500000, read_big, &c, 7};
+  char path[1024];
+  snprintf(path, sizeof path, "%s/huge.spt", dir);
+  sp_fmt_err err = {""};
+  assert_int_equal(sp_fmt_spt_write(path, 0, 2, &s, 1, 0, &err), 0);
+  sp_fmt_rank r;
+  assert_int_equal(sp_fmt_spt_read(path, &r, &err), 0);
+  assert_int_equal(r.blocks[0].count, 4500000);
+  int64_t bad = -1;
+  for (int64_t i = 0; i < 4500000 && bad < 0; i++)
+    if (r.blocks[0].starts[i] != i * 10 + 7 ||
+        r.blocks[0].ends[i] != i * 10 + 12)
+      bad = i;
+  assert_int_equal(bad, -1);
+  sp_fmt_rank_free(&r);
+  remove_dir(dir);
+}
+
 static void write_rejects_bad_sources(void **state) {
   (void)state;
   make_dir();
@@ -804,6 +827,7 @@ int main(void) {
       cmocka_unit_test(location_rules),
       cmocka_unit_test(write_matches_hand_built_bytes),
       cmocka_unit_test(big_round_trip),
+      cmocka_unit_test(large_file),
       cmocka_unit_test(write_rejects_bad_sources),
       cmocka_unit_test(write_failures_leave_nothing),
       cmocka_unit_test(read_file_errors),
