@@ -5,11 +5,11 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: not %clang -finstrument-functions-exclude-function-list=x -c -o %t/n.o %s 2>&1 | FileCheck %s --check-prefix=NOLIST
 // RUN: printf 'exclude function skipped_by_list\n' > %t/list.txt
-// RUN: for O in -O0 -O1 -O2 -O3; do %clang $O -g -finstrument-functions -fpass-plugin=%plugin -mllvm -sp-filter=%t/list.txt -mllvm -sp-verbose -c -o %t/x$O.o %s 2> %t/why$O.txt || exit 1; done
+// RUN: for O in -O0 -O1 -O2 -O3; do %clang $O -g -finstrument-functions %load_plugin -mllvm -sp-filter=%t/list.txt -mllvm -sp-verbose -c -o %t/x$O.o %s 2> %t/why$O.txt || exit 1; done
 // RUN: for O in -O0 -O1 -O2 -O3; do llvm-nm %t/x$O.o | FileCheck %s --check-prefix=NM || exit 1; done
 // RUN: for O in -O0 -O1 -O2 -O3; do FileCheck %s --check-prefix=WHY < %t/why$O.txt || exit 1; done
 // RUN: printf 'exclude file */exclude.c\n' > %t/file.txt
-// RUN: %clang -O2 -finstrument-functions -fpass-plugin=%plugin -mllvm -sp-filter=%t/file.txt -c -o %t/f.o %s
+// RUN: %clang -O2 -finstrument-functions %load_plugin -mllvm -sp-filter=%t/file.txt -c -o %t/f.o %s
 // RUN: llvm-nm %t/f.o | FileCheck %s --check-prefix=NONE
 
 __attribute__((noinline)) int kept(int x) { return x * 7; }

@@ -3,25 +3,25 @@
 // compiler errors naming FILE:LINE.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: printf '# keep hot code only\nexclude function small_*\ninclude function small_keep\nmin-instructions 6\n\nexclude function big_skip\n' > %t/f.txt
-// RUN: %clang -O1 -finstrument-functions -fpass-plugin=%plugin -mllvm -sp-filter=%t/f.txt -mllvm -sp-verbose -S -emit-llvm -o %t/out.ll %s 2> %t/why.txt
+// RUN: %clang -O1 -finstrument-functions %load_plugin -mllvm -sp-filter=%t/f.txt -mllvm -sp-verbose -S -emit-llvm -o %t/out.ll %s 2> %t/why.txt
 // RUN: FileCheck %s --check-prefix=IR < %t/out.ll
 // RUN: FileCheck %s --check-prefix=WHY < %t/why.txt
 // RUN: env SP_FILTER=%t/f.txt %clang -O1 -finstrument-functions -fpass-plugin=%plugin -S -emit-llvm -o - %s | FileCheck %s --check-prefix=IR
 //
 // File globs.
 // RUN: printf 'exclude file *filter.c\ninclude function big_*\n' > %t/g.txt
-// RUN: %clang -O1 -finstrument-functions -fpass-plugin=%plugin -mllvm -sp-filter=%t/g.txt -S -emit-llvm -o - %s | FileCheck %s --check-prefix=GLOB
+// RUN: %clang -O1 -finstrument-functions %load_plugin -mllvm -sp-filter=%t/g.txt -S -emit-llvm -o - %s | FileCheck %s --check-prefix=GLOB
 //
 // Errors: a compiler error naming FILE:LINE, no crash, no output.
 // RUN: printf '# ok\ninclude function f\nfrobnicate x\n' > %t/bad1.txt
-// RUN: not %clang -O1 -finstrument-functions -fpass-plugin=%plugin -mllvm -sp-filter=%t/bad1.txt -c -o %t/bad.o %s 2>&1 | FileCheck %s --check-prefix=BAD1 -DDIR=%t
+// RUN: not %clang -O1 -finstrument-functions %load_plugin -mllvm -sp-filter=%t/bad1.txt -c -o %t/bad.o %s 2>&1 | FileCheck %s --check-prefix=BAD1 -DDIR=%t
 // RUN: not test -e %t/bad.o
 // RUN: printf 'min-instructions lots\n' > %t/bad2.txt
-// RUN: not %clang -O0 -finstrument-functions -fpass-plugin=%plugin -mllvm -sp-filter=%t/bad2.txt -c -o %t/bad.o %s 2>&1 | FileCheck %s --check-prefix=BAD2 -DDIR=%t
+// RUN: not %clang -O0 -finstrument-functions %load_plugin -mllvm -sp-filter=%t/bad2.txt -c -o %t/bad.o %s 2>&1 | FileCheck %s --check-prefix=BAD2 -DDIR=%t
 // RUN: printf 'include function\n' > %t/bad3.txt
-// RUN: not %clang -O2 -finstrument-functions -fpass-plugin=%plugin -mllvm -sp-filter=%t/bad3.txt -c -o %t/bad.o %s 2>&1 | FileCheck %s --check-prefix=BAD3 -DDIR=%t
+// RUN: not %clang -O2 -finstrument-functions %load_plugin -mllvm -sp-filter=%t/bad3.txt -c -o %t/bad.o %s 2>&1 | FileCheck %s --check-prefix=BAD3 -DDIR=%t
 // RUN: printf 'exclude file [z-a\n' > %t/bad4.txt
-// RUN: not %clang -O2 -finstrument-functions -fpass-plugin=%plugin -mllvm -sp-filter=%t/bad4.txt -c -o %t/bad.o %s 2>&1 | FileCheck %s --check-prefix=BAD4 -DDIR=%t
+// RUN: not %clang -O2 -finstrument-functions %load_plugin -mllvm -sp-filter=%t/bad4.txt -c -o %t/bad.o %s 2>&1 | FileCheck %s --check-prefix=BAD4 -DDIR=%t
 // RUN: env SP_FILTER=%t/missing.txt not %clang -O2 -finstrument-functions -fpass-plugin=%plugin -c -o %t/bad.o %s 2>&1 | FileCheck %s --check-prefix=MISSING -DDIR=%t
 
 int small_a(int x) { return x + 1; }

@@ -27,6 +27,11 @@ config.substitutions.append(("%clangxx", tool("clang++")))
 config.substitutions.append(("%clang", tool("clang")))
 config.substitutions.append(("%flang", tool("flang")))
 config.substitutions.append(("%opt", tool("opt")))
+# Clang 19 parses -mllvm before it loads -fpass-plugin plugins; loading the
+# plugin also as a Clang plugin registers -sp-filter/-sp-verbose in time.
+config.substitutions.append(
+    ("%load_plugin", "-Xclang -load -Xclang {0} -fpass-plugin={0}".format(
+        config.sp_plugin)))
 config.substitutions.append(("%plugin", config.sp_plugin))
 config.substitutions.append(("%runtime_include", config.sp_runtime_include))
 config.substitutions.append(("%runtime_lib", config.sp_runtime_lib_dir))
