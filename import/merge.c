@@ -1,6 +1,6 @@
-/* merge.c - streams the ranks into one schema-2 file. A reader thread
- * loads the next rank and computes its statistics while this thread
- * writes the previous one, so at most two ranks are in memory. */
+/* merge.c - streams the ranks into one schema-2 file, one rank in memory
+ * at a time; optionally a reader thread prepares the next rank (loads it,
+ * computes its statistics) while this thread writes the previous one. */
 #include "sp_import.h"
 
 #include <pthread.h>
@@ -190,12 +190,14 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   p.claims = claims;
   p.nclaims = nclaims;
   p.last = last;
-  /* SP_IMPORT_SERIAL=1 (or no thread): one rank in memory at a time. */
-  const char *serial = getenv("SP_IMPORT_SERIAL");
+  /* By default one rank is in memory at a time. SP_IMPORT_THREAD=1 adds
+   * the reader thread (two ranks in memory): on the shared 2-core machine
+   * it measured from 1.5x faster to 1.7x slower (docs/import.md). */
+  const char *thr = getenv("SP_IMPORT_THREAD");
   pthread_t th;
-  int started = !(serial && strcmp(serial, "0") != 0) &&
+  int started = thr && strcmp(thr, "0") != 0 &&
                 pthread_create(&th, NULL, reader, &p) == 0;
-  int64_t next = 0; /* serial mode: the next claim to prepare */
+  int64_t next = 0; /* without the thread: the next claim to prepare */
   loaded *cur = NULL;
 
   sp_fmt_meta meta = {0, NULL};
@@ -266,7 +268,7 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   t_write += now() - t0;
   if (getenv("SP_IMPORT_TIMES"))
     fprintf(stderr,
-            "sp-import: read %.3f s, stats %.3f s (reader thread unless serial); "
+            "sp-import: read %.3f s, stats %.3f s; "
             "writer: write %.3f s, waited %.3f s\n",
             p.t_read, p.t_stats, t_write, t_wait);
   sp_fmt_meta_free(&meta);

@@ -150,11 +150,11 @@ def main():
     check(rc == 0 and err == "", f"directory import: {rc} {err}")
     check_merged(merged, "profile", ranks)
 
-    # The same without the reader thread: one rank in memory at a time.
-    serial = os.path.join(out, "serial.h5")
-    rc, err = run(inp, "-o", serial, env=dict(os.environ, SP_IMPORT_SERIAL="1"))
-    check(rc == 0 and err == "", f"serial import: {rc} {err}")
-    check_merged(serial, "serial", ranks)
+    # The same with the reader thread preparing the next rank.
+    threaded = os.path.join(out, "threaded.h5")
+    rc, err = run(inp, "-o", threaded, env=dict(os.environ, SP_IMPORT_THREAD="1"))
+    check(rc == 0 and err == "", f"threaded import: {rc} {err}")
+    check_merged(threaded, "threaded", ranks)
 
     # An earlier merged file beside the inputs is not swallowed.
     shutil.copy(merged, os.path.join(inp, "profile.h5"))
@@ -230,8 +230,8 @@ def main():
     for (args, name, expect, offset), mode in [(c, m) for c in cases for m in ("0", "1")]:
         put(target, b"OLD")
         before = sorted(os.listdir(out))
-        rc, err = run("-o", target, *args, env=dict(os.environ, SP_IMPORT_SERIAL=mode))
-        what = f"error case {os.path.basename(name)} (serial={mode}): rc={rc} err={err!r}"
+        rc, err = run("-o", target, *args, env=dict(os.environ, SP_IMPORT_THREAD=mode))
+        what = f"error case {os.path.basename(name)} (thread={mode}): rc={rc} err={err!r}"
         check(rc == 1, what + " exit status")
         check(err.count("\n") == 1 and err.endswith("\n"), what + " one line")
         check(name in err and expect in err, what + f" names {name} / {expect}")
