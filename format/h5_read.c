@@ -258,6 +258,28 @@ static int check_schema(hid_t f, const char *path, sp_fmt_err *err) {
   return rc;
 }
 
+static int by_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A region is its name: one name under two ids would merge two regions'
+ * rows into one (rank, thread, region) downstream. */
+static int unique_names(const idx *x, const char *path, sp_fmt_err *err) {
+  if (x->nnames < 2)
+    return 0;
+  char **v = malloc((size_t)x->nnames * sizeof *v);
+  if (!v)
+    return fail(err, path, "out of memory");
+  memcpy(v, x->names, (size_t)x->nnames * sizeof *v);
+  qsort(v, (size_t)x->nnames, sizeof *v, by_str);
+  int rc = 0;
+  for (int64_t i = 1; i < x->nnames && rc == 0; i++)
+    if (strcmp(v[i], v[i - 1]) == 0)
+      rc = fail(err, path, "region_table/names holds \"%.200s\" twice", v[i]);
+  free(v);
+  return rc;
+}
+
 /* Names, index columns and the event count; validates every row. */
 static int read_index(hid_t f, const char *path, int want_stats, idx *x,
                       sp_fmt_err *err) {
@@ -284,7 +306,7 @@ static int read_index(hid_t f, const char *path, int want_stats, idx *x,
   else
     rc = 0;
   H5Dclose(ds);
-  if (rc < 0)
+  if (rc < 0 || unique_names(x, path, err) < 0)
     goto bad;
   rc = -1;
   if (H5Lexists(f, "rank_region_index", H5P_DEFAULT) <= 0) {

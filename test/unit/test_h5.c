@@ -361,6 +361,22 @@ static void poke(const char *path, const char *ds, int64_t idx, int64_t v) {
 
 /* summary_too: sp_fmt_h5_read_summary must refuse the file as well (it
  * does not check what only grouping into ranks needs). */
+/* Renames region idx of a good file in place. */
+static void poke_name(const char *path, int64_t idx, const char *name) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, "region_table/names", H5P_DEFAULT);
+  hid_t t = H5Dget_type(d), fs = H5Dget_space(d);
+  hsize_t start = (hsize_t)idx, one = 1;
+  H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &one, NULL);
+  hid_t ms = H5Screate_simple(1, &one, NULL);
+  assert_true(H5Dwrite(d, t, ms, fs, H5P_DEFAULT, &name) >= 0);
+  H5Sclose(ms);
+  H5Sclose(fs);
+  H5Tclose(t);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
 static void expect_error(const char *path, const char *what, int summary_too) {
   sp_fmt_err err = {""};
   sp_fmt_rank *r = NULL;
@@ -392,6 +408,9 @@ static void test_reader_rejects(void **state) {
   write_sample(at("c.h5"), 0);
   poke(at("c.h5"), "rank_region_index/event_counts", -1, 0);
   expect_error(at("c.h5"), "event_counts is missing", 1);
+  write_sample(at("c.h5"), 0);
+  poke_name(at("c.h5"), 2, "main");
+  expect_error(at("c.h5"), "region_table/names holds \"main\" twice", 1);
   FILE *f = fopen(at("t.h5"), "w");
   fputs("plain text", f);
   fclose(f);

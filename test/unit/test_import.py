@@ -168,6 +168,18 @@ def main():
     check(rc == 0, f"re-import of a merged file: {err}")
     check_merged(again, "again", ranks)
 
+    # A merged file holding ranks 0 and 2, merged again with rank 1: its
+    # ranks interleave with another input's (it is read twice).
+    m02 = os.path.join(out, "m02.h5")
+    rc, err = run("-o", m02, os.path.join(inp, "run_rank00000.h5"),
+                  os.path.join(inp, "run_rank00002.spt"))
+    check(rc == 0, f"merge of ranks 0 and 2: {err}")
+    for mode in ("0", "1"):
+        rc, err = run("-o", again, m02, os.path.join(inp, "run_rank00001.spt"),
+                      env=dict(os.environ, SP_IMPORT_THREAD=mode))
+        check(rc == 0, f"interleaved merged input (thread={mode}): {err}")
+        check_merged(again, "again", ranks)
+
     # The same file spelled three ways is read once.
     os.symlink(os.path.join(inp, "run_rank00001.spt"), os.path.join(WORK, "link.spt"))
     rc, err = run("-o", again, os.path.join(inp, "run_rank00001.spt"),
