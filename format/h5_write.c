@@ -13,9 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One chunk of events per column: 1 Mi int64 = 8 MiB. Whole-chunk writes
- * bypass HDF5's chunk cache, so this is also the writer's event memory. */
-#define EV_CHUNK ((int64_t)1 << 20)
+/* Events are gathered in a batch of 1 Mi calls per column (8 MiB, the
+ * writer's event memory) and written as whole 256 Ki-element (2 MiB)
+ * chunks, which bypass HDF5's chunk cache. A profile smaller than one
+ * chunk gets a single chunk of its exact size: a chunk is allocated whole
+ * on disk, and per-rank files are often tiny. */
+#define EV_BATCH ((int64_t)1 << 20)
+#define EV_CHUNK ((int64_t)1 << 18)
 #define ROW_CHUNK 65536
 #define META_MAX 60000
 #define TRUNC_MARK "...[truncated]"
@@ -191,8 +195,8 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
   }
   w->file = w->ds_start = w->ds_end = -1;
   w->path = strdup(path);
-  w->buf_s = malloc((size_t)EV_CHUNK * sizeof(int64_t));
-  w->buf_e = malloc((size_t)EV_CHUNK * sizeof(int64_t));
+  w->buf_s = malloc((size_t)EV_BATCH * sizeof(int64_t));
+  w->buf_e = malloc((size_t)EV_BATCH * sizeof(int64_t));
   if (!w->path || !w->buf_s || !w->buf_e) {
     fail(err, path, "out of memory");
     goto bad;
@@ -221,13 +225,7 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
     h5fail(w, err, "group events");
     goto bad_unlink;
   }
-  w->ds_start = make_ds(g, "start_times", H5T_STD_I64LE, 0, EV_CHUNK);
-  w->ds_end = make_ds(g, "end_times", H5T_STD_I64LE, 0, EV_CHUNK);
-  H5Gclose(g);
-  if (w->ds_start < 0 || w->ds_end < 0) {
-    h5fail(w, err, "events datasets");
-    goto bad_unlink;
-  }
+  H5Gclose(g); /* its datasets come with the first events (flush_events) */
   return w;
 bad_unlink:
   close_handles(w);
@@ -237,7 +235,21 @@ bad:
   return NULL;
 }
 
-static int flush_events(sp_fmt_h5w *w, sp_fmt_err *err) {
+/* Writes the batch; creates the event datasets on the first call, sized
+ * to the whole profile if this is also the last one (final) and small. */
+static int flush_events(sp_fmt_h5w *w, int final, sp_fmt_err *err) {
+  if (w->ds_start < 0) {
+    hsize_t chunk = (final && w->fill < EV_CHUNK)
+                        ? (hsize_t)(w->fill > 0 ? w->fill : 1)
+                        : (hsize_t)EV_CHUNK;
+    w->ds_start =
+        make_ds(w->file, "events/start_times", H5T_STD_I64LE, 0, chunk);
+    w->ds_end = make_ds(w->file, "events/end_times", H5T_STD_I64LE, 0, chunk);
+    if (w->ds_start < 0 || w->ds_end < 0) {
+      h5fail(w, err, "events datasets");
+      return -1;
+    }
+  }
   if (w->fill == 0)
     return 0;
   hsize_t start = (hsize_t)w->written, count = (hsize_t)w->fill;
@@ -328,8 +340,8 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
   double mean = 0, m2 = 0;
   for (int64_t done = 0; done < src->count;) {
     int64_t n = src->count - done;
-    if (n > EV_CHUNK - w->fill)
-      n = EV_CHUNK - w->fill;
+    if (n > EV_BATCH - w->fill)
+      n = EV_BATCH - w->fill;
     int64_t *s = w->buf_s + w->fill, *e = w->buf_e + w->fill;
     src->read(src, done, n, s, e);
     if (!stats) {
@@ -352,7 +364,7 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
     }
     w->fill += n;
     done += n;
-    if (w->fill == EV_CHUNK && flush_events(w, err) < 0)
+    if (w->fill == EV_BATCH && flush_events(w, 0, err) < 0)
       return -1;
   }
   if (stats) {
@@ -593,7 +605,7 @@ int sp_fmt_h5w_close(sp_fmt_h5w *w, sp_fmt_err *err) {
     h5fail(w, err, "string type");
     goto out;
   }
-  if (flush_events(w, err) < 0 || write_index(w, str, err) < 0 ||
+  if (flush_events(w, 1, err) < 0 || write_index(w, str, err) < 0 ||
       write_names(w, str, err) < 0 || write_meta(w, str, err) < 0)
     goto out;
   if (write_attr(w->file, "scope_profiler_schema", H5T_STD_I64LE,
