@@ -137,12 +137,22 @@ static void put_block_times(out *o, const sp_fmt_source *s, int64_t *st,
     }
 }
 
-static int by_thread_name(const void *a, const void *b) {
-  const sp_fmt_source *x = *(const sp_fmt_source *const *)a;
-  const sp_fmt_source *y = *(const sp_fmt_source *const *)b;
-  if (x->thread != y->thread)
-    return x->thread < y->thread ? -1 : 1;
-  return strcmp(x->name, y->name);
+/* Index of an earlier source with srcs[i]'s (thread, name), or -1, from an
+ * open-addressing set of indices + 1 (0 = empty) with mask + 1 slots. */
+static int64_t seen(const sp_fmt_source *srcs, int64_t i, uint32_t *slot,
+                    uint64_t mask) {
+  uint64_t h = 1469598103934665603ull ^ (uint32_t)srcs[i].thread;
+  for (const unsigned char *c = (const unsigned char *)srcs[i].name; *c; c++)
+    h = (h ^ *c) * 1099511628211ull;
+  for (uint64_t k = (h ^ (h >> 29)) & mask;; k = (k + 1) & mask) {
+    if (!slot[k]) {
+      slot[k] = (uint32_t)(i + 1);
+      return -1;
+    }
+    const sp_fmt_source *o = &srcs[slot[k] - 1];
+    if (o->thread == srcs[i].thread && strcmp(o->name, srcs[i].name) == 0)
+      return slot[k] - 1;
+  }
 }
 
 /* Rejects what the reader would reject, before any file is created. */
@@ -186,22 +196,27 @@ static int check(const char *path, int32_t rank, int version,
       return -1;
     }
   }
-  const sp_fmt_source **sorted = malloc((size_t)n * sizeof *sorted + 1);
-  if (!sorted) {
+  /* A hash set, not a sort: a runtime may have millions of blocks. */
+  if (n >= (int64_t)UINT32_MAX) {
+    sp_fmt_err_set(err, "%s: too many sources (%lld)", path, (long long)n);
+    return -1;
+  }
+  uint64_t cap = 16;
+  while (cap < (uint64_t)n * 2)
+    cap *= 2;
+  uint32_t *slot = calloc(cap, sizeof *slot);
+  if (!slot) {
     sp_fmt_err_set(err, "%s: %s", path, strerror(ENOMEM));
     return -1;
   }
   for (int64_t i = 0; i < n; i++)
-    sorted[i] = &srcs[i];
-  qsort(sorted, (size_t)n, sizeof *sorted, by_thread_name);
-  for (int64_t i = 1; i < n; i++)
-    if (by_thread_name(&sorted[i - 1], &sorted[i]) == 0) {
+    if (seen(srcs, i, slot, cap - 1) >= 0) {
       sp_fmt_err_set(err, "%s: two sources for region \"%s\" on thread %d",
-                     path, sorted[i]->name, sorted[i]->thread);
-      free(sorted);
+                     path, srcs[i].name, srcs[i].thread);
+      free(slot);
       return -1;
     }
-  free(sorted);
+  free(slot);
   return 0;
 }
 
