@@ -284,8 +284,9 @@ static int flush_events(sp_fmt_h5w *w, int final, sp_fmt_err *err) {
 
 int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
                    const sp_fmt_stats *stats, sp_fmt_err *err) {
-  if (src->count < 0) {
-    fail(err, w->path, "negative call count for region %s", src->name);
+  if (src->count < 0 || rank < 0 || src->thread < 0) {
+    fail(err, w->path, "negative rank, thread or call count for region %s",
+         src->name);
     return -1;
   }
   if (w->nrows > 0) {
