@@ -114,7 +114,7 @@ typedef struct sp__thread {
   sp__pair_t scratch;
   /* arena for chunks */
   char *arena, *arena_end;
-  uint64_t next_cap_hint;
+  uint64_t arena_blocks;
   /* counters, reported at finalize */
   uint64_t n_mismatch, n_closed_above, n_unmatched, n_dropped, n_invalid;
   int32_t index; /* creation order */
