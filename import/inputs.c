@@ -19,9 +19,6 @@ static int per_rank_name(const char *name) {
 
 static int add(sp_imp_inputs *in, const char *path, const struct stat *st,
                sp_fmt_err *err) {
-  for (int64_t i = 0; i < in->n; i++)
-    if (in->v[i].dev == st->st_dev && in->v[i].ino == st->st_ino)
-      return 0; /* the same file, spelled differently: read once */
   if (in->n == in->cap) {
     int64_t cap = in->cap ? in->cap * 2 : 16;
     sp_imp_input *v = realloc(in->v, (size_t)cap * sizeof *v);
@@ -35,7 +32,6 @@ static int add(sp_imp_inputs *in, const char *path, const struct stat *st,
     goto oom;
   x->dev = st->st_dev;
   x->ino = st->st_ino;
-  x->kind = sp_fmt_is_h5(path) ? SP_IMP_H5 : SP_IMP_SPT;
   in->n++;
   return 0;
 oom:
@@ -99,6 +95,57 @@ static int add_dir(sp_imp_inputs *in, const char *dir, sp_fmt_err *err) {
   return rc;
 }
 
+static const sp_imp_inputs *sort_in; /* qsort has no context in C11 */
+
+static int by_file(const void *a, const void *b) {
+  const sp_imp_input *x = &sort_in->v[*(const int64_t *)a],
+                     *y = &sort_in->v[*(const int64_t *)b];
+  if (x->dev != y->dev)
+    return x->dev < y->dev ? -1 : 1;
+  if (x->ino != y->ino)
+    return x->ino < y->ino ? -1 : 1;
+  return *(const int64_t *)a < *(const int64_t *)b ? -1 : 1;
+}
+
+/* The same file, however spelled (device and inode), is read once: the
+ * first mention is kept, in argument order. Sorting keeps this fast for
+ * tens of thousands of ranks. */
+static int dedup(sp_imp_inputs *in, sp_fmt_err *err) {
+  int64_t *ix = malloc((in->n ? (size_t)in->n : 1) * sizeof *ix);
+  char *drop = calloc(in->n ? (size_t)in->n : 1, 1);
+  if (!ix || !drop) {
+    free(ix);
+    free(drop);
+    sp_fmt_err_set(err, "%s: out of memory", in->n ? in->v[0].path : "-");
+    return -1;
+  }
+  for (int64_t i = 0; i < in->n; i++)
+    ix[i] = i;
+  sort_in = in;
+  qsort(ix, (size_t)in->n, sizeof *ix, by_file);
+  for (int64_t k = 1; k < in->n; k++)
+    if (in->v[ix[k]].dev == in->v[ix[k - 1]].dev &&
+        in->v[ix[k]].ino == in->v[ix[k - 1]].ino)
+      drop[ix[k]] = 1;
+  int64_t n = 0;
+  for (int64_t i = 0; i < in->n; i++) {
+    if (drop[i]) {
+      free(in->v[i].path);
+      continue;
+    }
+    in->v[n] = in->v[i];
+    /* By content, not name: an explicitly named file may be called
+     * anything. Whatever is not HDF5 goes to the .spt reader, whose
+     * message then says what is wrong with it. */
+    in->v[n].kind = sp_fmt_is_h5(in->v[n].path) ? SP_IMP_H5 : SP_IMP_SPT;
+    n++;
+  }
+  in->n = n;
+  free(ix);
+  free(drop);
+  return 0;
+}
+
 int sp__imp_find(char *const *args, int nargs, sp_imp_inputs *out,
                  sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
@@ -117,6 +164,10 @@ int sp__imp_find(char *const *args, int nargs, sp_imp_inputs *out,
       sp__imp_inputs_free(out);
       return -1;
     }
+  }
+  if (dedup(out, err) != 0) {
+    sp__imp_inputs_free(out);
+    return -1;
   }
   return 0;
 }

@@ -94,6 +94,7 @@ int main(int argc, char **argv) {
     goto fail;
   }
   sp__imp_inputs_free(&in);
+  sp__imp_nesting_report();
   rc = 0;
   goto done;
 fail:

@@ -24,6 +24,24 @@ static int by_first_start(const void *a, const void *b) {
   return strcmp(x->src.name, y->src.name);
 }
 
+/* Improper nesting is common to all threads of a broken program: say it
+ * once, at the end, rather than once per thread of every rank. */
+static int64_t nbad;
+static char first_bad[1024];
+
+void sp__imp_nesting_report(void) {
+  if (nbad == 1)
+    fprintf(stderr,
+            "sp-import: warning: %s; its exclusive times count only nested "
+            "calls\n",
+            first_bad);
+  else if (nbad > 1)
+    fprintf(stderr,
+            "sp-import: warning: %s, and calls overlap in %lld more threads; "
+            "their exclusive times count only nested calls\n",
+            first_bad, (long long)(nbad - 1));
+}
+
 int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **out,
                  sp_fmt_err *err) {
   int64_t n = r->nblocks;
@@ -48,14 +66,13 @@ int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **out,
       sp_fmt_err_set(err, "%s: out of memory", path);
       goto bad;
     }
-    if (nest.bad)
-      fprintf(stderr,
-              "sp-import: warning: %s: rank %d thread %d: call of %s at %lld "
-              "overlaps %s at %lld without nesting; exclusive times count "
-              "only nested calls\n",
-              path, r->rank, nest.thread, nest.inner,
-              (long long)nest.inner_start, nest.outer,
-              (long long)nest.outer_start);
+    if (nest.bad && nbad++ == 0)
+      snprintf(first_bad, sizeof first_bad,
+               "%s: rank %d thread %d: call of %s at %lld overlaps %s at "
+               "%lld without nesting",
+               path, r->rank, nest.thread, nest.inner,
+               (long long)nest.inner_start, nest.outer,
+               (long long)nest.outer_start);
     for (int64_t k = lo; k < hi; k++) {
       rows[k].src = srcs[k];
       rows[k].st = st[k - lo];

@@ -47,9 +47,11 @@ typedef struct sp_imp_row {
 
 /* Rank r's rows in DESIGN order (thread, then first start) with their
  * statistics, into *rows (malloc'd, r->nblocks entries). Improper nesting
- * is reported on stderr as a warning, not an error. */
+ * is not an error: sp__imp_nesting_report() warns about it once. Called
+ * from one thread at a time. */
 int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **rows,
                  sp_fmt_err *err);
+void sp__imp_nesting_report(void);
 
 /* Streams the claims rank by rank into the schema-2 file out. */
 int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,

@@ -193,6 +193,21 @@ def main():
     check(rc == 0, "default output")
     check_merged(os.path.join(out, "profiling_data.h5"), "profiling_data", ranks)
 
+    # Calls overlapping without nesting: merged, one warning for all ranks.
+    ov = os.path.join(WORK, "overlap")
+    os.makedirs(ov)
+    for r in range(3):
+        put(os.path.join(ov, "o_rank%05d.spt" % r),
+            spt(2, r, [(0, "work", "w.c", 7, [0, 500], [100, 600]),
+                       (0, "inner", "w.c", 9, [10, 510], [110, 610])]))
+    rc, err = run("-o", os.path.join(out, "overlap.h5"), ov)
+    check(rc == 0 and err.count("\n") == 1 and "warning" in err and
+          "o_rank00000.spt" in err and "2 more threads" in err,
+          f"overlap warning: {rc} {err!r}")
+    with h5py.File(os.path.join(out, "overlap.h5"), "r") as f:
+        st = f["rank_region_index/summary_statistics"][()]
+        check(list(st["calls"]) == [2] * 6, "overlap: all calls kept")
+
     # Errors: exit 1, one line naming the file, nothing under the output,
     # an existing output kept.
     bad = os.path.join(WORK, "bad")
