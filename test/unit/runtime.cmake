@@ -32,6 +32,13 @@ if(CMAKE_Fortran_COMPILER)
   target_compile_options(rt_cyg_f90 PRIVATE -O1 -finstrument-functions)
   target_link_libraries(rt_cyg_f90 PRIVATE scopeprof)
   add_dependencies(test_runtime rt_cyg_f90)
+  if(TARGET scopeprof_fortran)
+    # The module API, with the runtime's hooks on as well.
+    add_executable(rt_f90_api ${CMAKE_CURRENT_LIST_DIR}/runtime/f90_api.f90)
+    target_compile_options(rt_f90_api PRIVATE -O1 -finstrument-functions)
+    target_link_libraries(rt_f90_api PRIVATE scopeprof_fortran)
+    add_dependencies(test_runtime rt_f90_api)
+  endif()
 endif()
 
 # The runtime's .h5, read by h5py (independent reader) and h5dump.

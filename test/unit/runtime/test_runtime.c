@@ -444,6 +444,43 @@ static void test_cyg_fortran_names(void **state) {
   sp_fmt_rank_free(&r);
 }
 
+static void test_fortran_module_api(void **state) {
+  (void)state;
+  char out[600], path[600];
+  snprintf(path, sizeof path, "%s/rt_f90_api", SP_TEST_BINARY_DIR);
+  if (access(path, X_OK) != 0)
+    skip();
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_f90_api", NULL, env), 0);
+  /* sp_finalize ran inside MAIN__ and main, which the hooks had opened */
+  assert_string_equal(errtext, "scopeprof: 2 region(s) still open at finalize "
+                               "(closed at finalize time)\n");
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  const sp_fmt_block *outer = find_block(&r, 0, "outer"),
+                     *inner = find_block(&r, 0, "inner"),
+                     *fact = find_block(&r, 0, "fact");
+  assert_non_null(outer); /* trailing blanks are not part of names */
+  assert_non_null(inner);
+  assert_non_null(fact);
+  assert_int_equal(outer->count, 1);
+  assert_int_equal(inner->count, 3);
+  assert_int_equal(fact->count, 4);
+  assert_string_equal(region_of(&r, outer)->file, "api_prog.f90");
+  assert_int_equal(region_of(&r, outer)->line, 10);
+  assert_null(region_of(&r, inner)->file);
+  assert_int_equal(region_of(&r, fact)->line, 30);
+  for (int i = 0; i < 3; i++)
+    assert_true(outer->starts[0] <= inner->starts[i] &&
+                inner->ends[i] <= outer->ends[0]);
+  for (int i = 1; i < 4; i++)
+    assert_true(fact->starts[i - 1] <= fact->starts[i] &&
+                fact->ends[i] <= fact->ends[i - 1]);
+  /* the hooks saw the program and its internal function too */
+  assert_int_equal(find_block(&r, 0, "MAIN__")->count, 1);
+  sp_fmt_rank_free(&r);
+}
+
 #ifdef SP_USE_HDF5
 static void test_h5_output(void **state) {
   (void)state;
@@ -546,6 +583,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cyg_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cyg_cxx_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cyg_fortran_names, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fortran_module_api, setup, teardown),
 #ifdef SP_USE_HDF5
       cmocka_unit_test_setup_teardown(test_h5_output, setup, teardown),
 #endif
