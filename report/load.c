@@ -1,0 +1,419 @@
+/* load.c - reads the inputs of one profile (sp-import's discovery rules)
+ * into rows of statistics and, when asked, the events of every thread. */
+#include "report.h"
+#include "sp_import.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t fnv(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static int rehash(rp_profile *p, int64_t cap) {
+  int64_t *h = malloc((size_t)cap * sizeof *h);
+  if (!h)
+    return -1;
+  for (int64_t i = 0; i < cap; i++)
+    h[i] = -1;
+  for (int64_t i = 0; i < p->nnames; i++) {
+    uint64_t k = fnv(p->names[i]) & (uint64_t)(cap - 1);
+    while (h[k] >= 0)
+      k = (k + 1) & (uint64_t)(cap - 1);
+    h[k] = i;
+  }
+  free(p->hash);
+  p->hash = h;
+  p->hcap = cap;
+  return 0;
+}
+
+int32_t rp_name_id(rp_profile *p, const char *name) {
+  if (p->hcap == 0 || 2 * (p->nnames + 1) > p->hcap)
+    if (rehash(p, p->hcap ? 2 * p->hcap : 64) != 0)
+      return -1;
+  uint64_t k = fnv(name) & (uint64_t)(p->hcap - 1);
+  for (; p->hash[k] >= 0; k = (k + 1) & (uint64_t)(p->hcap - 1))
+    if (strcmp(p->names[p->hash[k]], name) == 0)
+      return (int32_t)p->hash[k];
+  if (p->nnames == p->capnames) {
+    int64_t c = p->capnames ? 2 * p->capnames : 64;
+    char **n = realloc(p->names, (size_t)c * sizeof *n);
+    if (n)
+      p->names = n;
+    char **f = realloc(p->files, (size_t)c * sizeof *f);
+    if (f)
+      p->files = f;
+    int32_t *l = realloc(p->lines, (size_t)c * sizeof *l);
+    if (l)
+      p->lines = l;
+    if (!n || !f || !l)
+      return -1;
+    p->capnames = c;
+  }
+  if (!(p->names[p->nnames] = strdup(name)))
+    return -1;
+  p->files[p->nnames] = NULL;
+  p->lines[p->nnames] = -1;
+  p->hash[k] = p->nnames;
+  return (int32_t)p->nnames++;
+}
+
+/* The first known source location of a name is kept, as the runtime does. */
+static int set_source(rp_profile *p, int32_t id, const char *file,
+                      int32_t line) {
+  if (p->files[id] || !file || !file[0])
+    return 0;
+  if (!(p->files[id] = strdup(file)))
+    return -1;
+  p->lines[id] = line;
+  return 0;
+}
+
+static int add_row(rp_profile *p, int32_t rank, int32_t thread, int32_t name,
+                   const sp_fmt_stats *st) {
+  if (p->nrows == p->caprows) {
+    int64_t c = p->caprows ? 2 * p->caprows : 256;
+    rp_row *r = realloc(p->rows, (size_t)c * sizeof *r);
+    if (!r)
+      return -1;
+    p->rows = r;
+    p->caprows = c;
+  }
+  rp_row *r = &p->rows[p->nrows++];
+  r->rank = rank;
+  r->thread = thread;
+  r->name = name;
+  r->st = *st;
+  if (st->calls > 0) {
+    if (st->first_start_ns < p->span_lo)
+      p->span_lo = st->first_start_ns;
+    if (st->last_end_ns > p->span_hi)
+      p->span_hi = st->last_end_ns;
+  }
+  return 0;
+}
+
+static int by_thread(const void *a, const void *b) {
+  const sp_fmt_source *x = a, *y = b;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  return x->aux < y->aux ? -1 : (x->aux > y->aux);
+}
+
+/* Improper nesting: said once per run, as sp-import does. */
+static int64_t nbad;
+static char first_bad[1024];
+
+/* Statistics of one in-memory rank, per thread across its regions (the
+ * exclusive time needs every region of a thread at once). */
+static int rank_rows(rp_profile *p, const sp_fmt_rank *r, const char *path,
+                     sp_fmt_err *err) {
+  size_t cnt = r->nblocks ? (size_t)r->nblocks : 1;
+  sp_fmt_source *srcs = malloc(cnt * sizeof *srcs);
+  sp_fmt_stats *st = malloc(cnt * sizeof *st);
+  int rc = -1;
+  if (!srcs || !st)
+    goto oom;
+  sp_fmt_rank_sources(r, srcs);
+  qsort(srcs, (size_t)r->nblocks, sizeof *srcs, by_thread);
+  for (int64_t lo = 0, hi; lo < r->nblocks; lo = hi) {
+    for (hi = lo; hi < r->nblocks && srcs[hi].thread == srcs[lo].thread;)
+      hi++;
+    sp_fmt_nesting nest;
+    if (sp_fmt_stats_thread(srcs + lo, hi - lo, st + lo, &nest) != 0)
+      goto oom;
+    if (nest.bad && nbad++ == 0)
+      snprintf(first_bad, sizeof first_bad,
+               "%s: rank %d thread %d: call of %s at %lld overlaps %s at "
+               "%lld without nesting",
+               path, r->rank, nest.thread, nest.inner,
+               (long long)nest.inner_start, nest.outer,
+               (long long)nest.outer_start);
+  }
+  for (int64_t i = 0; i < r->nblocks; i++) {
+    int32_t id = rp_name_id(p, srcs[i].name);
+    if (id < 0 || set_source(p, id, srcs[i].file, srcs[i].line) != 0 ||
+        add_row(p, r->rank, srcs[i].thread, id, &st[i]) != 0)
+      goto oom;
+  }
+  rc = 0;
+  goto out;
+oom:
+  sp_fmt_err_set(err, "%s: out of memory", path);
+out:
+  free(srcs);
+  free(st);
+  return rc;
+}
+
+static int keep_meta(rp_profile *p, const sp_fmt_meta *m) {
+  if (p->meta.n || !m->n)
+    return 0;
+  return sp_fmt_meta_copy(&p->meta, m);
+}
+
+/* The rank of a claimed input, to catch two files claiming one rank. */
+typedef struct claim {
+  int32_t rank;
+  int64_t input;
+} claim;
+
+static int push_claim(claim **v, int64_t *n, int64_t *cap, int32_t rank,
+                      int64_t input) {
+  if (*n && (*v)[*n - 1].rank == rank && (*v)[*n - 1].input == input)
+    return 0;
+  if (*n == *cap) {
+    int64_t c = *cap ? 2 * *cap : 64;
+    claim *x = realloc(*v, (size_t)c * sizeof *x);
+    if (!x)
+      return -1;
+    *v = x;
+    *cap = c;
+  }
+  (*v)[(*n)++] = (claim){rank, input};
+  return 0;
+}
+
+static int by_claim(const void *a, const void *b) {
+  const claim *x = a, *y = b;
+  if (x->rank != y->rank)
+    return x->rank < y->rank ? -1 : 1;
+  return x->input < y->input ? -1 : (x->input > y->input);
+}
+
+static int keep_rank(rp_profile *p, sp_fmt_rank *r) {
+  if (p->nrk % 16 == 0) {
+    sp_fmt_rank *v = realloc(p->rk, (size_t)(p->nrk + 16) * sizeof *v);
+    if (!v)
+      return -1;
+    p->rk = v;
+  }
+  p->rk[p->nrk++] = *r;
+  memset(r, 0, sizeof *r);
+  return 0;
+}
+
+static int load_input(rp_profile *p, const sp_imp_input *in, int64_t ix,
+                      const rp_opts *o, int events, claim **cl, int64_t *ncl,
+                      int64_t *capcl, sp_fmt_err *err) {
+#ifdef SP_USE_HDF5
+  if (in->kind == SP_IMP_H5 && !events) {
+    sp_fmt_h5_summary s;
+    memset(&s, 0, sizeof s);
+    if (sp_fmt_h5_read_summary(in->path, &s, err) != 0)
+      return -1;
+    int rc = keep_meta(p, &s.meta);
+    for (int64_t i = 0; rc == 0 && i < s.nrows; i++) {
+      const sp_fmt_h5_row *w = &s.rows[i];
+      if (push_claim(cl, ncl, capcl, w->rank, ix) != 0) {
+        rc = -1;
+        break;
+      }
+      if (!rp_rank_selected(o, w->rank))
+        continue;
+      int32_t id = rp_name_id(p, s.names[w->region]);
+      if (id < 0 || set_source(p, id, w->source_file, w->source_line) != 0 ||
+          add_row(p, w->rank, w->thread, id, &w->stats) != 0)
+        rc = -1;
+    }
+    sp_fmt_h5_summary_free(&s);
+    if (rc != 0)
+      sp_fmt_err_set(err, "%s: out of memory", in->path);
+    return rc;
+  }
+#endif
+  sp_fmt_rank *rs = NULL, one;
+  int64_t n = 0;
+  if (in->kind == SP_IMP_H5) {
+#ifdef SP_USE_HDF5
+    if (sp_fmt_h5_read(in->path, &rs, &n, err) != 0)
+      return -1;
+#else
+    sp_fmt_err_set(err, "%s: HDF5 input needs a build with SP_USE_HDF5",
+                   in->path);
+    return -1;
+#endif
+  } else {
+    if (sp_fmt_spt_read(in->path, &one, err) != 0)
+      return -1;
+    rs = &one;
+    n = 1;
+  }
+  int rc = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (rc == 0 && push_claim(cl, ncl, capcl, rs[i].rank, ix) != 0) {
+      sp_fmt_err_set(err, "%s: out of memory", in->path);
+      rc = -1;
+    }
+    if (rc == 0 && rp_rank_selected(o, rs[i].rank)) {
+      if (keep_meta(p, &rs[i].meta) != 0) {
+        sp_fmt_err_set(err, "%s: out of memory", in->path);
+        rc = -1;
+      } else {
+        rc = rank_rows(p, &rs[i], in->path, err);
+      }
+      if (rc == 0 && events && keep_rank(p, &rs[i]) != 0) {
+        sp_fmt_err_set(err, "%s: out of memory", in->path);
+        rc = -1;
+      }
+    }
+    sp_fmt_rank_free(&rs[i]);
+  }
+  if (rs != &one)
+    free(rs);
+  return rc;
+}
+
+/* Threads of every kept rank, each with its sources, for call stacks. */
+static int build_threads(rp_profile *p, sp_fmt_err *err) {
+  int64_t total = 0;
+  for (int64_t i = 0; i < p->nrk; i++)
+    total += p->rk[i].nblocks;
+  size_t cnt = total ? (size_t)total : 1;
+  p->srcbuf = malloc(cnt * sizeof *p->srcbuf);
+  p->namebuf = malloc(cnt * sizeof *p->namebuf);
+  p->blkbuf = malloc(cnt * sizeof *p->blkbuf);
+  p->threads = malloc(cnt * sizeof *p->threads);
+  if (!p->srcbuf || !p->namebuf || !p->blkbuf || !p->threads) {
+    sp_fmt_err_set(err, "%s: out of memory", p->label);
+    return -1;
+  }
+  int64_t k = 0;
+  for (int64_t i = 0; i < p->nrk; i++) {
+    sp_fmt_rank *r = &p->rk[i];
+    sp_fmt_source *s = p->srcbuf + k;
+    sp_fmt_rank_sources(r, s);
+    qsort(s, (size_t)r->nblocks, sizeof *s, by_thread);
+    for (int64_t lo = 0, hi; lo < r->nblocks; lo = hi) {
+      for (hi = lo; hi < r->nblocks && s[hi].thread == s[lo].thread;)
+        hi++;
+      rp_thread *t = &p->threads[p->nthreads++];
+      t->rank = r->rank;
+      t->thread = s[lo].thread;
+      t->nsrc = hi - lo;
+      t->srcs = s + lo;
+      t->name = p->namebuf + k + lo;
+      t->blk = p->blkbuf + k + lo;
+      for (int64_t j = lo; j < hi; j++) {
+        t->name[j - lo] = rp_name_id(p, s[j].name);
+        t->blk[j - lo] = &r->blocks[s[j].aux];
+        if (t->name[j - lo] < 0) {
+          sp_fmt_err_set(err, "%s: out of memory", p->label);
+          return -1;
+        }
+      }
+    }
+    k += r->nblocks;
+  }
+  return 0;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return x < y ? -1 : (x > y);
+}
+
+int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
+            rp_profile *p, sp_fmt_err *err) {
+  memset(p, 0, sizeof *p);
+  p->span_lo = INT64_MAX;
+  p->span_hi = INT64_MIN;
+  size_t len = 1;
+  for (int i = 0; i < nargs; i++)
+    len += strlen(args[i]) + 1;
+  if (!(p->label = calloc(len, 1))) {
+    sp_fmt_err_set(err, "%s: out of memory", args[0]);
+    return -1;
+  }
+  for (int i = 0; i < nargs; i++)
+    strcat(strcat(p->label, i ? " " : ""), args[i]);
+
+  sp_imp_inputs in;
+  if (sp__imp_find(args, nargs, &in, err) != 0)
+    return -1;
+  claim *cl = NULL;
+  int64_t ncl = 0, capcl = 0;
+  int rc = 0;
+  for (int64_t i = 0; rc == 0 && i < in.n; i++)
+    rc = load_input(p, &in.v[i], i, o, events, &cl, &ncl, &capcl, err);
+  if (rc == 0 && ncl)
+    qsort(cl, (size_t)ncl, sizeof *cl, by_claim);
+  for (int64_t i = 1; rc == 0 && i < ncl; i++)
+    if (cl[i].rank == cl[i - 1].rank && cl[i].input != cl[i - 1].input) {
+      sp_fmt_err_set(err, "%s: rank %d is also in %s", in.v[cl[i].input].path,
+                     cl[i].rank, in.v[cl[i - 1].input].path);
+      rc = -1;
+    }
+  /* Distinct selected ranks. */
+  if (rc == 0 && ncl) {
+    p->ranks = malloc((size_t)ncl * sizeof *p->ranks);
+    if (!p->ranks) {
+      sp_fmt_err_set(err, "%s: out of memory", p->label);
+      rc = -1;
+    }
+    for (int64_t i = 0; rc == 0 && i < ncl; i++)
+      if (rp_rank_selected(o, cl[i].rank) &&
+          (p->nranks == 0 || p->ranks[p->nranks - 1] != cl[i].rank))
+        p->ranks[p->nranks++] = cl[i].rank;
+    if (rc == 0)
+      qsort(p->ranks, (size_t)p->nranks, sizeof *p->ranks, cmp_i32);
+  }
+  free(cl);
+  if (rc == 0 && !events && nbad == 1)
+    fprintf(stderr,
+            "sp-report: warning: %s; its exclusive times count only nested "
+            "calls\n",
+            first_bad);
+  else if (rc == 0 && !events && nbad > 1)
+    fprintf(stderr,
+            "sp-report: warning: %s, and calls overlap in %lld more threads; "
+            "their exclusive times count only nested calls\n",
+            first_bad, (long long)(nbad - 1));
+  nbad = 0;
+  if (rc == 0 && events)
+    rc = build_threads(p, err);
+  if (rc == 0 && p->nrows == 0) {
+    sp_fmt_err_set(err, "%s: the profile holds no regions%s",
+                   in.n ? in.v[0].path : p->label,
+                   o->ranks ? " on the selected ranks" : "");
+    rc = -1;
+  }
+  sp__imp_inputs_free(&in);
+  return rc;
+}
+
+void rp_profile_free(rp_profile *p) {
+  for (int64_t i = 0; i < p->nnames; i++) {
+    free(p->names[i]);
+    free(p->files[i]);
+  }
+  free(p->names);
+  free(p->files);
+  free(p->lines);
+  free(p->hash);
+  free(p->rows);
+  free(p->ranks);
+  sp_fmt_meta_free(&p->meta);
+  for (int64_t i = 0; i < p->nrk; i++)
+    sp_fmt_rank_free(&p->rk[i]);
+  free(p->rk);
+  free(p->threads);
+  free(p->srcbuf);
+  free(p->namebuf);
+  free(p->blkbuf);
+  free(p->label);
+  memset(p, 0, sizeof *p);
+}
+
+int64_t rp_mpi_size(const rp_profile *p) {
+  const sp_fmt_meta_item *m = sp_fmt_meta_get(&p->meta, "mpi_size");
+  if (m && m->type == SP_FMT_META_INT && m->i64 > 0)
+    return m->i64;
+  if (m && m->type == SP_FMT_META_STR && atoll(m->str) > 0)
+    return atoll(m->str);
+  return p->nranks;
+}

@@ -1,0 +1,44 @@
+/* out.c - output files written under a temporary name and renamed into
+ * place, so a failure never leaves a partial file under the real name. */
+#include "report.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+int rp_out_open(rp_out *o, const char *path, sp_fmt_err *err) {
+  o->path = path;
+  o->f = NULL;
+  if (sp_fmt_tmp_name(path, o->tmp, sizeof o->tmp) != 0) {
+    sp_fmt_err_set(err, "%s: name too long", path);
+    return -1;
+  }
+  if (!(o->f = fopen(o->tmp, "w"))) {
+    sp_fmt_err_set(err, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+int rp_out_commit(rp_out *o, sp_fmt_err *err) {
+  int bad = ferror(o->f);
+  int e = errno;
+  if (fflush(o->f) != 0 || fsync(fileno(o->f)) != 0)
+    bad = 1, e = errno;
+  if (fclose(o->f) != 0)
+    bad = 1, e = errno;
+  o->f = NULL;
+  if (bad) {
+    unlink(o->tmp);
+    sp_fmt_err_set(err, "%s: %s", o->path, strerror(e ? e : EIO));
+    return -1;
+  }
+  return sp_fmt_tmp_commit(o->tmp, o->path, err);
+}
+
+void rp_out_abort(rp_out *o) {
+  if (o->f)
+    fclose(o->f);
+  o->f = NULL;
+  unlink(o->tmp);
+}

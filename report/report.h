@@ -1,0 +1,201 @@
+/* report.h - what the parts of sp-report (command line, loading, tables,
+ * exports, pictures) pass between them. Internal to the tool. */
+#ifndef SP_REPORT_H
+#define SP_REPORT_H
+
+#include "sp_format.h"
+
+#include <regex.h>
+#include <stdio.h>
+
+/* ---- options ------------------------------------------------------------ */
+
+typedef struct rp_range {
+  int32_t lo, hi;
+} rp_range;
+
+typedef struct rp_opts {
+  int by_rank;
+  const char *sort; /* column name; NULL = total */
+  int have_include, have_exclude;
+  regex_t include, exclude;
+  rp_range *ranks; /* NULL = every rank */
+  int nranks;
+  int64_t top;            /* 0 = all rows */
+  const char *export_fmt; /* csv, json, chrome, folded */
+  const char *svg;        /* flame, timeline, compare, speedup */
+  const char *out;        /* -o */
+  const char *metric;     /* compare: avg, total, min, max */
+  double win_lo, win_hi;  /* timeline window, seconds from the run's start */
+  int diff;
+} rp_opts;
+
+int rp_parse_ranks(const char *s, rp_opts *o);
+int rp_rank_selected(const rp_opts *o, int32_t rank);
+/* 1 if name passes --include/--exclude. */
+int rp_name_selected(const rp_opts *o, const char *name);
+
+/* ---- a loaded profile --------------------------------------------------- */
+
+/* One (rank, thread, region) with its statistics. */
+typedef struct rp_row {
+  int32_t rank, thread, name; /* name: index into rp_profile.names */
+  sp_fmt_stats st;
+} rp_row;
+
+/* Events of one thread of one rank: its sources (one per region), for
+ * the outputs that need every call. */
+typedef struct rp_thread {
+  int32_t rank, thread;
+  int64_t nsrc;
+  sp_fmt_source *srcs; /* point into rp_profile.ranks */
+  int32_t *name;       /* profile name index of each source */
+  const sp_fmt_block **blk; /* the calls of each source, in memory */
+} rp_thread;
+
+typedef struct rp_profile {
+  char *label; /* what the user named, for titles and messages */
+  int64_t nnames, capnames;
+  char **names;
+  char **files;   /* first known source file per name, NULL = unknown */
+  int32_t *lines; /* -1 = unknown */
+  int64_t *hash;  /* open addressing over names, -1 = empty */
+  int64_t hcap;
+  int64_t nrows, caprows;
+  rp_row *rows;
+  int32_t *ranks; /* distinct selected ranks, ascending */
+  int64_t nranks;
+  sp_fmt_meta meta;
+  int64_t span_lo, span_hi; /* first start, last end over selected ranks */
+  /* only when loaded with events */
+  sp_fmt_rank *rk;
+  int64_t nrk;
+  rp_thread *threads;
+  int64_t nthreads;
+  sp_fmt_source *srcbuf;
+  int32_t *namebuf;
+  const sp_fmt_block **blkbuf;
+} rp_profile;
+
+/* Loads args[0..nargs) (files or directories, sp-import's rules) as one
+ * profile. events = 0 reads an .h5's summary_statistics only. Rank
+ * selection applies here; region filters are left to each output. */
+int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
+            rp_profile *p, sp_fmt_err *err);
+void rp_profile_free(rp_profile *p);
+int32_t rp_name_id(rp_profile *p, const char *name); /* -1: out of memory */
+/* mpi_size from the metadata, else the number of ranks. */
+int64_t rp_mpi_size(const rp_profile *p);
+
+/* ---- statistics per region (or per region and rank) -------------------- */
+
+typedef struct rp_agg {
+  int32_t name;
+  int32_t rank; /* -1 when aggregated over ranks */
+  int32_t nranks;
+  int64_t calls, total, min, max, excl;
+  double mean, std, pct, imbalance; /* imbalance: max/mean of rank totals */
+} rp_agg;
+
+/* Rows of p that pass the filters, aggregated and sorted by o->sort, cut
+ * to o->top. Returns 0, or -1 with err set. */
+int rp_aggregate(const rp_profile *p, const rp_opts *o, int by_rank,
+                 rp_agg **out, int64_t *n, sp_fmt_err *err);
+/* The canonical name of a --sort column, or NULL when there is none. */
+const char *rp_sort_column(const char *s);
+int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
+                   sp_fmt_err *err);
+int rp_diff(const rp_profile *a, const rp_profile *b, const rp_opts *o,
+            FILE *f, sp_fmt_err *err);
+
+/* ---- call stacks -------------------------------------------------------- */
+
+/* One reconstructed call, given to a visitor in merge order (start asc,
+ * end desc, source index asc: the rules of sp_fmt_stats_thread). */
+typedef struct rp_call {
+  int32_t name; /* profile name index */
+  int32_t depth;
+  int64_t start, end;
+  int64_t exclusive;  /* known only at on_close */
+  int64_t parent_node; /* caller's node in the visitor's tree, -1 = root */
+} rp_call;
+
+typedef struct rp_visitor {
+  /* Called when a call opens (its parent is open) and when it closes
+   * (all its children closed). Return nonzero to stop. */
+  int (*on_open)(void *ctx, const rp_thread *t, rp_call *c,
+                 const rp_call *parent);
+  int (*on_close)(void *ctx, const rp_thread *t, const rp_call *c);
+  void *ctx;
+} rp_visitor;
+
+/* Walks every thread of p (filtered regions dropped, their children
+ * attached to the nearest kept caller). Improper nesting stops the walk
+ * with one line naming rank, thread and both regions. */
+int rp_walk(const rp_profile *p, const rp_opts *o, const rp_visitor *v,
+            sp_fmt_err *err);
+
+/* Aggregated call paths: node = (parent node, region). */
+typedef struct rp_node {
+  int64_t parent;
+  int32_t name, depth;
+  int64_t calls, total, excl;
+  int64_t first_child, next_sibling; /* -1 = none; filled by rp_tree_link */
+} rp_node;
+
+typedef struct rp_tree {
+  rp_node *v;
+  int64_t n, cap;
+  int64_t *hash, hcap;
+} rp_tree;
+
+int rp_tree_build(const rp_profile *p, const rp_opts *o, rp_tree *t,
+                  sp_fmt_err *err);
+/* Children lists ordered by region name. */
+void rp_tree_link(rp_tree *t, const rp_profile *p);
+void rp_tree_free(rp_tree *t);
+/* "a;b;c" (sep ";") or "a > b > c" into buf. */
+void rp_tree_path(const rp_tree *t, const rp_profile *p, int64_t node,
+                  const char *sep, char *buf, size_t size);
+
+/* ---- outputs ------------------------------------------------------------ */
+
+/* Output written to a temporary beside path and renamed on success. */
+typedef struct rp_out {
+  FILE *f;
+  char tmp[4096];
+  const char *path;
+} rp_out;
+
+int rp_out_open(rp_out *o, const char *path, sp_fmt_err *err);
+int rp_out_commit(rp_out *o, sp_fmt_err *err); /* checks write errors */
+void rp_out_abort(rp_out *o);
+
+int rp_export_csv(const rp_profile *p, const rp_opts *o, FILE *f,
+                  sp_fmt_err *err);
+int rp_export_json(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
+                   sp_fmt_err *err);
+int rp_export_chrome(const rp_profile *p, const rp_opts *o, FILE *f,
+                     sp_fmt_err *err);
+int rp_export_folded(const rp_profile *p, const rp_opts *o, FILE *f,
+                     sp_fmt_err *err);
+int rp_svg_flame(const rp_profile *p, const rp_opts *o, FILE *f,
+                 sp_fmt_err *err);
+int rp_svg_timeline(const rp_profile *p, const rp_opts *o, FILE *f,
+                    sp_fmt_err *err);
+int rp_svg_compare(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
+                   sp_fmt_err *err);
+int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
+                   sp_fmt_err *err);
+
+/* ---- text helpers (text.c) ---------------------------------------------- */
+
+/* "12.3 ms": three significant digits in ns, us, ms or s. */
+const char *rp_time(double ns, char *buf, size_t size);
+void rp_json_str(FILE *f, const char *s); /* quoted, escaped */
+void rp_xml_str(FILE *f, const char *s);  /* escaped, not quoted */
+void rp_csv_str(FILE *f, const char *s);  /* quoted when needed */
+/* A colour for a region name, stable across pictures. */
+void rp_color(const char *name, char *buf, size_t size);
+
+#endif /* SP_REPORT_H */

@@ -1,0 +1,78 @@
+/* text.c - how sp-report writes times and quotes names in text, CSV,
+ * JSON and XML. */
+#include "report.h"
+
+#include <string.h>
+
+const char *rp_time(double ns, char *buf, size_t size) {
+  double a = ns < 0 ? -ns : ns;
+  if (a < 1e3)
+    snprintf(buf, size, "%.0f ns", ns);
+  else if (a < 1e6)
+    snprintf(buf, size, "%.3g us", ns / 1e3);
+  else if (a < 1e9)
+    snprintf(buf, size, "%.3g ms", ns / 1e6);
+  else
+    snprintf(buf, size, "%.3f s", ns / 1e9);
+  return buf;
+}
+
+void rp_json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p == '\n')
+      fputs("\\n", f);
+    else if (*p == '\t')
+      fputs("\\t", f);
+    else if (*p < 0x20 || *p == 0x7f)
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f); /* UTF-8 passes through */
+  }
+  fputc('"', f);
+}
+
+void rp_xml_str(FILE *f, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '&': fputs("&amp;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&apos;", f); break;
+    default:
+      /* XML 1.0 forbids most control characters even when escaped. */
+      if (*p < 0x20 && *p != '\t' && *p != '\n')
+        fputc('?', f);
+      else
+        fputc(*p, f);
+    }
+  }
+}
+
+void rp_csv_str(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\n\r")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+/* Warm hues, as flame graphs are usually drawn, picked by a hash of the
+ * name so one region keeps its colour in every picture. */
+void rp_color(const char *name, char *buf, size_t size) {
+  uint32_t h = 2166136261u;
+  for (const char *p = name; *p; p++)
+    h = (h ^ (unsigned char)*p) * 16777619u;
+  int r = 205 + (int)(h % 50), g = 60 + (int)((h >> 8) % 150),
+      b = 40 + (int)((h >> 16) % 40);
+  snprintf(buf, size, "rgb(%d,%d,%d)", r, g, b);
+}

@@ -1,0 +1,19 @@
+# Tests of sp-report: hand-built profiles (report_gen) checked value by
+# value, every export parsed back, SVGs parsed as XML, and the flame graph
+# and timeline rendered in headless Chromium (skipped when it is absent).
+if(TARGET sp-report AND SP_USE_HDF5)
+  add_executable(report_gen ${CMAKE_CURRENT_LIST_DIR}/report/report_gen.c)
+  target_compile_options(report_gen PRIVATE ${SP_C_WARNINGS})
+  target_link_libraries(report_gen PRIVATE sp_format)
+  add_test(NAME test_report
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_report.py
+      $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
+      $<TARGET_FILE:sp-import> ${CMAKE_CURRENT_BINARY_DIR}/test_report_work)
+  set_tests_properties(test_report PROPERTIES TIMEOUT 300)
+  add_test(NAME test_report_chromium
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_chromium.py
+      $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
+      ${CMAKE_CURRENT_BINARY_DIR}/test_report_chromium_work)
+  set_tests_properties(test_report_chromium PROPERTIES TIMEOUT 300
+    SKIP_RETURN_CODE 77)
+endif()

@@ -1,0 +1,124 @@
+/* report_gen.c - writes the hand-built profiles test_report.py checks
+ * sp-report against (values worked out by hand in that script). */
+#include "sp_format.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BASE 1000000000LL /* timestamps are absolute, like the runtime's */
+
+typedef struct {
+  int32_t thread;
+  const char *name, *file;
+  int32_t line;
+  int n;
+  int64_t s[4], e[4];
+} blk;
+
+static void rd(const sp_fmt_source *src, int64_t first, int64_t n,
+               int64_t *st, int64_t *en) {
+  const blk *b = src->ctx;
+  for (int64_t i = 0; i < n; i++) {
+    st[i] = BASE + b->s[first + i];
+    en[i] = BASE + b->e[first + i];
+  }
+}
+
+static int64_t sources(const blk *b, int n, sp_fmt_source *out) {
+  for (int i = 0; i < n; i++) {
+    sp_fmt_source s = {b[i].thread, b[i].name, b[i].file, b[i].line,
+                       b[i].n,      rd,        &b[i],     0};
+    out[i] = s;
+  }
+  return n;
+}
+
+static void die(const sp_fmt_err *e) {
+  fprintf(stderr, "report_gen: %s\n", e->msg);
+  exit(1);
+}
+
+static void spt(const char *path, int32_t rank, int version, const blk *b,
+                int n) {
+  sp_fmt_source s[16];
+  sp_fmt_err err;
+  sources(b, n, s);
+  if (sp_fmt_spt_write(path, rank, version, s, n, 0, &err) != 0)
+    die(&err);
+}
+
+/* A per-rank .h5 of one thread, rows in first-start order as given. */
+static void h5(const char *path, int32_t rank, const blk *b, int n,
+               int64_t mpi_size) {
+  sp_fmt_source s[16];
+  sp_fmt_stats st[16];
+  sp_fmt_err err;
+  sources(b, n, s);
+  if (sp_fmt_stats_thread(s, n, st, NULL) != 0)
+    exit(1);
+  sp_fmt_h5w *w = sp_fmt_h5w_open(path, &err);
+  if (!w)
+    die(&err);
+  for (int i = 0; i < n; i++)
+    if (sp_fmt_h5w_row(w, rank, &s[i], &st[i], &err) != 0)
+      die(&err);
+  sp_fmt_meta m = {0, NULL};
+  if (sp_fmt_meta_set_int(&m, "mpi_size", mpi_size) ||
+      sp_fmt_meta_set_str(&m, "label", "gen") || sp_fmt_h5w_meta(w, &m, &err))
+    die(&err);
+  sp_fmt_meta_free(&m);
+  if (sp_fmt_h5w_close(w, &err) != 0)
+    die(&err);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: report_gen DIR\n");
+    return 2;
+  }
+  char p[4096];
+  const char *d = argv[1];
+  /* Profile "a": rank 0 (.spt v3, two threads) and rank 1 (.h5).
+   *   r0 t0: main [0,1000] { solve [100,400], solve [500,900] { io [600,700] } }
+   *   r0 t1: main [0,500] { io [100,200] }
+   *   r1 t0: main [0,2000] { solve [100,1100], io [1200,1300], io [1400,1600] } */
+  blk r0[] = {
+      {0, "main", "m.c", 10, 1, {0}, {1000}},
+      {0, "solve", "s.c", 20, 2, {100, 500}, {400, 900}},
+      {0, "io", NULL, -1, 1, {600}, {700}},
+      {1, "main", "m.c", 10, 1, {0}, {500}},
+      {1, "io", NULL, -1, 1, {100}, {200}},
+  };
+  blk r1[] = {
+      {0, "main", "m.c", 10, 1, {0}, {2000}},
+      {0, "solve", "s.c", 20, 1, {100}, {1100}},
+      {0, "io", "io.c", 30, 2, {1200, 1400}, {1300, 1600}},
+  };
+  snprintf(p, sizeof p, "%s/a/run_rank00000.spt", d);
+  spt(p, 0, 3, r0, 5);
+  snprintf(p, sizeof p, "%s/a/run_rank00001.h5", d);
+  h5(p, 1, r1, 3, 2);
+
+  /* Improper nesting: b starts inside a and ends after it. */
+  blk bad[] = {{0, "alpha", NULL, -1, 1, {0}, {100}},
+               {0, "beta", NULL, -1, 1, {50}, {150}}};
+  snprintf(p, sizeof p, "%s/bad.spt", d);
+  spt(p, 3, 2, bad, 2);
+
+  /* A rank that recorded nothing. */
+  snprintf(p, sizeof p, "%s/empty.spt", d);
+  spt(p, 0, 2, bad, 0);
+
+  /* Strong scaling: the same work on 1 and on 4 ranks (rank 0 shown). */
+  blk s1[] = {{0, "main", NULL, -1, 1, {0}, {8000}},
+              {0, "solve", NULL, -1, 2, {0, 4000}, {3000, 7000}}};
+  blk s4[] = {{0, "main", NULL, -1, 1, {0}, {2000}},
+              {0, "solve", NULL, -1, 2, {0, 1000}, {1000, 1500}},
+              {0, "io", NULL, -1, 1, {1800}, {1900}}};
+  snprintf(p, sizeof p, "%s/s1.h5", d);
+  h5(p, 0, s1, 2, 1);
+  snprintf(p, sizeof p, "%s/s4.h5", d);
+  h5(p, 0, s4, 3, 4);
+  return 0;
+}
