@@ -67,12 +67,15 @@ SourceLang moduleLanguage(const Module &M) {
 }
 
 std::string symbolName(const Function &F) {
-  if (const DISubprogram *SP = F.getSubprogram()) {
-    if (!SP->getLinkageName().empty())
-      return SP->getLinkageName().str();
-    if (!SP->getName().empty())
-      return SP->getName().str();
-  }
+  const DISubprogram *SP = F.getSubprogram();
+  if (SP && !SP->getLinkageName().empty())
+    return SP->getLinkageName().str();
+  // -gline-tables-only drops linkageName: the symbol still carries the
+  // signature that keeps C++ overloads apart.
+  if (F.getName().starts_with("_Z"))
+    return F.getName().str();
+  if (SP && !SP->getName().empty())
+    return SP->getName().str();
   return F.getName().str();
 }
 
@@ -113,12 +116,18 @@ std::string demangleFlang(StringRef Sym) {
 
 static std::string fortranName(const Function &F) {
   const DISubprogram *SP = F.getSubprogram();
-  if (!SP || SP->getName().empty()) {
-    std::string D = demangleFlang(F.getName());
-    return D.empty() ? F.getName().str() : D;
-  }
+  std::string Sym = symbolName(F);
+  // Only debug info knows the main program's name.
+  if (Sym == "_QQmain")
+    return SP && !SP->getName().empty() ? SP->getName().lower() : "main";
+  // Flang's mangling carries module and host even under -gline-tables-only.
+  std::string D = demangleFlang(Sym);
+  if (!D.empty())
+    return D;
+  if (!SP || SP->getName().empty())
+    return F.getName().str();
+  // bind(C) procedures: the symbol is the C name; debug info has the scope.
   std::string Name = SP->getName().lower();
-  // Prefix the enclosing module(s) and host procedures.
   for (const DIScope *S = SP->getScope(); S; S = S->getScope()) {
     if (isa<DIModule>(S) || isa<DISubprogram>(S))
       Name = S->getName().lower() + "::" + Name;

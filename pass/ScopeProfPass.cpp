@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -175,9 +176,30 @@ private:
       Ins = std::make_unique<Instrumenter>(M);
     return *Ins;
   }
-  void note(const Twine &Msg) {
-    if (Verbose)
+  // -sp-verbose / $SP_PLUGIN_VERBOSE print every decision; the same text
+  // goes out as an optimization remark (-Rpass=scopeprof for what was
+  // instrumented, -Rpass-missed=scopeprof for what was skipped).
+  void note(Function &F, bool Done, const Twine &Msg) {
+    if (verbose())
       errs() << "scopeprof: " << M.getSourceFileName() << ": " << Msg << "\n";
+    OptimizationRemarkEmitter ORE(&F);
+    if (Done)
+      ORE.emit([&] {
+        return OptimizationRemark("scopeprof", "Instrumented", &F)
+               << Msg.str();
+      });
+    else
+      ORE.emit([&] {
+        return OptimizationRemarkMissed("scopeprof", "Skipped", &F)
+               << Msg.str();
+      });
+  }
+  static bool verbose() {
+    static bool Env = [] {
+      const char *V = std::getenv("SP_PLUGIN_VERBOSE");
+      return V && *V && std::string(V) != "0";
+    }();
+    return Verbose || Env;
   }
   // The site of a function whose hooks were inlined elsewhere (the region
   // of the callee), or null if that function is not to be a region.
@@ -272,11 +294,11 @@ bool Run::run() {
                            ? AIt->second
                            : regionName(F, Fortran);
     if (F.hasFnAttribute(Done)) {
-      note("skipped '" + Name + "': already instrumented");
+      note(F, false, "skipped '" + Name + "': already instrumented");
       continue;
     }
     if (const char *Skip = skipReason(F, Fortran, Ann, M)) {
-      note("skipped '" + Name + "': " + Skip);
+      note(F, false, "skipped '" + Name + "': " + Skip);
       continue;
     }
     SourceLoc Loc = sourceLoc(F);
@@ -284,7 +306,7 @@ bool Run::run() {
       Filter::Decision D =
           Flt->decide(Name, symbolName(F), Loc.File, F.getInstructionCount());
       if (!D.Keep) {
-        note("skipped '" + Name + "': " + D.Why);
+        note(F, false, "skipped '" + Name + "': " + D.Why);
         continue;
       }
     }
@@ -293,7 +315,7 @@ bool Run::run() {
     Instrumenter::Stats St = ins().instrument(F, Site, Cxx);
     F.addFnAttr(Done);
     Changed = true;
-    note("instrumented '" + Name + "' [" +
+    note(F, true, "instrumented '" + Name + "' [" +
          (Loc.File.empty() ? "?" : Loc.File) + ":" + Twine(Loc.Line) +
          "] (" + Why + "; " + Twine(St.Exits) + " exit(s), " +
          Twine(St.Invokes) + " call(s) given an EH cleanup)");
