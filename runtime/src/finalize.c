@@ -287,7 +287,11 @@ static int write_output(void) {
                              .ctx = &blocks[i]};
   }
 
-  int rank = sp__rank_from_env();
+  int rank = sp__rank_from_env(), mrank = -1, msize = -1;
+  if (rank < 0 && sp__mpi_query(&mrank, &msize) == 0) {
+    rank = mrank;
+    sp__mpi_size = msize;
+  }
   if (rank < 0)
     rank = 0;
   char path[PATH_MAX + 32];

@@ -13,6 +13,8 @@
 
 extern char **environ;
 
+int sp__mpi_size = -1;
+
 static void chip(char *out, size_t size) {
   FILE *f = fopen("/proc/cpuinfo", "r");
   char line[512];
@@ -69,6 +71,8 @@ void sp__metadata_collect(sp_fmt_meta *m) {
   long nomp = omp ? strtol(omp, NULL, 10) : 0;
   sp_fmt_meta_set_int(m, "omp_num_threads", nomp > 0 ? nomp : cores);
   int size = sp__size_from_env();
+  if (size <= 0)
+    size = sp__mpi_size;
   sp_fmt_meta_set_int(m, "mpi_size", size > 0 ? size : 1);
   sp_fmt_meta_set_int(m, "total_cores", cores);
   sp_fmt_meta_set_str(m, "clock_source", sp__clock_name());

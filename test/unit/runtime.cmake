@@ -64,3 +64,21 @@ if(CMAKE_CXX_COMPILER)
   add_dependencies(test_runtime rt_header_cxx)
 endif()
 add_dependencies(test_runtime rt_header_c)
+
+# MPI: mpirun -np 2 writes two rank files with the right ranks, from the
+# launcher's variables or, with them hidden, from MPI itself.
+find_package(MPI COMPONENTS C QUIET)
+find_program(SP_MPIRUN NAMES mpirun mpiexec)
+if(MPI_C_FOUND AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
+  add_executable(rt_mpi_prog ${CMAKE_CURRENT_LIST_DIR}/runtime/mpi_prog.c)
+  target_link_libraries(rt_mpi_prog PRIVATE scopeprof MPI::MPI_C)
+  foreach(mode env hide)
+    add_test(NAME runtime_mpirun_${mode} COMMAND sh -c
+      "set -e; d=$(mktemp -d); \
+       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SP_FORMAT=h5 SP_OUTPUT=$d/mpi \
+       '${SP_MPIRUN}' --oversubscribe -np 2 '$<TARGET_FILE:rt_mpi_prog>' ${mode}; \
+       '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_mpi.py' $d '$<TARGET_FILE:sp-import>'; \
+       rm -rf $d")
+    set_tests_properties(runtime_mpirun_${mode} PROPERTIES TIMEOUT 120 LABELS mpi)
+  endforeach()
+endif()

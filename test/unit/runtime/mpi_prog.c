@@ -1,0 +1,36 @@
+/* mpi_prog.c - an MPI program using the runtime: run under mpirun -np 2.
+ * With argv[1] = "hide", it removes the launcher's rank variables after
+ * MPI_Init, so the runtime must ask MPI for the rank. */
+#include <mpi.h>
+#include <scope_profiler.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 1 && strcmp(argv[1], "hide") == 0) {
+    const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                          "SLURM_PROCID", "OMPI_COMM_WORLD_SIZE", NULL};
+    for (int i = 0; vars[i]; i++)
+      unsetenv(vars[i]);
+  }
+  int work = sp_region("work"), comm = sp_region("allreduce");
+  double local = rank + 1, total = 0;
+  for (int i = 0; i <= rank; i++) { /* rank r does r + 1 calls */
+    sp_begin(work);
+    sp_begin(comm);
+    MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    sp_end(comm);
+    sp_end(work);
+  }
+  /* ranks with fewer calls still take part in every reduction */
+  for (int i = rank + 1; i < size; i++)
+    MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  int rc = sp_finalize(); /* before MPI_Finalize: MPI still answers */
+  MPI_Finalize();
+  return rc == 0 ? 0 : 1;
+}
