@@ -31,9 +31,10 @@ Expected<Filter> Filter::parse(StringRef Path, StringRef Text) {
       unsigned N;
       // getAsInteger returns true on failure; a trailing word is an error too.
       if (Rest.empty() || Rest.getAsInteger(10, N))
-        return lineError(Path, LineNo,
-                         "min-instructions needs a non-negative integer, got '" +
-                             Rest + "'");
+        return lineError(
+            Path, LineNo,
+            "min-instructions needs a non-negative integer, got '" + Rest +
+                "'");
       F.MinInstructions = N;
       F.MinInstructionsLine = LineNo;
       continue;
@@ -49,8 +50,8 @@ Expected<Filter> Filter::parse(StringRef Path, StringRef Text) {
                        "expected 'function' or 'file' after '" + Verb +
                            "', got '" + What + "'");
     if (Glob.empty())
-      return lineError(Path, LineNo, "missing glob after '" + Verb + " " +
-                                         What + "'");
+      return lineError(Path, LineNo,
+                       "missing glob after '" + Verb + " " + What + "'");
     auto Owned = std::make_shared<const std::string>(Glob.str());
     Expected<GlobPattern> P = GlobPattern::create(*Owned);
     if (!P)
@@ -66,8 +67,8 @@ Expected<Filter> Filter::parse(StringRef Path, StringRef Text) {
 Expected<Filter> Filter::load(StringRef Path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path);
   if (!Buf)
-    return createStringError(Buf.getError(), "cannot read filter file " +
-                                                 Path + ": " +
+    return createStringError(Buf.getError(), "cannot read filter file " + Path +
+                                                 ": " +
                                                  Buf.getError().message());
   return parse(Path, (*Buf)->getBuffer());
 }
@@ -81,9 +82,9 @@ Filter::Decision Filter::decide(StringRef Name, StringRef Symbol,
     if (Hit)
       Last = &R;
   }
-  std::string Where = Last ? (Path + ":" + std::to_string(Last->Line) + " '" +
-                              Last->Text + "'")
-                           : std::string();
+  std::string Where =
+      Last ? (Path + ":" + std::to_string(Last->Line) + " '" + Last->Text + "'")
+           : std::string();
   if (Last && !Last->Include)
     return {false, "excluded by " + Where};
   // An explicit 'include function' overrides the size threshold: the user
@@ -93,8 +94,8 @@ Filter::Decision Filter::decide(StringRef Name, StringRef Symbol,
   if (InstCount < MinInstructions)
     return {false, std::to_string(InstCount) + " instructions < " +
                        "min-instructions " + std::to_string(MinInstructions) +
-                       " (" + Path + ":" +
-                       std::to_string(MinInstructionsLine) + ")"};
+                       " (" + Path + ":" + std::to_string(MinInstructionsLine) +
+                       ")"};
   return {true, Last ? "included by " + Where : std::string()};
 }
 

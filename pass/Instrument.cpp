@@ -109,9 +109,9 @@ Instrumenter::Stats Instrumenter::instrument(Function &F, GlobalVariable *Site,
   }
   SmallVector<CallInst *, 16> MayThrow;
   if (WithEH && !F.doesNotThrow()) {
-    bool Scoped = F.hasPersonalityFn() &&
-                  isScopedEHPersonality(classifyEHPersonality(
-                      F.getPersonalityFn()));
+    bool Scoped =
+        F.hasPersonalityFn() &&
+        isScopedEHPersonality(classifyEHPersonality(F.getPersonalityFn()));
     if (!Scoped)
       for (Instruction &I : instructions(F))
         if (auto *CI = dyn_cast<CallInst>(&I))
@@ -137,8 +137,8 @@ Instrumenter::Stats Instrumenter::instrument(Function &F, GlobalVariable *Site,
     BasicBlock *Cleanup = BasicBlock::Create(C, "sp.cleanup", &F);
     B.SetInsertPoint(Cleanup);
     B.SetCurrentDebugLocation(exitLoc(F, nullptr));
-    Type *LPTy = StructType::get(C, {PointerType::getUnqual(C),
-                                     Type::getInt32Ty(C)});
+    Type *LPTy =
+        StructType::get(C, {PointerType::getUnqual(C), Type::getInt32Ty(C)});
     LandingPadInst *LP = B.CreateLandingPad(LPTy, 0);
     LP->setCleanup(true);
     B.CreateCall(Exit, {Site});

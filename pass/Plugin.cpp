@@ -40,8 +40,8 @@ static void registerCallbacks(PassBuilder &PB) {
       });
 }
 
-extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT
-    PassPluginLibraryInfo
+extern "C" LLVM_ATTRIBUTE_WEAK
+    LLVM_ATTRIBUTE_VISIBILITY_DEFAULT PassPluginLibraryInfo
     llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "ScopeProf", "0.1.0", registerCallbacks};
 }

@@ -49,7 +49,9 @@ class ScopeProfDiag : public DiagnosticInfo {
 public:
   ScopeProfDiag(const Twine &Msg, DiagnosticSeverity Sev)
       : DiagnosticInfo(kind(), Sev), Msg(Msg) {}
-  void print(DiagnosticPrinter &DP) const override { DP << "scopeprof: " << Msg; }
+  void print(DiagnosticPrinter &DP) const override {
+    DP << "scopeprof: " << Msg;
+  }
   static int kind() {
     static int K = getNextAvailablePluginDiagnosticKind();
     return K;
@@ -185,8 +187,7 @@ private:
     OptimizationRemarkEmitter ORE(&F);
     if (Done)
       ORE.emit([&] {
-        return OptimizationRemark("scopeprof", "Instrumented", &F)
-               << Msg.str();
+        return OptimizationRemark("scopeprof", "Instrumented", &F) << Msg.str();
       });
     else
       ORE.emit([&] {
@@ -245,9 +246,9 @@ bool Run::run() {
       if (!CB || CB->getCalledOperand() != HF || !isa<CallInst>(CB))
         continue;
       Function *Target =
-          CB->arg_size() ? dyn_cast<Function>(
-                               CB->getArgOperand(0)->stripPointerCasts())
-                         : nullptr;
+          CB->arg_size()
+              ? dyn_cast<Function>(CB->getArgOperand(0)->stripPointerCasts())
+              : nullptr;
       Hooks[CB->getFunction()].push_back({CB, Target, HF == CygE});
     }
   }
@@ -290,9 +291,8 @@ bool Run::run() {
     if (!Why)
       continue;
 
-    std::string Name = Ann && !AIt->second.empty()
-                           ? AIt->second
-                           : regionName(F, Fortran);
+    std::string Name =
+        Ann && !AIt->second.empty() ? AIt->second : regionName(F, Fortran);
     if (F.hasFnAttribute(Done)) {
       note(F, false, "skipped '" + Name + "': already instrumented");
       continue;
@@ -315,10 +315,11 @@ bool Run::run() {
     Instrumenter::Stats St = ins().instrument(F, Site, Cxx);
     F.addFnAttr(Done);
     Changed = true;
-    note(F, true, "instrumented '" + Name + "' [" +
-         (Loc.File.empty() ? "?" : Loc.File) + ":" + Twine(Loc.Line) +
-         "] (" + Why + "; " + Twine(St.Exits) + " exit(s), " +
-         Twine(St.Invokes) + " call(s) given an EH cleanup)");
+    note(F, true,
+         "instrumented '" + Name + "' [" + (Loc.File.empty() ? "?" : Loc.File) +
+             ":" + Twine(Loc.Line) + "] (" + Why + "; " + Twine(St.Exits) +
+             " exit(s), " + Twine(St.Invokes) +
+             " call(s) given an EH cleanup)");
   }
 
   // Hooks copied into other functions by inlining that ran before us
