@@ -20,11 +20,16 @@ typedef struct {
   int64_t src, start, end;
 } frame;
 
+/* A call in the merge; keys kept inline so comparing needs no lookups. */
+typedef struct {
+  int64_t start, end, src;
+} call;
+
 typedef struct {
   const sp_fmt_source *srcs;
   cursor *cur;
   int64_t batch;
-  int64_t *heap; /* source indices, ordered by their current call */
+  call *heap; /* each source's current call, ordered by before() */
   int64_t nheap;
 } merger;
 
@@ -55,32 +60,36 @@ static int refill(merger *m, int64_t i) {
 
 /* Merge order: start ascending, end descending (outer before inner when
  * they start together), then source index, so ties are deterministic. */
-static int before(const merger *m, int64_t a, int64_t b) {
-  const cursor *ca = &m->cur[a], *cb = &m->cur[b];
-  int64_t sa = ca->starts[ca->pos], sb = cb->starts[cb->pos];
-  if (sa != sb)
-    return sa < sb;
-  int64_t ea = ca->ends[ca->pos], eb = cb->ends[cb->pos];
-  if (ea != eb)
-    return ea > eb;
-  return a < b;
+static int before(const call *a, const call *b) {
+  if (a->start != b->start)
+    return a->start < b->start;
+  if (a->end != b->end)
+    return a->end > b->end;
+  return a->src < b->src;
 }
 
 static void sift_down(merger *m, int64_t i) {
-  int64_t *h = m->heap, n = m->nheap;
+  call *h = m->heap, x = h[i];
+  int64_t n = m->nheap;
   for (;;) {
-    int64_t l = 2 * i + 1, best = i;
-    if (l < n && before(m, h[l], h[best]))
-      best = l;
-    if (l + 1 < n && before(m, h[l + 1], h[best]))
-      best = l + 1;
-    if (best == i)
-      return;
-    int64_t t = h[i];
-    h[i] = h[best];
-    h[best] = t;
-    i = best;
+    int64_t l = 2 * i + 1;
+    if (l >= n)
+      break;
+    if (l + 1 < n && before(&h[l + 1], &h[l]))
+      l++;
+    if (!before(&h[l], &x))
+      break;
+    h[i] = h[l];
+    i = l;
   }
+  h[i] = x;
+}
+
+/* The current call of source i, which has one. */
+static call current(const merger *m, int64_t i) {
+  const cursor *c = &m->cur[i];
+  call k = {c->starts[c->pos], c->ends[c->pos], i};
+  return k;
 }
 
 static void finish(sp_fmt_stats *o, double m2) {
@@ -132,17 +141,18 @@ int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
     m.cur[i].starts = buf + (size_t)i * (size_t)m.batch * 2;
     m.cur[i].ends = m.cur[i].starts + m.batch;
     if (refill(&m, i))
-      m.heap[m.nheap++] = i;
+      m.heap[m.nheap++] = current(&m, i);
   }
   for (int64_t i = m.nheap / 2; i-- > 0;)
     sift_down(&m, i);
 
   int rc = 0;
   while (m.nheap) {
-    int64_t i = m.heap[0];
+    int64_t i = m.heap[0].src, s = m.heap[0].start, e = m.heap[0].end;
     cursor *c = &m.cur[i];
-    int64_t s = c->starts[c->pos], e = c->ends[c->pos];
-    if (++c->pos == c->fill && !refill(&m, i))
+    if (++c->pos < c->fill || refill(&m, i))
+      m.heap[0] = current(&m, i);
+    else
       m.heap[0] = m.heap[--m.nheap];
     sift_down(&m, 0);
 
