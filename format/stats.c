@@ -16,11 +16,8 @@ typedef struct {
   int64_t next;      /* index of the next call to read from the source */
 } cursor;
 
-typedef struct {
-  int64_t src, start, end;
-} frame;
-
-/* A call in the merge; keys kept inline so comparing needs no lookups. */
+/* A call in the merge or on the stack of open calls; keys kept inline so
+ * comparing needs no lookups. */
 typedef struct {
   int64_t start, end, src;
 } call;
@@ -120,7 +117,7 @@ int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
   double *m2 = calloc((size_t)n, sizeof *m2);
   int64_t *child = calloc((size_t)n, sizeof *child);
   size_t cap = 64, depth = 0;
-  frame *stack = malloc(cap * sizeof *stack);
+  call *stack = malloc(cap * sizeof *stack);
   if (!m.cur || !m.heap || !buf || !m2 || !child || !stack) {
     free(m.cur);
     free(m.heap);
@@ -178,7 +175,7 @@ int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
      * catches first); the top, if any, then either contains this call (its
      * parent) or overlaps it improperly. */
     while (depth) {
-      frame *top = &stack[depth - 1];
+      call *top = &stack[depth - 1];
       if (s >= top->start && e <= top->end) {
         child[top->src] = add(child[top->src], d);
         break;
@@ -198,7 +195,7 @@ int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
       break;
     }
     if (depth == cap) {
-      frame *grown = realloc(stack, 2 * cap * sizeof *stack);
+      call *grown = realloc(stack, 2 * cap * sizeof *stack);
       if (!grown) {
         rc = -1;
         break;
