@@ -3,12 +3,12 @@
 # missing. Usage: scripts/deps.sh [main|test]  (test adds the LLVM 19
 # matrix, h5py, OpenMPI and the tools the tests use).
 set -euo pipefail
-want=(build-essential cmake gfortran pkg-config libhdf5-dev hdf5-tools
+want=(build-essential cmake gfortran pkg-config libhdf5-dev hdf5-tools openmpi-bin libopenmpi-dev
       llvm-22-dev llvm-22-tools clang-22 flang-22 libclang-rt-22-dev)
 if [[ "${1:-main}" == test ]]; then
   want+=(libcmocka-dev python3 python3-h5py python3-numpy
          llvm-19-dev llvm-19-tools clang-19 flang-19
-         openmpi-bin libopenmpi-dev)
+         )
 fi
 missing=()
 for p in "${want[@]}"; do

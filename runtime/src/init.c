@@ -49,7 +49,7 @@ void sp__debug(const char *fmt, ...) {
   fprintf(stderr, "scopeprof: %s\n", line);
 }
 
-static void at_exit(void) { sp_finalize(); }
+static void at_exit(void) { sp__finalize(1); }
 
 static void fork_prepare(void) { sp__registry_lock(); }
 static void fork_parent(void) { sp__registry_unlock(); }

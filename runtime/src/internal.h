@@ -35,6 +35,7 @@ enum { SP__UNINIT = 0, SP__RUNNING, SP__DISABLED, SP__FINALIZED };
 SP_HIDDEN extern _Atomic int sp__state;
 SP_HIDDEN void sp__ensure_init(void);
 SP_HIDDEN void sp__set_active(int on);
+SP_HIDDEN int sp__finalize(int at_exit);
 
 /* ---- configuration, read once at init ---- */
 typedef struct sp__config {
