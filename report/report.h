@@ -116,8 +116,8 @@ typedef struct rp_call {
   int32_t name; /* profile name index */
   int32_t depth;
   int64_t start, end;
-  int64_t exclusive;  /* known only at on_close */
-  int64_t parent_node; /* caller's node in the visitor's tree, -1 = root */
+  int64_t exclusive; /* known only at on_close */
+  int64_t node;      /* the visitor's own, kept while the call is open */
 } rp_call;
 
 typedef struct rp_visitor {
@@ -130,10 +130,11 @@ typedef struct rp_visitor {
 } rp_visitor;
 
 /* Walks every thread of p (filtered regions dropped, their children
- * attached to the nearest kept caller). Improper nesting stops the walk
- * with one line naming rank, thread and both regions. */
+ * attached to the nearest kept caller). strict: improper nesting stops the
+ * walk with one line naming rank, thread and both regions; otherwise the
+ * overlapped calls are closed early and the walk goes on. */
 int rp_walk(const rp_profile *p, const rp_opts *o, const rp_visitor *v,
-            sp_fmt_err *err);
+            int strict, sp_fmt_err *err);
 
 /* Aggregated call paths: node = (parent node, region). */
 typedef struct rp_node {
@@ -147,6 +148,7 @@ typedef struct rp_tree {
   rp_node *v;
   int64_t n, cap;
   int64_t *hash, hcap;
+  int64_t first_root; /* filled by rp_tree_link */
 } rp_tree;
 
 int rp_tree_build(const rp_profile *p, const rp_opts *o, rp_tree *t,
@@ -154,9 +156,11 @@ int rp_tree_build(const rp_profile *p, const rp_opts *o, rp_tree *t,
 /* Children lists ordered by region name. */
 void rp_tree_link(rp_tree *t, const rp_profile *p);
 void rp_tree_free(rp_tree *t);
-/* "a;b;c" (sep ";") or "a > b > c" into buf. */
-void rp_tree_path(const rp_tree *t, const rp_profile *p, int64_t node,
-                  const char *sep, char *buf, size_t size);
+/* Writes node's call path, root first, names through put() joined by sep
+ * ("a;b;c" or "a > b > c"). */
+void rp_tree_fpath(const rp_tree *t, const rp_profile *p, int64_t node,
+                   const char *sep, FILE *f,
+                   void (*put)(FILE *f, const char *s));
 
 /* ---- outputs ------------------------------------------------------------ */
 
@@ -195,6 +199,8 @@ const char *rp_time(double ns, char *buf, size_t size);
 void rp_json_str(FILE *f, const char *s); /* quoted, escaped */
 void rp_xml_str(FILE *f, const char *s);  /* escaped, not quoted */
 void rp_csv_str(FILE *f, const char *s);  /* quoted when needed */
+/* The XML prolog, <svg> with a background and a centred title. */
+void rp_svg_begin(FILE *f, int w, int h, const char *title);
 /* A colour for a region name, stable across pictures. */
 void rp_color(const char *name, char *buf, size_t size);
 

@@ -76,3 +76,16 @@ void rp_color(const char *name, char *buf, size_t size) {
       b = 40 + (int)((h >> 16) % 40);
   snprintf(buf, size, "rgb(%d,%d,%d)", r, g, b);
 }
+
+void rp_svg_begin(FILE *f, int w, int h, const char *title) {
+  fprintf(f,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+          "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+          "font-family=\"monospace\" font-size=\"11\">\n"
+          "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fdfdf8\"/>\n"
+          "<text x=\"%d\" y=\"20\" font-size=\"14\" text-anchor=\"middle\">",
+          w, h, w, h, w, h, w / 2);
+  rp_xml_str(f, title);
+  fputs("</text>\n", f);
+}

@@ -120,5 +120,29 @@ int main(int argc, char **argv) {
   h5(p, 0, s1, 2, 1);
   snprintf(p, sizeof p, "%s/s4.h5", d);
   h5(p, 0, s4, 3, 4);
+
+  /* Many short calls: even/odd alternate inside one long main, to check
+   * that the timeline's rectangles stay bounded. */
+  enum { NBIG = 200000 };
+  static int64_t ms[1] = {0}, me[1] = {20LL * NBIG};
+  static int64_t es[NBIG / 2], ee[NBIG / 2], os[NBIG / 2], oe[NBIG / 2];
+  for (int i = 0; i < NBIG / 2; i++) {
+    es[i] = 40LL * i;
+    ee[i] = es[i] + 10;
+    os[i] = 40LL * i + 20;
+    oe[i] = os[i] + 10;
+  }
+  sp_fmt_block big[] = {{0, 0, 1, ms, me},
+                        {0, 1, NBIG / 2, es, ee},
+                        {0, 2, NBIG / 2, os, oe}};
+  sp_fmt_region names[] = {{"main", NULL, -1}, {"even", NULL, -1},
+                           {"odd", NULL, -1}};
+  sp_fmt_rank r = {0, 2, 3, names, 3, big, {0, NULL}};
+  sp_fmt_source bs[3];
+  sp_fmt_err err;
+  sp_fmt_rank_sources(&r, bs);
+  snprintf(p, sizeof p, "%s/big.spt", d);
+  if (sp_fmt_spt_write(p, 0, 2, bs, 3, 0, &err) != 0)
+    die(&err);
   return 0;
 }

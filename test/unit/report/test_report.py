@@ -187,8 +187,110 @@ check(p.returncode != 0 and not os.path.exists(out) and
       not [n for n in os.listdir(WORK) if n.startswith("out.csv")],
       f"failed output left a file: {os.listdir(WORK)}")
 
-if os.environ.get("SP_REPORT_STAGE") != "1":
-    exec(open(os.path.join(os.path.dirname(__file__), "checks_events.py")).read())
+# ---- chrome: every call of the profile, nothing else ----------------------
+c = json.loads(run("--export", "chrome", A).stdout)
+check(c["otherData"]["origin_ns"] == 1000000000, c["otherData"])
+X = sorted((e["pid"], e["tid"], e["name"], round(float(e["ts"]) * 1000),
+            round(float(e["dur"]) * 1000)) for e in c["traceEvents"]
+           if e["ph"] == "X")
+WANT = sorted([(0, 0, "main", 0, 1000), (0, 0, "solve", 100, 300),
+               (0, 0, "solve", 500, 400), (0, 0, "io", 600, 100),
+               (0, 1, "main", 0, 500), (0, 1, "io", 100, 100),
+               (1, 0, "main", 0, 2000), (1, 0, "solve", 100, 1000),
+               (1, 0, "io", 1200, 100), (1, 0, "io", 1400, 200)])
+check(X == WANT, f"chrome events {X}")
+M = sorted((e["name"], e["pid"], e["tid"], e["args"]["name"])
+           for e in c["traceEvents"] if e["ph"] == "M")
+check(M == [("process_name", 0, 0, "rank 0"), ("process_name", 1, 0, "rank 1"),
+            ("thread_name", 0, 0, "thread 0"),
+            ("thread_name", 0, 1, "thread 1"),
+            ("thread_name", 1, 0, "thread 0")], f"chrome names {M}")
+for e in c["traceEvents"]:
+    if e["ph"] == "X" and e["name"] == "solve":
+        check(e["args"]["file"] == "s.c" and e["args"]["line"] == 20, e)
+c = json.loads(run("--export", "chrome", "--ranks", "1", "--include",
+                   "io", A).stdout)
+check(sorted(e["ts"] for e in c["traceEvents"] if e["ph"] == "X") ==
+      [1.2, 1.4], "chrome filtered")
+c = json.loads(run("--export", "chrome", WORK + "/bad.spt").stdout)
+check(len([e for e in c["traceEvents"] if e["ph"] == "X"]) == 2,
+      "chrome shows improperly nested calls")
+
+# ---- folded: weights are exclusive times ----------------------------------
+F = {}
+for line in run("--export", "folded", A).stdout.splitlines():
+    stack, w = line.rsplit(" ", 1)
+    F[stack] = int(w)
+check(F == {"main": 1400, "main;io": 400, "main;solve": 1600,
+            "main;solve;io": 100}, f"folded {F}")
+excl = {n: int(r["exclusive_ns"]) for n, r in csv_rows(A).items()}
+leaf = {}
+for stack, w in F.items():
+    leaf[stack.split(";")[-1]] = leaf.get(stack.split(";")[-1], 0) + w
+check(leaf == excl, f"folded leaves {leaf} vs exclusive {excl}")
+F2 = run("--export", "folded", "--exclude", "^solve$", A).stdout.split("\n")
+check(sorted(F2) == ["", "main 3000", "main;io 500"], f"folded {F2}")
+one_line_error(["--export", "folded", WORK + "/bad.spt"],
+               "rank 3 thread 0: call of beta at 1000000050 overlaps alpha")
+
+# ---- SVG pictures: valid XML with the values in their titles ---------------
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def svg(*args):
+    out = WORK + "/pic.svg"
+    run(*args, "-o", out)
+    root = ET.parse(out).getroot()
+    check(root.tag == NS + "svg", f"{args}: root {root.tag}")
+    titles = [t.text for t in root.iter(NS + "title")]
+    return root, titles
+
+
+root, titles = svg("--svg", "flame", A)
+ms = [t for t in titles if t.startswith("main > solve\n")]
+check(len(ms) == 1 and "total 1.7 us" in ms[0] and "3 calls" in ms[0] and
+      "exclusive 1.6 us" in ms[0] and "source s.c:20" in ms[0], ms)
+check(any(t.startswith("main > solve > io\n") for t in titles), titles)
+widths = [float(g.find(NS + "rect").get("width")) for g in root.iter(NS + "g")
+          if g.find(NS + "title").text.startswith(("main\n", "main > solve\n"))]
+check(len(widths) == 2 and abs(widths[1] / widths[0] - 1700 / 3500) < 1e-3,
+      f"flame widths {widths}")
+one_line_error(["--svg", "flame", WORK + "/bad.spt"], "overlaps alpha")
+
+root, titles = svg("--svg", "timeline", A)
+labels = [t.text for t in root.iter(NS + "text")]
+for lane in ["rank 0 thread 0", "rank 0 thread 1", "rank 1 thread 0"]:
+    check(lane in labels, f"timeline lane {lane}: {labels}")
+for name in ["main", "solve", "io"]:
+    check(any(t.startswith(name + " (rank 1 thread 0") for t in titles),
+          f"timeline {name}")
+root, titles = svg("--svg", "timeline", "--window", "0:0.0000005", A)
+head = [t.text for t in root.iter(NS + "text")][0]
+check(head == f"Timeline: {A} (0 ns to 500 ns)", f"window title {head!r}")
+check(not any(t.startswith("io (rank 1") for t in titles),
+      "window leaves out later calls")
+root, titles = svg("--svg", "timeline", WORK + "/big.spt")
+nrect = len(list(root.iter(NS + "rect")))
+check(100 < nrect <= 1 + 8 * 1260,
+      f"timeline of 200k calls: {nrect} rectangles")
+check(os.path.getsize(WORK + "/pic.svg") < 4 << 20, "timeline file size")
+check(any(t.startswith("even") for t in titles) and
+      any(t.startswith("odd") for t in titles), "big timeline names")
+
+root, titles = svg("--svg", "compare", WORK + "/s1.h5", WORK + "/s4.h5")
+check(f"main in {WORK}/s1.h5: avg 8 us" in titles and
+      f"solve in {WORK}/s4.h5: avg 750 ns" in titles, titles)
+root, titles = svg("--svg", "compare", "--metric", "total", WORK + "/s1.h5",
+                   WORK + "/s4.h5")
+check(f"solve in {WORK}/s1.h5: total 6 us" in titles, titles)
+root, titles = svg("--svg", "speedup", WORK + "/s4.h5", WORK + "/s1.h5")
+check("main on 4 ranks: speedup 4.000" in titles and
+      "solve on 4 ranks: speedup 4.000" in titles and
+      "main on 1 ranks: speedup 1.000" in titles, titles)
+one_line_error(["--svg", "speedup", WORK + "/s1.h5", WORK + "/s1.h5"],
+               "same mpi_size")
+one_line_error(["--svg", "flame", "-o", WORK + "/no/such/dir/x.svg", A],
+               "no/such/dir/x.svg")
 
 print(f"{len(FAILS)} failures")
 sys.exit(1 if FAILS else 0)

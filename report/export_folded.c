@@ -1,0 +1,37 @@
+/* export_folded.c - folded stacks ("main;solve;io 1234") for
+ * flamegraph.pl, inferno and speedscope: one line per call path, weighted
+ * by its exclusive time in nanoseconds, summed over ranks and threads. */
+#include "report.h"
+
+/* Folded stacks split frames on ';' and the weight on the last space:
+ * neither may appear inside a frame. */
+static void put_frame(FILE *f, const char *s) {
+  for (; *s; s++)
+    fputc(*s == ';' ? ':' : *s == '\n' ? ' ' : *s, f);
+}
+
+int rp_export_folded(const rp_profile *p, const rp_opts *o, FILE *f,
+                     sp_fmt_err *err) {
+  rp_tree t;
+  if (rp_tree_build(p, o, &t, err) != 0)
+    return -1;
+  rp_tree_link(&t, p);
+  /* Depth-first in name order, so equal profiles give equal files. */
+  int64_t x = t.first_root;
+  while (x >= 0) {
+    if (t.v[x].excl > 0) {
+      rp_tree_fpath(&t, p, x, ";", f, put_frame);
+      fprintf(f, " %lld\n", (long long)t.v[x].excl);
+    }
+    if (t.v[x].first_child >= 0) {
+      x = t.v[x].first_child;
+      continue;
+    }
+    while (x >= 0 && t.v[x].next_sibling < 0)
+      x = t.v[x].parent;
+    if (x >= 0)
+      x = t.v[x].next_sibling;
+  }
+  rp_tree_free(&t);
+  return 0;
+}

@@ -1,0 +1,153 @@
+/* pathtree.c - calls aggregated by call path (caller chain of region
+ * names), for the folded export and the flame graph. */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t mix(int64_t parent, int32_t name) {
+  uint64_t h = (uint64_t)parent * 0x9e3779b97f4a7c15ull ^ (uint32_t)name;
+  return h * 0xff51afd7ed558ccdull ^ (h >> 29);
+}
+
+static int grow(rp_tree *t) {
+  int64_t cap = t->hcap ? 2 * t->hcap : 1024;
+  int64_t *h = malloc((size_t)cap * sizeof *h);
+  if (!h)
+    return -1;
+  for (int64_t i = 0; i < cap; i++)
+    h[i] = -1;
+  for (int64_t i = 0; i < t->n; i++) {
+    uint64_t k = mix(t->v[i].parent, t->v[i].name) & (uint64_t)(cap - 1);
+    while (h[k] >= 0)
+      k = (k + 1) & (uint64_t)(cap - 1);
+    h[k] = i;
+  }
+  free(t->hash);
+  t->hash = h;
+  t->hcap = cap;
+  return 0;
+}
+
+/* The node for (parent, name), made on first sight; -1: out of memory. */
+static int64_t child(rp_tree *t, int64_t parent, int32_t name, int32_t depth) {
+  if (2 * (t->n + 1) > t->hcap && grow(t) != 0)
+    return -1;
+  uint64_t k = mix(parent, name) & (uint64_t)(t->hcap - 1);
+  for (; t->hash[k] >= 0; k = (k + 1) & (uint64_t)(t->hcap - 1)) {
+    rp_node *x = &t->v[t->hash[k]];
+    if (x->parent == parent && x->name == name)
+      return t->hash[k];
+  }
+  if (t->n == t->cap) {
+    int64_t c = t->cap ? 2 * t->cap : 1024;
+    rp_node *v = realloc(t->v, (size_t)c * sizeof *v);
+    if (!v)
+      return -1;
+    t->v = v;
+    t->cap = c;
+  }
+  rp_node *x = &t->v[t->n];
+  memset(x, 0, sizeof *x);
+  x->parent = parent;
+  x->name = name;
+  x->depth = depth;
+  x->first_child = x->next_sibling = -1;
+  t->hash[k] = t->n;
+  return t->n++;
+}
+
+static int on_open(void *ctx, const rp_thread *th, rp_call *c,
+                   const rp_call *parent) {
+  (void)th;
+  rp_tree *t = ctx;
+  c->node = child(t, parent ? parent->node : -1, c->name, c->depth);
+  if (c->node < 0)
+    return 1;
+  t->v[c->node].calls++;
+  t->v[c->node].total += c->end - c->start;
+  return 0;
+}
+
+static int on_close(void *ctx, const rp_thread *th, const rp_call *c) {
+  (void)th;
+  rp_tree *t = ctx;
+  t->v[c->node].excl += c->exclusive;
+  return 0;
+}
+
+int rp_tree_build(const rp_profile *p, const rp_opts *o, rp_tree *t,
+                  sp_fmt_err *err) {
+  memset(t, 0, sizeof *t);
+  rp_visitor v = {on_open, on_close, t};
+  if (rp_walk(p, o, &v, 1, err) != 0) {
+    if (strstr(err->msg, ": stopped"))
+      sp_fmt_err_set(err, "%s: out of memory", p->label);
+    rp_tree_free(t);
+    return -1;
+  }
+  return 0;
+}
+
+static const rp_tree *sort_t;
+static const rp_profile *sort_p;
+
+static int by_name(const void *a, const void *b) {
+  const rp_node *x = &sort_t->v[*(const int64_t *)a],
+                *y = &sort_t->v[*(const int64_t *)b];
+  int c = strcmp(sort_p->names[x->name], sort_p->names[y->name]);
+  if (c)
+    return c;
+  return x->parent < y->parent ? -1 : (x->parent > y->parent);
+}
+
+void rp_tree_link(rp_tree *t, const rp_profile *p) {
+  t->first_root = -1;
+  int64_t *ix = malloc((t->n ? (size_t)t->n : 1) * sizeof *ix);
+  if (!ix)
+    return;
+  for (int64_t i = 0; i < t->n; i++) {
+    ix[i] = i;
+    t->v[i].first_child = t->v[i].next_sibling = -1;
+  }
+  sort_t = t;
+  sort_p = p;
+  qsort(ix, (size_t)t->n, sizeof *ix, by_name);
+  /* Prepend in reverse name order, so each list comes out in name order. */
+  for (int64_t k = t->n; k-- > 0;) {
+    rp_node *x = &t->v[ix[k]];
+    if (x->parent >= 0) {
+      x->next_sibling = t->v[x->parent].first_child;
+      t->v[x->parent].first_child = ix[k];
+    } else {
+      x->next_sibling = t->first_root;
+      t->first_root = ix[k];
+    }
+  }
+  free(ix);
+}
+
+void rp_tree_free(rp_tree *t) {
+  free(t->v);
+  free(t->hash);
+  memset(t, 0, sizeof *t);
+}
+
+void rp_tree_fpath(const rp_tree *t, const rp_profile *p, int64_t node,
+                   const char *sep, FILE *f,
+                   void (*put)(FILE *f, const char *s)) {
+  /* Recursion could be deeper than the C stack likes: walk up, then out. */
+  int64_t n = t->v[node].depth + 1;
+  int64_t *chain = malloc((size_t)n * sizeof *chain);
+  if (!chain)
+    return;
+  int64_t k = 0;
+  for (int64_t x = node; x >= 0 && k < n; x = t->v[x].parent)
+    chain[k++] = x;
+  while (k-- > 0) {
+    put(f, p->names[t->v[chain[k]].name]);
+    if (k)
+      fputs(sep, f);
+  }
+  free(chain);
+}

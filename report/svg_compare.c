@@ -1,0 +1,257 @@
+/* svg_compare.c - pictures across several profiles: per-region duration
+ * bars grouped by region (one bar per profile), and the speedup of each
+ * region against the profile with the fewest MPI ranks. */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 1000
+#define LEFT 200
+#define RIGHT 60
+#define MAXP 16 /* profiles in one picture */
+
+static const char *const PALETTE[] = {"#4e79a7", "#f28e2b", "#59a14f",
+                                      "#e15759", "#76b7b2", "#edc948",
+                                      "#b07aa1", "#ff9da7"};
+
+typedef struct {
+  const char *name;
+  double v[MAXP]; /* < 0: region absent from that profile */
+} series;
+
+static double metric(const rp_agg *a, const char *m) {
+  if (!strcmp(m, "total"))
+    return (double)a->total;
+  if (!strcmp(m, "min"))
+    return (double)a->min;
+  if (!strcmp(m, "max"))
+    return (double)a->max;
+  return a->mean;
+}
+
+static int find(series *s, int64_t n, const char *name) {
+  for (int64_t i = 0; i < n; i++)
+    if (!strcmp(s[i].name, name))
+      return (int)i;
+  return -1;
+}
+
+/* One series per region selected in any profile, values by metric m. */
+static series *collect(rp_profile *const *ps, int n, const rp_opts *o,
+                       const char *m, int64_t *ns, sp_fmt_err *err) {
+  int64_t cap = 0;
+  for (int i = 0; i < n; i++)
+    cap += ps[i]->nnames;
+  series *s = malloc((size_t)(cap ? cap : 1) * sizeof *s);
+  if (!s) {
+    sp_fmt_err_set(err, "%s: out of memory", ps[0]->label);
+    return NULL;
+  }
+  *ns = 0;
+  rp_opts all = *o;
+  all.top = 0;
+  for (int i = 0; i < n; i++) {
+    rp_agg *v;
+    int64_t k;
+    if (rp_aggregate(ps[i], &all, 0, &v, &k, err) != 0) {
+      free(s);
+      return NULL;
+    }
+    for (int64_t j = 0; j < k; j++) {
+      const char *name = ps[i]->names[v[j].name];
+      int at = find(s, *ns, name);
+      if (at < 0) {
+        at = (int)(*ns)++;
+        s[at].name = name;
+        for (int q = 0; q < MAXP; q++)
+          s[at].v[q] = -1;
+      }
+      s[at].v[i] = metric(&v[j], m);
+    }
+    free(v);
+  }
+  return s;
+}
+
+static void legend(FILE *f, rp_profile *const *ps, int n, int y) {
+  for (int i = 0; i < n; i++) {
+    fprintf(f,
+            "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
+            "fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
+            LEFT, y + 16 * i, PALETTE[i % 8], LEFT + 18, y + 16 * i + 10);
+    rp_xml_str(f, ps[i]->label);
+    fputs("</text>\n", f);
+  }
+}
+
+int rp_svg_compare(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
+                   sp_fmt_err *err) {
+  if (n > MAXP) {
+    sp_fmt_err_set(err, "%s: at most %d profiles in one picture",
+                   ps[MAXP]->label, MAXP);
+    return -1;
+  }
+  const char *m = o->metric ? o->metric : "avg";
+  int64_t ns;
+  series *s = collect(ps, n, o, m, &ns, err);
+  if (!s)
+    return -1;
+  if (o->top > 0 && ns > o->top)
+    ns = o->top; /* regions come in the first profile's --sort order */
+  double top = 0;
+  for (int64_t i = 0; i < ns; i++)
+    for (int q = 0; q < n; q++)
+      if (s[i].v[q] > top)
+        top = s[i].v[q];
+  if (top <= 0)
+    top = 1;
+  int bar = 12, group = n * bar + 10, y0 = 40 + 16 * n + 10;
+  int h = y0 + (int)ns * group + 30;
+  double scale = (W - LEFT - RIGHT) / top;
+  char title[128], b[32];
+  static const char *const what[] = {"avg", "average duration per call",
+                                     "total", "total duration",
+                                     "min", "shortest call",
+                                     "max", "longest call"};
+  const char *label = m;
+  for (int i = 0; i < 8; i += 2)
+    if (!strcmp(m, what[i]))
+      label = what[i + 1];
+  snprintf(title, sizeof title, "Duration comparison: %s", label);
+  rp_svg_begin(f, W, h, title);
+  legend(f, ps, n, 36);
+  for (int64_t i = 0; i < ns; i++) {
+    int y = y0 + (int)i * group;
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", LEFT - 6,
+            y + group / 2);
+    rp_xml_str(f, s[i].name);
+    fputs("</text>\n", f);
+    for (int q = 0; q < n; q++) {
+      if (s[i].v[q] < 0)
+        continue;
+      double w = s[i].v[q] * scale;
+      fputs("<g><title>", f);
+      rp_xml_str(f, s[i].name);
+      fputs(" in ", f);
+      rp_xml_str(f, ps[q]->label);
+      fprintf(f, ": %s %s</title>", m, rp_time(s[i].v[q], b, sizeof b));
+      fprintf(f,
+              "<rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+              "fill=\"%s\"/><text x=\"%.2f\" y=\"%d\">%s</text></g>\n",
+              LEFT, y + q * bar, w < 0.5 ? 0.5 : w, bar - 1, PALETTE[q % 8],
+              LEFT + w + 4, y + q * bar + bar - 2, b);
+    }
+  }
+  fputs("</svg>\n", f);
+  free(s);
+  return 0;
+}
+
+static int by_size(const void *a, const void *b) {
+  int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+  return x < y ? -1 : (x > y);
+}
+
+int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
+                   sp_fmt_err *err) {
+  if (n > MAXP) {
+    sp_fmt_err_set(err, "%s: at most %d profiles in one picture",
+                   ps[MAXP]->label, MAXP);
+    return -1;
+  }
+  int64_t ns;
+  series *s = collect(ps, n, o, "avg", &ns, err);
+  if (!s)
+    return -1;
+  /* Profiles in order of mpi_size; the smallest is the baseline. */
+  int64_t ord[MAXP][2];
+  for (int i = 0; i < n; i++)
+    ord[i][0] = rp_mpi_size(ps[i]), ord[i][1] = i;
+  qsort(ord, (size_t)n, sizeof ord[0], by_size);
+  for (int i = 1; i < n; i++)
+    if (ord[i][0] == ord[i - 1][0]) {
+      free(s);
+      sp_fmt_err_set(err, "%s: same mpi_size (%lld) as %s", ps[ord[i][1]]->label,
+                     (long long)ord[i][0], ps[ord[i - 1][1]]->label);
+      return -1;
+    }
+  int b0 = (int)ord[0][1];
+  double xmax = (double)ord[n - 1][0], ymax = xmax / (double)ord[0][0];
+  for (int64_t i = 0; i < ns; i++)
+    for (int q = 0; q < n; q++)
+      if (s[i].v[b0] > 0 && s[i].v[q] > 0 && s[i].v[b0] / s[i].v[q] > ymax)
+        ymax = s[i].v[b0] / s[i].v[q];
+  if (o->top > 0 && ns > o->top)
+    ns = o->top;
+  int h = 520, x0 = 80, y0 = h - 60, pw = W - x0 - 260, ph = h - 120;
+  double sx = pw / xmax, sy = ph / (ymax * 1.05);
+  rp_svg_begin(f, W, h, "Speedup against the fewest MPI ranks (average per call)");
+  /* Axes and ticks: one x tick per profile, five y ticks. */
+  fprintf(f,
+          "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>"
+          "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>\n",
+          x0, y0, x0 + pw, y0, x0, y0, x0, y0 - ph);
+  for (int i = 0; i < n; i++)
+    fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%lld</text>\n",
+            x0 + (double)ord[i][0] * sx, y0 + 16, (long long)ord[i][0]);
+  fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">MPI ranks "
+             "(mpi_size)</text>\n", x0 + pw / 2, y0 + 36);
+  for (int i = 0; i <= 5; i++) {
+    double v = ymax * 1.05 * i / 5;
+    fprintf(f,
+            "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.2g</text>"
+            "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+            "stroke=\"#eee\"/>\n",
+            x0 - 6, y0 - v * sy + 4, v, x0, y0 - v * sy, x0 + pw, y0 - v * sy);
+  }
+  fprintf(f, "<text x=\"20\" y=\"%d\" transform=\"rotate(-90 20 %d)\" "
+             "text-anchor=\"middle\">speedup</text>\n", y0 - ph / 2,
+          y0 - ph / 2);
+  /* Ideal: speedup = ranks / baseline ranks. */
+  fprintf(f,
+          "<g><title>ideal scaling</title><line x1=\"%.1f\" y1=\"%.1f\" "
+          "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" stroke-dasharray=\"6 4\"/>"
+          "</g>\n",
+          x0 + (double)ord[0][0] * sx, y0 - 1.0 * sy, x0 + xmax * sx,
+          y0 - xmax / (double)ord[0][0] * sy);
+  for (int64_t i = 0; i < ns; i++) {
+    if (s[i].v[b0] <= 0)
+      continue;
+    char col[32];
+    snprintf(col, sizeof col, "%s", PALETTE[i % 8]);
+    fputs("<g><title>", f);
+    rp_xml_str(f, s[i].name);
+    fputs("</title><polyline fill=\"none\" stroke-width=\"2\" stroke=\"", f);
+    fprintf(f, "%s\" points=\"", col);
+    for (int k = 0; k < n; k++) {
+      int q = (int)ord[k][1];
+      if (s[i].v[q] > 0)
+        fprintf(f, "%.1f,%.1f ", x0 + (double)ord[k][0] * sx,
+                y0 - s[i].v[b0] / s[i].v[q] * sy);
+    }
+    fputs("\"/></g>\n", f);
+    for (int k = 0; k < n; k++) {
+      int q = (int)ord[k][1];
+      if (s[i].v[q] <= 0)
+        continue;
+      double sp = s[i].v[b0] / s[i].v[q];
+      fputs("<g><title>", f);
+      rp_xml_str(f, s[i].name);
+      fprintf(f, " on %lld ranks: speedup %.3f</title>", (long long)ord[k][0],
+              sp);
+      fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/></g>\n",
+              x0 + (double)ord[k][0] * sx, y0 - sp * sy, col);
+    }
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
+               "fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
+            x0 + pw + 20, 50 + 16 * (int)i, col, x0 + pw + 38,
+            60 + 16 * (int)i);
+    rp_xml_str(f, s[i].name);
+    fputs("</text>\n", f);
+  }
+  fputs("</svg>\n", f);
+  free(s);
+  return 0;
+}

@@ -1,0 +1,126 @@
+/* svg_flame.c - an aggregated flame graph as self-contained SVG: one frame
+ * per call path, width = inclusive time summed over ranks and threads,
+ * hover titles with the path, time, calls and source. */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define W 1200
+#define PAD 10
+#define ROW 17
+#define CHAR_W 6.7 /* 11px monospace */
+
+typedef struct {
+  const rp_profile *p;
+  const rp_tree *t;
+  FILE *f;
+  double scale; /* px per ns */
+  int height;
+  int64_t all;
+} flame;
+
+static void put_xml(FILE *f, const char *s) { rp_xml_str(f, s); }
+
+/* The label: the whole call path if it fits, else the region's name, else
+ * as much of the name as fits. */
+static void label(const flame *g, int64_t x, double w, double px, int y) {
+  const rp_node *n = &g->t->v[x];
+  const char *name = g->p->names[n->name];
+  int fit = (int)((w - 6) / CHAR_W);
+  if (fit < 3)
+    return;
+  fprintf(g->f, "<text x=\"%.2f\" y=\"%d\">", px + 3, y + ROW - 5);
+  /* Path length: names plus " > " separators. */
+  size_t len = 0;
+  for (int64_t k = x; k >= 0; k = g->t->v[k].parent)
+    len += strlen(g->p->names[g->t->v[k].name]) + (k == x ? 0 : 3);
+  if ((int)len <= fit) {
+    rp_tree_fpath(g->t, g->p, x, " &gt; ", g->f, put_xml);
+  } else if ((int)strlen(name) <= fit) {
+    rp_xml_str(g->f, name);
+  } else {
+    char buf[512];
+    int keep = fit - 2 < (int)sizeof buf - 3 ? fit - 2 : (int)sizeof buf - 3;
+    /* Do not cut a UTF-8 sequence in half. */
+    while (keep > 0 && ((unsigned char)name[keep] & 0xc0) == 0x80)
+      keep--;
+    snprintf(buf, sizeof buf, "%.*s..", keep, name);
+    rp_xml_str(g->f, buf);
+  }
+  fputs("</text>\n", g->f);
+}
+
+static void frame(const flame *g, int64_t x, double px) {
+  const rp_node *n = &g->t->v[x];
+  double w = (double)n->total * g->scale;
+  if (w < 0.1) /* invisible frames only make the file bigger */
+    return;
+  int y = g->height - PAD - ROW * (n->depth + 2);
+  char col[32], b1[32], b2[32];
+  rp_color(g->p->names[n->name], col, sizeof col);
+  fputs("<g><title>", g->f);
+  rp_tree_fpath(g->t, g->p, x, " &gt; ", g->f, put_xml);
+  fprintf(g->f, "\ntotal %s (%.2f%%), exclusive %s, %lld calls",
+          rp_time((double)n->total, b1, sizeof b1),
+          100.0 * (double)n->total / (double)g->all,
+          rp_time((double)n->excl, b2, sizeof b2), (long long)n->calls);
+  if (g->p->files[n->name]) {
+    fputs("\nsource ", g->f);
+    rp_xml_str(g->f, g->p->files[n->name]);
+    if (g->p->lines[n->name] >= 0)
+      fprintf(g->f, ":%d", g->p->lines[n->name]);
+  }
+  fprintf(g->f,
+          "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+          "fill=\"%s\" rx=\"2\"/>\n",
+          px, y, w, ROW - 1, col);
+  label(g, x, w, px, y);
+  fputs("</g>\n", g->f);
+  for (int64_t c = n->first_child; c >= 0; c = g->t->v[c].next_sibling) {
+    frame(g, c, px);
+    px += (double)g->t->v[c].total * g->scale;
+  }
+}
+
+int rp_svg_flame(const rp_profile *p, const rp_opts *o, FILE *f,
+                 sp_fmt_err *err) {
+  rp_tree t;
+  if (rp_tree_build(p, o, &t, err) != 0)
+    return -1;
+  rp_tree_link(&t, p);
+  flame g = {p, &t, f, 0, 0, 0};
+  int depth = 0;
+  for (int64_t i = 0; i < t.n; i++)
+    if (t.v[i].depth + 1 > depth)
+      depth = t.v[i].depth + 1;
+  for (int64_t x = t.first_root; x >= 0; x = t.v[x].next_sibling)
+    g.all += t.v[x].total;
+  if (g.all <= 0) {
+    rp_tree_free(&t);
+    sp_fmt_err_set(err, "%s: no calls to draw", p->label);
+    return -1;
+  }
+  g.scale = (double)(W - 2 * PAD) / (double)g.all;
+  g.height = 40 + ROW * (depth + 1) + PAD;
+  char title[600], b[32];
+  snprintf(title, sizeof title, "Flame graph: %.500s", p->label);
+  rp_svg_begin(f, W, g.height, title);
+  /* The base frame: everything, over every rank and thread. */
+  int y = g.height - PAD - ROW;
+  fprintf(f,
+          "<g><title>all: %s over %lld rank(s), %lld thread(s)</title>"
+          "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#ccc\" "
+          "rx=\"2\"/><text x=\"%d\" y=\"%d\">all</text></g>\n",
+          rp_time((double)g.all, b, sizeof b), (long long)p->nranks,
+          (long long)p->nthreads, PAD, y, W - 2 * PAD, ROW - 1, PAD + 3,
+          y + ROW - 5);
+  double px = PAD;
+  for (int64_t x = t.first_root; x >= 0; x = t.v[x].next_sibling) {
+    frame(&g, x, px);
+    px += (double)t.v[x].total * g.scale;
+  }
+  fputs("</svg>\n", f);
+  rp_tree_free(&t);
+  return 0;
+}
