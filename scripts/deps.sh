@@ -8,7 +8,7 @@ want=(build-essential cmake gfortran pkg-config libhdf5-dev hdf5-tools openmpi-b
 if [[ "${1:-main}" == test ]]; then
   want+=(libcmocka-dev python3 python3-h5py python3-numpy
          llvm-19-dev llvm-19-tools clang-19 flang-19
-         )
+         chromium)
 fi
 missing=()
 for p in "${want[@]}"; do
