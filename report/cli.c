@@ -18,6 +18,8 @@ static const char USAGE[] =
     "  --exclude REGEX    leave out regions matching\n"
     "  --ranks LIST       only these ranks, e.g. 0,2-3\n"
     "  --top N            the first N rows\n"
+    "  --events           read every call even where an .h5's summary\n"
+    "                     records suffice (statistics recomputed)\n"
     "exports and pictures (-o FILE; default standard output):\n"
     "  --export csv|json|chrome|folded\n"
     "  --svg flame|timeline|compare|speedup\n"
@@ -117,6 +119,8 @@ int main(int argc, char **argv) {
       return 0;
     } else if (!strcmp(a, "--by-rank")) {
       o.by_rank = 1;
+    } else if (!strcmp(a, "--events")) {
+      o.events = 1;
     } else if (!strcmp(a, "--diff")) {
       o.diff = 1;
     } else if ((v = value(argc, argv, &i, "--sort"))) {
@@ -185,7 +189,7 @@ int main(int argc, char **argv) {
   /* Only the outputs that walk calls need events; the rest read an .h5's
    * summary records. */
   const char *x = o.export_fmt, *s = o.svg;
-  int events = (x && (!strcmp(x, "chrome") || !strcmp(x, "folded"))) ||
+  int events = o.events || (x && (!strcmp(x, "chrome") || !strcmp(x, "folded"))) ||
                (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
   int each = o.diff || (x && !strcmp(x, "json")) ||
              (s && (!strcmp(s, "compare") || !strcmp(s, "speedup")));

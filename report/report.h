@@ -28,6 +28,7 @@ typedef struct rp_opts {
   const char *metric;     /* compare: avg, total, min, max */
   double win_lo, win_hi;  /* timeline window, seconds from the run's start */
   int diff;
+  int events; /* --events: read calls even when summaries would do */
 } rp_opts;
 
 int rp_parse_ranks(const char *s, rp_opts *o);

@@ -92,6 +92,11 @@ for label, inputs in [("directory", [A]), ("files", [R0, R1]),
               f"{label} {name} imbalance {r}")
         check(r["file"] == e["file"], f"{label} {name} file {r}")
 
+# Statistics recomputed from the calls equal the stored summary records.
+check(run("--events", MERGED).stdout == run(MERGED).stdout, "--events table")
+check(run("--events", "--by-rank", "--export", "csv", MERGED).stdout ==
+      run("--by-rank", "--export", "csv", MERGED).stdout, "--events csv")
+
 # The table: units, names, ranks.
 t = run(A).stdout.splitlines()
 check(t[0] == f"{A}: 2 ranks, span 2 us", f"table head {t[0]!r}")

@@ -1,0 +1,138 @@
+/* bench_report.c - sp-report's summary table of a large merged profile,
+ * read from the summary_statistics records (the default) against reading
+ * every call (--events), timed in the same run; both tables must match.
+ * usage: bench_report SP_REPORT DIR [RANKS] [CALLS] (CALLS over all ranks) */
+#include "sp_format.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Per rank: one main holding `steps` steps, each holding one kernel. */
+static void gen_read(const sp_fmt_source *src, int64_t first, int64_t n,
+                     int64_t *starts, int64_t *ends) {
+  int64_t base = src->aux, steps = *(const int64_t *)src->ctx;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t k = first + i, s, d;
+    if (src->name[0] == 'm') {
+      s = 0;
+      d = 1000 * steps + 20;
+    } else if (src->name[0] == 's') {
+      s = 10 + 1000 * k;
+      d = 900 + k % 7;
+    } else {
+      s = 10 + 1000 * k + 100;
+      d = 500 + k % 11;
+    }
+    starts[i] = base + s;
+    ends[i] = base + s + d;
+  }
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Runs argv with stdout to out; returns wall seconds. */
+static double run(char *const *argv, const char *out) {
+  double t0 = now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, 1) < 0)
+      _exit(126);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int status;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "bench_report: %s failed\n", argv[0]);
+    exit(1);
+  }
+  return now() - t0;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "r");
+  static char none[] = "";
+  if (!f)
+    return none;
+  char *buf = calloc(1 << 20, 1);
+  size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+  (void)n;
+  fclose(f);
+  return buf ? buf : none;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: bench_report SP_REPORT DIR [RANKS] [CALLS]\n");
+    return 2;
+  }
+  int32_t ranks = argc > 3 ? atoi(argv[3]) : 4;
+  int64_t calls = argc > 4 ? atoll(argv[4]) : 10000000;
+  int64_t steps = calls / ranks / 2;
+  char path[4096], t1[4200], t2[4200];
+  snprintf(path, sizeof path, "%s/profile.h5", argv[2]);
+  snprintf(t1, sizeof t1, "%s/summary.txt", argv[2]);
+  snprintf(t2, sizeof t2, "%s/events.txt", argv[2]);
+  mkdir(argv[2], 0755);
+
+  double g0 = now();
+  sp_fmt_err err;
+  sp_fmt_h5w *w = sp_fmt_h5w_open(path, &err);
+  if (!w)
+    goto fail;
+  for (int32_t r = 0; r < ranks; r++) {
+    sp_fmt_source src[3] = {
+        {0, "main", "bench.c", 1, 1, gen_read, &steps, 0},
+        {0, "step", "bench.c", 2, steps, gen_read, &steps, 0},
+        {0, "kernel", "bench.c", 3, steps, gen_read, &steps, 0}};
+    for (int i = 0; i < 3; i++)
+      src[i].aux = (int64_t)r * 1000000000000LL;
+    sp_fmt_stats st[3];
+    if (sp_fmt_stats_thread(src, 3, st, NULL) != 0)
+      return 1;
+    for (int i = 0; i < 3; i++)
+      if (sp_fmt_h5w_row(w, r, &src[i], &st[i], &err) != 0)
+        goto fail;
+  }
+  if (sp_fmt_h5w_close(w, &err) != 0)
+    goto fail;
+  printf("profile: %d ranks, %lld calls, written in %.1f s\n", ranks,
+         (long long)(2 * steps * ranks + ranks), now() - g0);
+
+  fflush(stdout);
+  char *sum[] = {argv[1], path, NULL};
+  char *ev[] = {argv[1], "--events", path, NULL};
+  /* Alternate, keep the best of three of each: the machine is shared. */
+  double bs = 1e30, be = 1e30;
+  for (int k = 0; k < 3; k++) {
+    double a = run(sum, t1), b = run(ev, t2);
+    if (a < bs)
+      bs = a;
+    if (b < be)
+      be = b;
+  }
+  char *x = slurp(t1), *y = slurp(t2);
+  int same = strcmp(x, y) == 0 && x[0];
+  printf("sp-report summary-only (summary_statistics): %.3f s\n", bs);
+  printf("sp-report --events (every call read):        %.3f s\n", be);
+  printf("speed-up of the summary-only read: %.1fx; tables %s\n", be / bs,
+         same ? "identical" : "DIFFER");
+  unlink(path);
+  unlink(t1);
+  unlink(t2);
+  return same ? 0 : 1;
+fail:
+  fprintf(stderr, "bench_report: %s\n", err.msg);
+  return 1;
+}
