@@ -6,8 +6,18 @@
 /* Folded stacks split frames on ';' and the weight on the last space:
  * neither may appear inside a frame. */
 static void put_frame(FILE *f, const char *s) {
-  for (; *s; s++)
-    fputc(*s == ';' ? ':' : *s == '\n' ? ' ' : *s, f);
+  char buf[256];
+  while (*s) {
+    size_t n = 0;
+    /* ';' and '\n' are ASCII: never inside a UTF-8 sequence. */
+    for (; *s && n < sizeof buf - 1; s++)
+      buf[n++] = *s == ';' ? ':' : *s == '\n' ? ' ' : *s;
+    for (int k = 0; k < 3 && n > 1 && ((unsigned char)s[0] & 0xc0) == 0x80;
+         k++)
+      s--, n--; /* keep a sequence whole for the next chunk */
+    buf[n] = '\0';
+    rp_utf8_str(f, buf);
+  }
 }
 
 int rp_export_folded(const rp_profile *p, const rp_opts *o, FILE *f,

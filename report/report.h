@@ -200,6 +200,7 @@ const char *rp_time(double ns, char *buf, size_t size);
 void rp_json_str(FILE *f, const char *s); /* quoted, escaped */
 void rp_xml_str(FILE *f, const char *s);  /* escaped, not quoted */
 void rp_csv_str(FILE *f, const char *s);  /* quoted when needed */
+void rp_utf8_str(FILE *f, const char *s); /* invalid bytes as U+FFFD */
 /* The XML prolog, <svg> with a background and a centred title. */
 void rp_svg_begin(FILE *f, int w, int h, const char *title);
 /* A colour for a region name, stable across pictures. */

@@ -4,13 +4,27 @@
 
 #include <string.h>
 
+/* Length of the valid UTF-8 sequence at p, or 0: names come from files
+ * and must not break the XML or JSON they are written into. */
+static int utf8_len(const unsigned char *p) {
+  int n = *p < 0x80 ? 1 : *p >= 0xc2 && *p < 0xe0 ? 2
+                      : *p >= 0xe0 && *p < 0xf0   ? 3
+                      : *p >= 0xf0 && *p < 0xf5   ? 4
+                                                  : 0;
+  for (int i = 1; i < n; i++)
+    if ((p[i] & 0xc0) != 0x80)
+      return 0;
+  return n;
+}
+
 const char *rp_time(double ns, char *buf, size_t size) {
   double a = ns < 0 ? -ns : ns;
-  if (a < 1e3)
+  /* Switch units where three digits would round up to 1000. */
+  if (a < 999.5)
     snprintf(buf, size, "%.0f ns", ns);
-  else if (a < 1e6)
+  else if (a < 999.5e3)
     snprintf(buf, size, "%.3g us", ns / 1e3);
-  else if (a < 1e9)
+  else if (a < 999.5e6)
     snprintf(buf, size, "%.3g ms", ns / 1e6);
   else
     snprintf(buf, size, "%.3f s", ns / 1e9);
@@ -28,8 +42,15 @@ void rp_json_str(FILE *f, const char *s) {
       fputs("\\t", f);
     else if (*p < 0x20 || *p == 0x7f)
       fprintf(f, "\\u%04x", *p);
-    else
-      fputc(*p, f); /* UTF-8 passes through */
+    else if (*p < 0x80)
+      fputc(*p, f);
+    else if (utf8_len(p) == 0)
+      fputs("\\ufffd", f);
+    else {
+      int n = utf8_len(p);
+      fwrite(p, 1, (size_t)n, f);
+      p += n - 1;
+    }
   }
   fputc('"', f);
 }
@@ -44,25 +65,43 @@ void rp_xml_str(FILE *f, const char *s) {
     case '\'': fputs("&apos;", f); break;
     default:
       /* XML 1.0 forbids most control characters even when escaped. */
-      if (*p < 0x20 && *p != '\t' && *p != '\n')
+      if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f ||
+          (*p >= 0x80 && utf8_len(p) == 0)) {
         fputc('?', f);
-      else
+      } else if (*p >= 0x80) {
+        int n = utf8_len(p);
+        fwrite(p, 1, (size_t)n, f);
+        p += n - 1;
+      } else {
         fputc(*p, f);
+      }
+    }
+  }
+}
+
+void rp_utf8_str(FILE *f, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    int n = utf8_len(p);
+    if (n == 0) {
+      fputs("\xef\xbf\xbd", f); /* U+FFFD */
+    } else {
+      fwrite(p, 1, (size_t)n, f);
+      p += n - 1;
     }
   }
 }
 
 void rp_csv_str(FILE *f, const char *s) {
   if (!strpbrk(s, ",\"\n\r")) {
-    fputs(s, f);
+    rp_utf8_str(f, s);
     return;
   }
   fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
+  for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+    fwrite(s, 1, (size_t)(q - s), f); /* '"' never ends a UTF-8 sequence */
+    fputs("\"\"", f);
   }
+  rp_utf8_str(f, s);
   fputc('"', f);
 }
 

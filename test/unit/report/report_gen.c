@@ -121,6 +121,13 @@ int main(int argc, char **argv) {
   snprintf(p, sizeof p, "%s/s4.h5", d);
   h5(p, 0, s4, 3, 4);
 
+  /* Names that must be quoted in CSV, JSON and XML; one is not UTF-8. */
+  blk odd[] = {{0, "\xc3\xbcnicode f<int>(a, \"b\") & c;d", "x\".c", 1, 1,
+                {0}, {100}},
+               {0, "bad\xff byte", NULL, -1, 1, {10}, {20}}};
+  snprintf(p, sizeof p, "%s/names.spt", d);
+  spt(p, 0, 2, odd, 2);
+
   /* Many short calls: even/odd alternate inside one long main, to check
    * that the timeline's rectangles stay bounded. */
   enum { NBIG = 200000 };

@@ -294,6 +294,24 @@ check("main on 4 ranks: speedup 4.000" in titles and
       "main on 1 ranks: speedup 1.000" in titles, titles)
 one_line_error(["--svg", "speedup", WORK + "/s1.h5", WORK + "/s1.h5"],
                "same mpi_size")
+# Names that need quoting (and one that is not UTF-8) survive every format.
+N = WORK + "/names.spt"
+U = "\u00fcnicode f<int>(a, \"b\") & c;d"
+rows = list(csv.DictReader(io.StringIO(run("--export", "csv", N).stdout)))
+check([r["region"] for r in rows] == [U, "bad\ufffd byte"] and
+      rows[0]["file"] == 'x".c', f"csv names {rows}")
+j = json.loads(run("--export", "json", N).stdout)
+check(U in j["files"][0]["regions"] and
+      "bad\ufffd byte" in j["files"][0]["regions"], j["files"][0]["regions"])
+c = json.loads(run("--export", "chrome", N).stdout)
+check(sorted(e["name"] for e in c["traceEvents"] if e["ph"] == "X") ==
+      sorted([U, "bad\ufffd byte"]), "chrome names")
+F = run("--export", "folded", N).stdout.splitlines()
+check(F[0] == U.replace(";", ":") + " 90", f"folded names {F}")
+for kind in ["flame", "timeline"]:
+    root, titles = svg("--svg", kind, N)
+    check(any(t.startswith(U) for t in titles), f"{kind} names {titles}")
+
 one_line_error(["--svg", "flame", "-o", WORK + "/no/such/dir/x.svg", A],
                "no/such/dir/x.svg")
 
