@@ -79,8 +79,8 @@ static int walk_thread(const rp_profile *p, const rp_thread *t,
   while (m.n) {
     int64_t h = heap[0];
     const sp_fmt_block *b = t->blk[keep[h]];
-    rp_call c = {t->name[keep[h]], 0, b->starts[pos[h]], b->ends[pos[h]],
-                 0, -1};
+    rp_call c = {t->name[keep[h]], 0, b->starts[pos[h]],
+                 b->ends[pos[h]],  0, -1};
     if (++pos[h] == b->count)
       heap[0] = heap[--m.n];
     sift_down(&m, 0);

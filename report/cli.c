@@ -98,8 +98,8 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
 int main(int argc, char **argv) {
   static const char *const exports[] = {"csv", "json", "chrome", "folded",
                                         NULL};
-  static const char *const svgs[] = {"flame", "timeline", "compare",
-                                     "speedup", NULL};
+  static const char *const svgs[] = {"flame", "timeline", "compare", "speedup",
+                                     NULL};
   static const char *const metrics[] = {"avg", "total", "min", "max", NULL};
   rp_opts o;
   memset(&o, 0, sizeof o);
@@ -140,8 +140,7 @@ int main(int argc, char **argv) {
       o.have_exclude = 1;
     } else if ((v = value(argc, argv, &i, "--ranks"))) {
       if (rp_parse_ranks(v, &o) != 0) {
-        fprintf(stderr, "sp-report: --ranks '%s': not a list like 0,2-3\n",
-                v);
+        fprintf(stderr, "sp-report: --ranks '%s': not a list like 0,2-3\n", v);
         return 2;
       }
     } else if ((v = value(argc, argv, &i, "--top"))) {
@@ -189,7 +188,8 @@ int main(int argc, char **argv) {
   /* Only the outputs that walk calls need events; the rest read an .h5's
    * summary records. */
   const char *x = o.export_fmt, *s = o.svg;
-  int events = o.events || (x && (!strcmp(x, "chrome") || !strcmp(x, "folded"))) ||
+  int events = o.events ||
+               (x && (!strcmp(x, "chrome") || !strcmp(x, "folded"))) ||
                (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
   int each = o.diff || (x && !strcmp(x, "json")) ||
              (s && (!strcmp(s, "compare") || !strcmp(s, "speedup")));

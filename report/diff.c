@@ -94,8 +94,8 @@ int rp_diff(const rp_profile *pa, const rp_profile *pb, const rp_opts *o,
       fprintf(f, " %10s", "-");
     cell(f, p->a, p->a ? (double)p->a->total : 0);
     cell(f, p->b, p->b ? (double)p->b->total : 0);
-    double d = (p->b ? (double)p->b->total : 0) -
-               (p->a ? (double)p->a->total : 0);
+    double d =
+        (p->b ? (double)p->b->total : 0) - (p->a ? (double)p->a->total : 0);
     rp_time(d, b, sizeof b);
     fprintf(f, " %s%9s", d > 0 ? "+" : d < 0 ? "" : " ", b);
     if (p->a && p->b && p->a->total > 0)

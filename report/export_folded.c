@@ -12,8 +12,7 @@ static void put_frame(FILE *f, const char *s) {
     /* ';' and '\n' are ASCII: never inside a UTF-8 sequence. */
     for (; *s && n < sizeof buf - 1; s++)
       buf[n++] = *s == ';' ? ':' : *s == '\n' ? ' ' : *s;
-    for (int k = 0; k < 3 && n > 1 && ((unsigned char)s[0] & 0xc0) == 0x80;
-         k++)
+    for (int k = 0; k < 3 && n > 1 && ((unsigned char)s[0] & 0xc0) == 0x80; k++)
       s--, n--; /* keep a sequence whole for the next chunk */
     buf[n] = '\0';
     rp_utf8_str(f, buf);

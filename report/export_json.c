@@ -8,12 +8,13 @@
 #include <string.h>
 
 static void stats(FILE *f, const rp_agg *a) {
-  fprintf(f,
-          "\"count\": %lld, \"average\": %.15g, \"min\": %.15g, \"max\": %.15g, "
-          "\"std\": %.15g, \"total\": %.15g, \"exclusive\": %.15g",
-          (long long)a->calls, a->mean / 1e9, (double)a->min / 1e9,
-          (double)a->max / 1e9, a->std / 1e9, (double)a->total / 1e9,
-          (double)a->excl / 1e9);
+  fprintf(
+      f,
+      "\"count\": %lld, \"average\": %.15g, \"min\": %.15g, \"max\": %.15g, "
+      "\"std\": %.15g, \"total\": %.15g, \"exclusive\": %.15g",
+      (long long)a->calls, a->mean / 1e9, (double)a->min / 1e9,
+      (double)a->max / 1e9, a->std / 1e9, (double)a->total / 1e9,
+      (double)a->excl / 1e9);
 }
 
 static int one(const rp_profile *p, const rp_opts *o, FILE *f,
@@ -80,7 +81,8 @@ int rp_export_json(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
   fputs("\n  ],\n  \"common_regions\": [", f);
   /* Names of the first input present (and selected) in every other one. */
   const rp_profile *p0 = ps[0];
-  char **common = malloc((p0->nnames ? (size_t)p0->nnames : 1) * sizeof *common);
+  char **common =
+      malloc((p0->nnames ? (size_t)p0->nnames : 1) * sizeof *common);
   if (!common) {
     sp_fmt_err_set(err, "%s: out of memory", p0->label);
     return -1;

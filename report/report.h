@@ -49,8 +49,8 @@ typedef struct rp_row {
 typedef struct rp_thread {
   int32_t rank, thread;
   int64_t nsrc;
-  sp_fmt_source *srcs; /* point into rp_profile.ranks */
-  int32_t *name;       /* profile name index of each source */
+  sp_fmt_source *srcs;      /* point into rp_profile.ranks */
+  int32_t *name;            /* profile name index of each source */
   const sp_fmt_block **blk; /* the calls of each source, in memory */
 } rp_thread;
 
@@ -106,8 +106,8 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by_rank,
 const char *rp_sort_column(const char *s);
 int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
                    sp_fmt_err *err);
-int rp_diff(const rp_profile *a, const rp_profile *b, const rp_opts *o,
-            FILE *f, sp_fmt_err *err);
+int rp_diff(const rp_profile *a, const rp_profile *b, const rp_opts *o, FILE *f,
+            sp_fmt_err *err);
 
 /* ---- call stacks -------------------------------------------------------- */
 

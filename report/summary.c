@@ -23,8 +23,8 @@ static int by_name_rank(const void *a, const void *b) {
 
 /* Pooled mean and population std of the rows ix[lo, hi) (Chan et al.:
  * each row's M2 = calls * std^2, shifted to the pooled mean). */
-static void fold(const rp_profile *p, const int64_t *ix, int64_t lo,
-                 int64_t hi, rp_agg *a) {
+static void fold(const rp_profile *p, const int64_t *ix, int64_t lo, int64_t hi,
+                 rp_agg *a) {
   a->calls = a->total = a->excl = 0;
   a->min = INT64_MAX;
   a->max = INT64_MIN;
@@ -116,12 +116,12 @@ static int by_column(const void *pa, const void *pb) {
 /* The columns --sort accepts, and the aliases people type. */
 const char *rp_sort_column(const char *s) {
   static const char *const cols[][2] = {
-      {"region", "region"}, {"name", "region"},    {"ranks", "ranks"},
-      {"rank", "rank"},     {"calls", "calls"},    {"count", "calls"},
-      {"total", "total"},   {"avg", "avg"},        {"mean", "avg"},
-      {"average", "avg"},   {"min", "min"},        {"max", "max"},
-      {"std", "std"},       {"excl", "excl"},      {"exclusive", "excl"},
-      {"span", "span"},     {"%span", "span"},     {"imbal", "imbal"},
+      {"region", "region"},  {"name", "region"}, {"ranks", "ranks"},
+      {"rank", "rank"},      {"calls", "calls"}, {"count", "calls"},
+      {"total", "total"},    {"avg", "avg"},     {"mean", "avg"},
+      {"average", "avg"},    {"min", "min"},     {"max", "max"},
+      {"std", "std"},        {"excl", "excl"},   {"exclusive", "excl"},
+      {"span", "span"},      {"%span", "span"},  {"imbal", "imbal"},
       {"imbalance", "imbal"}};
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
     if (!strcmp(s, cols[i][0]))
@@ -147,8 +147,7 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by_rank,
       ix[m++] = i;
   sort_p = p;
   qsort(ix, (size_t)m, sizeof *ix, by_name_rank);
-  double span = p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo)
-                                        : 0;
+  double span = p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo) : 0;
   for (int64_t lo = 0, hi; lo < m; lo = hi) {
     const rp_row *r = &p->rows[ix[lo]];
     for (hi = lo; hi < m && p->rows[ix[hi]].name == r->name &&
@@ -206,8 +205,7 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
   if (w > 48)
     w = 48;
   char b[9][32];
-  double span = p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo)
-                                        : 0;
+  double span = p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo) : 0;
   fprintf(f, "%s: %lld rank%s, span %s\n", p->label, (long long)p->nranks,
           p->nranks == 1 ? "" : "s", rp_time(span, b[0], sizeof b[0]));
   fprintf(f, "%-*s %5s %10s %10s %10s %10s %10s %10s %10s %6s %6s\n", w,

@@ -111,10 +111,10 @@ int rp_svg_compare(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
   int h = y0 + (int)ns * group + 30;
   double scale = (W - LEFT - RIGHT) / top;
   char title[128], b[32];
-  static const char *const what[] = {"avg", "average duration per call",
+  static const char *const what[] = {"avg",   "average duration per call",
                                      "total", "total duration",
-                                     "min", "shortest call",
-                                     "max", "longest call"};
+                                     "min",   "shortest call",
+                                     "max",   "longest call"};
   const char *label = m;
   for (int i = 0; i < 8; i += 2)
     if (!strcmp(m, what[i]))
@@ -173,8 +173,9 @@ int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
   for (int i = 1; i < n; i++)
     if (ord[i][0] == ord[i - 1][0]) {
       free(s);
-      sp_fmt_err_set(err, "%s: same mpi_size (%lld) as %s", ps[ord[i][1]]->label,
-                     (long long)ord[i][0], ps[ord[i - 1][1]]->label);
+      sp_fmt_err_set(err, "%s: same mpi_size (%lld) as %s",
+                     ps[ord[i][1]]->label, (long long)ord[i][0],
+                     ps[ord[i - 1][1]]->label);
       return -1;
     }
   int b0 = (int)ord[0][1];
@@ -187,7 +188,8 @@ int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
     ns = o->top;
   int h = 520, x0 = 80, y0 = h - 60, pw = W - x0 - 260, ph = h - 120;
   double sx = pw / xmax, sy = ph / (ymax * 1.05);
-  rp_svg_begin(f, W, h, "Speedup against the fewest MPI ranks (average per call)");
+  rp_svg_begin(f, W, h,
+               "Speedup against the fewest MPI ranks (average per call)");
   /* Axes and ticks: one x tick per profile, five y ticks. */
   fprintf(f,
           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>"
@@ -196,8 +198,10 @@ int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
   for (int i = 0; i < n; i++)
     fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%lld</text>\n",
             x0 + (double)ord[i][0] * sx, y0 + 16, (long long)ord[i][0]);
-  fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">MPI ranks "
-             "(mpi_size)</text>\n", x0 + pw / 2, y0 + 36);
+  fprintf(f,
+          "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">MPI ranks "
+          "(mpi_size)</text>\n",
+          x0 + pw / 2, y0 + 36);
   for (int i = 0; i <= 5; i++) {
     double v = ymax * 1.05 * i / 5;
     fprintf(f,
@@ -206,9 +210,10 @@ int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
             "stroke=\"#eee\"/>\n",
             x0 - 6, y0 - v * sy + 4, v, x0, y0 - v * sy, x0 + pw, y0 - v * sy);
   }
-  fprintf(f, "<text x=\"20\" y=\"%d\" transform=\"rotate(-90 20 %d)\" "
-             "text-anchor=\"middle\">speedup</text>\n", y0 - ph / 2,
-          y0 - ph / 2);
+  fprintf(f,
+          "<text x=\"20\" y=\"%d\" transform=\"rotate(-90 20 %d)\" "
+          "text-anchor=\"middle\">speedup</text>\n",
+          y0 - ph / 2, y0 - ph / 2);
   /* Ideal: speedup = ranks / baseline ranks. */
   fprintf(f,
           "<g><title>ideal scaling</title><line x1=\"%.1f\" y1=\"%.1f\" "
@@ -241,11 +246,13 @@ int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
       rp_xml_str(f, s[i].name);
       fprintf(f, " on %lld ranks: speedup %.3f</title>", (long long)ord[k][0],
               sp);
-      fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/></g>\n",
+      fprintf(f,
+              "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/></g>\n",
               x0 + (double)ord[k][0] * sx, y0 - sp * sy, col);
     }
-    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
-               "fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
+    fprintf(f,
+            "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
+            "fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
             x0 + pw + 20, 50 + 16 * (int)i, col, x0 + pw + 38,
             60 + 16 * (int)i);
     rp_xml_str(f, s[i].name);

@@ -13,7 +13,7 @@
 #define RIGHT 10
 #define TOP 50 /* title and time axis */
 #define ROW 14
-#define MAXD 8      /* deeper calls are not drawn */
+#define MAXD 8        /* deeper calls are not drawn */
 #define BUDGET 400000 /* cells (bound on rectangles) */
 
 typedef struct {
@@ -88,8 +88,8 @@ static void lanes(FILE *f, const timeline *g, int width) {
   for (int64_t l = 0; l < p->nthreads; l++) {
     const rp_thread *t = &p->threads[l];
     int rows = g->maxdepth[l] + 1;
-    fprintf(f, "<text x=\"5\" y=\"%d\">rank %d thread %d</text>\n",
-            y + ROW - 3, t->rank, t->thread);
+    fprintf(f, "<text x=\"5\" y=\"%d\">rank %d thread %d</text>\n", y + ROW - 3,
+            t->rank, t->thread);
     for (int d = 0; d < rows; d++) {
       size_t base = ((size_t)l * MAXD + (size_t)d) * (size_t)g->cols;
       for (int k = 0; k < g->cols;) {

@@ -7,10 +7,11 @@
 /* Length of the valid UTF-8 sequence at p, or 0: names come from files
  * and must not break the XML or JSON they are written into. */
 static int utf8_len(const unsigned char *p) {
-  int n = *p < 0x80 ? 1 : *p >= 0xc2 && *p < 0xe0 ? 2
-                      : *p >= 0xe0 && *p < 0xf0   ? 3
-                      : *p >= 0xf0 && *p < 0xf5   ? 4
-                                                  : 0;
+  int n = *p < 0x80                 ? 1
+          : *p >= 0xc2 && *p < 0xe0 ? 2
+          : *p >= 0xe0 && *p < 0xf0 ? 3
+          : *p >= 0xf0 && *p < 0xf5 ? 4
+                                    : 0;
   for (int i = 1; i < n; i++)
     if ((p[i] & 0xc0) != 0x80)
       return 0;
@@ -58,11 +59,21 @@ void rp_json_str(FILE *f, const char *s) {
 void rp_xml_str(FILE *f, const char *s) {
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     switch (*p) {
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '&': fputs("&amp;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&apos;", f); break;
+    case '<':
+      fputs("&lt;", f);
+      break;
+    case '>':
+      fputs("&gt;", f);
+      break;
+    case '&':
+      fputs("&amp;", f);
+      break;
+    case '"':
+      fputs("&quot;", f);
+      break;
+    case '\'':
+      fputs("&apos;", f);
+      break;
     default:
       /* XML 1.0 forbids most control characters even when escaped. */
       if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f ||
@@ -117,14 +128,15 @@ void rp_color(const char *name, char *buf, size_t size) {
 }
 
 void rp_svg_begin(FILE *f, int w, int h, const char *title) {
-  fprintf(f,
-          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
-          "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-          "font-family=\"monospace\" font-size=\"11\">\n"
-          "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fdfdf8\"/>\n"
-          "<text x=\"%d\" y=\"20\" font-size=\"14\" text-anchor=\"middle\">",
-          w, h, w, h, w, h, w / 2);
+  fprintf(
+      f,
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+      "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+      "font-family=\"monospace\" font-size=\"11\">\n"
+      "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fdfdf8\"/>\n"
+      "<text x=\"%d\" y=\"20\" font-size=\"14\" text-anchor=\"middle\">",
+      w, h, w, h, w, h, w / 2);
   rp_xml_str(f, title);
   fputs("</text>\n", f);
 }

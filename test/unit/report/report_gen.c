@@ -16,8 +16,8 @@ typedef struct {
   int64_t s[4], e[4];
 } blk;
 
-static void rd(const sp_fmt_source *src, int64_t first, int64_t n,
-               int64_t *st, int64_t *en) {
+static void rd(const sp_fmt_source *src, int64_t first, int64_t n, int64_t *st,
+               int64_t *en) {
   const blk *b = src->ctx;
   for (int64_t i = 0; i < n; i++) {
     st[i] = BASE + b->s[first + i];
@@ -80,9 +80,9 @@ int main(int argc, char **argv) {
   char p[4096];
   const char *d = argv[1];
   /* Profile "a": rank 0 (.spt v3, two threads) and rank 1 (.h5).
-   *   r0 t0: main [0,1000] { solve [100,400], solve [500,900] { io [600,700] } }
-   *   r0 t1: main [0,500] { io [100,200] }
-   *   r1 t0: main [0,2000] { solve [100,1100], io [1200,1300], io [1400,1600] } */
+   *   r0 t0: main [0,1000] { solve [100,400], solve [500,900] { io [600,700] }
+   * } r0 t1: main [0,500] { io [100,200] } r1 t0: main [0,2000] { solve
+   * [100,1100], io [1200,1300], io [1400,1600] } */
   blk r0[] = {
       {0, "main", "m.c", 10, 1, {0}, {1000}},
       {0, "solve", "s.c", 20, 2, {100, 500}, {400, 900}},
@@ -122,9 +122,9 @@ int main(int argc, char **argv) {
   h5(p, 0, s4, 3, 4);
 
   /* Names that must be quoted in CSV, JSON and XML; one is not UTF-8. */
-  blk odd[] = {{0, "\xc3\xbcnicode f<int>(a, \"b\") & c;d", "x\".c", 1, 1,
-                {0}, {100}},
-               {0, "bad\xff byte", NULL, -1, 1, {10}, {20}}};
+  blk odd[] = {
+      {0, "\xc3\xbcnicode f<int>(a, \"b\") & c;d", "x\".c", 1, 1, {0}, {100}},
+      {0, "bad\xff byte", NULL, -1, 1, {10}, {20}}};
   snprintf(p, sizeof p, "%s/names.spt", d);
   spt(p, 0, 2, odd, 2);
 
@@ -139,11 +139,10 @@ int main(int argc, char **argv) {
     os[i] = 40LL * i + 20;
     oe[i] = os[i] + 10;
   }
-  sp_fmt_block big[] = {{0, 0, 1, ms, me},
-                        {0, 1, NBIG / 2, es, ee},
-                        {0, 2, NBIG / 2, os, oe}};
-  sp_fmt_region names[] = {{"main", NULL, -1}, {"even", NULL, -1},
-                           {"odd", NULL, -1}};
+  sp_fmt_block big[] = {
+      {0, 0, 1, ms, me}, {0, 1, NBIG / 2, es, ee}, {0, 2, NBIG / 2, os, oe}};
+  sp_fmt_region names[] = {
+      {"main", NULL, -1}, {"even", NULL, -1}, {"odd", NULL, -1}};
   sp_fmt_rank r = {0, 2, 3, names, 3, big, {0, NULL}};
   sp_fmt_source bs[3];
   sp_fmt_err err;
