@@ -96,8 +96,9 @@ int rp_diff(const rp_profile *pa, const rp_profile *pb, const rp_opts *o,
     cell(f, p->b, p->b ? (double)p->b->total : 0);
     double d =
         (p->b ? (double)p->b->total : 0) - (p->a ? (double)p->a->total : 0);
-    rp_time(d, b, sizeof b);
-    fprintf(f, " %s%9s", d > 0 ? "+" : d < 0 ? "" : " ", b);
+    char sd[40];
+    snprintf(sd, sizeof sd, "%s%s", d > 0 ? "+" : "", rp_time(d, b, sizeof b));
+    fprintf(f, " %10s", sd);
     if (p->a && p->b && p->a->total > 0)
       fprintf(f, " %7.3fx", (double)p->b->total / (double)p->a->total);
     else

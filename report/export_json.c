@@ -21,22 +21,29 @@ static int one(const rp_profile *p, const rp_opts *o, FILE *f,
                sp_fmt_err *err) {
   rp_agg *v, *r;
   int64_t n, nr;
-  rp_opts all = *o; /* every region in a stable order; --top still cuts */
-  all.sort = "region";
-  if (rp_aggregate(p, &all, 0, &v, &n, err) != 0)
+  if (rp_aggregate(p, o, 0, &v, &n, err) != 0)
     return -1;
+  rp_opts all = *o; /* per-rank rows of every region, by name then rank */
+  all.sort = "region";
   all.top = 0;
-  if (rp_aggregate(p, &all, 1, &r, &nr, err) != 0) {
+  int64_t *at = malloc((p->nnames ? (size_t)p->nnames : 1) * sizeof *at);
+  if (!at || rp_aggregate(p, &all, 1, &r, &nr, err) != 0) {
+    if (!at)
+      sp_fmt_err_set(err, "%s: out of memory", p->label);
     free(v);
+    free(at);
     return -1;
   }
+  for (int64_t i = 0; i < p->nnames; i++)
+    at[i] = -1;
+  for (int64_t k = nr; k-- > 0;)
+    at[r[k].name] = k;
   fprintf(f, "    {\"file\": ");
   rp_json_str(f, p->label);
   fprintf(f, ", \"mpi_size\": %lld, \"span\": %.15g, \"regions\": {",
           (long long)rp_mpi_size(p),
           p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo) / 1e9
                                   : 0.0);
-  int64_t k = 0; /* per-rank rows are sorted by name then rank too */
   for (int64_t i = 0; i < n; i++) {
     const rp_agg *a = &v[i];
     fprintf(f, "%s\n      ", i ? "," : "");
@@ -50,10 +57,9 @@ static int one(const rp_profile *p, const rp_opts *o, FILE *f,
     else
       fputs("null", f);
     fprintf(f, ", \"source_lineno\": %d, \"per_rank\": {", p->lines[a->name]);
-    while (k < nr && strcmp(p->names[r[k].name], p->names[a->name]) < 0)
-      k++;
-    for (int first = 1; k < nr && r[k].name == a->name; k++, first = 0) {
-      fprintf(f, "%s\"%d\": {", first ? "" : ", ", r[k].rank);
+    for (int64_t k = at[a->name]; k >= 0 && k < nr && r[k].name == a->name;
+         k++) {
+      fprintf(f, "%s\"%d\": {", k == at[a->name] ? "" : ", ", r[k].rank);
       stats(f, &r[k]);
       fputc('}', f);
     }
@@ -62,6 +68,7 @@ static int one(const rp_profile *p, const rp_opts *o, FILE *f,
   fputs("\n    }}", f);
   free(v);
   free(r);
+  free(at);
   return 0;
 }
 

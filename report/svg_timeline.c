@@ -73,8 +73,9 @@ static void axis(FILE *f, const timeline *g, int width, int height) {
     fprintf(f,
             "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
             "stroke=\"#ddd\"/>\n<text x=\"%.1f\" y=\"%d\" "
-            "text-anchor=\"middle\">",
-            x, TOP - 6, x, height - 10, x, TOP - 9);
+            "text-anchor=\"%s\">",
+            x, TOP - 6, x, height - 10, x, TOP - 9,
+            i == 10 ? "end" : "middle"); /* the last would be cut off */
     double at = (double)(g->lo - g->p->span_lo) + span * i / 10.0;
     rp_xml_str(f, rp_time(at, b, sizeof b));
     fputs("</text>\n", f);

@@ -152,6 +152,10 @@ check(sorted(m["per_rank"]) == ["0", "1"] and
 check(m["source_file"] == "m.c" and m["source_lineno"] == 10, m)
 check(j["common_regions"] == ["main", "solve"], j["common_regions"])
 check(j["files"][1]["mpi_size"] == 1, j["files"][1])
+j = json.loads(run("--export", "json", "--top", "1", A).stdout)
+check(list(j["files"][0]["regions"]) == ["main"] and
+      sorted(j["files"][0]["regions"]["main"]["per_rank"]) == ["0", "1"],
+      f"json --top 1: {j}")
 
 # ---- --diff ---------------------------------------------------------------
 d = run("--diff", WORK + "/s1.h5", WORK + "/s4.h5").stdout.splitlines()
