@@ -9,13 +9,15 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Local.h"
 
 using namespace llvm;
 
 namespace scopeprof {
 
-Instrumenter::Instrumenter(Module &M) : M(M) {
+Instrumenter::Instrumenter(Module &M, bool InlineCheck) : M(M) {
   LLVMContext &C = M.getContext();
   Type *Ptr = PointerType::getUnqual(C);
   Type *I32 = Type::getInt32Ty(C);
@@ -28,6 +30,29 @@ Instrumenter::Instrumenter(Module &M) : M(M) {
   for (FunctionCallee FC : {Enter, Exit})
     if (auto *Fn = dyn_cast<Function>(FC.getCallee()))
       Fn->addFnAttr(Attribute::NoUnwind);
+  if (InlineCheck) {
+    Active = dyn_cast<GlobalVariable>(M.getOrInsertGlobal("sp_active_", I32));
+    // A module that defines sp_active_ itself is the runtime: leave it be.
+    if (Active && !Active->isDeclaration())
+      Active = nullptr;
+  }
+}
+
+void Instrumenter::emit(FunctionCallee Hook, GlobalVariable *Site,
+                        Instruction *P, const DebugLoc &DL) {
+  IRBuilder<> B(P);
+  B.SetCurrentDebugLocation(DL);
+  if (Active) {
+    Value *On = B.CreateIsNotNull(
+        B.CreateLoad(Type::getInt32Ty(M.getContext()), Active, "sp.active"));
+    Instruction *Then = SplitBlockAndInsertIfThen(
+        On, P->getIterator(), /*Unreachable=*/false,
+        MDBuilder(M.getContext()).createLikelyBranchWeights());
+    Then->getParent()->setName("sp.on");
+    B.SetInsertPoint(Then); // this also takes Then's location: reset it
+    B.SetCurrentDebugLocation(DL);
+  }
+  B.CreateCall(Hook, {Site});
 }
 
 Constant *Instrumenter::str(StringRef S) {
@@ -119,14 +144,16 @@ Instrumenter::Stats Instrumenter::instrument(Function &F, GlobalVariable *Site,
             MayThrow.push_back(CI);
   }
 
-  IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
-  B.SetCurrentDebugLocation(entryLoc(F));
-  B.CreateCall(Enter, {Site});
+  // After the leading allocas: splitting the entry block for the
+  // sp_active_ test must leave them in it, or SROA/mem2reg would not see
+  // them as static.
+  BasicBlock::iterator EntryPt = F.getEntryBlock().getFirstInsertionPt();
+  while (isa<AllocaInst>(*EntryPt) || isa<DbgInfoIntrinsic>(*EntryPt))
+    ++EntryPt;
+  emit(Enter, Site, &*EntryPt, entryLoc(F));
 
   for (Instruction *P : ExitPoints) {
-    B.SetInsertPoint(P);
-    B.SetCurrentDebugLocation(exitLoc(F, P));
-    B.CreateCall(Exit, {Site});
+    emit(Exit, Site, P, exitLoc(F, P));
     ++S.Exits;
   }
 
@@ -135,14 +162,14 @@ Instrumenter::Stats Instrumenter::instrument(Function &F, GlobalVariable *Site,
       F.setPersonalityFn(personality(F));
     LLVMContext &C = M.getContext();
     BasicBlock *Cleanup = BasicBlock::Create(C, "sp.cleanup", &F);
-    B.SetInsertPoint(Cleanup);
+    IRBuilder<> B(Cleanup);
     B.SetCurrentDebugLocation(exitLoc(F, nullptr));
     Type *LPTy =
         StructType::get(C, {PointerType::getUnqual(C), Type::getInt32Ty(C)});
     LandingPadInst *LP = B.CreateLandingPad(LPTy, 0);
     LP->setCleanup(true);
-    B.CreateCall(Exit, {Site});
-    B.CreateResume(LP);
+    ResumeInst *R = B.CreateResume(LP);
+    emit(Exit, Site, R, exitLoc(F, nullptr));
     for (CallInst *CI : MayThrow) {
       changeToInvokeAndSplitBasicBlock(CI, Cleanup);
       ++S.Invokes;

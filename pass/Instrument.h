@@ -15,7 +15,10 @@ namespace scopeprof {
 // Per-module helper owning the runtime declarations and string constants.
 class Instrumenter {
 public:
-  explicit Instrumenter(llvm::Module &M);
+  // InlineCheck: guard each call with a load of the runtime's sp_active_
+  // flag, as scope_profiler.h's sp_begin/sp_end macros do, so a disabled
+  // run (SP_ENABLE=0) pays a load and a branch, not two calls.
+  Instrumenter(llvm::Module &M, bool InlineCheck);
 
   // A new private sp_site {i32 -1, i32 line, ptr name, ptr file}, named
   // after Symbol so the IR is readable.
@@ -36,12 +39,16 @@ public:
                    bool IsEnter);
 
 private:
+  // Hook(Site) right before P, behind the sp_active_ test if enabled.
+  void emit(llvm::FunctionCallee Hook, llvm::GlobalVariable *Site,
+            llvm::Instruction *P, const llvm::DebugLoc &DL);
   llvm::Constant *str(llvm::StringRef S);
   llvm::Function *personality(llvm::Function &F);
 
   llvm::Module &M;
   llvm::StructType *SiteTy;
   llvm::FunctionCallee Enter, Exit;
+  llvm::GlobalVariable *Active = nullptr; // sp_active_, if InlineCheck
   llvm::StringMap<llvm::Constant *> Strings;
 };
 

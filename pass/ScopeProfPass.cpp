@@ -36,6 +36,11 @@ static cl::opt<bool>
             cl::desc("ScopeProf: report every function instrumented or "
                      "skipped, and why, on stderr"));
 
+static cl::opt<bool> InlineCheck(
+    "sp-inline-check", cl::init(true),
+    cl::desc("ScopeProf: test the runtime's sp_active_ flag inline before "
+             "each call, so SP_ENABLE=0 runs skip the calls (default on)"));
+
 static constexpr const char *Done = "scopeprof-instrumented";
 static constexpr const char *CygEnter = "__cyg_profile_func_enter";
 static constexpr const char *CygExit = "__cyg_profile_func_exit";
@@ -175,7 +180,7 @@ public:
 private:
   Instrumenter &ins() {
     if (!Ins)
-      Ins = std::make_unique<Instrumenter>(M);
+      Ins = std::make_unique<Instrumenter>(M, InlineCheck);
     return *Ins;
   }
   // -sp-verbose / $SP_PLUGIN_VERBOSE print every decision; the same text

@@ -6,15 +6,21 @@
 // CHECK-DAG: [[FILE:@.sp.str[.0-9]*]] = private unnamed_addr constant [{{[0-9]+}} x i8] c"{{.*}}ir-annotate.c\00"
 // CHECK-DAG: [[WORK:@.sp.str[.0-9]*]] = private unnamed_addr constant [5 x i8] c"work\00"
 // CHECK-DAG: [[CUSTOM:@.sp.str[.0-9]*]] = private unnamed_addr constant [12 x i8] c"custom name\00"
-// CHECK-DAG: @sp.site.work = private global { i32, i32, ptr, ptr } { i32 -1, i32 [[#@LINE+9]], ptr [[WORK]], ptr [[FILE]] }, align 8
-// CHECK-DAG: @sp.site.helper = private global { i32, i32, ptr, ptr } { i32 -1, i32 [[#@LINE+16]], ptr [[CUSTOM]], ptr [[FILE]] }, align 8
+// CHECK-DAG: @sp.site.work = private global { i32, i32, ptr, ptr } { i32 -1, i32 [[#@LINE+15]], ptr [[WORK]], ptr [[FILE]] }, align 8
+// CHECK-DAG: @sp.site.helper = private global { i32, i32, ptr, ptr } { i32 -1, i32 [[#@LINE+22]], ptr [[CUSTOM]], ptr [[FILE]] }, align 8
 // A function without the annotation gets no site.
 // CHECK-NOT: @sp.site.plain
 
+// Each call sits behind the runtime's sp_active_ flag (likely taken).
 // CHECK-LABEL: define {{.*}}i32 @work(
-// CHECK: call void @sp__enter(ptr @sp.site.work), !dbg ![[WENTRY:[0-9]+]]
+// CHECK: %[[A:sp.active[0-9]*]] = load i32, ptr @sp_active_
+// CHECK-NEXT: %[[C:[0-9]+]] = icmp ne i32 %[[A]], 0
+// CHECK-NEXT: br i1 %[[C]], label %[[ON:sp.on[0-9]*]], label %{{[0-9]+}}, !prof ![[LIKELY:[0-9]+]]
+// CHECK: [[ON]]:
+// CHECK-NEXT: call void @sp__enter(ptr @sp.site.work), !dbg ![[WENTRY:[0-9]+]]
 // CHECK: call void @sp__exit(ptr @sp.site.work), !dbg ![[WEXIT:[0-9]+]]
-// CHECK-NEXT: ret i32
+// CHECK-NEXT: br label
+// CHECK: ret i32
 __attribute__((annotate("sp_region"))) int work(int n) {
   if (n > 10)
     return n - 1;
@@ -39,7 +45,8 @@ int plain(int n) { return helper(n) + work(n); }
 // CHECK: declare void @sp__enter(ptr) [[ATTR:#[0-9]+]]
 // CHECK: declare void @sp__exit(ptr) [[ATTR]]
 // CHECK: attributes [[ATTR]] = { nounwind }
-// CHECK-DAG: ![[WSP:[0-9]+]] = distinct !DISubprogram(name: "work", {{.*}}line: 18, {{.*}}scopeLine: 18
+// CHECK-DAG: ![[LIKELY]] = !{!"branch_weights"{{.*}}, i32 {{[0-9]+}}, i32 1}
+// CHECK-DAG: ![[WSP:[0-9]+]] = distinct !DISubprogram(name: "work", {{.*}}line: [[#@LINE-25]], {{.*}}scopeLine: [[#@LINE-25]]
 // The entry call sits on the scope line, the exit on the return's line.
-// CHECK-DAG: ![[WENTRY]] = !DILocation(line: 18, scope: ![[WSP]])
-// CHECK-DAG: ![[WEXIT]] = !DILocation(line: 22, column: 1, scope: ![[WSP]])
+// CHECK-DAG: ![[WENTRY]] = !DILocation(line: [[#@LINE-27]], scope: ![[WSP]])
+// CHECK-DAG: ![[WEXIT]] = !DILocation(line: [[#@LINE-24]], column: 1, scope: ![[WSP]])
