@@ -128,6 +128,28 @@ int main(int argc, char **argv) {
   printf("sp-report --events (every call read):        %.3f s\n", be);
   printf("speed-up of the summary-only read: %.1fx; tables %s\n", be / bs,
          same ? "identical" : "DIFFER");
+
+  /* The timeline of every call stays a file a browser opens. */
+  char svg[4200];
+  snprintf(svg, sizeof svg, "%s/timeline.svg", argv[2]);
+  char *tl[] = {argv[1], "--svg", "timeline", "-o", svg, path, NULL};
+  double tt = run(tl, t1);
+  FILE *f = fopen(svg, "r");
+  long rects = 0, bytes = 0;
+  int c, prev[5] = {0};
+  while (f && (c = fgetc(f)) != EOF) {
+    bytes++;
+    memmove(prev, prev + 1, 4 * sizeof *prev);
+    prev[4] = c;
+    rects += prev[0] == '<' && prev[1] == 'r' && prev[2] == 'e' &&
+             prev[3] == 'c' && prev[4] == 't';
+  }
+  if (f)
+    fclose(f);
+  printf("sp-report --svg timeline of every call: %.3f s, %ld bytes, %ld "
+         "rectangles\n",
+         tt, bytes, rects);
+  unlink(svg);
   unlink(path);
   unlink(t1);
   unlink(t2);
