@@ -27,10 +27,9 @@ static const char USAGE[] =
     "  --window A:B       timeline from A to B seconds after the first call\n"
     "json, compare and speedup take each PROFILE argument as one run.\n";
 
+/* Usage errors are one line too; the full usage is on --help. */
 static int usage(const char *why) {
-  if (why)
-    fprintf(stderr, "sp-report: %s\n", why);
-  fputs(USAGE, stderr);
+  fprintf(stderr, "sp-report: %s (see sp-report --help)\n", why);
   return 2;
 }
 
@@ -124,8 +123,13 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--diff")) {
       o.diff = 1;
     } else if ((v = value(argc, argv, &i, "--sort"))) {
-      if (!(o.sort = rp_sort_column(v)))
-        return usage("--sort: unknown column");
+      if (!(o.sort = rp_sort_column(v))) {
+        fprintf(stderr,
+                "sp-report: --sort '%s': not a column (region ranks rank "
+                "calls total avg min max std excl span imbal)\n",
+                v);
+        return 2;
+      }
     } else if ((v = value(argc, argv, &i, "--include"))) {
       if (o.have_include)
         regfree(&o.include);
@@ -172,8 +176,9 @@ int main(int argc, char **argv) {
                (v = value(argc, argv, &i, "--output"))) {
       o.out = v;
     } else {
-      fprintf(stderr, "sp-report: unknown option %s\n", a);
-      return usage(NULL);
+      fprintf(stderr, "sp-report: unknown option %s (see sp-report --help)\n",
+              a);
+      return 2;
     }
   }
   if (nargs == 0)
