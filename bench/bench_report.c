@@ -1,6 +1,5 @@
-/* bench_report.c - sp-report's summary table of a large merged profile,
- * read from the summary_statistics records (the default) against reading
- * every call (--events), timed in the same run; both tables must match.
+/* bench_report.c - sp-report's table of a large merged profile from the
+ * summary records against reading every call (--events), in one run.
  * usage: bench_report SP_REPORT DIR [RANKS] [CALLS] (CALLS over all ranks) */
 #include "sp_format.h"
 

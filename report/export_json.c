@@ -1,7 +1,5 @@
-/* export_json.c - region statistics as JSON, laid out like the seed's
- * region_statistics.json: per input, per region count/average/min/max/
- * std/total in seconds with per-rank statistics; and the region names
- * common to all inputs. */
+/* export_json.c - region statistics as JSON in the layout of the seed's
+ * region_statistics.json (seconds, per rank, names common to all inputs). */
 #include "report.h"
 
 #include <stdlib.h>

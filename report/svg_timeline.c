@@ -1,8 +1,5 @@
 /* svg_timeline.c - a Gantt timeline as self-contained SVG: one lane per
- * rank/thread, nested calls stacked by depth. Calls are binned into pixel
- * columns, each cell drawn in the region that covers most of it, and runs
- * of equal cells merged, so the number of rectangles is bounded by
- * lanes x depths x columns whatever the number of calls. */
+ * rank/thread, nested calls stacked by depth, decimated to pixel columns. */
 #include "report.h"
 
 #include <math.h>
@@ -15,6 +12,11 @@
 #define ROW 14
 #define MAXD 8        /* deeper calls are not drawn */
 #define BUDGET 400000 /* cells (bound on rectangles) */
+
+/* Calls are binned into pixel columns, each cell drawn in the region that
+ * covers most of it, and runs of equal cells merged: the number of
+ * rectangles is bounded by lanes x depths x columns whatever the number
+ * of calls, so a profile of millions of calls still opens in a browser. */
 
 typedef struct {
   const rp_profile *p;
