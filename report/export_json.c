@@ -97,11 +97,8 @@ int rp_export_json(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
     if (!rp_name_selected(o, p0->names[j]))
       continue;
     int in_all = 1;
-    for (int i = 1; i < n && in_all; i++) {
-      in_all = 0;
-      for (int64_t k = 0; k < ps[i]->nnames && !in_all; k++)
-        in_all = strcmp(ps[i]->names[k], p0->names[j]) == 0;
-    }
+    for (int i = 1; i < n && in_all; i++)
+      in_all = rp_name_find(ps[i], p0->names[j]) >= 0;
     if (in_all)
       common[m++] = p0->names[j];
   }

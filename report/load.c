@@ -31,6 +31,16 @@ static int rehash(rp_profile *p, int64_t cap) {
   return 0;
 }
 
+int32_t rp_name_find(const rp_profile *p, const char *name) {
+  if (p->hcap == 0)
+    return -1;
+  uint64_t k = fnv(name) & (uint64_t)(p->hcap - 1);
+  for (; p->hash[k] >= 0; k = (k + 1) & (uint64_t)(p->hcap - 1))
+    if (strcmp(p->names[p->hash[k]], name) == 0)
+      return (int32_t)p->hash[k];
+  return -1;
+}
+
 int32_t rp_name_id(rp_profile *p, const char *name) {
   if (p->hcap == 0 || 2 * (p->nnames + 1) > p->hcap)
     if (rehash(p, p->hcap ? 2 * p->hcap : 64) != 0)

@@ -85,6 +85,7 @@ int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
             rp_profile *p, sp_fmt_err *err);
 void rp_profile_free(rp_profile *p);
 int32_t rp_name_id(rp_profile *p, const char *name); /* -1: out of memory */
+int32_t rp_name_find(const rp_profile *p, const char *name); /* -1: none */
 /* mpi_size from the metadata, else the number of ranks. */
 int64_t rp_mpi_size(const rp_profile *p);
 

@@ -148,6 +148,8 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by_rank,
   sort_p = p;
   qsort(ix, (size_t)m, sizeof *ix, by_name_rank);
   double span = p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo) : 0;
+  double all = 0;
+  int32_t all_name = -1;
   for (int64_t lo = 0, hi; lo < m; lo = hi) {
     const rp_row *r = &p->rows[ix[lo]];
     for (hi = lo; hi < m && p->rows[ix[hi]].name == r->name &&
@@ -161,15 +163,14 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by_rank,
                  ? 100.0 * (double)a->total / span / (double)a->nranks
                  : 0;
     if (by_rank) {
-      /* This rank's total against the mean over ranks of the region. */
-      double all = 0;
-      int64_t g = lo, e = lo;
-      while (g > 0 && p->rows[ix[g - 1]].name == r->name)
-        g--;
-      while (e < m && p->rows[ix[e]].name == r->name)
-        e++;
-      for (int64_t j = g; j < e; j++)
-        all += (double)p->rows[ix[j]].st.total_ns;
+      /* This rank's total against the mean over ranks of the region: the
+       * region's total is summed once, at its first rank. */
+      if (r->name != all_name) {
+        all = 0;
+        all_name = r->name;
+        for (int64_t j = lo; j < m && p->rows[ix[j]].name == r->name; j++)
+          all += (double)p->rows[ix[j]].st.total_ns;
+      }
       double mean_rank = p->nranks ? all / (double)p->nranks : 0;
       a->imbalance = mean_rank > 0 ? (double)a->total / mean_rank : 0;
     }
