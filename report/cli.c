@@ -21,7 +21,7 @@ static const char USAGE[] =
     "  --events           read every call even where an .h5's summary\n"
     "                     records suffice (statistics recomputed)\n"
     "exports and pictures (-o FILE; default standard output):\n"
-    "  --export csv|json|chrome|folded\n"
+    "  --export csv|json|events|chrome|folded\n"
     "  --svg flame|timeline|compare|speedup\n"
     "  --metric avg|total|min|max   what compare draws (default avg)\n"
     "  --window A:B       timeline from A to B seconds after the first call\n"
@@ -79,6 +79,8 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
     return rp_export_csv(ps[0], o, f, err);
   if (x && !strcmp(x, "json"))
     return rp_export_json(ps, n, o, f, err);
+  if (x && !strcmp(x, "events"))
+    return rp_export_events(ps[0], o, f, err);
   if (x && !strcmp(x, "chrome"))
     return rp_export_chrome(ps[0], o, f, err);
   if (x && !strcmp(x, "folded"))
@@ -95,8 +97,8 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
 }
 
 int main(int argc, char **argv) {
-  static const char *const exports[] = {"csv", "json", "chrome", "folded",
-                                        NULL};
+  static const char *const exports[] = {"csv",    "json",   "events",
+                                        "chrome", "folded", NULL};
   static const char *const svgs[] = {"flame", "timeline", "compare", "speedup",
                                      NULL};
   static const char *const metrics[] = {"avg", "total", "min", "max", NULL};
@@ -154,7 +156,7 @@ int main(int argc, char **argv) {
         return usage("--top needs a positive number");
     } else if ((v = value(argc, argv, &i, "--export"))) {
       if (!one_of(v, exports))
-        return usage("--export: one of csv, json, chrome, folded");
+        return usage("--export: one of csv, json, events, chrome, folded");
       o.export_fmt = v;
     } else if ((v = value(argc, argv, &i, "--svg"))) {
       if (!one_of(v, svgs))
@@ -194,7 +196,8 @@ int main(int argc, char **argv) {
    * summary records. */
   const char *x = o.export_fmt, *s = o.svg;
   int events = o.events ||
-               (x && (!strcmp(x, "chrome") || !strcmp(x, "folded"))) ||
+               (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||
+                      !strcmp(x, "events"))) ||
                (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
   int each = o.diff || (x && !strcmp(x, "json")) ||
              (s && (!strcmp(s, "compare") || !strcmp(s, "speedup")));

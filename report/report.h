@@ -22,7 +22,7 @@ typedef struct rp_opts {
   rp_range *ranks; /* NULL = every rank */
   int nranks;
   int64_t top;            /* 0 = all rows */
-  const char *export_fmt; /* csv, json, chrome, folded */
+  const char *export_fmt; /* csv, json, events, chrome, folded */
   const char *svg;        /* flame, timeline, compare, speedup */
   const char *out;        /* -o */
   const char *metric;     /* compare: avg, total, min, max */
@@ -181,6 +181,8 @@ int rp_export_csv(const rp_profile *p, const rp_opts *o, FILE *f,
                   sp_fmt_err *err);
 int rp_export_json(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
                    sp_fmt_err *err);
+int rp_export_events(const rp_profile *p, const rp_opts *o, FILE *f,
+                     sp_fmt_err *err);
 int rp_export_chrome(const rp_profile *p, const rp_opts *o, FILE *f,
                      sp_fmt_err *err);
 int rp_export_folded(const rp_profile *p, const rp_opts *o, FILE *f,

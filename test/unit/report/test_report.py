@@ -246,6 +246,17 @@ c = json.loads(run("--export", "chrome", WORK + "/bad.spt").stdout)
 check(len([e for e in c["traceEvents"] if e["ph"] == "X"]) == 2,
       "chrome shows improperly nested calls")
 
+# ---- events: one row per call, times from the first call -----------------
+E = list(csv.DictReader(io.StringIO(run("--export", "events", A).stdout)))
+got = sorted((int(r["rank"]), int(r["thread"]), r["region"],
+              int(r["start_ns"]), int(r["duration_ns"])) for r in E)
+check(got == WANT, f"events {got}")
+check(all(int(r["end_ns"]) - int(r["start_ns"]) == int(r["duration_ns"])
+          for r in E), "events end - start")
+check([(r["region"], r["depth"]) for r in E][:4] ==
+      [("main", "0"), ("solve", "1"), ("solve", "1"), ("io", "2")],
+      f"events depth {E[:4]}")
+
 # ---- folded: weights are exclusive times ----------------------------------
 F = {}
 for line in run("--export", "folded", A).stdout.splitlines():
