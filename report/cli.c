@@ -18,6 +18,7 @@ static const char USAGE[] =
     "  --exclude REGEX    leave out regions matching\n"
     "  --ranks LIST       only these ranks, e.g. 0,2-3\n"
     "  --top N            the first N rows\n"
+    "  --tree             the call tree (by call path) instead of the table\n"
     "  --events           read every call even where an .h5's summary\n"
     "                     records suffice (statistics recomputed)\n"
     "exports and pictures (-o FILE; default standard output):\n"
@@ -93,6 +94,8 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
     return rp_svg_compare(ps, n, o, f, err);
   if (s && !strcmp(s, "speedup"))
     return rp_svg_speedup(ps, n, o, f, err);
+  if (o->tree)
+    return rp_print_tree(ps[0], o, f, err);
   return rp_print_table(ps[0], o, f, err);
 }
 
@@ -120,6 +123,8 @@ int main(int argc, char **argv) {
       return 0;
     } else if (!strcmp(a, "--by-rank")) {
       o.by_rank = 1;
+    } else if (!strcmp(a, "--tree")) {
+      o.tree = 1;
     } else if (!strcmp(a, "--events")) {
       o.events = 1;
     } else if (!strcmp(a, "--diff")) {
@@ -185,8 +190,8 @@ int main(int argc, char **argv) {
   }
   if (nargs == 0)
     return usage("no profile given");
-  if ((o.export_fmt != NULL) + (o.svg != NULL) + o.diff > 1)
-    return usage("one of --export, --svg and --diff at a time");
+  if ((o.export_fmt != NULL) + (o.svg != NULL) + o.diff + o.tree > 1)
+    return usage("one of --tree, --export, --svg and --diff at a time");
   if (o.diff && nargs != 2)
     return usage("--diff compares two profiles: A B");
   if (o.out && !o.out[0])
@@ -195,7 +200,7 @@ int main(int argc, char **argv) {
   /* Only the outputs that walk calls need events; the rest read an .h5's
    * summary records. */
   const char *x = o.export_fmt, *s = o.svg;
-  int events = o.events ||
+  int events = o.events || o.tree ||
                (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||
                       !strcmp(x, "events"))) ||
                (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));

@@ -29,6 +29,7 @@ typedef struct rp_opts {
   double win_lo, win_hi;  /* timeline window, seconds from the run's start */
   int diff;
   int events; /* --events: read calls even when summaries would do */
+  int tree;   /* --tree: the call tree instead of the table */
 } rp_opts;
 
 int rp_parse_ranks(const char *s, rp_opts *o);
@@ -107,6 +108,8 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by_rank,
 const char *rp_sort_column(const char *s);
 int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
                    sp_fmt_err *err);
+int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
+                  sp_fmt_err *err);
 int rp_diff(const rp_profile *a, const rp_profile *b, const rp_opts *o, FILE *f,
             sp_fmt_err *err);
 

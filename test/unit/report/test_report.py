@@ -257,6 +257,15 @@ check([(r["region"], r["depth"]) for r in E][:4] ==
       [("main", "0"), ("solve", "1"), ("solve", "1"), ("io", "2")],
       f"events depth {E[:4]}")
 
+# ---- --tree: the call tree by call path ------------------------------------
+T = run("--tree", A).stdout.splitlines()
+got = [(l[:10].strip(), len(l[34:]) - len(l[34:].lstrip()), l[34:].strip(),
+        l[22:32].strip()) for l in T[2:]]
+check(got == [("3", 0, "main", "1.4 us"), ("3", 2, "io", "400 ns"),
+              ("3", 2, "solve", "1.6 us"), ("1", 4, "io", "100 ns")],
+      f"tree {got}")
+one_line_error(["--tree", WORK + "/bad.spt"], "overlaps alpha")
+
 # ---- folded: weights are exclusive times ----------------------------------
 F = {}
 for line in run("--export", "folded", A).stdout.splitlines():
