@@ -179,13 +179,13 @@ int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
       return -1;
     }
   int b0 = (int)ord[0][1];
+  if (o->top > 0 && ns > o->top)
+    ns = o->top;
   double xmax = (double)ord[n - 1][0], ymax = xmax / (double)ord[0][0];
   for (int64_t i = 0; i < ns; i++)
     for (int q = 0; q < n; q++)
       if (s[i].v[b0] > 0 && s[i].v[q] > 0 && s[i].v[b0] / s[i].v[q] > ymax)
         ymax = s[i].v[b0] / s[i].v[q];
-  if (o->top > 0 && ns > o->top)
-    ns = o->top;
   int h = 520, x0 = 80, y0 = h - 60, pw = W - x0 - 260, ph = h - 120;
   double sx = pw / xmax, sy = ph / (ymax * 1.05);
   rp_svg_begin(f, W, h,
@@ -224,8 +224,7 @@ int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
   for (int64_t i = 0; i < ns; i++) {
     if (s[i].v[b0] <= 0)
       continue;
-    char col[32];
-    snprintf(col, sizeof col, "%s", PALETTE[i % 8]);
+    const char *col = PALETTE[i % 8];
     fputs("<g><title>", f);
     rp_xml_str(f, s[i].name);
     fputs("</title><polyline fill=\"none\" stroke-width=\"2\" stroke=\"", f);
