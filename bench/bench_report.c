@@ -91,12 +91,15 @@ int main(int argc, char **argv) {
   if (!w)
     goto fail;
   for (int32_t r = 0; r < ranks; r++) {
-    sp_fmt_source src[3] = {
-        {0, "main", "bench.c", 1, 1, gen_read, &steps, 0},
-        {0, "step", "bench.c", 2, steps, gen_read, &steps, 0},
-        {0, "kernel", "bench.c", 3, steps, gen_read, &steps, 0}};
-    for (int i = 0; i < 3; i++)
+    sp_fmt_source src[3] = {{.name = "main", .line = 1, .count = 1},
+                            {.name = "step", .line = 2, .count = steps},
+                            {.name = "kernel", .line = 3, .count = steps}};
+    for (int i = 0; i < 3; i++) {
+      src[i].file = "bench.c";
+      src[i].read = gen_read;
+      src[i].ctx = &steps;
       src[i].aux = (int64_t)r * 1000000000000LL;
+    }
     sp_fmt_stats st[3];
     if (sp_fmt_stats_thread(src, 3, st, NULL) != 0)
       return 1;

@@ -27,8 +27,13 @@ static void rd(const sp_fmt_source *src, int64_t first, int64_t n, int64_t *st,
 
 static int64_t sources(const blk *b, int n, sp_fmt_source *out) {
   for (int i = 0; i < n; i++) {
-    sp_fmt_source s = {b[i].thread, b[i].name, b[i].file, b[i].line,
-                       b[i].n,      rd,        &b[i],     0};
+    sp_fmt_source s = {.thread = b[i].thread,
+                       .name = b[i].name,
+                       .file = b[i].file,
+                       .line = b[i].line,
+                       .count = b[i].n,
+                       .read = rd,
+                       .ctx = &b[i]};
     out[i] = s;
   }
   return n;
