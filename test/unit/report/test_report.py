@@ -111,6 +111,13 @@ try:
     check(run("--events", NOEV).stdout != same, "--events reads the calls")
     rows = csv_rows("--events", NOEV)
     check(rows["main"]["total_ns"] == "0", f"--events zeroed {rows['main']}")
+    # A file from before summary records: its calls are read instead.
+    OLD = WORK + "/no_summary.h5"
+    shutil.copy(MERGED, OLD)
+    with h5py.File(OLD, "r+") as h:
+        del h["rank_region_index/summary_statistics"]
+    check(run(OLD).stdout == run(MERGED).stdout.replace(MERGED, OLD),
+          "no summary records: statistics from the calls")
 except ImportError:
     print("note: h5py absent, summary-only check skipped")
 
