@@ -86,7 +86,7 @@ GlobalVariable *Instrumenter::makeSite(StringRef Symbol, StringRef Name,
   return GV;
 }
 
-Function *Instrumenter::personality(Function &F) {
+Function *Instrumenter::personality() {
   // Itanium C++ ABI personality: the one Clang uses on Linux. Only called
   // for modules that are C++ already, so libstdc++/libc++abi is linked.
   LLVMContext &C = M.getContext();
@@ -159,7 +159,7 @@ Instrumenter::Stats Instrumenter::instrument(Function &F, GlobalVariable *Site,
 
   if (!MayThrow.empty()) {
     if (!F.hasPersonalityFn())
-      F.setPersonalityFn(personality(F));
+      F.setPersonalityFn(personality());
     LLVMContext &C = M.getContext();
     BasicBlock *Cleanup = BasicBlock::Create(C, "sp.cleanup", &F);
     IRBuilder<> B(Cleanup);

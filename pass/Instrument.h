@@ -43,7 +43,7 @@ private:
   void emit(llvm::FunctionCallee Hook, llvm::GlobalVariable *Site,
             llvm::Instruction *P, const llvm::DebugLoc &DL);
   llvm::Constant *str(llvm::StringRef S);
-  llvm::Function *personality(llvm::Function &F);
+  llvm::Function *personality();
 
   llvm::Module &M;
   llvm::StructType *SiteTy;
