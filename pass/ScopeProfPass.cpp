@@ -64,9 +64,11 @@ public:
 };
 } // namespace
 
-static void error(Module &M, const Twine &Msg) {
-  M.getContext().diagnose(ScopeProfDiag(Msg, DS_Error));
+static void diagnose(Module &M, DiagnosticSeverity Sev, const Twine &Msg) {
+  M.getContext().diagnose(ScopeProfDiag(Msg, Sev));
 }
+
+static void error(Module &M, const Twine &Msg) { diagnose(M, DS_Error, Msg); }
 
 // The filter is read once per process (clang compiles one TU, but opt and
 // LTO may run the pass on many modules). Returns false after diagnosing.
@@ -121,10 +123,15 @@ static MapVector<Function *, std::string> annotations(Module &M) {
     if (!Str || !Str->isCString())
       continue;
     StringRef A = Str->getAsCString();
-    if (A == "sp_region")
+    if (A == "sp_region") {
       Out.insert({Fn, ""});
-    else if (A.consume_front("sp_region:"))
+    } else if (A.consume_front("sp_region:")) {
+      if (A.trim().empty())
+        diagnose(M, DS_Warning,
+                 "annotate(\"sp_region:\") on '" + Fn->getName() +
+                     "' gives no name; the region is named after the function");
       Out[Fn] = A.trim().str();
+    }
   }
   return Out;
 }
