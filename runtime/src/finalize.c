@@ -288,7 +288,7 @@ static int write_output(void) {
   }
 
   int rank = sp__rank_from_env(), mrank = -1, msize = -1;
-  if (rank < 0 && sp__mpi_query(&mrank, &msize) == 0) {
+  if (rank < 0 && sp__mpi_rank(&mrank, &msize) == 0) {
     rank = mrank;
     sp__mpi_size = msize;
   }

@@ -50,6 +50,8 @@ SP_HIDDEN int sp__rank_from_env(void);
 SP_HIDDEN int sp__size_from_env(void);
 /* Rank and size from an initialized, not yet finalized MPI; 0 or -1. */
 SP_HIDDEN int sp__mpi_query(int *rank, int *size);
+/* As sp__mpi_query, else what MPI_Finalize captured. */
+SP_HIDDEN int sp__mpi_rank(int *rank, int *size);
 /* The rank and job size this process reports, decided at finalize. */
 SP_HIDDEN extern int sp__mpi_size;
 /* Expands %p, %h and %% of prefix and appends _rank<NNNNN><ext>. */

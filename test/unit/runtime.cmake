@@ -72,7 +72,9 @@ find_program(SP_MPIRUN NAMES mpirun mpiexec)
 if(MPI_C_FOUND AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
   add_executable(rt_mpi_prog ${CMAKE_CURRENT_LIST_DIR}/runtime/mpi_prog.c)
   target_link_libraries(rt_mpi_prog PRIVATE scopeprof MPI::MPI_C)
-  foreach(mode env hide)
+  target_compile_definitions(rt_mpi_prog PRIVATE _GNU_SOURCE)
+  target_compile_options(rt_mpi_prog PRIVATE ${SP_C_WARNINGS})
+  foreach(mode env hide hide-atexit)
     add_test(NAME runtime_mpirun_${mode} COMMAND sh -c
       "set -e; d=$(mktemp -d); \
        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SP_FORMAT=h5 SP_OUTPUT=$d/mpi \
