@@ -124,8 +124,11 @@ static std::string fortranName(const Function &F) {
   std::string D = demangleFlang(Sym);
   if (!D.empty())
     return D;
-  if (!SP || SP->getName().empty())
-    return F.getName().str();
+  if (!SP || SP->getName().empty()) {
+    // An external procedure's symbol is its name plus '_' (ext -> ext_).
+    StringRef N = F.getName();
+    return N.ends_with("_") ? N.drop_back().str() : N.str();
+  }
   // bind(C) procedures: the symbol is the C name; debug info has the scope.
   std::string Name = SP->getName().lower();
   for (const DIScope *S = SP->getScope(); S; S = S->getScope()) {
