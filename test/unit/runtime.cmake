@@ -41,6 +41,23 @@ if(CMAKE_Fortran_COMPILER)
   endif()
 endif()
 
+# The module API built with flang-22 and the plugin (regions of the plugin
+# and of the API in one program).
+if(TARGET ScopeProf AND TARGET scopeprof_fortran_flang AND LLVM_VERSION_MAJOR GREATER_EQUAL 22)
+  set(_flang ${LLVM_TOOLS_BINARY_DIR}/flang)
+  set(_fmod ${PROJECT_BINARY_DIR}/fortran/mod/LLVMFlang)
+  add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/rt_f90_api_flang
+    COMMAND ${_flang} -O2 -gline-tables-only -fpass-plugin=$<TARGET_FILE:ScopeProf>
+      -finstrument-functions -I${_fmod} ${CMAKE_CURRENT_LIST_DIR}/runtime/f90_api.f90
+      -o ${CMAKE_CURRENT_BINARY_DIR}/rt_f90_api_flang $<TARGET_FILE:scopeprof_fortran_flang>
+      -L$<TARGET_FILE_DIR:scopeprof> -lscopeprof -Wl,-rpath,$<TARGET_FILE_DIR:scopeprof>
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/runtime/f90_api.f90 ScopeProf scopeprof
+      scopeprof_fortran_flang
+    COMMENT "Building rt_f90_api_flang with flang and the plugin")
+  add_custom_target(rt_f90_api_flang_bin ALL DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/rt_f90_api_flang)
+  add_dependencies(test_runtime rt_f90_api_flang_bin)
+endif()
+
 # The runtime's .h5, read by h5py (independent reader) and h5dump.
 if(SP_USE_HDF5)
   find_program(SP_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)

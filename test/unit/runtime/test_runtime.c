@@ -481,6 +481,42 @@ static void test_fortran_module_api(void **state) {
   sp_fmt_rank_free(&r);
 }
 
+static void test_fortran_module_api_flang_plugin(void **state) {
+  (void)state;
+  char out[600], path[600];
+  snprintf(path, sizeof path, "%s/rt_f90_api_flang", SP_TEST_BINARY_DIR);
+  if (access(path, X_OK) != 0)
+    skip();
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_f90_api_flang", NULL, env), 0);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  /* the API's regions */
+  assert_int_equal(find_block(&r, 0, "outer")->count, 1);
+  assert_int_equal(find_block(&r, 0, "inner")->count, 3);
+  const sp_fmt_block *fact = find_block(&r, 0, "fact");
+  assert_int_equal(fact->count, 4);
+  assert_int_equal(region_of(&r, fact)->line, 30);
+  /* the plugin's: the main program by its name, the recursive internal
+   * function under it, with the definition's lines */
+  const sp_fmt_block *prog = find_block(&r, 0, "api_demo"),
+                     *pf = find_block(&r, 0, "api_demo::fact");
+  assert_non_null(prog);
+  assert_non_null(pf);
+  assert_int_equal(prog->count, 1);
+  assert_int_equal(pf->count, 4);
+  assert_non_null(strstr(region_of(&r, prog)->file, "f90_api.f90"));
+  assert_int_equal(region_of(&r, prog)->line, 3);
+  assert_int_equal(region_of(&r, pf)->line, 26);
+  for (int i = 1; i < 4; i++) /* recursion nests */
+    assert_true(pf->starts[i - 1] <= pf->starts[i] && pf->ends[i] <= pf->ends[i - 1]);
+  /* each API call of fact sits inside the plugin's call of the function */
+  for (int i = 0; i < 4; i++)
+    assert_true(pf->starts[i] <= fact->starts[i] && fact->ends[i] <= pf->ends[i]);
+  sp_fmt_rank_free(&r);
+}
+
 #ifdef SP_USE_HDF5
 static void test_h5_output(void **state) {
   (void)state;
@@ -584,6 +620,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cyg_cxx_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cyg_fortran_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fortran_module_api, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fortran_module_api_flang_plugin,
+                                      setup, teardown),
 #ifdef SP_USE_HDF5
       cmocka_unit_test_setup_teardown(test_h5_output, setup, teardown),
 #endif
