@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void array_read(const sp_fmt_source *src, int64_t first, int64_t n,
+void sp_fmt_block_read(const sp_fmt_source *src, int64_t first, int64_t n,
                        int64_t *starts, int64_t *ends) {
   const sp_fmt_block *b = src->ctx;
   memcpy(starts, b->starts + first, (size_t)n * sizeof *starts);
@@ -16,8 +16,8 @@ void sp_fmt_rank_sources(const sp_fmt_rank *r, sp_fmt_source *out) {
   for (int64_t i = 0; i < r->nblocks; i++) {
     const sp_fmt_block *b = &r->blocks[i];
     const sp_fmt_region *rg = &r->regions[b->region];
-    sp_fmt_source s = {b->thread, rg->name,   rg->file, rg->line,
-                       b->count,  array_read, b,        i};
+    sp_fmt_source s = {b->thread, rg->name,          rg->file, rg->line,
+                       b->count,  sp_fmt_block_read, b,        i};
     out[i] = s;
   }
 }

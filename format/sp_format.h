@@ -100,6 +100,24 @@ struct sp_fmt_source {
 /* Fills out[i] (r->nblocks entries) to read from r's arrays. */
 void sp_fmt_rank_sources(const sp_fmt_rank *r, sp_fmt_source *out);
 
+/* The read() of those sources: ctx is the sp_fmt_block holding the calls. */
+void sp_fmt_block_read(const sp_fmt_source *src, int64_t first, int64_t n,
+                       int64_t *starts, int64_t *ends);
+
+/* 1 with *starts and *ends set if src's calls are arrays in memory (its
+ * read is sp_fmt_block_read), so statistics and writers can use them in
+ * place instead of copying batches; else 0. */
+static inline int sp_fmt_source_arrays(const sp_fmt_source *src,
+                                       const int64_t **starts,
+                                       const int64_t **ends) {
+  if (src->read != sp_fmt_block_read || !src->ctx)
+    return 0;
+  const sp_fmt_block *b = (const sp_fmt_block *)src->ctx;
+  *starts = b->starts;
+  *ends = b->ends;
+  return 1;
+}
+
 /* ---- summary statistics (DESIGN section 5) ------------------------------- */
 
 typedef struct sp_fmt_stats {

@@ -89,6 +89,57 @@ static call current(const merger *m, int64_t i) {
   return k;
 }
 
+/* Open calls of the merge: each call's parent is the innermost open call
+ * that contains it. */
+typedef struct {
+  call *stack;
+  size_t cap, depth;
+  int64_t *child; /* per source: time in direct children */
+  const sp_fmt_source *srcs;
+  sp_fmt_nesting *nest;
+} nester;
+
+/* Takes the next call in merge order; -1 when out of memory. */
+static inline int place(nester *t, int64_t i, int64_t s, int64_t e) {
+  /* Open calls that ended by s can contain nothing that follows (a
+   * zero-length call at their very end aside, which the containment test
+   * catches first); the top, if any, then either contains this call (its
+   * parent) or overlaps it improperly. */
+  while (t->depth) {
+    call *top = &t->stack[t->depth - 1];
+    if (s >= top->start && e <= top->end) {
+      t->child[top->src] = add(t->child[top->src], sub(e, s));
+      break;
+    }
+    if (s >= top->end) {
+      t->depth--;
+      continue;
+    }
+    sp_fmt_nesting *nest = t->nest;
+    if (nest && !nest->bad) {
+      nest->bad = 1;
+      nest->thread = t->srcs[i].thread;
+      nest->outer = t->srcs[top->src].name;
+      nest->inner = t->srcs[i].name;
+      nest->outer_start = top->start;
+      nest->inner_start = s;
+    }
+    break;
+  }
+  if (t->depth == t->cap) {
+    call *grown = realloc(t->stack, 2 * t->cap * sizeof *t->stack);
+    if (!grown)
+      return -1;
+    t->stack = grown;
+    t->cap *= 2;
+  }
+  call *c = &t->stack[t->depth++];
+  c->src = i;
+  c->start = s;
+  c->end = e;
+  return 0;
+}
+
 static void finish(sp_fmt_stats *o, double m2) {
   if (o->calls == 0) {
     o->min_ns = o->max_ns = o->first_start_ns = o->last_end_ns = 0;
@@ -98,12 +149,38 @@ static void finish(sp_fmt_stats *o, double m2) {
   o->std_ns = sqrt(m2 / (double)o->calls);
 }
 
-int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
-                        sp_fmt_nesting *nest) {
-  if (nest)
-    memset(nest, 0, sizeof *nest);
-  if (n <= 0)
-    return 0;
+static void init_stats(sp_fmt_stats *o) {
+  memset(o, 0, sizeof *o);
+  o->gpu_total_ns = -1;
+  o->min_ns = INT64_MAX;
+  o->max_ns = INT64_MIN;
+  o->first_start_ns = INT64_MAX;
+  o->last_end_ns = INT64_MIN;
+}
+
+/* One call of a source, in the source's order: the same operations in the
+ * same order on both paths, so both give the same bits. */
+static inline void account(sp_fmt_stats *o, double *m2, int64_t s, int64_t e) {
+  int64_t d = sub(e, s);
+  o->calls++;
+  o->total_ns = add(o->total_ns, d);
+  if (d < o->min_ns)
+    o->min_ns = d;
+  if (d > o->max_ns)
+    o->max_ns = d;
+  if (s < o->first_start_ns)
+    o->first_start_ns = s;
+  if (e > o->last_end_ns)
+    o->last_end_ns = e;
+  /* Welford: stable for millions of nearly equal durations. */
+  double delta = (double)d - o->mean_ns;
+  o->mean_ns += delta / (double)o->calls;
+  *m2 += delta * ((double)d - o->mean_ns);
+}
+
+/* Sources pulled through read(): merged in batches within the budget. */
+static int stats_read(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
+                      nester *t) {
   merger m = {srcs, NULL, 0, NULL, 0};
   int64_t batch = (int64_t)(SP_STATS_BUDGET / 16 / (uint64_t)n), most = 1;
   for (int64_t i = 0; i < n; i++)
@@ -115,26 +192,11 @@ int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
   m.heap = malloc((size_t)n * sizeof *m.heap);
   int64_t *buf = malloc((size_t)n * (size_t)m.batch * 16);
   double *m2 = calloc((size_t)n, sizeof *m2);
-  int64_t *child = calloc((size_t)n, sizeof *child);
-  size_t cap = 64, depth = 0;
-  call *stack = malloc(cap * sizeof *stack);
-  if (!m.cur || !m.heap || !buf || !m2 || !child || !stack) {
-    free(m.cur);
-    free(m.heap);
-    free(buf);
-    free(m2);
-    free(child);
-    free(stack);
-    return -1;
-  }
+  int rc = -1;
+  if (!m.cur || !m.heap || !buf || !m2)
+    goto out;
   for (int64_t i = 0; i < n; i++) {
-    sp_fmt_stats *o = &out[i];
-    memset(o, 0, sizeof *o);
-    o->gpu_total_ns = -1;
-    o->min_ns = INT64_MAX;
-    o->max_ns = INT64_MIN;
-    o->first_start_ns = INT64_MAX;
-    o->last_end_ns = INT64_MIN;
+    init_stats(&out[i]);
     m.cur[i].starts = buf + (size_t)i * (size_t)m.batch * 2;
     m.cur[i].ends = m.cur[i].starts + m.batch;
     if (refill(&m, i))
@@ -142,8 +204,7 @@ int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
   }
   for (int64_t i = m.nheap / 2; i-- > 0;)
     sift_down(&m, i);
-
-  int rc = 0;
+  rc = 0;
   while (m.nheap) {
     int64_t i = m.heap[0].src, s = m.heap[0].start, e = m.heap[0].end;
     cursor *c = &m.cur[i];
@@ -152,71 +213,267 @@ int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
     else
       m.heap[0] = m.heap[--m.nheap];
     sift_down(&m, 0);
-
-    int64_t d = sub(e, s);
-    sp_fmt_stats *o = &out[i];
-    o->calls++;
-    o->total_ns = add(o->total_ns, d);
-    if (d < o->min_ns)
-      o->min_ns = d;
-    if (d > o->max_ns)
-      o->max_ns = d;
-    if (s < o->first_start_ns)
-      o->first_start_ns = s;
-    if (e > o->last_end_ns)
-      o->last_end_ns = e;
-    /* Welford: stable for millions of nearly equal durations. */
-    double delta = (double)d - o->mean_ns;
-    o->mean_ns += delta / (double)o->calls;
-    m2[i] += delta * ((double)d - o->mean_ns);
-
-    /* Open calls that ended by s can contain nothing that follows (a
-     * zero-length call at their very end aside, which the containment test
-     * catches first); the top, if any, then either contains this call (its
-     * parent) or overlaps it improperly. */
-    while (depth) {
-      call *top = &stack[depth - 1];
-      if (s >= top->start && e <= top->end) {
-        child[top->src] = add(child[top->src], d);
-        break;
-      }
-      if (s >= top->end) {
-        depth--;
-        continue;
-      }
-      if (nest && !nest->bad) {
-        nest->bad = 1;
-        nest->thread = srcs[i].thread;
-        nest->outer = srcs[top->src].name;
-        nest->inner = srcs[i].name;
-        nest->outer_start = top->start;
-        nest->inner_start = s;
-      }
+    account(&out[i], &m2[i], s, e);
+    if ((rc = place(t, i, s, e)) != 0)
       break;
-    }
-    if (depth == cap) {
-      call *grown = realloc(stack, 2 * cap * sizeof *stack);
-      if (!grown) {
-        rc = -1;
-        break;
-      }
-      stack = grown;
-      cap *= 2;
-    }
-    stack[depth].src = i;
-    stack[depth].start = s;
-    stack[depth].end = e;
-    depth++;
   }
-  for (int64_t i = 0; i < n; i++) {
-    out[i].exclusive_ns = sub(out[i].total_ns, child[i]);
+  for (int64_t i = 0; i < n; i++)
     finish(&out[i], m2[i]);
-  }
+out:
   free(m.cur);
   free(m.heap);
   free(buf);
   free(m2);
-  free(child);
-  free(stack);
+  return rc;
+}
+
+static int merge_arrays(const sp_fmt_source *srcs, int64_t n,
+                        const int64_t **arr, sp_fmt_stats *out, nester *t);
+
+/* Per-source statistics of arrays. Welford's mean is a chain of dependent
+ * divisions per source; stepping up to four sources in lockstep, each in
+ * locals, lets their chains overlap. Same operations in the same order
+ * per source as account(), so the same bits. */
+typedef struct {
+  const int64_t *s, *e;
+  int64_t left, src;
+  int64_t calls, total, mn, mx, first, last;
+  double mean, m2;
+} lane;
+
+static inline void lane_step(lane *l) {
+  int64_t s = *l->s++, e = *l->e++, d = sub(e, s);
+  l->left--;
+  l->calls++;
+  l->total = add(l->total, d);
+  if (d < l->mn)
+    l->mn = d;
+  if (d > l->mx)
+    l->mx = d;
+  if (s < l->first)
+    l->first = s;
+  if (e > l->last)
+    l->last = e;
+  double delta = (double)d - l->mean;
+  l->mean += delta / (double)l->calls;
+  l->m2 += delta * ((double)d - l->mean);
+}
+
+static void steps1(lane *L, int64_t k) {
+  lane a = L[0];
+  for (int64_t c = 0; c < k; c++)
+    lane_step(&a);
+  L[0] = a;
+}
+
+static void steps2(lane *L, int64_t k) {
+  lane a = L[0], b = L[1];
+  for (int64_t c = 0; c < k; c++) {
+    lane_step(&a);
+    lane_step(&b);
+  }
+  L[0] = a;
+  L[1] = b;
+}
+
+static void steps3(lane *L, int64_t k) {
+  lane a = L[0], b = L[1], c3 = L[2];
+  for (int64_t c = 0; c < k; c++) {
+    lane_step(&a);
+    lane_step(&b);
+    lane_step(&c3);
+  }
+  L[0] = a;
+  L[1] = b;
+  L[2] = c3;
+}
+
+static void steps4(lane *L, int64_t k) {
+  lane a = L[0], b = L[1], c3 = L[2], d = L[3];
+  for (int64_t c = 0; c < k; c++) {
+    lane_step(&a);
+    lane_step(&b);
+    lane_step(&c3);
+    lane_step(&d);
+  }
+  L[0] = a;
+  L[1] = b;
+  L[2] = c3;
+  L[3] = d;
+}
+
+static void lane_done(const lane *l, sp_fmt_stats *out) {
+  sp_fmt_stats *o = &out[l->src];
+  init_stats(o);
+  o->calls = l->calls;
+  o->total_ns = l->total;
+  o->min_ns = l->mn;
+  o->max_ns = l->mx;
+  o->first_start_ns = l->first;
+  o->last_end_ns = l->last;
+  o->mean_ns = l->mean;
+  finish(o, l->m2);
+}
+
+static void lane_stats(const sp_fmt_source *srcs, int64_t n,
+                       const int64_t **arr, sp_fmt_stats *out) {
+  lane L[4];
+  int nl = 0;
+  for (int64_t next = 0;;) {
+    while (nl < 4 && next < n) {
+      int64_t i = next++;
+      lane l = {arr[2 * i], arr[2 * i + 1], srcs[i].count, i,         0, 0,
+                INT64_MAX,  INT64_MIN,      INT64_MAX,     INT64_MIN, 0, 0};
+      if (l.left > 0)
+        L[nl++] = l;
+      else
+        lane_done(&l, out);
+    }
+    if (nl == 0)
+      break;
+    int64_t k = L[0].left;
+    for (int j = 1; j < nl; j++)
+      k = L[j].left < k ? L[j].left : k;
+    if (nl == 1)
+      steps1(L, k);
+    else if (nl == 2)
+      steps2(L, k);
+    else if (nl == 3)
+      steps3(L, k);
+    else
+      steps4(L, k);
+    for (int j = 0; j < nl;)
+      if (L[j].left == 0) {
+        lane_done(&L[j], out);
+        L[j] = L[--nl];
+      } else {
+        j++;
+      }
+  }
+}
+
+/* Up to this many sources, the merge scans every source's next call
+ * rather than keeping a heap: fewer, more predictable branches. */
+#define SP_STATS_SCAN 8
+
+/* The merge of a few array sources. Live sources stay in index order, so a
+ * strict comparison in the scan keeps the lowest index among equal calls,
+ * as before() does. */
+static int merge_scan(const int64_t **arr, int64_t n, const sp_fmt_source *srcs,
+                      nester *t) {
+  const int64_t *ps[SP_STATS_SCAN], *pe[SP_STATS_SCAN];
+  int64_t left[SP_STATS_SCAN], id[SP_STATS_SCAN];
+  int live = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (srcs[i].count > 0) {
+      ps[live] = arr[2 * i];
+      pe[live] = arr[2 * i + 1];
+      left[live] = srcs[i].count;
+      id[live++] = i;
+    }
+  while (live > 0) {
+    int b = 0;
+    int64_t bs = *ps[0], be = *pe[0];
+    for (int j = 1; j < live; j++) {
+      int64_t s = *ps[j], e = *pe[j];
+      int better = (s < bs) | ((s == bs) & (e > be));
+      b = better ? j : b;
+      bs = better ? s : bs;
+      be = better ? e : be;
+    }
+    if (place(t, id[b], bs, be) != 0)
+      return -1;
+    ps[b]++;
+    pe[b]++;
+    if (--left[b] == 0) {
+      live--;
+      for (int j = b; j < live; j++) {
+        ps[j] = ps[j + 1];
+        pe[j] = pe[j + 1];
+        left[j] = left[j + 1];
+        id[j] = id[j + 1];
+      }
+    }
+  }
+  return 0;
+}
+
+/* Sources whose calls are in memory: per-source statistics need no merge;
+ * only exclusive time does, and it reads the arrays in place. */
+static int stats_arrays(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
+                        nester *t) {
+  const int64_t **arr = malloc((size_t)n * 2 * sizeof *arr);
+  if (!arr)
+    return -1;
+  for (int64_t i = 0; i < n; i++)
+    sp_fmt_source_arrays(&srcs[i], &arr[2 * i], &arr[2 * i + 1]);
+  int rc = merge_arrays(srcs, n, arr, out, t);
+  free(arr);
+  return rc;
+}
+
+static int merge_arrays(const sp_fmt_source *srcs, int64_t n,
+                        const int64_t **arr, sp_fmt_stats *out, nester *t) {
+  lane_stats(srcs, n, arr, out);
+  if (n == 1) { /* no merge: nesting within the region is recursion */
+    const int64_t *st = arr[0], *en = arr[1];
+    for (int64_t k = 0; k < srcs[0].count; k++)
+      if (place(t, 0, st[k], en[k]) != 0)
+        return -1;
+    return 0;
+  }
+  if (n <= SP_STATS_SCAN)
+    return merge_scan(arr, n, srcs, t);
+  int64_t *pos = calloc((size_t)n, sizeof *pos);
+  call *heap = malloc((size_t)n * sizeof *heap);
+  if (!pos || !heap) {
+    free(pos);
+    free(heap);
+    return -1;
+  }
+  merger m = {srcs, NULL, 0, heap, 0};
+  for (int64_t i = 0; i < n; i++)
+    if (srcs[i].count > 0)
+      heap[m.nheap++] = (call){arr[2 * i][0], arr[2 * i + 1][0], i};
+  for (int64_t i = m.nheap / 2; i-- > 0;)
+    sift_down(&m, i);
+  int rc = 0;
+  while (m.nheap) {
+    int64_t i = heap[0].src, s = heap[0].start, e = heap[0].end;
+    int64_t p = ++pos[i];
+    if (p < srcs[i].count)
+      heap[0] = (call){arr[2 * i][p], arr[2 * i + 1][p], i};
+    else
+      heap[0] = heap[--m.nheap];
+    sift_down(&m, 0);
+    if ((rc = place(t, i, s, e)) != 0)
+      break;
+  }
+  free(pos);
+  free(heap);
+  return rc;
+}
+
+int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
+                        sp_fmt_nesting *nest) {
+  if (nest)
+    memset(nest, 0, sizeof *nest);
+  if (n <= 0)
+    return 0;
+  nester t = {malloc(64 * sizeof(call)), 64,   0,
+              calloc((size_t)n, 8),      srcs, nest};
+  int arrays = 1;
+  const int64_t *st, *en;
+  for (int64_t i = 0; i < n; i++)
+    if (srcs[i].count > 0 && !sp_fmt_source_arrays(&srcs[i], &st, &en))
+      arrays = 0;
+  int rc = -1;
+  if (t.stack && t.child)
+    rc = arrays ? stats_arrays(srcs, n, out, &t) : stats_read(srcs, n, out, &t);
+  if (rc == 0)
+    for (int64_t i = 0; i < n; i++)
+      out[i].exclusive_ns = sub(out[i].total_ns, t.child[i]);
+  free(t.stack);
+  free(t.child);
   return rc;
 }

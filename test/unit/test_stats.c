@@ -32,6 +32,52 @@ static sp_fmt_source src(const char *name, const calls *c) {
   return s;
 }
 
+/* The statistics of srcs (read_calls sources) through read(), and again
+ * with the same calls as in-memory blocks (the array fast path): both
+ * must agree to the bit, nesting report included. Returns the first. */
+static int stats_both(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
+                      sp_fmt_nesting *nest) {
+  int rc = sp_fmt_stats_thread(srcs, n, out, nest);
+  size_t cnt = n ? (size_t)n : 1;
+  sp_fmt_block *b = calloc(cnt, sizeof *b);
+  sp_fmt_source *a = calloc(cnt, sizeof *a);
+  sp_fmt_stats *o2 = calloc(cnt, sizeof *o2);
+  assert_non_null(b);
+  assert_non_null(a);
+  assert_non_null(o2);
+  for (int64_t i = 0; i < n; i++) {
+    const calls *c = srcs[i].ctx;
+    b[i].count = c->n;
+    b[i].starts = (int64_t *)(uintptr_t)c->s;
+    b[i].ends = (int64_t *)(uintptr_t)c->e;
+    a[i] = srcs[i];
+    a[i].read = sp_fmt_block_read;
+    a[i].ctx = &b[i];
+    const int64_t *ps, *pe;
+    assert_true(sp_fmt_source_arrays(&a[i], &ps, &pe));
+    assert_ptr_equal(ps, c->s);
+    assert_ptr_equal(pe, c->e);
+  }
+  const int64_t *ps, *pe;
+  assert_false(n > 0 && sp_fmt_source_arrays(&srcs[0], &ps, &pe));
+  sp_fmt_nesting n2;
+  assert_int_equal(sp_fmt_stats_thread(a, n, o2, nest ? &n2 : NULL), rc);
+  for (int64_t i = 0; i < n; i++)
+    assert_memory_equal(&out[i], &o2[i], sizeof *o2);
+  if (nest) {
+    assert_int_equal(n2.bad, nest->bad);
+    assert_int_equal(n2.thread, nest->thread);
+    assert_ptr_equal(n2.outer, nest->outer);
+    assert_ptr_equal(n2.inner, nest->inner);
+    assert_int_equal(n2.outer_start, nest->outer_start);
+    assert_int_equal(n2.inner_start, nest->inner_start);
+  }
+  free(b);
+  free(a);
+  free(o2);
+  return rc;
+}
+
 static void expect(const sp_fmt_stats *o, int64_t calls_, int64_t total,
                    int64_t min, int64_t max, int64_t first, int64_t last,
                    int64_t excl) {
@@ -53,7 +99,7 @@ static void recursion(void **state) {
   sp_fmt_source one = src("r", &c);
   sp_fmt_stats o;
   sp_fmt_nesting nest;
-  assert_int_equal(sp_fmt_stats_thread(&one, 1, &o, &nest), 0);
+  assert_int_equal(stats_both(&one, 1, &o, &nest), 0);
   /* total 100+10+3+30; direct children: 10 (of the first), 3 (of the
    * second). */
   expect(&o, 4, 143, 3, 100, 0, 230, 143 - 10 - 3);
@@ -79,7 +125,7 @@ static void siblings_and_three_levels(void **state) {
                            src("a", &ac)};
   sp_fmt_stats o[4];
   sp_fmt_nesting nest;
-  assert_int_equal(sp_fmt_stats_thread(srcs, 4, o, &nest), 0);
+  assert_int_equal(stats_both(srcs, 4, o, &nest), 0);
   assert_false(nest.bad);
   expect(&o[0], 2, 15, 5, 10, 25, 40, 15);
   expect(&o[1], 2, 130, 30, 100, 20, 2100, 130 - 15);
@@ -100,7 +146,7 @@ static void zero_length_and_identical(void **state) {
                            src("y", &xc)};
   sp_fmt_stats o[4];
   sp_fmt_nesting nest;
-  assert_int_equal(sp_fmt_stats_thread(srcs, 4, o, &nest), 0);
+  assert_int_equal(stats_both(srcs, 4, o, &nest), 0);
   assert_false(nest.bad);
   expect(&o[0], 2, 0, 0, 0, 0, 10, 0);
   assert_true(o[0].mean_ns == 0 && o[0].std_ns == 0);
@@ -123,7 +169,7 @@ static void improper_nesting(void **state) {
                            src("d", &dc)};
   sp_fmt_stats o[4];
   sp_fmt_nesting nest;
-  assert_int_equal(sp_fmt_stats_thread(srcs, 4, o, &nest), 0);
+  assert_int_equal(stats_both(srcs, 4, o, &nest), 0);
   assert_int_equal(nest.bad, 1);
   assert_int_equal(nest.thread, 4);
   assert_string_equal(nest.outer, "a");
@@ -136,7 +182,7 @@ static void improper_nesting(void **state) {
   /* d(105,120) overlaps a(100,110): not a child; d(108,109) is d's. */
   expect(&o[3], 2, 16, 1, 15, 105, 120, 15);
   /* nest is optional. */
-  assert_int_equal(sp_fmt_stats_thread(srcs, 4, o, NULL), 0);
+  assert_int_equal(stats_both(srcs, 4, o, NULL), 0);
   assert_int_equal(o[1].exclusive_ns, 30);
 }
 
@@ -157,7 +203,7 @@ static void mean_std_and_empty(void **state) {
   sp_fmt_source srcs[3] = {src("small", &c), src("none", &none),
                            src("big", &c2)};
   sp_fmt_stats o[3];
-  assert_int_equal(sp_fmt_stats_thread(srcs, 3, o, NULL), 0);
+  assert_int_equal(stats_both(srcs, 3, o, NULL), 0);
   expect(&o[0], 8, 40, 2, 9, 0, 709, 40);
   assert_true(o[0].mean_ns == 5.0);
   assert_true(fabs(o[0].std_ns - 2.0) < 1e-12);
@@ -229,6 +275,96 @@ static void many_sources_in_batches(void **state) {
   free(names);
 }
 
+/* Random nesting over k sources (recursion, siblings, ties, zero-length
+ * calls, improper overlaps): the array fast path (a plain loop for one
+ * source, a scan for a few, a heap for many) against the general merge. */
+static uint64_t rng = 88172645463325252ull;
+
+static int64_t rnd(int64_t n) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (int64_t)(rng % (uint64_t)n);
+}
+
+typedef struct {
+  int64_t *s, *e, n;
+} growing;
+
+static int improper; /* let some calls overlap their parent's end */
+
+static void emit(growing *g, int k, int64_t *t, int64_t end, int depth) {
+  while (*t < end && rnd(6) != 0) {
+    growing *x = &g[rnd(k)];
+    int64_t s = *t, len = rnd(4) == 0 ? 0 : 1 + rnd(end - s + 1);
+    int64_t e = s + len > end ? end : s + len;
+    if (improper && rnd(50) == 0)
+      e += 1 + rnd(5); /* overlaps its parent's end: improper */
+    x->s[x->n] = s;
+    x->e[x->n++] = e;
+    if (depth < 6 && e > s)
+      emit(g, k, t, e, depth + 1);
+    *t = e + (rnd(3) == 0 ? 0 : rnd(3)); /* siblings may touch */
+  }
+}
+
+static void fast_path_matches_general(void **state) {
+  (void)state;
+  static const int ks[] = {1, 2, 3, 5, 8, 9, 40};
+  int bad = 0, good = 0;
+  for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++)
+    for (int round = 0; round < 20; round++) {
+      int k = ks[q];
+      enum { CAP = 40000 };
+      growing *g = calloc((size_t)k, sizeof *g);
+      calls *c = calloc((size_t)k, sizeof *c);
+      sp_fmt_source *srcs = calloc((size_t)k, sizeof *srcs);
+      sp_fmt_stats *o = calloc((size_t)k, sizeof *o);
+      char(*names)[16] = calloc((size_t)k, sizeof *names);
+      for (int j = 0; j < k; j++) {
+        g[j].s = malloc(CAP * 8);
+        g[j].e = malloc(CAP * 8);
+      }
+      improper = round % 2;
+      int64_t t = (int64_t)round * 1000;
+      while (t < 20000 + (int64_t)round * 1000) {
+        int64_t top = t + 1 + rnd(2000);
+        emit(g, k, &t, top, 0);
+        t = top + rnd(2);
+      }
+      int64_t total = 0;
+      for (int j = 0; j < k; j++) {
+        assert_true(g[j].n <= CAP);
+        total += g[j].n;
+        c[j] = (calls){g[j].n, g[j].s, g[j].e};
+        snprintf(names[j], sizeof names[j], "r%d", j);
+        srcs[j] = src(names[j], &c[j]);
+      }
+      assert_true(total > 100);
+      sp_fmt_nesting nest;
+      assert_int_equal(stats_both(srcs, k, o, &nest), 0);
+      bad += nest.bad;
+      good += !nest.bad;
+      int64_t calls_ = 0;
+      for (int j = 0; j < k; j++) {
+        calls_ += o[j].calls;
+        assert_true(o[j].exclusive_ns <= o[j].total_ns);
+      }
+      assert_int_equal(calls_, total);
+      for (int j = 0; j < k; j++) {
+        free(g[j].s);
+        free(g[j].e);
+      }
+      free(g);
+      free(c);
+      free(srcs);
+      free(o);
+      free(names);
+    }
+  /* Both kinds of thread were covered. */
+  assert_true(bad > 0 && good > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(recursion),
@@ -237,6 +373,7 @@ int main(void) {
       cmocka_unit_test(improper_nesting),
       cmocka_unit_test(mean_std_and_empty),
       cmocka_unit_test(many_sources_in_batches),
+      cmocka_unit_test(fast_path_matches_general),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
