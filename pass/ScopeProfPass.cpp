@@ -180,8 +180,8 @@ struct Hook {
 class Run {
 public:
   Run(Module &M, Stage S, const Filter *Flt)
-      : M(M), S(S), Flt(Flt), Fortran(moduleLanguage(M) == SourceLang::Fortran),
-        Cxx(moduleLanguage(M) == SourceLang::Cxx) {}
+      : M(M), S(S), Flt(Flt), Lang(moduleLanguage(M)),
+        Fortran(Lang == SourceLang::Fortran), Cxx(Lang == SourceLang::Cxx) {}
   bool run();
 
 private:
@@ -221,6 +221,7 @@ private:
   Module &M;
   Stage S;
   const Filter *Flt;
+  SourceLang Lang;
   bool Fortran, Cxx;
   std::unique_ptr<Instrumenter> Ins;
   DenseMap<Function *, GlobalVariable *> Sites;
@@ -311,6 +312,7 @@ bool Run::run() {
     }
     if (const char *Skip = skipReason(F, Fortran, Ann, M)) {
       note(F, false, "skipped '" + Name + "': " + Skip);
+      Sites[&F] = nullptr; // its inlined hooks, if any, go too
       continue;
     }
     SourceLoc Loc = sourceLoc(F);
@@ -319,6 +321,7 @@ bool Run::run() {
           Flt->decide(Name, symbolName(F), Loc.File, F.getInstructionCount());
       if (!D.Keep) {
         note(F, false, "skipped '" + Name + "': " + D.Why);
+        Sites[&F] = nullptr;
         continue;
       }
     }

@@ -2,6 +2,9 @@
 ; function's own hooks become its region; hooks inlined from another function
 ; become that function's region 1:1; nothing of the hooks is left.
 ; RUN: %opt -load-pass-plugin %plugin -passes=scopeprof,verify -sp-inline-check=false -S %s | FileCheck %s
+; A function the filter excludes loses its inlined copies too.
+; RUN: printf 'exclude function callee\n' > %t.filter
+; RUN: %opt -load-pass-plugin %plugin -passes=scopeprof,verify -sp-inline-check=false -sp-filter=%t.filter -S %s | FileCheck %s --check-prefix=FILT
 
 ; CHECK-NOT: __cyg_profile_func
 ; CHECK-DAG: [[CNAME:@.sp.str[.0-9]*]] = private unnamed_addr constant [7 x i8] c"callee\00"
@@ -42,6 +45,17 @@ define i32 @caller(i32 %x) {
   call void @__cyg_profile_func_exit(ptr @caller, ptr %ra)
   ret i32 %r
 }
+
+; FILT-NOT: @sp.site.callee
+; FILT-LABEL: define i32 @callee(
+; FILT-NEXT: %r = add i32 %x, 1
+; FILT-NEXT: ret i32 %r
+; FILT-LABEL: define i32 @caller(
+; FILT-NEXT: call void @sp__enter(ptr @sp.site.caller)
+; FILT-NEXT: %r = add i32 %x, 1
+; FILT-NEXT: call void @sp__exit(ptr @sp.site.caller)
+; FILT-NEXT: ret i32 %r
+; FILT-NOT: __cyg_profile_func
 
 ; CHECK-NOT: __cyg_profile_func
 declare void @__cyg_profile_func_enter(ptr, ptr)
