@@ -77,6 +77,18 @@ run mk "$tmp/mk/app"
 expect "$tmp/mk_rank00000.spt" \
   "block rank=0 thread=0 region=util_twice file=$tmp/mk/util.c line=2 calls=4" \
   "block rank=0 thread=0 region=add file=$tmp/mk/main.c line=4 calls=4"
+
+# a filter file passes through the wrapper (SP_FILTER) to the plugin
+printf 'exclude function add\n' >"$tmp/mk.filter"
+rm -f "$tmp"/mk/*.o "$tmp/mk/app"
+SP_FILTER="$tmp/mk.filter" make -s -C "$tmp/mk" CC="$inst/bin/sp-cc" >/dev/null
+run mkf "$tmp/mk/app"
+expect "$tmp/mkf_rank00000.spt" \
+  "block rank=0 thread=0 region=util_twice file=$tmp/mk/util.c line=2 calls=4"
+if "$dump" "$tmp/mkf_rank00000.spt" | grep -q "region=add "; then
+  fail "SP_FILTER did not reach the plugin through sp-cc"
+fi
+
 # the README's mini-app: C driver, Fortran kernel, MPI, all three routes
 if command -v mpirun >/dev/null; then
   app="$tmp/heat2d"
