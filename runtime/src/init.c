@@ -29,24 +29,26 @@ char sp__start_timestamp[64];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *init_prefix; /* from sp_init(), before the first init */
 
-void sp__warn(const char *fmt, ...) {
+static void vwarn(const char *fmt, va_list ap) {
   char line[1024];
+  vsnprintf(line, sizeof line, fmt, ap);
+  fprintf(stderr, "scopeprof: %s\n", line);
+}
+
+void sp__warn(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  vwarn(fmt, ap);
   va_end(ap);
-  fprintf(stderr, "scopeprof: %s\n", line);
 }
 
 void sp__debug(const char *fmt, ...) {
   if (!sp__cfg.verbose)
     return;
-  char line[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  vwarn(fmt, ap);
   va_end(ap);
-  fprintf(stderr, "scopeprof: %s\n", line);
 }
 
 static void at_exit(void) { sp__finalize(1); }
