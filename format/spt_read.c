@@ -13,15 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Step of giving back a mapped file's pages: a power of two and a
- * multiple of the page size. */
-#define SP_SPT_DROP ((size_t)8 << 20)
-
 typedef struct {
   const unsigned char *buf;
   size_t len, pos;
-  int swap;       /* file byte order differs from ours */
-  size_t dropped; /* bytes of a mapped file given back; (size_t)-1: never */
+  int swap; /* file byte order differs from ours */
+  int fd;   /* the mapped file, read for timestamps; -1: none */
   const char *name;
   sp_fmt_err *err;
 } reader;
@@ -113,32 +109,45 @@ static int get_str(reader *r, const char *lenwhat, const char *what, char **s,
   return 0;
 }
 
-/* Copies n timestamps out, in steps of SP_SPT_DROP bytes; of a mapped file,
- * the pages already copied out are given back after each step, so reading
- * a file peaks near its size, not twice it. */
-static void get_times(reader *r, int64_t *dst, int64_t n) {
-  while (n > 0) {
-    int64_t k = n < (int64_t)(SP_SPT_DROP / 8) ? n : (int64_t)(SP_SPT_DROP / 8);
-    const unsigned char *p = r->buf + r->pos;
-    if (!r->swap) {
-      memcpy(dst, p, (size_t)k * 8);
-    } else {
-      for (int64_t i = 0; i < k; i++) {
-        uint64_t v;
-        memcpy(&v, p + i * 8, 8);
-        dst[i] = (int64_t)__builtin_bswap64(v);
-      }
-    }
-    r->pos += (size_t)k * 8;
-    dst += k;
-    n -= k;
-    if (r->dropped != (size_t)-1 && r->pos - r->dropped >= SP_SPT_DROP) {
-      size_t to = r->pos & ~(SP_SPT_DROP - 1);
-      madvise((void *)(uintptr_t)(r->buf + r->dropped), to - r->dropped,
-              MADV_DONTNEED);
-      r->dropped = to;
+/* Reads n timestamps of the file straight into dst with pread: the one
+ * copy the kernel makes anyway, and none of the mapping's pages is faulted
+ * in (a page fault costs more than copying its 4 KiB here). */
+static int pread_times(reader *r, int64_t *dst, int64_t n) {
+  size_t want = (size_t)n * 8, got = 0;
+  while (got < want) {
+    ssize_t k =
+        pread(r->fd, (char *)dst + got, want - got, (off_t)(r->pos + got));
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return fail(r, r->pos + got, "cannot read: %s",
+                  k < 0 ? strerror(errno) : "file shrank while reading");
+    got += (size_t)k;
+  }
+  if (r->swap)
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = (int64_t)__builtin_bswap64((uint64_t)dst[i]);
+  r->pos += want;
+  return 0;
+}
+
+/* n timestamps into dst: from the file if there is one, else from the
+ * image in memory. */
+static int get_times(reader *r, int64_t *dst, int64_t n) {
+  if (r->fd >= 0)
+    return pread_times(r, dst, n);
+  const unsigned char *p = r->buf + r->pos;
+  if (!r->swap) {
+    memcpy(dst, p, (size_t)n * 8);
+  } else {
+    for (int64_t i = 0; i < n; i++) {
+      uint64_t v;
+      memcpy(&v, p + i * 8, 8);
+      dst[i] = (int64_t)__builtin_bswap64(v);
     }
   }
+  r->pos += (size_t)n * 8;
+  return 0;
 }
 
 static uint64_t hash_bytes(const char *s, size_t n) {
@@ -345,8 +354,8 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
       blk->ends = malloc((size_t)count * 8);
       if (!blk->starts || !blk->ends)
         return fail(r, r->pos, "out of memory");
-      get_times(r, blk->starts, count);
-      get_times(r, blk->ends, count);
+      if (get_times(r, blk->starts, count) || get_times(r, blk->ends, count))
+        return -1;
     }
   }
   if (r->pos != r->len)
@@ -356,9 +365,8 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
 }
 
 static int parse_image(const unsigned char *buf, size_t len, const char *name,
-                       int mapped, sp_fmt_rank *out, sp_fmt_err *err) {
-  reader r = {buf, len, 0, 0, mapped ? 0 : (size_t)-1, name ? name : "<memory>",
-              err};
+                       int fd, sp_fmt_rank *out, sp_fmt_err *err) {
+  reader r = {buf, len, 0, 0, fd, name ? name : "<memory>", err};
   scratch sc = {{0}, {0}, NULL};
   memset(out, 0, sizeof *out);
   int rc = parse(&r, out, &sc);
@@ -374,7 +382,7 @@ static int parse_image(const unsigned char *buf, size_t len, const char *name,
 
 int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
                      sp_fmt_rank *out, sp_fmt_err *err) {
-  return parse_image(buf, len, name, 0, out, err);
+  return parse_image(buf, len, name, -1, out, err);
 }
 
 int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
@@ -402,11 +410,13 @@ int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
       close(fd);
       return -1;
     }
-    madvise(map, len, MADV_SEQUENTIAL);
+    /* Only the headers between the timestamp arrays are read through the
+     * mapping: no read-ahead of the rest. */
+    madvise(map, len, MADV_RANDOM);
     buf = map;
   }
+  int rc = parse_image(buf, len, path, map ? fd : -1, out, err);
   close(fd);
-  int rc = parse_image(buf, len, path, map != NULL, out, err);
   if (map)
     munmap(map, len);
   return rc;
