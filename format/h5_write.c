@@ -195,9 +195,7 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
   }
   w->file = w->ds_start = w->ds_end = -1;
   w->path = strdup(path);
-  w->buf_s = malloc((size_t)EV_BATCH * sizeof(int64_t));
-  w->buf_e = malloc((size_t)EV_BATCH * sizeof(int64_t));
-  if (!w->path || !w->buf_s || !w->buf_e) {
+  if (!w->path) {
     fail(err, path, "out of memory");
     goto bad;
   }
@@ -235,6 +233,9 @@ bad:
   return NULL;
 }
 
+static int write_events(sp_fmt_h5w *w, const int64_t *starts,
+                        const int64_t *ends, int64_t n, sp_fmt_err *err);
+
 /* Writes the batch; creates the event datasets on the first call, sized
  * to the whole profile if this is also the last one (final) and small. */
 static int flush_events(sp_fmt_h5w *w, int final, sp_fmt_err *err) {
@@ -252,10 +253,20 @@ static int flush_events(sp_fmt_h5w *w, int final, sp_fmt_err *err) {
   }
   if (w->fill == 0)
     return 0;
-  hsize_t start = (hsize_t)w->written, count = (hsize_t)w->fill;
+  if (write_events(w, w->buf_s, w->buf_e, w->fill, err) < 0)
+    return -1;
+  w->fill = 0;
+  return 0;
+}
+
+/* Appends n calls from starts[] and ends[] to the event datasets, which
+ * exist; chunks wholly covered go from these arrays to the file. */
+static int write_events(sp_fmt_h5w *w, const int64_t *starts,
+                        const int64_t *ends, int64_t n, sp_fmt_err *err) {
+  hsize_t start = (hsize_t)w->written, count = (hsize_t)n;
   hsize_t size = start + count;
   hid_t ds[2] = {w->ds_start, w->ds_end};
-  int64_t *buf[2] = {w->buf_s, w->buf_e};
+  const int64_t *buf[2] = {starts, ends};
   for (int i = 0; i < 2; i++) {
     if (H5Dset_extent(ds[i], &size) < 0) {
       h5fail(w, err, "events (extend)");
@@ -277,9 +288,33 @@ static int flush_events(sp_fmt_h5w *w, int final, sp_fmt_err *err) {
       return -1;
     }
   }
-  w->written += w->fill;
-  w->fill = 0;
+  w->written += n;
   return 0;
+}
+
+/* Statistics of a row accumulated as its calls go by (k: calls so far). */
+typedef struct {
+  int64_t k, total, mn, mx, first, last;
+  double mean, m2;
+} acc;
+
+static void accumulate(acc *a, const int64_t *s, const int64_t *e, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    int64_t d = e[i] - s[i];
+    int64_t k = a->k++;
+    if (k == 0) {
+      a->mn = a->mx = d;
+      a->first = s[i];
+      a->last = e[i];
+    }
+    a->mn = d < a->mn ? d : a->mn;
+    a->mx = d > a->mx ? d : a->mx;
+    a->last = e[i] > a->last ? e[i] : a->last;
+    a->total += d;
+    double delta = (double)d - a->mean;
+    a->mean += delta / (double)(k + 1);
+    a->m2 += delta * ((double)d - a->mean);
+  }
 }
 
 int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
@@ -337,37 +372,37 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
   row->count = src->count;
 
   /* Without given stats, accumulate them from the calls as they stream. */
-  int64_t total = 0, mn = 0, mx = 0, first = 0, last = 0;
-  double mean = 0, m2 = 0;
-  for (int64_t done = 0; done < src->count;) {
+  acc a = {0};
+  const int64_t *as, *ae;
+  if (src->count >= EV_CHUNK && sp_fmt_source_arrays(src, &as, &ae)) {
+    /* Calls in memory, at least a chunk of them: from the caller's arrays
+     * to the file, after what is already batched. */
+    if (!stats)
+      accumulate(&a, as, ae, src->count);
+    if (flush_events(w, 0, err) < 0 ||
+        write_events(w, as, ae, src->count, err) < 0)
+      return -1;
+  }
+  for (int64_t done = w->written + w->fill - row->offset; done < src->count;) {
+    if (!w->buf_s && (!(w->buf_s = malloc((size_t)EV_BATCH * 8)) ||
+                      !(w->buf_e = malloc((size_t)EV_BATCH * 8)))) {
+      fail(err, w->path, "out of memory");
+      return -1;
+    }
     int64_t n = src->count - done;
     if (n > EV_BATCH - w->fill)
       n = EV_BATCH - w->fill;
     int64_t *s = w->buf_s + w->fill, *e = w->buf_e + w->fill;
     src->read(src, done, n, s, e);
-    if (!stats) {
-      for (int64_t i = 0; i < n; i++) {
-        int64_t d = e[i] - s[i];
-        int64_t k = done + i;
-        if (k == 0) {
-          mn = mx = d;
-          first = s[i];
-          last = e[i];
-        }
-        mn = d < mn ? d : mn;
-        mx = d > mx ? d : mx;
-        last = e[i] > last ? e[i] : last;
-        total += d;
-        double delta = (double)d - mean;
-        mean += delta / (double)(k + 1);
-        m2 += delta * ((double)d - mean);
-      }
-    }
+    if (!stats)
+      accumulate(&a, s, e, n);
     w->fill += n;
     done += n;
     if (w->fill == EV_BATCH && flush_events(w, 0, err) < 0)
       return -1;
   }
+  int64_t total = a.total, mn = a.mn, mx = a.mx, first = a.first, last = a.last;
+  double m2 = a.m2;
   if (stats) {
     row->st = *stats;
   } else {

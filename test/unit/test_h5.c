@@ -295,6 +295,101 @@ static void test_streaming(void **state) {
   sp_fmt_h5_summary_free(&s);
 }
 
+/* Rows whose calls are in-memory blocks (at least a chunk of them: written
+ * from the caller's arrays) between rows that go through the batch: the
+ * file must match, value for value, the one written through read(). */
+static void write_rows(const char *path, const sp_fmt_block *blk, int nrow,
+                       int direct) {
+  static const char *names[] = {"r0", "r1", "r2", "r3", "r4", "r5", "r6"};
+  sp_fmt_err err = {""};
+  sp_fmt_h5w *w = sp_fmt_h5w_open(path, &err);
+  assert_non_null(w);
+  for (int i = 0; i < nrow; i++) {
+    arr a = {blk[i].count, blk[i].starts, blk[i].ends};
+    sp_fmt_source s = {i,
+                       names[i],
+                       "f.c",
+                       10 + i,
+                       blk[i].count,
+                       direct ? sp_fmt_block_read : arr_read,
+                       direct ? (const void *)&blk[i] : (const void *)&a,
+                       0};
+    /* Rows 2 and 5 come with their statistics, as sp-import gives them. */
+    sp_fmt_stats st = {blk[i].count, 7, 1, 2, 3, 4, 5, -1, 6.5, 0.25};
+    assert_int_equal(sp_fmt_h5w_row(w, 2, &s, i % 3 == 2 ? &st : NULL, &err),
+                     0);
+  }
+  assert_int_equal(sp_fmt_h5w_close(w, &err), 0);
+}
+
+static void test_direct_matches_batched(void **state) {
+  (void)state;
+  enum { NROW = 7 };
+  const int64_t counts[NROW] = {1000, 300000, 5, 1100000, 70000, 262144, 3};
+  sp_fmt_block blk[NROW];
+  uint64_t x = 12345;
+  int64_t t = 1000;
+  for (int i = 0; i < NROW; i++) {
+    blk[i] = (sp_fmt_block){i, i, counts[i], malloc((size_t)counts[i] * 8),
+                            malloc((size_t)counts[i] * 8)};
+    for (int64_t k = 0; k < counts[i]; k++) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      blk[i].starts[k] = t;
+      blk[i].ends[k] = t + (int64_t)(x >> 54);
+      t += 2000;
+    }
+  }
+  write_rows(at("direct.h5"), blk, NROW, 1);
+  write_rows(at("batched.h5"), blk, NROW, 0);
+  sp_fmt_err err = {""};
+  sp_fmt_h5_summary a, b;
+  assert_int_equal(sp_fmt_h5_read_summary(at("direct.h5"), &a, &err), 0);
+  assert_int_equal(sp_fmt_h5_read_summary(at("batched.h5"), &b, &err), 0);
+  assert_int_equal(a.nrows, NROW);
+  assert_int_equal(b.nrows, NROW);
+  int64_t off = 0;
+  for (int i = 0; i < NROW; i++) {
+    assert_int_equal(a.rows[i].event_offset, off);
+    assert_int_equal(b.rows[i].event_offset, off);
+    assert_int_equal(a.rows[i].event_count, counts[i]);
+    assert_int_equal(a.rows[i].thread, i);
+    assert_int_equal(a.rows[i].source_line, 10 + i);
+    assert_memory_equal(&a.rows[i].stats, &b.rows[i].stats,
+                        sizeof a.rows[i].stats);
+    off += counts[i];
+  }
+  assert_int_equal(a.rows[3].stats.calls, 1100000);
+  assert_int_equal(a.rows[3].stats.first_start_ns, blk[3].starts[0]);
+  assert_int_equal(a.rows[5].stats.total_ns, 7); /* as given */
+  sp_fmt_h5_summary_free(&a);
+  sp_fmt_h5_summary_free(&b);
+  sp_fmt_rank *ra, *rb;
+  int64_t na, nb;
+  assert_int_equal(sp_fmt_h5_read(at("direct.h5"), &ra, &na, &err), 0);
+  assert_int_equal(sp_fmt_h5_read(at("batched.h5"), &rb, &nb, &err), 0);
+  assert_int_equal(na, 1);
+  assert_int_equal(nb, 1);
+  assert_int_equal(ra[0].nblocks, NROW);
+  for (int64_t j = 0; j < NROW; j++) {
+    const sp_fmt_block *x1 = &ra[0].blocks[j], *x2 = &rb[0].blocks[j];
+    const sp_fmt_block *want = &blk[x1->thread];
+    assert_int_equal(x1->count, want->count);
+    assert_int_equal(x2->count, want->count);
+    assert_memory_equal(x1->starts, want->starts, (size_t)want->count * 8);
+    assert_memory_equal(x1->ends, want->ends, (size_t)want->count * 8);
+    assert_memory_equal(x2->starts, want->starts, (size_t)want->count * 8);
+    assert_memory_equal(x2->ends, want->ends, (size_t)want->count * 8);
+  }
+  sp_fmt_rank_free(&ra[0]);
+  sp_fmt_rank_free(&rb[0]);
+  free(ra);
+  free(rb);
+  for (int i = 0; i < NROW; i++) {
+    free(blk[i].starts);
+    free(blk[i].ends);
+  }
+}
+
 static void test_failures_leave_nothing(void **state) {
   (void)state;
   sp_fmt_err err = {""};
@@ -452,6 +547,7 @@ int main(void) {
       cmocka_unit_test(test_summary),
       cmocka_unit_test(test_full_read),
       cmocka_unit_test(test_streaming),
+      cmocka_unit_test(test_direct_matches_batched),
       cmocka_unit_test(test_failures_leave_nothing),
       cmocka_unit_test(test_reader_rejects),
       cmocka_unit_test(test_no_threads_dataset),
