@@ -21,6 +21,8 @@
 #define EV_BATCH ((int64_t)1 << 20)
 #define EV_CHUNK ((int64_t)1 << 18)
 #define ROW_CHUNK 65536
+/* Rows with at least this many calls in memory skip the batch. */
+#define EV_DIRECT ((int64_t)1 << 12)
 #define META_MAX 60000
 #define TRUNC_MARK "...[truncated]"
 
@@ -374,9 +376,11 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
   /* Without given stats, accumulate them from the calls as they stream. */
   acc a = {0};
   const int64_t *as, *ae;
-  if (src->count >= EV_CHUNK && sp_fmt_source_arrays(src, &as, &ae)) {
-    /* Calls in memory, at least a chunk of them: from the caller's arrays
-     * to the file, after what is already batched. */
+  if (src->count >= EV_DIRECT && row->offset + src->count >= EV_CHUNK &&
+      sp_fmt_source_arrays(src, &as, &ae)) {
+    /* Calls in memory: from the caller's arrays to the file, after what is
+     * already batched. Only once the events fill a chunk, so a profile
+     * smaller than that still gets its one exact-size chunk. */
     if (!stats)
       accumulate(&a, as, ae, src->count);
     if (flush_events(w, 0, err) < 0 ||
