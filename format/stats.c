@@ -398,6 +398,88 @@ static int merge_scan(const int64_t **arr, int64_t n, const sp_fmt_source *srcs,
   return 0;
 }
 
+/* One call of a lane given by value, in its source's order. */
+static inline void lane_add(lane *l, int64_t s, int64_t e) {
+  int64_t d = sub(e, s);
+  l->calls++;
+  l->total = add(l->total, d);
+  if (d < l->mn)
+    l->mn = d;
+  if (d > l->mx)
+    l->mx = d;
+  if (s < l->first)
+    l->first = s;
+  if (e > l->last)
+    l->last = e;
+  double delta = (double)d - l->mean;
+  l->mean += delta / (double)l->calls;
+  l->m2 += delta * ((double)d - l->mean);
+}
+
+/* Up to four sources: the merge and each source's statistics in one pass,
+ * the statistics in locals, so the merge's work overlaps the chains of
+ * divisions (they take as long as the merge when done apart). */
+static int merge_fused(const int64_t **arr, int64_t n,
+                       const sp_fmt_source *srcs, sp_fmt_stats *out,
+                       nester *t) {
+  lane l0, l1, l2, l3;
+  lane *ls[4] = {&l0, &l1, &l2, &l3};
+  for (int64_t i = 0; i < 4; i++)
+    *ls[i] = (lane){NULL,      NULL,      0,         i,         0, 0,
+                    INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0, 0};
+  const int64_t *ps[4], *pe[4];
+  int64_t left[4], id[4];
+  int live = 0, rc = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (srcs[i].count > 0) {
+      ps[live] = arr[2 * i];
+      pe[live] = arr[2 * i + 1];
+      left[live] = srcs[i].count;
+      id[live++] = i;
+    }
+  while (live > 0) {
+    int b = 0;
+    int64_t bs = *ps[0], be = *pe[0];
+    for (int j = 1; j < live; j++) {
+      int64_t s = *ps[j], e = *pe[j];
+      int better = (s < bs) | ((s == bs) & (e > be));
+      b = better ? j : b;
+      bs = better ? s : bs;
+      be = better ? e : be;
+    }
+    switch (id[b]) {
+    case 0:
+      lane_add(&l0, bs, be);
+      break;
+    case 1:
+      lane_add(&l1, bs, be);
+      break;
+    case 2:
+      lane_add(&l2, bs, be);
+      break;
+    default:
+      lane_add(&l3, bs, be);
+      break;
+    }
+    if ((rc = place(t, id[b], bs, be)) != 0)
+      break;
+    ps[b]++;
+    pe[b]++;
+    if (--left[b] == 0) {
+      live--;
+      for (int j = b; j < live; j++) {
+        ps[j] = ps[j + 1];
+        pe[j] = pe[j + 1];
+        left[j] = left[j + 1];
+        id[j] = id[j + 1];
+      }
+    }
+  }
+  for (int64_t i = 0; i < n; i++)
+    lane_done(ls[i], out);
+  return rc;
+}
+
 /* Sources whose calls are in memory: per-source statistics need no merge;
  * only exclusive time does, and it reads the arrays in place. */
 static int stats_arrays(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
@@ -414,6 +496,8 @@ static int stats_arrays(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
 
 static int merge_arrays(const sp_fmt_source *srcs, int64_t n,
                         const int64_t **arr, sp_fmt_stats *out, nester *t) {
+  if (n >= 2 && n <= 4)
+    return merge_fused(arr, n, srcs, out, t);
   lane_stats(srcs, n, arr, out);
   if (n == 1) { /* no merge: nesting within the region is recursion */
     const int64_t *st = arr[0], *en = arr[1];
