@@ -1,6 +1,6 @@
-/* merge.c - streams the ranks into one schema-2 file, one rank in memory
- * at a time; optionally a reader thread prepares the next rank (loads it,
- * computes its statistics) while this thread writes the previous one. */
+/* merge.c - streams the ranks into one schema-2 file rank by rank; a
+ * reader thread prepares the next rank (loads it, computes its statistics)
+ * while this thread writes the previous one, unless SP_IMPORT_THREAD=0. */
 #include "sp_import.h"
 
 #include <pthread.h>
@@ -190,12 +190,13 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   p.claims = claims;
   p.nclaims = nclaims;
   p.last = last;
-  /* By default one rank is in memory at a time. SP_IMPORT_THREAD=1 adds
-   * the reader thread (two ranks in memory): on the shared 2-core machine
-   * it measured from 1.5x faster to 1.7x slower (docs/import.md). */
+  /* By default the reader thread prepares the next rank while this one
+   * writes (two ranks in memory): on the 64-rank bench it was faster in
+   * every run but one tie (docs/import.md). SP_IMPORT_THREAD=0 keeps one
+   * rank in memory at a time. */
   const char *thr = getenv("SP_IMPORT_THREAD");
   pthread_t th;
-  int started = thr && strcmp(thr, "0") != 0 &&
+  int started = !(thr && strcmp(thr, "0") == 0) &&
                 pthread_create(&th, NULL, reader, &p) == 0;
   int64_t next = 0; /* without the thread: the next claim to prepare */
   loaded *cur = NULL;
