@@ -1,6 +1,7 @@
-/* merge.c - streams the ranks into one schema-2 file rank by rank; a
- * reader thread prepares the next rank (loads it, computes its statistics)
- * while this thread writes the previous one, unless SP_IMPORT_THREAD=0. */
+/* merge.c - streams the ranks into one schema-2 file rank by rank. This
+ * thread reads each rank and writes it; a statistics thread computes the
+ * rows of rank i+1 meanwhile (two ranks in memory), unless
+ * SP_IMPORT_THREAD=0. */
 #include "sp_import.h"
 
 #include <pthread.h>
@@ -8,10 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* Debian's HDF5 is built without thread safety: every HDF5 call of either
- * thread (reading an .h5 input, writing the output) holds this lock. */
-static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double now(void) {
   struct timespec t;
@@ -34,18 +31,21 @@ typedef struct item {
   sp_imp_row *rows;
 } item;
 
+/* Ranks flow: this thread loads them (todo), the statistics thread makes
+ * their rows (ready), this thread writes them. At most two are in flight,
+ * so each queue holds at most two. All HDF5 calls stay on this thread
+ * (Debian's HDF5 is not thread-safe). */
 typedef struct pipeline {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   const sp_imp_inputs *in;
   const sp_imp_claim *claims;
-  int64_t nclaims;
   const int64_t *last; /* per input: index of its last claim */
-  item q[2];
-  int head, count;
-  int inflight; /* items made and not yet written */
-  int done, cancel, failed;
-  sp_fmt_err err; /* the reader's failure */
+  item todo[2], ready[2];
+  int todo_head, ntodo, ready_head, nready;
+  int stop;       /* no more todo: the statistics thread ends */
+  int failed;     /* the statistics thread failed: err says why */
+  sp_fmt_err err; /* the statistics thread's failure */
   double t_read, t_stats;
 } pipeline;
 
@@ -73,9 +73,7 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
   l->refs = 1;
   int rc;
   if (x->kind == SP_IMP_H5) {
-    pthread_mutex_lock(&h5_lock);
     rc = sp_fmt_h5_read(x->path, &l->ranks, &l->n, err);
-    pthread_mutex_unlock(&h5_lock);
   } else if (!(l->ranks = calloc(1, sizeof *l->ranks))) {
     sp_fmt_err_set(err, "%s: out of memory", x->path);
     rc = -1;
@@ -91,9 +89,10 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
   return l;
 }
 
-/* Prepares claim c as an item on the queue: loads its input unless *cur
- * already holds it, builds its rows with statistics. */
-static int produce(pipeline *p, int64_t c, loaded **cur, sp_fmt_err *err) {
+/* Claim c as an item without rows: loads its input unless *cur already
+ * holds it. */
+static int load_item(pipeline *p, int64_t c, loaded **cur, item *it,
+                     sp_fmt_err *err) {
   const sp_imp_input *x = &p->in->v[p->claims[c].input];
   double t0 = now();
   if (!*cur || (*cur)->input != p->claims[c].input) {
@@ -105,23 +104,16 @@ static int produce(pipeline *p, int64_t c, loaded **cur, sp_fmt_err *err) {
   for (int64_t i = 0; i < (*cur)->n && !r; i++)
     if ((*cur)->ranks[i].rank == p->claims[c].rank)
       r = &(*cur)->ranks[i];
-  double t1 = now();
-  p->t_read += t1 - t0;
+  p->t_read += now() - t0;
   if (!r) { /* changed between scan and read */
     sp_fmt_err_set(err, "%s: rank %d no longer in the file", x->path,
                    p->claims[c].rank);
     return -1;
   }
-  sp_imp_row *rows = NULL;
-  if (sp__imp_rows(r, x->path, &rows, err) != 0)
-    return -1;
-  p->t_stats += now() - t1;
   pthread_mutex_lock(&p->mu);
   (*cur)->refs++;
-  p->q[(p->head + p->count++) % 2] = (item){*cur, r, rows};
-  p->inflight++;
-  pthread_cond_broadcast(&p->cv);
   pthread_mutex_unlock(&p->mu);
+  *it = (item){*cur, r, NULL};
   if (p->last[(*cur)->input] == c) { /* none of its ranks is still to come */
     release(p, *cur);
     *cur = NULL;
@@ -129,42 +121,55 @@ static int produce(pipeline *p, int64_t c, loaded **cur, sp_fmt_err *err) {
   return 0;
 }
 
-/* The reader thread: claims in rank order to items, at most two ahead
- * of the writer (the one being written and the next). */
-static void *reader(void *arg) {
+/* The item's rows with their statistics; t is where the time adds up. */
+static int make_rows(pipeline *p, item *it, double *t, sp_fmt_err *err) {
+  double t0 = now();
+  int rc = sp__imp_rows(it->r, p->in->v[it->l->input].path, &it->rows, err);
+  *t += now() - t0;
+  return rc;
+}
+
+/* The statistics thread: todo items to ready ones, in order. */
+static void *stats_thread(void *arg) {
   pipeline *p = arg;
-  loaded *cur = NULL;
-  sp_fmt_err err = {""};
-  int failed = 0;
-  for (int64_t c = 0; c < p->nclaims && !failed; c++) {
-    pthread_mutex_lock(&p->mu);
-    while (p->inflight >= 2 && !p->cancel)
-      pthread_cond_wait(&p->cv, &p->mu);
-    int cancel = p->cancel;
-    pthread_mutex_unlock(&p->mu);
-    if (cancel)
-      break;
-    failed = produce(p, c, &cur, &err) != 0;
-  }
-  release(p, cur);
+  double t = 0;
   pthread_mutex_lock(&p->mu);
-  p->done = 1;
-  if (failed) {
-    p->failed = 1;
-    p->err = err;
+  for (;;) {
+    while (p->ntodo == 0 && !p->stop)
+      pthread_cond_wait(&p->cv, &p->mu);
+    if (p->ntodo == 0)
+      break;
+    item it = p->todo[p->todo_head];
+    pthread_mutex_unlock(&p->mu);
+    sp_fmt_err err = {""};
+    int rc = make_rows(p, &it, &t, &err);
+    pthread_mutex_lock(&p->mu);
+    p->todo_head = (p->todo_head + 1) % 2;
+    p->ntodo--;
+    if (rc != 0) {
+      p->failed = 1;
+      p->err = err;
+      pthread_cond_broadcast(&p->cv);
+      break;
+    }
+    p->ready[(p->ready_head + p->nready++) % 2] = it;
+    pthread_cond_broadcast(&p->cv);
   }
-  pthread_cond_broadcast(&p->cv);
+  p->t_stats = t;
   pthread_mutex_unlock(&p->mu);
   return NULL;
 }
 
 static int write_item(sp_fmt_h5w *w, const item *it, sp_fmt_err *err) {
   int rc = 0;
-  pthread_mutex_lock(&h5_lock);
   for (int64_t k = 0; k < it->r->nblocks && rc == 0; k++)
     rc = sp_fmt_h5w_row(w, it->r->rank, &it->rows[k].src, &it->rows[k].st, err);
-  pthread_mutex_unlock(&h5_lock);
   return rc;
+}
+
+static void drop_item(pipeline *p, item *it) {
+  free(it->rows);
+  release(p, it->l);
 }
 
 int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
@@ -188,46 +193,63 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   pthread_cond_init(&p.cv, NULL);
   p.in = in;
   p.claims = claims;
-  p.nclaims = nclaims;
   p.last = last;
-  /* By default the reader thread prepares the next rank while this one
-   * writes (two ranks in memory): on the 64-rank bench it was faster in
-   * every run but one tie (docs/import.md). SP_IMPORT_THREAD=0 keeps one
-   * rank in memory at a time. */
+  /* On the 64-rank bench the statistics thread was faster in every run
+   * but one tie (docs/import.md). SP_IMPORT_THREAD=0 keeps one rank in
+   * memory at a time. */
   const char *thr = getenv("SP_IMPORT_THREAD");
   pthread_t th;
   int started = !(thr && strcmp(thr, "0") == 0) &&
-                pthread_create(&th, NULL, reader, &p) == 0;
-  int64_t next = 0; /* without the thread: the next claim to prepare */
+                pthread_create(&th, NULL, stats_thread, &p) == 0;
   loaded *cur = NULL;
 
   sp_fmt_meta meta = {0, NULL};
   int have_meta = 0, failed = 0;
-  double t_write = 0, t_wait = 0;
-  for (;;) {
-    double t0 = now();
-    if (!started && !failed) {
-      if (next == nclaims)
-        p.done = 1;
-      else if (produce(&p, next++, &cur, err) != 0)
+  double t_write = 0, t_wait = 0, t_stats = 0;
+  int64_t next = 0, inflight = 0;
+  for (int64_t done = 0; done < nclaims && !failed;) {
+    item it;
+    if (next < nclaims && inflight < (started ? 2 : 1)) {
+      if (load_item(&p, next, &cur, &it, err) != 0) {
         failed = 1;
+        break;
+      }
+      next++;
+      inflight++;
+      if (!started) {
+        if (make_rows(&p, &it, &t_stats, err) != 0) {
+          drop_item(&p, &it);
+          failed = 1;
+          break;
+        }
+        pthread_mutex_lock(&p.mu);
+        p.ready[(p.ready_head + p.nready++) % 2] = it;
+        pthread_mutex_unlock(&p.mu);
+      } else {
+        pthread_mutex_lock(&p.mu);
+        p.todo[(p.todo_head + p.ntodo++) % 2] = it;
+        pthread_cond_broadcast(&p.cv);
+        pthread_mutex_unlock(&p.mu);
+        continue; /* load the next one while this one's rows are made */
+      }
     }
-    if (failed && !started)
-      break;
+    double t0 = now();
     pthread_mutex_lock(&p.mu);
-    while (p.count == 0 && !p.done)
+    while (p.nready == 0 && !p.failed)
       pthread_cond_wait(&p.cv, &p.mu);
-    if (p.count == 0) {
+    if (p.nready == 0) { /* the statistics thread failed */
+      *err = p.err;
       pthread_mutex_unlock(&p.mu);
+      failed = 1;
       break;
     }
-    item it = p.q[p.head];
-    p.head = (p.head + 1) % 2;
-    p.count--;
+    it = p.ready[p.ready_head];
+    p.ready_head = (p.ready_head + 1) % 2;
+    p.nready--;
     pthread_mutex_unlock(&p.mu);
     double t1 = now();
     t_wait += t1 - t0;
-    if (!failed && write_item(w, &it, err) != 0)
+    if (write_item(w, &it, err) != 0)
       failed = 1;
     if (!failed && !have_meta && it.r->meta.n > 0) {
       /* The lowest rank that has any. */
@@ -238,22 +260,24 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
       have_meta = 1;
     }
     t_write += now() - t1;
-    free(it.rows);
-    release(&p, it.l);
+    drop_item(&p, &it);
+    inflight--;
+    done++;
+  }
+  if (started) {
     pthread_mutex_lock(&p.mu);
-    p.inflight--;
-    if (failed)
-      p.cancel = 1;
+    p.stop = 1;
     pthread_cond_broadcast(&p.cv);
     pthread_mutex_unlock(&p.mu);
-  }
-  if (started)
     pthread_join(th, NULL);
-  release(&p, cur);
-  if (!failed && p.failed) {
-    *err = p.err;
-    failed = 1;
+    t_stats = p.t_stats;
   }
+  /* After a failure: whatever is still queued. */
+  for (; p.ntodo > 0; p.ntodo--, p.todo_head = (p.todo_head + 1) % 2)
+    drop_item(&p, &p.todo[p.todo_head]);
+  for (; p.nready > 0; p.nready--, p.ready_head = (p.ready_head + 1) % 2)
+    drop_item(&p, &p.ready[p.ready_head]);
+  release(&p, cur);
   if (!failed && (sp_fmt_meta_set_str(&meta, "label", label) != 0 ||
                   sp_fmt_meta_set_int(&meta, "mpi_size", nclaims) != 0)) {
     sp_fmt_err_set(err, "%s: out of memory", out);
@@ -269,9 +293,10 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   t_write += now() - t0;
   if (getenv("SP_IMPORT_TIMES"))
     fprintf(stderr,
-            "sp-import: read %.3f s, stats %.3f s; "
-            "writer: write %.3f s, waited %.3f s\n",
-            p.t_read, p.t_stats, t_write, t_wait);
+            "sp-import: read %.3f s, write %.3f s, waited for statistics "
+            "%.3f s; statistics %.3f s%s\n",
+            p.t_read, t_write, t_wait, t_stats,
+            started ? " (on their own thread)" : "");
   sp_fmt_meta_free(&meta);
   pthread_mutex_destroy(&p.mu);
   pthread_cond_destroy(&p.cv);
