@@ -131,6 +131,24 @@ static int pread_times(reader *r, int64_t *dst, int64_t n) {
   return 0;
 }
 
+/* A timestamp array. Large ones (1 Mi calls and up) are aligned to and
+ * backed by 2 MiB pages where the kernel allows: a 4 KiB page fault costs
+ * several microseconds in this kind of VM, more than copying the page, and
+ * the statistics' passes over the arrays miss the TLB less (4 ranks x 8 M
+ * calls: reading 0.47 -> 0.14 s, statistics 0.44 -> 0.24 s). Smaller ones
+ * stay plain: their heap memory is reused from rank to rank anyway. Freed
+ * with free(). */
+static int64_t *times_alloc(int64_t count) {
+  size_t n = (size_t)count * 8, huge = (size_t)2 << 20;
+  if (n < 4 * huge)
+    return malloc(n);
+  void *p = NULL;
+  if (posix_memalign(&p, huge, n) != 0)
+    return NULL;
+  madvise(p, n & ~(huge - 1), MADV_HUGEPAGE); /* a hint: may be refused */
+  return p;
+}
+
 /* n timestamps into dst: from the file if there is one, else from the
  * image in memory. */
 static int get_times(reader *r, int64_t *dst, int64_t n) {
@@ -350,8 +368,8 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
                   (long long)count, left);
     blk->count = count;
     if (count) {
-      blk->starts = malloc((size_t)count * 8);
-      blk->ends = malloc((size_t)count * 8);
+      blk->starts = times_alloc(count);
+      blk->ends = times_alloc(count);
       if (!blk->starts || !blk->ends)
         return fail(r, r->pos, "out of memory");
       if (get_times(r, blk->starts, count) || get_times(r, blk->ends, count))
