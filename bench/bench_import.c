@@ -125,19 +125,21 @@ int main(int argc, char **argv) {
       double u = run(im, thr ? "1" : "0", &r);
       best[thr] = u < best[thr] ? u : best[thr];
       rss[thr] = r > rss[thr] ? r : rss[thr];
-      printf(", sp-import%s %.3f s", thr ? " (thread)" : "", u);
+      printf(", sp-import%s %.3f s", thr ? " (thread, default)" : " THREAD=0",
+             u);
     }
     printf("\n");
   }
   struct stat st;
   stat(out, &st);
   double mb = (double)total / 1048576.0;
-  printf("cp                  : %.3f s (%.0f MiB/s)\n", best_cp, mb / best_cp);
+  printf("%-28s: %.3f s (%.0f MiB/s)\n", "cp", best_cp, mb / best_cp);
   for (int thr = 0; thr < 2; thr++) {
-    printf("sp-import%s: %.3f s (%.0f MiB/s), ratio to cp %.2f (target >= "
+    printf("%-28s: %.3f s (%.0f MiB/s), ratio to cp %.2f (target >= "
            "0.5), peak RSS %.1f MiB = %.2f x largest input\n",
-           thr ? " (thread)" : "         ", best[thr], mb / best[thr],
-           best_cp / best[thr], (double)rss[thr] / 1024.0,
+           thr ? "sp-import (thread, default)" : "sp-import SP_IMPORT_THREAD=0",
+           best[thr], mb / best[thr], best_cp / best[thr],
+           (double)rss[thr] / 1024.0,
            (double)rss[thr] * 1024.0 / (double)largest);
   }
   printf("output %.1f MiB\n", (double)st.st_size / 1048576.0);
