@@ -46,7 +46,8 @@ static void run_cyg(void) {
 int main(void) {
   void (*fn[4])(void) = {run_plain, run_manual, run_ann, run_cyg};
   const char *name[4] = {"plain call", "manual sp_begin/sp_end",
-                         "annotate (plugin)", "-finstrument-functions (plugin)"};
+                         "annotate (plugin)",
+                         "-finstrument-functions (plugin)"};
   double best[4] = {1e300, 1e300, 1e300, 1e300};
   sp_init(NULL);
   manual_id = sp_region("manual");

@@ -8,11 +8,11 @@
 /* One rank's rows of the global nx x ny grid, with one halo row above and
  * one below: (rows + 2) x ny doubles, row-major. */
 typedef struct slab {
-  int nx, ny;      /* global size */
-  int rows;        /* interior rows owned by this rank */
-  int first_row;   /* global index of the first interior row */
+  int nx, ny;    /* global size */
+  int rows;      /* interior rows owned by this rank */
+  int first_row; /* global index of the first interior row */
   int rank, size;
-  int up, down;    /* neighbour ranks, MPI_PROC_NULL at the edges */
+  int up, down; /* neighbour ranks, MPI_PROC_NULL at the edges */
   double *u, *unew;
 } slab_t;
 

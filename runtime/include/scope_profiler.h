@@ -20,12 +20,12 @@ extern "C" {
 
 /* Error codes returned (negated) by the API calls that return int. */
 #define SP_OK 0
-#define SP_EINVAL (-1)    /* a NULL or empty name, or a bad argument */
-#define SP_ENOMEM (-2)    /* out of memory */
-#define SP_EIO (-3)       /* the output file could not be written */
-#define SP_EDISABLED (-4) /* SP_ENABLE=0: nothing is recorded */
+#define SP_EINVAL (-1)     /* a NULL or empty name, or a bad argument */
+#define SP_ENOMEM (-2)     /* out of memory */
+#define SP_EIO (-3)        /* the output file could not be written */
+#define SP_EDISABLED (-4)  /* SP_ENABLE=0: nothing is recorded */
 #define SP_EFINALIZED (-5) /* sp_finalize() already ran in this process */
-#define SP_ELIMIT (-6)    /* a documented limit (regions, threads) was hit */
+#define SP_ELIMIT (-6)     /* a documented limit (regions, threads) was hit */
 
 /** Starts the runtime; optional (the first call of any API starts it).
  *  prefix: output prefix, copied; NULL means $SP_OUTPUT, else

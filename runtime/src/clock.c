@@ -84,8 +84,8 @@ void sp__clock_end(void) {
     mult = 1ull << 32; /* cannot happen with an invariant TSC; stay sane */
     return;
   }
-  mult = (uint64_t)((((unsigned __int128)(mono1 - mono0)) << 32) /
-                    (tsc1 - tsc0));
+  mult =
+      (uint64_t)((((unsigned __int128)(mono1 - mono0)) << 32) / (tsc1 - tsc0));
 }
 
 int64_t sp__clock_ns(uint64_t stamp) {

@@ -27,8 +27,9 @@ static int first_of(const char *const *names, int *out) {
 
 int sp__rank_from_env(void) {
   static const char *const names[] = {
-      "SP_RANK",  "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-      "MV2_COMM_WORLD_RANK", "SLURM_PROCID", NULL};
+      "SP_RANK",   "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+      "PMIX_RANK", "MV2_COMM_WORLD_RANK",  "SLURM_PROCID",
+      NULL};
   int r;
   return first_of(names, &r) ? r : -1;
 }

@@ -12,12 +12,12 @@
  * straight from the recording chunks or, when several region ids ended up
  * with one name (two static functions called alike), merged into arrays. */
 typedef struct block {
-  int32_t thread;  /* compacted thread number */
-  int32_t region;  /* final region index */
+  int32_t thread; /* compacted thread number */
+  int32_t region; /* final region index */
   int64_t count;
   int64_t first_start;
-  const sp__buf_t *buf;    /* chunk source, or NULL */
-  int64_t *starts, *ends;  /* merged source (ns), or NULL */
+  const sp__buf_t *buf;   /* chunk source, or NULL */
+  int64_t *starts, *ends; /* merged source (ns), or NULL */
   /* read cursor over the chunk list */
   const sp__chunk_t *cur_chunk;
   int64_t cur_first, cur_pos;
@@ -151,8 +151,8 @@ static int merge_into(block_t *dst, const sp__buf_t *src) {
   return 0;
 }
 
-static int write_h5(const char *path, int rank, sp_fmt_source *src,
-                    int64_t n, sp_fmt_err *err) {
+static int write_h5(const char *path, int rank, sp_fmt_source *src, int64_t n,
+                    sp_fmt_err *err) {
 #ifdef SP_USE_HDF5
   sp_fmt_stats *stats = calloc((size_t)(n ? n : 1), sizeof *stats);
   if (!stats) {

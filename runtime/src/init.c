@@ -14,7 +14,8 @@ SP_API int sp_active_ = 1;
 /* The runtime's own reads go through this hidden alias (no GOT load). A
  * program that reads sp_active_ from the header may hold a copy-relocated
  * copy of it, so both are always written together, by sp__set_active. */
-extern int sp__active __attribute__((alias("sp_active_"), visibility("hidden")));
+extern int sp__active
+    __attribute__((alias("sp_active_"), visibility("hidden")));
 
 void sp__set_active(int on) {
   sp_active_ = on;

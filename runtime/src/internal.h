@@ -24,11 +24,11 @@ SP_HIDDEN void sp__debug(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
 /* ---- limits (documented in docs/runtime.md) ---- */
-#define SP__PAGE_BITS 12                 /* 4096 regions per table page */
+#define SP__PAGE_BITS 12 /* 4096 regions per table page */
 #define SP__PAGE_SIZE (1u << SP__PAGE_BITS)
-#define SP__MAX_PAGES 1024               /* so at most 4,194,304 regions */
+#define SP__MAX_PAGES 1024 /* so at most 4,194,304 regions */
 #define SP__MAX_REGIONS (SP__PAGE_SIZE * SP__MAX_PAGES)
-#define SP__STACK_MAX (1u << 20)         /* nesting depth per thread */
+#define SP__STACK_MAX (1u << 20) /* nesting depth per thread */
 
 /* ---- life cycle ---- */
 enum { SP__UNINIT = 0, SP__RUNNING, SP__DISABLED, SP__FINALIZED };
@@ -75,10 +75,10 @@ static inline uint64_t sp__now(void) {
 
 /* ---- regions ---- */
 typedef struct sp__region {
-  const char *name;   /* NULL for an address region until resolved */
-  const char *file;   /* NULL = unknown */
+  const char *name; /* NULL for an address region until resolved */
+  const char *file; /* NULL = unknown */
   int line;
-  const void *addr;   /* function address of a __cyg_profile region */
+  const void *addr; /* function address of a __cyg_profile region */
 } sp__region_t;
 
 SP_HIDDEN extern _Atomic int32_t sp__nregions;
@@ -142,7 +142,6 @@ static inline sp__buf_t *sp__buf_peek(sp__thread_t *t, int32_t id) {
   sp__buf_t *page = t->pages[(uint32_t)id >> SP__PAGE_BITS];
   return page ? &page[(uint32_t)id & (SP__PAGE_SIZE - 1)] : NULL;
 }
-
 
 /* ---- symbols (off the hot path: called at finalize) ---- */
 /* Name of the function at addr, demangled, malloc'd; never NULL. */

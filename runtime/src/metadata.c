@@ -37,10 +37,19 @@ static void chip(char *out, size_t size) {
   fclose(f);
 }
 
-static const char *const captured[] = {
-    "PATH",        "LD_LIBRARY_PATH", "VIRTUAL_ENV", "LOADEDMODULES",
-    "MODULEPATH",  "MODULESHOME",     "MODULES_CMD", "MODULES_RUN_QUARANTINE",
-    "PYTHON_HOME", "PYTHON_INC",      "PYTHON_INCLUDE", "PYTHON_LIB", NULL};
+static const char *const captured[] = {"PATH",
+                                       "LD_LIBRARY_PATH",
+                                       "VIRTUAL_ENV",
+                                       "LOADEDMODULES",
+                                       "MODULEPATH",
+                                       "MODULESHOME",
+                                       "MODULES_CMD",
+                                       "MODULES_RUN_QUARANTINE",
+                                       "PYTHON_HOME",
+                                       "PYTHON_INC",
+                                       "PYTHON_INCLUDE",
+                                       "PYTHON_LIB",
+                                       NULL};
 
 void sp__metadata_collect(sp_fmt_meta *m) {
   char buf[4096];

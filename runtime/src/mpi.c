@@ -16,7 +16,8 @@ static void *comm_world(void) {
 }
 
 int sp__mpi_query(int *rank, int *size) {
-  flag_fn initialized = (flag_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MPI_Initialized");
+  flag_fn initialized =
+      (flag_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MPI_Initialized");
   flag_fn finalized = (flag_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MPI_Finalized");
   comm_fn comm_rank = (comm_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MPI_Comm_rank");
   comm_fn comm_size = (comm_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MPI_Comm_size");
@@ -55,6 +56,7 @@ SP_API int MPI_Finalize(void) {
     captured_size = s;
     captured = 1;
   }
-  int (*pmpi)(void) = (int (*)(void))(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Finalize");
+  int (*pmpi)(void) =
+      (int (*)(void))(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Finalize");
   return pmpi ? pmpi() : 16; /* MPI_ERR_OTHER in the MPICH and OpenMPI ABIs */
 }

@@ -57,9 +57,9 @@ sp__thread_t *sp__thread_slow(void) {
   if (t == MAP_FAILED)
     return NULL;
   /* Reserved, not committed: pages fault in only as deep as calls nest. */
-  t->stack = mmap(NULL, SP__STACK_MAX * sizeof(sp__frame_t),
-                  PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  t->stack =
+      mmap(NULL, SP__STACK_MAX * sizeof(sp__frame_t), PROT_READ | PROT_WRITE,
+           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (t->stack == MAP_FAILED) {
     munmap(t, sizeof *t);
     return NULL;
@@ -95,8 +95,8 @@ static sp__chunk_t *chunk_new(sp__thread_t *t, size_t bytes) {
 }
 
 static sp__buf_t *buf_get(sp__thread_t *t, int32_t id) {
-  if ((uint32_t)id >= (uint32_t)atomic_load_explicit(&sp__nregions,
-                                                     memory_order_acquire)) {
+  if ((uint32_t)id >=
+      (uint32_t)atomic_load_explicit(&sp__nregions, memory_order_acquire)) {
     t->n_invalid++;
     return NULL;
   }

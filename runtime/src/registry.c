@@ -43,8 +43,8 @@ static char *arena_strdup(const char *s) {
 sp__region_t *sp__region_get(int32_t id) {
   if (id < 0 || id >= atomic_load_explicit(&sp__nregions, memory_order_acquire))
     return NULL;
-  sp__region_t *page = atomic_load_explicit(&pages[id >> SP__PAGE_BITS],
-                                            memory_order_acquire);
+  sp__region_t *page =
+      atomic_load_explicit(&pages[id >> SP__PAGE_BITS], memory_order_acquire);
   return &page[id & (SP__PAGE_SIZE - 1)];
 }
 
@@ -135,8 +135,8 @@ static int32_t add_region(const char *name, const char *file, int line,
   int32_t id = atomic_load_explicit(&sp__nregions, memory_order_relaxed);
   if ((uint32_t)id >= SP__MAX_REGIONS)
     return -1;
-  sp__region_t *page = atomic_load_explicit(&pages[id >> SP__PAGE_BITS],
-                                            memory_order_relaxed);
+  sp__region_t *page =
+      atomic_load_explicit(&pages[id >> SP__PAGE_BITS], memory_order_relaxed);
   if (!page) {
     page = sp__arena_alloc(SP__PAGE_SIZE * sizeof(sp__region_t));
     if (!page)
@@ -157,13 +157,13 @@ static int32_t add_region(const char *name, const char *file, int line,
 
 int32_t sp__register(const char *name, const char *file, int line) {
   uint64_t h = hash_str(name);
-  int32_t id = find(atomic_load_explicit(&by_name, memory_order_acquire), h,
-                    name, NULL);
+  int32_t id =
+      find(atomic_load_explicit(&by_name, memory_order_acquire), h, name, NULL);
   if (id >= 0)
     return id;
   pthread_mutex_lock(&reg_lock);
-  id = find(atomic_load_explicit(&by_name, memory_order_relaxed), h, name,
-            NULL);
+  id =
+      find(atomic_load_explicit(&by_name, memory_order_relaxed), h, name, NULL);
   if (id < 0 && table_reserve(&by_name, n_named) == 0) {
     id = add_region(name, file, line, NULL);
     if (id >= 0) {

@@ -22,7 +22,7 @@ typedef struct sym {
 
 typedef struct object {
   struct object *next;
-  uintptr_t bias;   /* load address - link-time address */
+  uintptr_t bias; /* load address - link-time address */
   char path[PATH_MAX];
   void *map;
   size_t map_size;

@@ -15,8 +15,9 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int at_exit = argc > 1 && strcmp(argv[1], "hide-atexit") == 0;
   if (argc > 1 && strncmp(argv[1], "hide", 4) == 0) {
-    const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-                          "SLURM_PROCID", "OMPI_COMM_WORLD_SIZE", NULL};
+    const char *vars[] = {
+        "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
+        "OMPI_COMM_WORLD_SIZE", NULL};
     for (int i = 0; vars[i]; i++)
       unsetenv(vars[i]);
   }

@@ -75,12 +75,12 @@ static int many_regions(void) {
 
 static int mismatch(void) {
   int a = sp_region("a"), b = sp_region("b"), c = sp_region("c");
-  sp_end(a);   /* nothing open: counted, ignored */
+  sp_end(a); /* nothing open: counted, ignored */
   sp_begin(a);
   sp_begin(b);
   sp_begin(c);
-  sp_end(a);   /* closes c and b with a */
-  sp_end(c);   /* not open any more: counted, ignored */
+  sp_end(a); /* closes c and b with a */
+  sp_end(c); /* not open any more: counted, ignored */
   sp_begin(b);
   sp_end(b);
   sp_begin(9999); /* invalid id: ignored */

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+/* cmocka.h needs the three above first */
 #include <cmocka.h>
 
 #include <dirent.h>
@@ -40,8 +41,8 @@ static int run(const char *prog, const char *arg, const char *const *env) {
   snprintf(errfile, sizeof errfile, "%s/stderr.txt", dir);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 2, errfile, O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
+  posix_spawn_file_actions_addopen(&fa, 2, errfile,
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   char path[600];
   snprintf(path, sizeof path, "%s/%s", SP_TEST_BINARY_DIR, prog);
@@ -130,7 +131,8 @@ static void test_nest_roundtrip(void **state) {
   assert_int_equal(r.rank, 0);
   assert_int_equal(r.nblocks, 4);
   const sp_fmt_block *a = find_block(&r, 0, "a"), *b = find_block(&r, 0, "b"),
-                     *c = find_block(&r, 0, "c"), *rec = find_block(&r, 0, "rec");
+                     *c = find_block(&r, 0, "c"),
+                     *rec = find_block(&r, 0, "rec");
   assert_non_null(a), assert_non_null(b), assert_non_null(c),
       assert_non_null(rec);
   assert_int_equal(a->count, 1);
@@ -352,8 +354,8 @@ static void test_rank_from_env(void **state) {
   assert_int_equal(run("rt_scenario", "nest", e2), 0);
   const char *e3[] = {ENV_OUT(out), "SP_FORMAT=spt", "SLURM_PROCID=5", NULL};
   assert_int_equal(run("rt_scenario", "nest", e3), 0);
-  const char *e4[] = {ENV_OUT(out), "SP_FORMAT=spt",
-                      "OMPI_COMM_WORLD_RANK=7", NULL};
+  const char *e4[] = {ENV_OUT(out), "SP_FORMAT=spt", "OMPI_COMM_WORLD_RANK=7",
+                      NULL};
   assert_int_equal(run("rt_scenario", "nest", e4), 0);
   const char *names[] = {"p_rank00003.spt", "p_rank00012.spt",
                          "p_rank00005.spt", "p_rank00007.spt"};
@@ -440,7 +442,8 @@ static void test_cyg_fortran_names(void **state) {
   assert_int_equal(find_block(&r, 0, "MAIN__")->count, 1);
   const sp_fmt_block *f = find_block(&r, 0, "heat::fact");
   for (int i = 1; i < 5; i++)
-    assert_true(f->starts[i - 1] <= f->starts[i] && f->ends[i] <= f->ends[i - 1]);
+    assert_true(f->starts[i - 1] <= f->starts[i] &&
+                f->ends[i] <= f->ends[i - 1]);
   sp_fmt_rank_free(&r);
 }
 
@@ -510,10 +513,12 @@ static void test_fortran_module_api_flang_plugin(void **state) {
   assert_int_equal(region_of(&r, prog)->line, 3);
   assert_int_equal(region_of(&r, pf)->line, 26);
   for (int i = 1; i < 4; i++) /* recursion nests */
-    assert_true(pf->starts[i - 1] <= pf->starts[i] && pf->ends[i] <= pf->ends[i - 1]);
+    assert_true(pf->starts[i - 1] <= pf->starts[i] &&
+                pf->ends[i] <= pf->ends[i - 1]);
   /* each API call of fact sits inside the plugin's call of the function */
   for (int i = 0; i < 4; i++)
-    assert_true(pf->starts[i] <= fact->starts[i] && fact->ends[i] <= pf->ends[i]);
+    assert_true(pf->starts[i] <= fact->starts[i] &&
+                fact->ends[i] <= pf->ends[i]);
   sp_fmt_rank_free(&r);
 }
 
@@ -521,9 +526,10 @@ static void test_fortran_module_api_flang_plugin(void **state) {
 static void test_h5_output(void **state) {
   (void)state;
   char out[600], path[700];
-  const char *env[] = {ENV_OUT(out), "SP_FORMAT=h5", "SP_LABEL=nightly",
-                       "SP_RANK=2", "OMPI_COMM_WORLD_SIZE=4",
-                       "LOADEDMODULES=gcc/12:hdf5/1.10", NULL};
+  const char *env[] = {
+      ENV_OUT(out), "SP_FORMAT=h5",           "SP_LABEL=nightly",
+      "SP_RANK=2",  "OMPI_COMM_WORLD_SIZE=4", "LOADEDMODULES=gcc/12:hdf5/1.10",
+      NULL};
   assert_int_equal(run("rt_scenario", "nest", env), 0);
   assert_string_equal(errtext, "");
   snprintf(path, sizeof path, "%s/p_rank00002.h5", dir);
@@ -546,9 +552,16 @@ static void test_h5_output(void **state) {
   assert_true(a->starts[0] <= b->starts[0] && b->ends[1] <= a->ends[0]);
 
   /* metadata: every key of the seed a native run can fill, typed */
-  const char *strs[] = {"timestamp", "user", "hostname", "platform", "uname",
-                        "chip_information", "scope_profiler_version",
-                        "working_directory", "clock_source", "label",
+  const char *strs[] = {"timestamp",
+                        "user",
+                        "hostname",
+                        "platform",
+                        "uname",
+                        "chip_information",
+                        "scope_profiler_version",
+                        "working_directory",
+                        "clock_source",
+                        "label",
                         "LOADEDMODULES"};
   for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
     const sp_fmt_meta_item *m = sp_fmt_meta_get(&r->meta, strs[i]);
