@@ -23,7 +23,7 @@ rm -rf "$run" && mkdir -p "$run"
 # OpenMPI refuses root unless told; the example is meant to run anywhere.
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
   SP_OUTPUT="$run/heat2d" SP_LABEL=heat2d \
-  mpirun --oversubscribe -np 2 "$app/heat2d" 512 512 300
+  mpirun --oversubscribe -np 2 "$app/heat2d" 512 512 300 0 "$run/heat2d.pgm"
 "$build/install/bin/sp-import" -o "$run/profile.h5" "$run"
 echo "merged profile: $run/profile.h5"
 "$build/install/bin/sp-report" "$run/profile.h5"

@@ -22,5 +22,7 @@ void halo_exchange(slab_t *s, MPI_Comm comm);
  * returning the sum of |unew - u|. */
 double heat_step(int rows, int ny, const double *u, double *unew, double alpha);
 void heat_init(int rows, int ny, int first_row, int nx, double *u);
+/* heat_kernel.f90, bind(C): the largest value of the interior rows. */
+double heat_max(int rows, int ny, const double *u);
 
 #endif

@@ -6,7 +6,7 @@ module heat_kernel
   use scope_profiler
   implicit none
   private
-  public :: heat_step, heat_init
+  public :: heat_step, heat_init, heat_max
   integer, save :: boundary_region = -1
 
 contains
@@ -74,5 +74,13 @@ contains
     u(ny, 1:rows) = 0.0_c_double
     call sp_end(boundary_region)
   end subroutine fixed_boundary
+
+  !> The hottest point of the interior rows.
+  function heat_max(rows, ny, u) result(hottest) bind(C, name="heat_max")
+    integer(c_int), value, intent(in) :: rows, ny
+    real(c_double), intent(in) :: u(ny, 0:rows + 1)
+    real(c_double) :: hottest
+    hottest = maxval(u(:, 1:rows))
+  end function heat_max
 
 end module heat_kernel

@@ -98,7 +98,9 @@ if command -v mpirun >/dev/null; then
   cmake --build "$app" -j2 >/dev/null
   mkdir "$tmp/run"
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SP_FORMAT=spt \
-    SP_OUTPUT="$tmp/run/heat2d" mpirun --oversubscribe -np 2 "$app/heat2d" 64 64 10 >/dev/null
+    SP_OUTPUT="$tmp/run/heat2d" mpirun --oversubscribe -np 2 "$app/heat2d" 64 64 10 0 "$tmp/h.pgm" >/dev/null
+  [[ "$(head -c 12 "$tmp/h.pgm")" == $'P5\n64 64\n255' ]] || fail "heat2d wrote no 64x64 PGM"
+  [[ $(stat -c %s "$tmp/h.pgm") == $((13 + 64 * 64)) ]] || fail "heat2d's PGM has the wrong size"
   src="$here/../../examples/heat2d"
   src="$(cd "$src" && pwd)"
   for r in 0 1; do
