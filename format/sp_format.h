@@ -145,6 +145,22 @@ typedef struct sp_fmt_nesting {
 int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
                         sp_fmt_nesting *nest);
 
+/* A rank's sources with each thread's adjacent: sp_fmt_rank_sources
+ * ordered by thread, then block order. out holds r->nblocks entries. */
+void sp_fmt_rank_sources_by_thread(const sp_fmt_rank *r, sp_fmt_source *out);
+
+/* sp_fmt_stats_thread over each run of one thread in srcs[0..n) (sources
+ * grouped by thread, as sp_fmt_rank_sources_by_thread gives them).
+ * Returns the number of threads whose calls are not properly nested (nest,
+ * if given, describes the first), or -1 when out of memory. */
+int64_t sp_fmt_stats_rank(const sp_fmt_source *srcs, int64_t n,
+                          sp_fmt_stats *out, sp_fmt_nesting *nest);
+
+/* The one-line description of an improper nesting found in `path`'s rank
+ * `rank`, as the tools print it. */
+void sp_fmt_nesting_describe(const sp_fmt_nesting *nest, const char *path,
+                             int32_t rank, char *buf, size_t size);
+
 /* ---- .spt trace -----------------------------------------------------------
  */
 

@@ -3,6 +3,7 @@
 #include "sp_format.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,48 +357,6 @@ static void lane_stats(const sp_fmt_source *srcs, int64_t n,
  * rather than keeping a heap: fewer, more predictable branches. */
 #define SP_STATS_SCAN 8
 
-/* The merge of a few array sources. Live sources stay in index order, so a
- * strict comparison in the scan keeps the lowest index among equal calls,
- * as before() does. */
-static int merge_scan(const int64_t **arr, int64_t n, const sp_fmt_source *srcs,
-                      nester *t) {
-  const int64_t *ps[SP_STATS_SCAN], *pe[SP_STATS_SCAN];
-  int64_t left[SP_STATS_SCAN], id[SP_STATS_SCAN];
-  int live = 0;
-  for (int64_t i = 0; i < n; i++)
-    if (srcs[i].count > 0) {
-      ps[live] = arr[2 * i];
-      pe[live] = arr[2 * i + 1];
-      left[live] = srcs[i].count;
-      id[live++] = i;
-    }
-  while (live > 0) {
-    int b = 0;
-    int64_t bs = *ps[0], be = *pe[0];
-    for (int j = 1; j < live; j++) {
-      int64_t s = *ps[j], e = *pe[j];
-      int better = (s < bs) | ((s == bs) & (e > be));
-      b = better ? j : b;
-      bs = better ? s : bs;
-      be = better ? e : be;
-    }
-    if (place(t, id[b], bs, be) != 0)
-      return -1;
-    ps[b]++;
-    pe[b]++;
-    if (--left[b] == 0) {
-      live--;
-      for (int j = b; j < live; j++) {
-        ps[j] = ps[j + 1];
-        pe[j] = pe[j + 1];
-        left[j] = left[j + 1];
-        id[j] = id[j + 1];
-      }
-    }
-  }
-  return 0;
-}
-
 /* One call of a lane given by value, in its source's order. */
 static inline void lane_add(lane *l, int64_t s, int64_t e) {
   int64_t d = sub(e, s);
@@ -416,19 +375,23 @@ static inline void lane_add(lane *l, int64_t s, int64_t e) {
   l->m2 += delta * ((double)d - l->mean);
 }
 
-/* Up to four sources: the merge and each source's statistics in one pass,
- * the statistics in locals, so the merge's work overlaps the chains of
- * divisions (they take as long as the merge when done apart). */
-static int merge_fused(const int64_t **arr, int64_t n,
-                       const sp_fmt_source *srcs, sp_fmt_stats *out,
-                       nester *t) {
+/* The merge of a few array sources, scanning every source's next call.
+ * Live sources stay in index order, so a strict comparison keeps the lowest
+ * index among equal calls, as before() does. With `fused` (a constant: the
+ * two uses below are two specialisations) up to four sources also get their
+ * statistics in the same pass, kept in locals, so the merge's work overlaps
+ * the chains of divisions (they take as long as the merge when done apart). */
+static inline __attribute__((always_inline)) int
+merge_scan_impl(const int64_t **arr, int64_t n, const sp_fmt_source *srcs,
+                sp_fmt_stats *out, nester *t, const int fused) {
   lane l0, l1, l2, l3;
   lane *ls[4] = {&l0, &l1, &l2, &l3};
-  for (int64_t i = 0; i < 4; i++)
-    *ls[i] = (lane){NULL,      NULL,      0,         i,         0, 0,
-                    INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0, 0};
-  const int64_t *ps[4], *pe[4];
-  int64_t left[4], id[4];
+  if (fused)
+    for (int64_t i = 0; i < 4; i++)
+      *ls[i] = (lane){NULL,      NULL,      0,         i,         0, 0,
+                      INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0, 0};
+  const int64_t *ps[SP_STATS_SCAN], *pe[SP_STATS_SCAN];
+  int64_t left[SP_STATS_SCAN], id[SP_STATS_SCAN];
   int live = 0, rc = 0;
   for (int64_t i = 0; i < n; i++)
     if (srcs[i].count > 0) {
@@ -447,20 +410,21 @@ static int merge_fused(const int64_t **arr, int64_t n,
       bs = better ? s : bs;
       be = better ? e : be;
     }
-    switch (id[b]) {
-    case 0:
-      lane_add(&l0, bs, be);
-      break;
-    case 1:
-      lane_add(&l1, bs, be);
-      break;
-    case 2:
-      lane_add(&l2, bs, be);
-      break;
-    default:
-      lane_add(&l3, bs, be);
-      break;
-    }
+    if (fused)
+      switch (id[b]) {
+      case 0:
+        lane_add(&l0, bs, be);
+        break;
+      case 1:
+        lane_add(&l1, bs, be);
+        break;
+      case 2:
+        lane_add(&l2, bs, be);
+        break;
+      default:
+        lane_add(&l3, bs, be);
+        break;
+      }
     if ((rc = place(t, id[b], bs, be)) != 0)
       break;
     ps[b]++;
@@ -475,9 +439,21 @@ static int merge_fused(const int64_t **arr, int64_t n,
       }
     }
   }
-  for (int64_t i = 0; i < n; i++)
-    lane_done(ls[i], out);
+  if (fused)
+    for (int64_t i = 0; i < n; i++)
+      lane_done(ls[i], out);
   return rc;
+}
+
+static int merge_scan(const int64_t **arr, int64_t n, const sp_fmt_source *srcs,
+                      nester *t) {
+  return merge_scan_impl(arr, n, srcs, NULL, t, 0) ? -1 : 0;
+}
+
+static int merge_fused(const int64_t **arr, int64_t n,
+                       const sp_fmt_source *srcs, sp_fmt_stats *out,
+                       nester *t) {
+  return merge_scan_impl(arr, n, srcs, out, t, 1);
 }
 
 /* Sources whose calls are in memory: per-source statistics need no merge;
@@ -560,4 +536,40 @@ int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
   free(t.stack);
   free(t.child);
   return rc;
+}
+
+static int by_thread(const void *a, const void *b) {
+  const sp_fmt_source *x = a, *y = b;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  return x->aux < y->aux ? -1 : (x->aux > y->aux); /* aux: block index */
+}
+
+void sp_fmt_rank_sources_by_thread(const sp_fmt_rank *r, sp_fmt_source *out) {
+  sp_fmt_rank_sources(r, out);
+  qsort(out, (size_t)r->nblocks, sizeof *out, by_thread);
+}
+
+int64_t sp_fmt_stats_rank(const sp_fmt_source *srcs, int64_t n,
+                          sp_fmt_stats *out, sp_fmt_nesting *nest) {
+  int64_t nbad = 0;
+  for (int64_t lo = 0, hi; lo < n; lo = hi) {
+    for (hi = lo; hi < n && srcs[hi].thread == srcs[lo].thread;)
+      hi++;
+    sp_fmt_nesting one = {0};
+    if (sp_fmt_stats_thread(srcs + lo, hi - lo, out + lo, &one) != 0)
+      return -1;
+    if (one.bad && nbad++ == 0 && nest)
+      *nest = one;
+  }
+  return nbad;
+}
+
+void sp_fmt_nesting_describe(const sp_fmt_nesting *nest, const char *path,
+                             int32_t rank, char *buf, size_t size) {
+  snprintf(buf, size,
+           "%s: rank %d thread %d: call of %s at %lld overlaps %s at %lld "
+           "without nesting",
+           path, rank, nest->thread, nest->inner, (long long)nest->inner_start,
+           nest->outer, (long long)nest->outer_start);
 }

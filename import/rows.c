@@ -6,13 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int by_thread(const void *a, const void *b) {
-  const sp_fmt_source *x = a, *y = b;
-  if (x->thread != y->thread)
-    return x->thread < y->thread ? -1 : 1;
-  return x->aux < y->aux ? -1 : (x->aux > y->aux); /* aux: block index */
-}
-
 /* A row without calls has no first start: it goes last, by name, so the
  * output is deterministic. */
 static int by_first_start(const void *a, const void *b) {
@@ -54,31 +47,23 @@ int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **out,
     sp_fmt_err_set(err, "%s: out of memory", path);
     goto bad;
   }
-  sp_fmt_rank_sources(r, srcs);
-  qsort(srcs, (size_t)n, sizeof *srcs, by_thread);
-  for (int64_t lo = 0; lo < n;) {
-    int64_t hi = lo;
-    while (hi < n && srcs[hi].thread == srcs[lo].thread)
+  sp_fmt_rank_sources_by_thread(r, srcs);
+  /* Exclusive time needs every region of a thread at once. */
+  sp_fmt_nesting nest = {0};
+  int64_t bad = sp_fmt_stats_rank(srcs, n, st, &nest);
+  if (bad < 0) {
+    sp_fmt_err_set(err, "%s: out of memory", path);
+    goto bad;
+  }
+  if (bad > 0 && nbad == 0)
+    sp_fmt_nesting_describe(&nest, path, r->rank, first_bad, sizeof first_bad);
+  nbad += bad;
+  for (int64_t k = 0; k < n; k++)
+    rows[k] = (sp_imp_row){.src = srcs[k], .st = st[k]};
+  for (int64_t lo = 0, hi; lo < n; lo = hi) { /* each thread by first start */
+    for (hi = lo; hi < n && srcs[hi].thread == srcs[lo].thread;)
       hi++;
-    /* Exclusive time needs every region of the thread at once. */
-    sp_fmt_nesting nest = {0};
-    if (sp_fmt_stats_thread(srcs + lo, hi - lo, st, &nest) != 0) {
-      sp_fmt_err_set(err, "%s: out of memory", path);
-      goto bad;
-    }
-    if (nest.bad && nbad++ == 0)
-      snprintf(first_bad, sizeof first_bad,
-               "%s: rank %d thread %d: call of %s at %lld overlaps %s at "
-               "%lld without nesting",
-               path, r->rank, nest.thread, nest.inner,
-               (long long)nest.inner_start, nest.outer,
-               (long long)nest.outer_start);
-    for (int64_t k = lo; k < hi; k++) {
-      rows[k].src = srcs[k];
-      rows[k].st = st[k - lo];
-    }
     qsort(rows + lo, (size_t)(hi - lo), sizeof *rows, by_first_start);
-    lo = hi;
   }
   free(srcs);
   free(st);

@@ -26,21 +26,11 @@ int rp_export_folded(const rp_profile *p, const rp_opts *o, FILE *f,
     return -1;
   rp_tree_link(&t, p);
   /* Depth-first in name order, so equal profiles give equal files. */
-  int64_t x = t.first_root;
-  while (x >= 0) {
+  for (int64_t x = t.first_root; x >= 0; x = rp_tree_next(&t, x))
     if (t.v[x].excl > 0) {
       rp_tree_fpath(&t, p, x, ";", f, put_frame);
       fprintf(f, " %lld\n", (long long)t.v[x].excl);
     }
-    if (t.v[x].first_child >= 0) {
-      x = t.v[x].first_child;
-      continue;
-    }
-    while (x >= 0 && t.v[x].next_sibling < 0)
-      x = t.v[x].parent;
-    if (x >= 0)
-      x = t.v[x].next_sibling;
-  }
   rp_tree_free(&t);
   return 0;
 }

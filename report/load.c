@@ -110,13 +110,6 @@ static int add_row(rp_profile *p, int32_t rank, int32_t thread, int32_t name,
   return 0;
 }
 
-static int by_thread(const void *a, const void *b) {
-  const sp_fmt_source *x = a, *y = b;
-  if (x->thread != y->thread)
-    return x->thread < y->thread ? -1 : 1;
-  return x->aux < y->aux ? -1 : (x->aux > y->aux);
-}
-
 /* Improper nesting: said once per run, as sp-import does. */
 static int64_t nbad;
 static char first_bad[1024];
@@ -131,22 +124,14 @@ static int rank_rows(rp_profile *p, const sp_fmt_rank *r, const char *path,
   int rc = -1;
   if (!srcs || !st)
     goto oom;
-  sp_fmt_rank_sources(r, srcs);
-  qsort(srcs, (size_t)r->nblocks, sizeof *srcs, by_thread);
-  for (int64_t lo = 0, hi; lo < r->nblocks; lo = hi) {
-    for (hi = lo; hi < r->nblocks && srcs[hi].thread == srcs[lo].thread;)
-      hi++;
-    sp_fmt_nesting nest;
-    if (sp_fmt_stats_thread(srcs + lo, hi - lo, st + lo, &nest) != 0)
-      goto oom;
-    if (nest.bad && nbad++ == 0)
-      snprintf(first_bad, sizeof first_bad,
-               "%s: rank %d thread %d: call of %s at %lld overlaps %s at "
-               "%lld without nesting",
-               path, r->rank, nest.thread, nest.inner,
-               (long long)nest.inner_start, nest.outer,
-               (long long)nest.outer_start);
-  }
+  sp_fmt_rank_sources_by_thread(r, srcs);
+  sp_fmt_nesting nest = {0};
+  int64_t bad = sp_fmt_stats_rank(srcs, r->nblocks, st, &nest);
+  if (bad < 0)
+    goto oom;
+  if (bad > 0 && nbad == 0)
+    sp_fmt_nesting_describe(&nest, path, r->rank, first_bad, sizeof first_bad);
+  nbad += bad;
   for (int64_t i = 0; i < r->nblocks; i++) {
     int32_t id = rp_name_id(p, srcs[i].name);
     if (id < 0 || set_source(p, id, srcs[i].file, srcs[i].line) != 0 ||
@@ -319,8 +304,7 @@ static int build_threads(rp_profile *p, sp_fmt_err *err) {
   for (int64_t i = 0; i < p->nrk; i++) {
     sp_fmt_rank *r = &p->rk[i];
     sp_fmt_source *s = p->srcbuf + k;
-    sp_fmt_rank_sources(r, s);
-    qsort(s, (size_t)r->nblocks, sizeof *s, by_thread);
+    sp_fmt_rank_sources_by_thread(r, s);
     for (int64_t lo = 0, hi; lo < r->nblocks; lo = hi) {
       for (hi = lo; hi < r->nblocks && s[hi].thread == s[lo].thread;)
         hi++;

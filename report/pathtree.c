@@ -101,6 +101,14 @@ static int by_name(const void *a, const void *b) {
   return x->parent < y->parent ? -1 : (x->parent > y->parent);
 }
 
+int64_t rp_tree_next(const rp_tree *t, int64_t x) {
+  if (t->v[x].first_child >= 0)
+    return t->v[x].first_child;
+  while (x >= 0 && t->v[x].next_sibling < 0)
+    x = t->v[x].parent;
+  return x >= 0 ? t->v[x].next_sibling : -1;
+}
+
 void rp_tree_link(rp_tree *t, const rp_profile *p) {
   t->first_root = -1;
   int64_t *ix = malloc((t->n ? (size_t)t->n : 1) * sizeof *ix);

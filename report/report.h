@@ -161,6 +161,9 @@ int rp_tree_build(const rp_profile *p, const rp_opts *o, rp_tree *t,
 /* Children lists ordered by region name. */
 void rp_tree_link(rp_tree *t, const rp_profile *p);
 void rp_tree_free(rp_tree *t);
+/* The node after x in a depth-first walk (children in rp_tree_link's
+ * order), or -1 after the last; start from t->first_root. */
+int64_t rp_tree_next(const rp_tree *t, int64_t x);
 /* Writes node's call path, root first, names through put() joined by sep
  * ("a;b;c" or "a > b > c"). */
 void rp_tree_fpath(const rp_tree *t, const rp_profile *p, int64_t node,

@@ -20,21 +20,13 @@ int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
           (long long)p->nranks, p->nranks == 1 ? "" : "s");
   fprintf(f, "%10s %10s %10s  %s\n", "calls", "total", "excl", "region");
   /* Depth-first, children in name order, as the folded export. */
-  for (int64_t x = t.first_root; x >= 0;) {
+  for (int64_t x = t.first_root; x >= 0; x = rp_tree_next(&t, x)) {
     const rp_node *n = &t.v[x];
     fprintf(f, "%10lld %10s %10s  %*s", (long long)n->calls,
             rp_time((double)n->total, b[0], sizeof b[0]),
             rp_time((double)n->excl, b[1], sizeof b[1]), 2 * n->depth, "");
     rp_utf8_str(f, p->names[n->name]);
     fputc('\n', f);
-    if (n->first_child >= 0) {
-      x = n->first_child;
-      continue;
-    }
-    while (x >= 0 && t.v[x].next_sibling < 0)
-      x = t.v[x].parent;
-    if (x >= 0)
-      x = t.v[x].next_sibling;
   }
   rp_tree_free(&t);
   return 0;

@@ -159,12 +159,10 @@ static int write_h5(const char *path, int rank, sp_fmt_source *src, int64_t n,
     snprintf(err->msg, sizeof err->msg, "%.900s: out of memory", path);
     return -1;
   }
-  for (int64_t i = 0; i < n;) { /* sources are grouped by thread */
-    int64_t j = i;
-    while (j < n && src[j].thread == src[i].thread)
-      j++;
-    sp_fmt_stats_thread(src + i, j - i, stats + i, NULL);
-    i = j;
+  if (sp_fmt_stats_rank(src, n, stats, NULL) < 0) { /* grouped by thread */
+    free(stats);
+    snprintf(err->msg, sizeof err->msg, "%.900s: out of memory", path);
+    return -1;
   }
   sp_fmt_h5w *w = sp_fmt_h5w_open(path, err);
   int rc = w ? 0 : -1;
@@ -241,7 +239,8 @@ static int write_output(void) {
     int64_t before = nblocks;
     for (int32_t id = 0; id < nreg; id++) {
       sp__buf_t *b = sp__buf_peek(t, id);
-      if (!b || !b->head || buf_count(b) == 0)
+      int64_t count = b && b->head ? buf_count(b) : 0;
+      if (count == 0)
         continue;
       int32_t f = final_of[id];
       block_t *dup = NULL;
@@ -266,7 +265,7 @@ static int write_output(void) {
       nb->thread = out_thread;
       nb->region = f;
       nb->buf = b;
-      nb->count = buf_count(b);
+      nb->count = count;
       nb->first_start = sp__clock_ns(b->head->data[0].start);
     }
     if (nblocks > before)

@@ -23,7 +23,6 @@ void sp__set_active(int on) {
 }
 _Atomic int sp__state = SP__UNINIT;
 sp__config_t sp__cfg;
-int sp__forked;
 int64_t sp__start_mono;
 char sp__start_timestamp[64];
 
@@ -62,7 +61,6 @@ static void fork_parent(void) { sp__registry_unlock(); }
  * nothing. */
 static void fork_child(void) {
   sp__registry_unlock();
-  sp__forked = 1;
   if (atomic_load(&sp__state) != SP__RUNNING)
     return;
   sp__record_after_fork();
