@@ -235,8 +235,8 @@ bad:
   return NULL;
 }
 
-static int write_events(sp_fmt_h5w *w, const int64_t *starts,
-                        const int64_t *ends, int64_t n, sp_fmt_err *err);
+static int write_events(sp_fmt_h5w *w, const void *starts, const void *ends,
+                        int64_t n, sp_fmt_err *err);
 
 /* Writes the batch; creates the event datasets on the first call, sized
  * to the whole profile if this is also the last one (final) and small. */
@@ -263,12 +263,12 @@ static int flush_events(sp_fmt_h5w *w, int final, sp_fmt_err *err) {
 
 /* Appends n calls from starts[] and ends[] to the event datasets, which
  * exist; chunks wholly covered go from these arrays to the file. */
-static int write_events(sp_fmt_h5w *w, const int64_t *starts,
-                        const int64_t *ends, int64_t n, sp_fmt_err *err) {
+static int write_events(sp_fmt_h5w *w, const void *starts, const void *ends,
+                        int64_t n, sp_fmt_err *err) {
   hsize_t start = (hsize_t)w->written, count = (hsize_t)n;
   hsize_t size = start + count;
   hid_t ds[2] = {w->ds_start, w->ds_end};
-  const int64_t *buf[2] = {starts, ends};
+  const void *buf[2] = {starts, ends};
   for (int i = 0; i < 2; i++) {
     if (H5Dset_extent(ds[i], &size) < 0) {
       h5fail(w, err, "events (extend)");
@@ -292,31 +292,6 @@ static int write_events(sp_fmt_h5w *w, const int64_t *starts,
   }
   w->written += n;
   return 0;
-}
-
-/* Statistics of a row accumulated as its calls go by (k: calls so far). */
-typedef struct {
-  int64_t k, total, mn, mx, first, last;
-  double mean, m2;
-} acc;
-
-static void accumulate(acc *a, const int64_t *s, const int64_t *e, int64_t n) {
-  for (int64_t i = 0; i < n; i++) {
-    int64_t d = e[i] - s[i];
-    int64_t k = a->k++;
-    if (k == 0) {
-      a->mn = a->mx = d;
-      a->first = s[i];
-      a->last = e[i];
-    }
-    a->mn = d < a->mn ? d : a->mn;
-    a->mx = d > a->mx ? d : a->mx;
-    a->last = e[i] > a->last ? e[i] : a->last;
-    a->total += d;
-    double delta = (double)d - a->mean;
-    a->mean += delta / (double)(k + 1);
-    a->m2 += delta * ((double)d - a->mean);
-  }
 }
 
 int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
@@ -373,16 +348,18 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
   row->offset = w->written + w->fill;
   row->count = src->count;
 
-  /* Without given stats, accumulate them from the calls as they stream. */
-  acc a = {0};
-  const int64_t *as, *ae;
+  if (stats) {
+    row->st = *stats;
+  } else if (sp_fmt_stats_source(src, &row->st) != 0) {
+    fail(err, w->path, "out of memory");
+    return -1;
+  }
+  const sp_fmt_i64u *as, *ae;
   if (src->count >= EV_DIRECT && row->offset + src->count >= EV_CHUNK &&
       sp_fmt_source_arrays(src, &as, &ae)) {
     /* Calls in memory: from the caller's arrays to the file, after what is
      * already batched. Only once the events fill a chunk, so a profile
      * smaller than that still gets its one exact-size chunk. */
-    if (!stats)
-      accumulate(&a, as, ae, src->count);
     if (flush_events(w, 0, err) < 0 ||
         write_events(w, as, ae, src->count, err) < 0)
       return -1;
@@ -398,29 +375,10 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
       n = EV_BATCH - w->fill;
     int64_t *s = w->buf_s + w->fill, *e = w->buf_e + w->fill;
     src->read(src, done, n, s, e);
-    if (!stats)
-      accumulate(&a, s, e, n);
     w->fill += n;
     done += n;
     if (w->fill == EV_BATCH && flush_events(w, 0, err) < 0)
       return -1;
-  }
-  int64_t total = a.total, mn = a.mn, mx = a.mx, first = a.first, last = a.last;
-  double m2 = a.m2;
-  if (stats) {
-    row->st = *stats;
-  } else {
-    sp_fmt_stats *st = &row->st;
-    st->calls = src->count;
-    st->total_ns = total;
-    st->min_ns = mn;
-    st->max_ns = mx;
-    st->first_start_ns = first;
-    st->last_end_ns = last;
-    st->exclusive_ns = total;
-    st->gpu_total_ns = -1;
-    st->mean_ns = src->count ? (double)total / (double)src->count : 0.0;
-    st->std_ns = src->count ? sqrt(m2 / (double)src->count) : 0.0;
   }
   w->nrows++;
   return 0;

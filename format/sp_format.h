@@ -104,17 +104,21 @@ void sp_fmt_rank_sources(const sp_fmt_rank *r, sp_fmt_source *out);
 void sp_fmt_block_read(const sp_fmt_source *src, int64_t first, int64_t n,
                        int64_t *starts, int64_t *ends);
 
+/* A timestamp that may sit at any address: arrays of a mapped .spt
+ * (sp_fmt_spt_map) start wherever their block's header ends. */
+typedef int64_t sp_fmt_i64u __attribute__((aligned(1)));
+
 /* 1 with *starts and *ends set if src's calls are arrays in memory (its
  * read is sp_fmt_block_read), so statistics and writers can use them in
- * place instead of copying batches; else 0. */
+ * place instead of copying batches; else 0. They may be unaligned. */
 static inline int sp_fmt_source_arrays(const sp_fmt_source *src,
-                                       const int64_t **starts,
-                                       const int64_t **ends) {
+                                       const sp_fmt_i64u **starts,
+                                       const sp_fmt_i64u **ends) {
   if (src->read != sp_fmt_block_read || !src->ctx)
     return 0;
   const sp_fmt_block *b = (const sp_fmt_block *)src->ctx;
-  *starts = b->starts;
-  *ends = b->ends;
+  *starts = (const sp_fmt_i64u *)(const void *)b->starts;
+  *ends = (const sp_fmt_i64u *)(const void *)b->ends;
   return 1;
 }
 
@@ -126,6 +130,11 @@ typedef struct sp_fmt_stats {
   int64_t gpu_total_ns;   /* -1 = none */
   double mean_ns, std_ns; /* std: population */
 } sp_fmt_stats;
+
+/* Statistics of one source's calls alone (exclusive_ns = total_ns). mean
+ * and std are the correctly rounded values of exact sums, not of a running
+ * approximation. Returns 0, or -1 when out of memory. */
+int sp_fmt_stats_source(const sp_fmt_source *src, sp_fmt_stats *out);
 
 /* Where containment failed: two calls overlap without nesting. */
 typedef struct sp_fmt_nesting {

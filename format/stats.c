@@ -141,45 +141,183 @@ static inline int place(nester *t, int64_t i, int64_t s, int64_t e) {
   return 0;
 }
 
-static void finish(sp_fmt_stats *o, double m2) {
-  if (o->calls == 0) {
-    o->min_ns = o->max_ns = o->first_start_ns = o->last_end_ns = 0;
-    o->mean_ns = o->std_ns = 0;
-    return;
-  }
-  o->std_ns = sqrt(m2 / (double)o->calls);
+/* Exact sums of one source's calls. Mean and std come from them at the
+ * end, so they are the correctly rounded values of the exact ones, and a
+ * call costs no division (Welford's running mean is a chain of them). */
+typedef struct {
+  int64_t calls, total, mn, mx, first, last;
+  unsigned __int128 q; /* sum of squared durations */
+} acc;
+
+static void acc_init(acc *a) {
+  memset(a, 0, sizeof *a);
+  a->mn = INT64_MAX;
+  a->mx = INT64_MIN;
+  a->first = INT64_MAX;
+  a->last = INT64_MIN;
 }
 
-static void init_stats(sp_fmt_stats *o) {
+static inline void acc_add(acc *a, int64_t s, int64_t e) {
+  int64_t d = sub(e, s);
+  a->calls++;
+  a->total = add(a->total, d);
+  a->mn = d < a->mn ? d : a->mn;
+  a->mx = d > a->mx ? d : a->mx;
+  a->first = s < a->first ? s : a->first;
+  a->last = e > a->last ? e : a->last;
+  a->q += (unsigned __int128)((__int128)d * d);
+}
+
+/* One source's calls in batches, through arrays or read(); fn gets each
+ * batch. Returns -1 when out of memory. */
+static int each_batch(const sp_fmt_source *src,
+                      void (*fn)(void *, const sp_fmt_i64u *,
+                                 const sp_fmt_i64u *, int64_t),
+                      void *ctx) {
+  const sp_fmt_i64u *s, *e;
+  if (sp_fmt_source_arrays(src, &s, &e)) {
+    fn(ctx, s, e, src->count);
+    return 0;
+  }
+  int64_t batch = 8192;
+  int64_t *buf = malloc((size_t)batch * 16);
+  if (!buf)
+    return -1;
+  for (int64_t done = 0; done < src->count; done += batch) {
+    int64_t n = src->count - done < batch ? src->count - done : batch;
+    src->read(src, done, n, buf, buf + batch);
+    fn(ctx, buf, buf + batch, n);
+  }
+  free(buf);
+  return 0;
+}
+
+typedef struct {
+  long double mean, sum;
+} two_pass;
+
+static void sum_durations(void *ctx, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
+                          int64_t n) {
+  two_pass *t = ctx;
+  for (int64_t i = 0; i < n; i++)
+    t->sum += (long double)e[i] - (long double)s[i];
+}
+
+static void sum_squares(void *ctx, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
+                        int64_t n) {
+  two_pass *t = ctx;
+  for (int64_t i = 0; i < n; i++) {
+    long double d = (long double)e[i] - (long double)s[i] - t->mean;
+    t->sum += d * d;
+  }
+}
+
+/* out from a's sums. When calls x largest |duration| fits in int64, the
+ * sums are exact (the sum of squares then stays below 2^126) and
+ * n*var = q - S^2/n is computed exactly before one rounding; beyond that
+ * (durations of years, or a hostile file) two passes in long double over
+ * src. Returns -1 when out of memory. */
+static int acc_finish(const acc *a, const sp_fmt_source *src, sp_fmt_stats *o) {
   memset(o, 0, sizeof *o);
   o->gpu_total_ns = -1;
-  o->min_ns = INT64_MAX;
-  o->max_ns = INT64_MIN;
-  o->first_start_ns = INT64_MAX;
-  o->last_end_ns = INT64_MIN;
+  o->calls = a->calls;
+  o->total_ns = o->exclusive_ns = a->total;
+  if (a->calls == 0)
+    return 0;
+  o->min_ns = a->mn;
+  o->max_ns = a->mx;
+  o->first_start_ns = a->first;
+  o->last_end_ns = a->last;
+  uint64_t n = (uint64_t)a->calls;
+  uint64_t amn = a->mn < 0 ? 0 - (uint64_t)a->mn : (uint64_t)a->mn;
+  uint64_t amx = a->mx < 0 ? 0 - (uint64_t)a->mx : (uint64_t)a->mx;
+  uint64_t big = amn > amx ? amn : amx;
+  if ((unsigned __int128)n * big <= (unsigned __int128)INT64_MAX) {
+    __int128 S = a->total;
+    unsigned __int128 s2 = (unsigned __int128)(S * S);
+    unsigned __int128 dev = a->q - s2 / n; /* >= 0: Cauchy-Schwarz */
+    long double r = (long double)(uint64_t)(s2 % n);
+    long double var = ((long double)dev - r / (long double)n) / (long double)n;
+    o->mean_ns = (double)((long double)a->total / (long double)n);
+    o->std_ns = (double)sqrtl(var > 0 ? var : 0);
+    return 0;
+  }
+  two_pass t = {0, 0};
+  if (each_batch(src, sum_durations, &t) != 0)
+    return -1;
+  t.mean = t.sum / (long double)n;
+  t.sum = 0;
+  if (each_batch(src, sum_squares, &t) != 0)
+    return -1;
+  o->mean_ns = (double)t.mean;
+  o->std_ns = (double)sqrtl(t.sum / (long double)n);
+  return 0;
 }
 
-/* One call of a source, in the source's order: the same operations in the
- * same order on both paths, so both give the same bits. */
-static inline void account(sp_fmt_stats *o, double *m2, int64_t s, int64_t e) {
-  int64_t d = sub(e, s);
-  o->calls++;
-  o->total_ns = add(o->total_ns, d);
-  if (d < o->min_ns)
-    o->min_ns = d;
-  if (d > o->max_ns)
-    o->max_ns = d;
-  if (s < o->first_start_ns)
-    o->first_start_ns = s;
-  if (e > o->last_end_ns)
-    o->last_end_ns = e;
-  /* Welford: stable for millions of nearly equal durations. */
-  double delta = (double)d - o->mean_ns;
-  o->mean_ns += delta / (double)o->calls;
-  *m2 += delta * ((double)d - o->mean_ns);
+static void acc_arrays(void *ctx, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
+                       int64_t n) {
+  acc a = *(acc *)ctx; /* in registers for the loop */
+  for (int64_t i = 0; i < n; i++)
+    acc_add(&a, s[i], e[i]);
+  *(acc *)ctx = a;
 }
 
-/* Sources pulled through read(): merged in batches within the budget. */
+/* Durations of 0 to 2^32-1 ns (4.3 s) square into 64 bits, summed in two
+ * 32-bit halves that cannot overflow below 2^32 calls: this loop
+ * vectorises (a 128-bit sum does not), ~6x faster here. Returns 0 when
+ * some duration is outside that range: then acc_arrays redoes the batch. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default"), optimize("O3")))
+#endif
+static int
+acc_arrays_short(acc *out, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
+                 int64_t n) {
+  uint64_t total = 0, qlo = 0, qhi = 0;
+  int64_t mn = INT64_MAX, mx = INT64_MIN, first = INT64_MAX, last = INT64_MIN;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t d = (uint64_t)e[i] - (uint64_t)s[i];
+    int64_t sd = (int64_t)d;
+    total += d;
+    mn = sd < mn ? sd : mn;
+    mx = sd > mx ? sd : mx;
+    first = s[i] < first ? s[i] : first;
+    last = e[i] > last ? e[i] : last;
+    uint64_t l = (uint32_t)d, sq = l * l;
+    qlo += (uint32_t)sq;
+    qhi += sq >> 32;
+  }
+  if (n > 0 && (mn < 0 || mx > (int64_t)UINT32_MAX))
+    return 0;
+  out->calls += n;
+  out->total = add(out->total, (int64_t)total);
+  out->mn = mn < out->mn ? mn : out->mn;
+  out->mx = mx > out->mx ? mx : out->mx;
+  out->first = first < out->first ? first : out->first;
+  out->last = last > out->last ? last : out->last;
+  out->q += qlo + ((unsigned __int128)qhi << 32);
+  return 1;
+}
+
+static void acc_batch(void *ctx, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
+                      int64_t n) {
+  /* Batches of under 2^32 calls keep the halves from overflowing. */
+  for (int64_t k = 0; k < n; k += (int64_t)1 << 30) {
+    int64_t m = n - k < ((int64_t)1 << 30) ? n - k : (int64_t)1 << 30;
+    if (!acc_arrays_short(ctx, s + k, e + k, m))
+      acc_arrays(ctx, s + k, e + k, m);
+  }
+}
+
+int sp_fmt_stats_source(const sp_fmt_source *src, sp_fmt_stats *out) {
+  acc a;
+  acc_init(&a);
+  if (each_batch(src, acc_batch, &a) != 0)
+    return -1;
+  return acc_finish(&a, src, out);
+}
+
+/* Sources pulled through read(): merged in batches within the budget,
+ * their sums taken as the calls go by. */
 static int stats_read(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
                       nester *t) {
   merger m = {srcs, NULL, 0, NULL, 0};
@@ -192,12 +330,12 @@ static int stats_read(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
   m.cur = calloc((size_t)n, sizeof *m.cur);
   m.heap = malloc((size_t)n * sizeof *m.heap);
   int64_t *buf = malloc((size_t)n * (size_t)m.batch * 16);
-  double *m2 = calloc((size_t)n, sizeof *m2);
+  acc *a = malloc((size_t)n * sizeof *a);
   int rc = -1;
-  if (!m.cur || !m.heap || !buf || !m2)
+  if (!m.cur || !m.heap || !buf || !a)
     goto out;
   for (int64_t i = 0; i < n; i++) {
-    init_stats(&out[i]);
+    acc_init(&a[i]);
     m.cur[i].starts = buf + (size_t)i * (size_t)m.batch * 2;
     m.cur[i].ends = m.cur[i].starts + m.batch;
     if (refill(&m, i))
@@ -214,185 +352,32 @@ static int stats_read(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
     else
       m.heap[0] = m.heap[--m.nheap];
     sift_down(&m, 0);
-    account(&out[i], &m2[i], s, e);
+    acc_add(&a[i], s, e);
     if ((rc = place(t, i, s, e)) != 0)
       break;
   }
-  for (int64_t i = 0; i < n; i++)
-    finish(&out[i], m2[i]);
+  for (int64_t i = 0; i < n && rc == 0; i++)
+    rc = acc_finish(&a[i], &srcs[i], &out[i]);
 out:
   free(m.cur);
   free(m.heap);
   free(buf);
-  free(m2);
+  free(a);
   return rc;
-}
-
-static int merge_arrays(const sp_fmt_source *srcs, int64_t n,
-                        const int64_t **arr, sp_fmt_stats *out, nester *t);
-
-/* Per-source statistics of arrays. Welford's mean is a chain of dependent
- * divisions per source; stepping up to four sources in lockstep, each in
- * locals, lets their chains overlap. Same operations in the same order
- * per source as account(), so the same bits. */
-typedef struct {
-  const int64_t *s, *e;
-  int64_t left, src;
-  int64_t calls, total, mn, mx, first, last;
-  double mean, m2;
-} lane;
-
-static inline void lane_step(lane *l) {
-  int64_t s = *l->s++, e = *l->e++, d = sub(e, s);
-  l->left--;
-  l->calls++;
-  l->total = add(l->total, d);
-  if (d < l->mn)
-    l->mn = d;
-  if (d > l->mx)
-    l->mx = d;
-  if (s < l->first)
-    l->first = s;
-  if (e > l->last)
-    l->last = e;
-  double delta = (double)d - l->mean;
-  l->mean += delta / (double)l->calls;
-  l->m2 += delta * ((double)d - l->mean);
-}
-
-static void steps1(lane *L, int64_t k) {
-  lane a = L[0];
-  for (int64_t c = 0; c < k; c++)
-    lane_step(&a);
-  L[0] = a;
-}
-
-static void steps2(lane *L, int64_t k) {
-  lane a = L[0], b = L[1];
-  for (int64_t c = 0; c < k; c++) {
-    lane_step(&a);
-    lane_step(&b);
-  }
-  L[0] = a;
-  L[1] = b;
-}
-
-static void steps3(lane *L, int64_t k) {
-  lane a = L[0], b = L[1], c3 = L[2];
-  for (int64_t c = 0; c < k; c++) {
-    lane_step(&a);
-    lane_step(&b);
-    lane_step(&c3);
-  }
-  L[0] = a;
-  L[1] = b;
-  L[2] = c3;
-}
-
-static void steps4(lane *L, int64_t k) {
-  lane a = L[0], b = L[1], c3 = L[2], d = L[3];
-  for (int64_t c = 0; c < k; c++) {
-    lane_step(&a);
-    lane_step(&b);
-    lane_step(&c3);
-    lane_step(&d);
-  }
-  L[0] = a;
-  L[1] = b;
-  L[2] = c3;
-  L[3] = d;
-}
-
-static void lane_done(const lane *l, sp_fmt_stats *out) {
-  sp_fmt_stats *o = &out[l->src];
-  init_stats(o);
-  o->calls = l->calls;
-  o->total_ns = l->total;
-  o->min_ns = l->mn;
-  o->max_ns = l->mx;
-  o->first_start_ns = l->first;
-  o->last_end_ns = l->last;
-  o->mean_ns = l->mean;
-  finish(o, l->m2);
-}
-
-static void lane_stats(const sp_fmt_source *srcs, int64_t n,
-                       const int64_t **arr, sp_fmt_stats *out) {
-  lane L[4];
-  int nl = 0;
-  for (int64_t next = 0;;) {
-    while (nl < 4 && next < n) {
-      int64_t i = next++;
-      lane l = {arr[2 * i], arr[2 * i + 1], srcs[i].count, i,         0, 0,
-                INT64_MAX,  INT64_MIN,      INT64_MAX,     INT64_MIN, 0, 0};
-      if (l.left > 0)
-        L[nl++] = l;
-      else
-        lane_done(&l, out);
-    }
-    if (nl == 0)
-      break;
-    int64_t k = L[0].left;
-    for (int j = 1; j < nl; j++)
-      k = L[j].left < k ? L[j].left : k;
-    if (nl == 1)
-      steps1(L, k);
-    else if (nl == 2)
-      steps2(L, k);
-    else if (nl == 3)
-      steps3(L, k);
-    else
-      steps4(L, k);
-    for (int j = 0; j < nl;)
-      if (L[j].left == 0) {
-        lane_done(&L[j], out);
-        L[j] = L[--nl];
-      } else {
-        j++;
-      }
-  }
 }
 
 /* Up to this many sources, the merge scans every source's next call
  * rather than keeping a heap: fewer, more predictable branches. */
 #define SP_STATS_SCAN 8
 
-/* One call of a lane given by value, in its source's order. */
-static inline void lane_add(lane *l, int64_t s, int64_t e) {
-  int64_t d = sub(e, s);
-  l->calls++;
-  l->total = add(l->total, d);
-  if (d < l->mn)
-    l->mn = d;
-  if (d > l->mx)
-    l->mx = d;
-  if (s < l->first)
-    l->first = s;
-  if (e > l->last)
-    l->last = e;
-  double delta = (double)d - l->mean;
-  l->mean += delta / (double)l->calls;
-  l->m2 += delta * ((double)d - l->mean);
-}
-
 /* The merge of a few array sources, scanning every source's next call.
- * Live sources stay in index order, so a strict comparison keeps the lowest
- * index among equal calls, as before() does. With `fused` (a constant: the
- * two uses below are two specialisations) up to four sources also get their
- * statistics in the same pass, kept in locals, so the merge's work overlaps
- * the chains of divisions (they take as long as the merge when done apart). */
-static inline __attribute__((always_inline)) int
-merge_scan_impl(const int64_t **arr, int64_t n, const sp_fmt_source *srcs,
-                sp_fmt_stats *out, nester *t, const int fused) {
-  lane l0, l1, l2, l3;
-  lane *ls[4] = {&l0, &l1, &l2, &l3};
-  if (fused)
-    for (int64_t i = 0; i < 4; i++)
-      *ls[i] = (lane){NULL,      NULL,      0,         i,         0, 0,
-                      INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0, 0};
-  const int64_t *ps[SP_STATS_SCAN], *pe[SP_STATS_SCAN];
+ * Live sources stay in index order, so a strict comparison keeps the
+ * lowest index among equal calls, as before() does. */
+static int merge_scan(const sp_fmt_i64u **arr, int64_t n,
+                      const sp_fmt_source *srcs, nester *t) {
+  const sp_fmt_i64u *ps[SP_STATS_SCAN], *pe[SP_STATS_SCAN];
   int64_t left[SP_STATS_SCAN], id[SP_STATS_SCAN];
-  int live = 0, rc = 0;
+  int live = 0;
   for (int64_t i = 0; i < n; i++)
     if (srcs[i].count > 0) {
       ps[live] = arr[2 * i];
@@ -410,23 +395,8 @@ merge_scan_impl(const int64_t **arr, int64_t n, const sp_fmt_source *srcs,
       bs = better ? s : bs;
       be = better ? e : be;
     }
-    if (fused)
-      switch (id[b]) {
-      case 0:
-        lane_add(&l0, bs, be);
-        break;
-      case 1:
-        lane_add(&l1, bs, be);
-        break;
-      case 2:
-        lane_add(&l2, bs, be);
-        break;
-      default:
-        lane_add(&l3, bs, be);
-        break;
-      }
-    if ((rc = place(t, id[b], bs, be)) != 0)
-      break;
+    if (place(t, id[b], bs, be) != 0)
+      return -1;
     ps[b]++;
     pe[b]++;
     if (--left[b] == 0) {
@@ -439,51 +409,12 @@ merge_scan_impl(const int64_t **arr, int64_t n, const sp_fmt_source *srcs,
       }
     }
   }
-  if (fused)
-    for (int64_t i = 0; i < n; i++)
-      lane_done(ls[i], out);
-  return rc;
+  return 0;
 }
 
-static int merge_scan(const int64_t **arr, int64_t n, const sp_fmt_source *srcs,
-                      nester *t) {
-  return merge_scan_impl(arr, n, srcs, NULL, t, 0) ? -1 : 0;
-}
-
-static int merge_fused(const int64_t **arr, int64_t n,
-                       const sp_fmt_source *srcs, sp_fmt_stats *out,
-                       nester *t) {
-  return merge_scan_impl(arr, n, srcs, out, t, 1);
-}
-
-/* Sources whose calls are in memory: per-source statistics need no merge;
- * only exclusive time does, and it reads the arrays in place. */
-static int stats_arrays(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
-                        nester *t) {
-  const int64_t **arr = malloc((size_t)n * 2 * sizeof *arr);
-  if (!arr)
-    return -1;
-  for (int64_t i = 0; i < n; i++)
-    sp_fmt_source_arrays(&srcs[i], &arr[2 * i], &arr[2 * i + 1]);
-  int rc = merge_arrays(srcs, n, arr, out, t);
-  free(arr);
-  return rc;
-}
-
-static int merge_arrays(const sp_fmt_source *srcs, int64_t n,
-                        const int64_t **arr, sp_fmt_stats *out, nester *t) {
-  if (n >= 2 && n <= 4)
-    return merge_fused(arr, n, srcs, out, t);
-  lane_stats(srcs, n, arr, out);
-  if (n == 1) { /* no merge: nesting within the region is recursion */
-    const int64_t *st = arr[0], *en = arr[1];
-    for (int64_t k = 0; k < srcs[0].count; k++)
-      if (place(t, 0, st[k], en[k]) != 0)
-        return -1;
-    return 0;
-  }
-  if (n <= SP_STATS_SCAN)
-    return merge_scan(arr, n, srcs, t);
+/* The merge of many array sources through a heap. */
+static int merge_heap(const sp_fmt_i64u **arr, int64_t n,
+                      const sp_fmt_source *srcs, nester *t) {
   int64_t *pos = calloc((size_t)n, sizeof *pos);
   call *heap = malloc((size_t)n * sizeof *heap);
   if (!pos || !heap) {
@@ -514,6 +445,30 @@ static int merge_arrays(const sp_fmt_source *srcs, int64_t n,
   return rc;
 }
 
+/* Sources whose calls are in memory: each source's sums in one tight pass
+ * over its arrays; only exclusive time needs the merge. */
+static int stats_arrays(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
+                        nester *t) {
+  const sp_fmt_i64u **arr = malloc((size_t)n * 2 * sizeof *arr);
+  if (!arr)
+    return -1;
+  int rc = 0;
+  for (int64_t i = 0; i < n && rc == 0; i++) {
+    sp_fmt_source_arrays(&srcs[i], &arr[2 * i], &arr[2 * i + 1]);
+    rc = sp_fmt_stats_source(&srcs[i], &out[i]);
+  }
+  if (rc == 0 && n == 1) { /* no merge: nesting within it is recursion */
+    const sp_fmt_i64u *st = arr[0], *en = arr[1];
+    for (int64_t k = 0; k < srcs[0].count && rc == 0; k++)
+      rc = place(t, 0, st[k], en[k]);
+  } else if (rc == 0) {
+    rc = n <= SP_STATS_SCAN ? merge_scan(arr, n, srcs, t)
+                            : merge_heap(arr, n, srcs, t);
+  }
+  free(arr);
+  return rc;
+}
+
 int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
                         sp_fmt_nesting *nest) {
   if (nest)
@@ -523,7 +478,7 @@ int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
   nester t = {malloc(64 * sizeof(call)), 64,   0,
               calloc((size_t)n, 8),      srcs, nest};
   int arrays = 1;
-  const int64_t *st, *en;
+  const sp_fmt_i64u *st, *en;
   for (int64_t i = 0; i < n; i++)
     if (srcs[i].count > 0 && !sp_fmt_source_arrays(&srcs[i], &st, &en))
       arrays = 0;

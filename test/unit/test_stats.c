@@ -53,12 +53,12 @@ static int stats_both(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
     a[i] = srcs[i];
     a[i].read = sp_fmt_block_read;
     a[i].ctx = &b[i];
-    const int64_t *ps, *pe;
+    const sp_fmt_i64u *ps, *pe;
     assert_true(sp_fmt_source_arrays(&a[i], &ps, &pe));
     assert_ptr_equal(ps, c->s);
     assert_ptr_equal(pe, c->e);
   }
-  const int64_t *ps, *pe;
+  const sp_fmt_i64u *ps, *pe;
   assert_false(n > 0 && sp_fmt_source_arrays(&srcs[0], &ps, &pe));
   sp_fmt_nesting n2;
   assert_int_equal(sp_fmt_stats_thread(a, n, o2, nest ? &n2 : NULL), rc);
@@ -213,6 +213,57 @@ static void mean_std_and_empty(void **state) {
          base + 14 * sec + sec + 9, 8 * sec + 40);
   assert_true(fabs(o[2].mean_ns - (sec + 5.0)) < 1e-6);
   assert_true(fabs(o[2].std_ns - 2.0) < 1e-6);
+}
+
+/* Mean and std are exact sums rounded once, on each of the three paths:
+ * durations under 2^32 ns (the vectorised halves), longer ones (128-bit
+ * squares) and sums beyond int64 (two passes in long double). */
+static void mean_std_exact_paths(void **state) {
+  (void)state;
+  /* 3 calls of 10 s + {1, 2, 4} ns: past 2^32 ns. Mean 10 s + 7/3 ns,
+   * population variance of {1, 2, 4} is 14/9. */
+  const int64_t sec = 1000000000;
+  int64_t s[3] = {0, 20 * sec, 40 * sec}, e[3];
+  static const int64_t d[3] = {1, 2, 4};
+  for (int i = 0; i < 3; i++)
+    e[i] = s[i] + 10 * sec + d[i];
+  /* 2^20 calls of 302 and 303 ns alternating, past any cache-line batch:
+   * mean 302.5 exactly, std 0.5 exactly (Welford's running mean drifts
+   * in the last bits here). */
+  enum { N = 1 << 20 };
+  int64_t *s2 = malloc(N * 8), *e2 = malloc(N * 8);
+  assert_non_null(s2);
+  assert_non_null(e2);
+  for (int64_t i = 0; i < N; i++) {
+    s2[i] = 1000 * i;
+    e2[i] = s2[i] + 302 + (i & 1);
+  }
+  /* Two calls of 2^62 ns: their total wraps int64; mean and std come from
+   * the long-double passes: 2^62 and 0. */
+  int64_t s3[2] = {INT64_MIN, 0}, e3[2];
+  e3[0] = INT64_MIN + ((int64_t)1 << 62);
+  e3[1] = (int64_t)1 << 62;
+  calls c1 = {3, s, e}, c2 = {N, s2, e2}, c3 = {2, s3, e3};
+  sp_fmt_stats o[3];
+  sp_fmt_source one[1] = {src("long", &c1)};
+  assert_int_equal(stats_both(one, 1, o, NULL), 0);
+  assert_int_equal(o[0].total_ns, 30 * sec + 7);
+  assert_true(o[0].mean_ns == (double)(10 * sec) + 7.0 / 3.0);
+  assert_true(fabs(o[0].std_ns - sqrt(14.0 / 9.0)) < 1e-12);
+  one[0] = src("many", &c2);
+  assert_int_equal(stats_both(one, 1, o, NULL), 0);
+  assert_int_equal(o[0].calls, N);
+  assert_int_equal(o[0].min_ns, 302);
+  assert_int_equal(o[0].max_ns, 303);
+  assert_true(o[0].mean_ns == 302.5);
+  assert_true(o[0].std_ns == 0.5);
+  one[0] = src("huge", &c3);
+  assert_int_equal(sp_fmt_stats_source(&one[0], &o[0]), 0);
+  assert_int_equal(o[0].calls, 2);
+  assert_true(o[0].mean_ns == ldexp(1.0, 62));
+  assert_true(o[0].std_ns == 0.0);
+  free(s2);
+  free(e2);
 }
 
 /* Many sources: each is read in small batches, within the memory budget,
@@ -373,6 +424,7 @@ int main(void) {
       cmocka_unit_test(zero_length_and_identical),
       cmocka_unit_test(improper_nesting),
       cmocka_unit_test(mean_std_and_empty),
+      cmocka_unit_test(mean_std_exact_paths),
       cmocka_unit_test(many_sources_in_batches),
       cmocka_unit_test(fast_path_matches_general),
   };
