@@ -37,6 +37,7 @@ typedef struct sp_fmt_block {
   int64_t count;
   int64_t *starts; /* ns, CLOCK_MONOTONIC */
   int64_t *ends;
+  int64_t file_offset; /* .spt: byte offset of starts[] in the file */
 } sp_fmt_block;
 
 enum sp_fmt_meta_type { SP_FMT_META_STR, SP_FMT_META_INT, SP_FMT_META_STRLIST };
@@ -61,8 +62,10 @@ typedef struct sp_fmt_rank {
   int64_t nregions;
   sp_fmt_region *regions; /* names unique within a rank */
   int64_t nblocks;
-  sp_fmt_block *blocks; /* at most one per (thread, region) */
-  sp_fmt_meta meta;     /* empty for .spt */
+  sp_fmt_block *blocks;  /* at most one per (thread, region) */
+  sp_fmt_meta meta;      /* empty for .spt */
+  int32_t foreign_order; /* .spt: its byte order is not this machine's */
+  int32_t borrowed;      /* arrays belong to an sp_fmt_arena: not freed */
 } sp_fmt_rank;
 
 void sp_fmt_rank_free(sp_fmt_rank *r); /* frees contents, not r itself */
@@ -193,6 +196,28 @@ int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
 /* Reads and parses the file at path. */
 int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
 
+/* Memory a reader reuses for timestamp arrays from rank to rank. Zero it
+ * before first use. */
+typedef struct sp_fmt_arena {
+  void *base;
+  size_t cap, used;
+} sp_fmt_arena;
+
+/* Room for `bytes` more (reallocates only while empty); 0 or -1. */
+int sp_fmt_arena_reserve(sp_fmt_arena *a, size_t bytes);
+int64_t *sp_fmt_arena_take(sp_fmt_arena *a, int64_t n); /* n reserved */
+void sp_fmt_arena_clear(sp_fmt_arena *a); /* its ranks must be freed */
+void sp_fmt_arena_free(sp_fmt_arena *a);
+
+/* sp_fmt_spt_read with every array in arena (cleared first): the rank
+ * borrows them until the arena is cleared or freed. */
+int sp_fmt_spt_read_arena(const char *path, sp_fmt_arena *arena,
+                          sp_fmt_rank *out, sp_fmt_err *err);
+
+/* Validates the file at path as sp_fmt_spt_read does but reads no
+ * timestamps: blocks have counts and file offsets, NULL arrays. */
+int sp_fmt_spt_index(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
+
 /* 1 if the first bytes of the file at path are the .spt magic. */
 int sp_fmt_is_spt(const char *path);
 
@@ -215,6 +240,30 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err);
  * from src alone, with exclusive_ns = total_ns. */
 int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
                    const sp_fmt_stats *stats, sp_fmt_err *err);
+
+/* For callers that hold the calls in memory and write them faster than
+ * HDF5 would: before any row, sizes the event datasets to exactly n calls
+ * (contiguous, allocated now). Rows then take no calls through the writer
+ * (src->count only) and need their stats given: the caller writes each row's
+ * calls with sp_fmt_h5w_put at the offset sp_fmt_h5w_events gave before the
+ * row, and the rows must add up to n by close. */
+int sp_fmt_h5w_reserve(sp_fmt_h5w *w, int64_t n, sp_fmt_err *err);
+
+/* Calls written so far: the next row's first event. */
+int64_t sp_fmt_h5w_events(const sp_fmt_h5w *w);
+
+/* Writes n calls (timestamps in this machine's order, any alignment) at
+ * event index first of a reserved writer, with pwrite: no HDF5 call, so
+ * any thread may put while another adds rows. */
+int sp_fmt_h5w_put(const sp_fmt_h5w *w, int64_t first, const void *starts,
+                   const void *ends, int64_t n, sp_fmt_err *err);
+
+/* sp_fmt_h5w_put of n calls that lie little-endian in the file fd, starts
+ * at byte starts_at and ends at ends_at (a .spt block's arrays), copied
+ * file to file inside the kernel where it can. */
+int sp_fmt_h5w_copy(const sp_fmt_h5w *w, int64_t first, int fd,
+                    int64_t starts_at, int64_t ends_at, int64_t n,
+                    sp_fmt_err *err);
 
 /* Attributes of /metadata (replaces any set before). */
 int sp_fmt_h5w_meta(sp_fmt_h5w *w, const sp_fmt_meta *meta, sp_fmt_err *err);

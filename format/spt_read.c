@@ -13,11 +13,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Timestamps copied into arrays, or skipped (counts only). */
+enum { TIMES_COPY, TIMES_SKIP };
+
 typedef struct {
   const unsigned char *buf;
   size_t len, pos;
-  int swap; /* file byte order differs from ours */
-  int fd;   /* the mapped file, read for timestamps; -1: none */
+  int swap;            /* file byte order differs from ours */
+  int fd;              /* the mapped file, read for timestamps; -1: none */
+  int mode;            /* how timestamps are taken: one of the TIMES_ above */
+  sp_fmt_arena *arena; /* arrays come from here if set */
   const char *name;
   sp_fmt_err *err;
 } reader;
@@ -243,6 +248,13 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
   if (detect_order(r, &version))
     return -1;
   out->version = version;
+  out->foreign_order = r->swap;
+  if (r->arena) {
+    /* Every array fits in the file's size: room for all of them now. */
+    if (sp_fmt_arena_reserve(r->arena, r->len) != 0)
+      return fail(r, 0, "out of memory");
+    out->borrowed = 1;
+  }
   size_t at = r->pos;
   if (get_i32(r, "int32 rank", &out->rank))
     return -1;
@@ -367,9 +379,14 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
                   "(16 each)",
                   (long long)count, left);
     blk->count = count;
-    if (count) {
-      blk->starts = times_alloc(count);
-      blk->ends = times_alloc(count);
+    blk->file_offset = (int64_t)r->pos;
+    if (count && r->mode == TIMES_SKIP) {
+      r->pos += (size_t)count * 16;
+    } else if (count) {
+      blk->starts =
+          r->arena ? sp_fmt_arena_take(r->arena, count) : times_alloc(count);
+      blk->ends =
+          r->arena ? sp_fmt_arena_take(r->arena, count) : times_alloc(count);
       if (!blk->starts || !blk->ends)
         return fail(r, r->pos, "out of memory");
       if (get_times(r, blk->starts, count) || get_times(r, blk->ends, count))
@@ -383,8 +400,9 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
 }
 
 static int parse_image(const unsigned char *buf, size_t len, const char *name,
-                       int fd, sp_fmt_rank *out, sp_fmt_err *err) {
-  reader r = {buf, len, 0, 0, fd, name ? name : "<memory>", err};
+                       int fd, int mode, sp_fmt_arena *arena, sp_fmt_rank *out,
+                       sp_fmt_err *err) {
+  reader r = {buf, len, 0, 0, fd, mode, arena, name ? name : "<memory>", err};
   scratch sc = {{0}, {0}, NULL};
   memset(out, 0, sizeof *out);
   int rc = parse(&r, out, &sc);
@@ -400,10 +418,12 @@ static int parse_image(const unsigned char *buf, size_t len, const char *name,
 
 int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
                      sp_fmt_rank *out, sp_fmt_err *err) {
-  return parse_image(buf, len, name, -1, out, err);
+  return parse_image(buf, len, name, -1, TIMES_COPY, NULL, out, err);
 }
 
-int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
+/* Maps the file at path and parses it with timestamps taken per mode. */
+static int read_file(const char *path, int mode, sp_fmt_arena *arena,
+                     sp_fmt_rank *out, sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
@@ -433,11 +453,25 @@ int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
     madvise(map, len, MADV_RANDOM);
     buf = map;
   }
-  int rc = parse_image(buf, len, path, map ? fd : -1, out, err);
+  int rc = parse_image(buf, len, path, map ? fd : -1, mode, arena, out, err);
   close(fd);
   if (map)
     munmap(map, len);
   return rc;
+}
+
+int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
+  return read_file(path, TIMES_COPY, NULL, out, err);
+}
+
+int sp_fmt_spt_read_arena(const char *path, sp_fmt_arena *arena,
+                          sp_fmt_rank *out, sp_fmt_err *err) {
+  sp_fmt_arena_clear(arena);
+  return read_file(path, TIMES_COPY, arena, out, err);
+}
+
+int sp_fmt_spt_index(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
+  return read_file(path, TIMES_SKIP, NULL, out, err);
 }
 
 int sp_fmt_is_spt(const char *path) {

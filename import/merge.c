@@ -1,14 +1,20 @@
-/* merge.c - streams the ranks into one schema-2 file rank by rank. This
- * thread reads each rank and writes it; a statistics thread computes the
- * rows of rank i+1 meanwhile (two ranks in memory), unless
- * SP_IMPORT_THREAD=0. */
+/* merge.c - streams the ranks into one schema-2 file, in rank order. Each
+ * rank goes through four steps (read, statistics, rows, copy of its calls)
+ * and both threads take whichever step is ready, oldest rank first; up to
+ * three ranks are in memory. SP_IMPORT_THREAD=0: one thread, one rank.
+ * HDF5 (not thread-safe here) is called by this thread alone: to read an
+ * .h5 input, and to open and close the output. */
 #include "sp_import.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#define SLOTS 3
 
 static double now(void) {
   struct timespec t;
@@ -17,37 +23,51 @@ static double now(void) {
 }
 
 /* One input in memory: a .spt's rank, or every rank of an .h5. Shared by
- * the rows made from it; freed when the last of them is written. */
+ * the slots made from it; freed with the last of them. */
 typedef struct loaded {
   int64_t input;
   sp_fmt_rank *ranks;
   int64_t n;
   int refs;
+  int fd;              /* a .spt: its calls are copied from here */
+  sp_fmt_arena *arena; /* a .spt: its arrays are in this arena */
 } loaded;
 
-typedef struct item {
+/* A rank's way through: EMPTY -> (read) READ -> (statistics) STATED ->
+ * (rows) ROWS -> (copy) back to EMPTY. BUSY
+ * while a thread works on it outside the lock. */
+enum { EMPTY, BUSY, READ, STATED, ROWS };
+
+typedef struct slot {
+  int state;
+  int64_t claim;
   loaded *l;
   const sp_fmt_rank *r;
   sp_imp_row *rows;
-} item;
+  sp_fmt_arena arena; /* this slot's .spt arrays */
+} slot;
 
-/* Ranks flow: this thread loads them (todo), the statistics thread makes
- * their rows (ready), this thread writes them. At most two are in flight,
- * so each queue holds at most two. All HDF5 calls stay on this thread
- * (Debian's HDF5 is not thread-safe). */
 typedef struct pipeline {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   const sp_imp_inputs *in;
   const sp_imp_claim *claims;
+  int64_t nclaims;
   const int64_t *last; /* per input: index of its last claim */
-  item todo[2], ready[2];
-  int todo_head, ntodo, ready_head, nready;
-  int stop;       /* no more todo: the statistics thread ends */
-  int failed;     /* the statistics thread failed: err says why */
-  sp_fmt_err err; /* the statistics thread's failure */
-  double t_read, t_stats;
+  sp_fmt_h5w *w;
+  slot slots[SLOTS];
+  int nslots;
+  int64_t next_read, next_rows, done; /* claims read, given rows, copied */
+  int reading; /* a thread is reading: reads go one at a time, in order */
+  loaded *cur; /* the input being read, while claims of it remain */
+  int failed;  /* err says why */
+  sp_fmt_err err;
+  sp_fmt_meta meta; /* from the lowest rank that has any */
+  int have_meta;
+  double t[5]; /* seconds in read, statistics, rows, copy, waiting */
 } pipeline;
+
+enum { T_READ, T_STATS, T_ROWS, T_COPY, T_WAIT };
 
 static void release(pipeline *p, loaded *l) {
   if (!l)
@@ -59,11 +79,14 @@ static void release(pipeline *p, loaded *l) {
     for (int64_t i = 0; i < l->n; i++)
       sp_fmt_rank_free(&l->ranks[i]);
     free(l->ranks);
+    if (l->fd >= 0)
+      close(l->fd);
     free(l);
   }
 }
 
-static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
+static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_arena *arena,
+                    sp_fmt_err *err) {
   loaded *l = calloc(1, sizeof *l);
   if (!l) {
     sp_fmt_err_set(err, "%s: out of memory", x->path);
@@ -71,6 +94,7 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
   }
   l->input = input;
   l->refs = 1;
+  l->fd = -1;
   int rc;
   if (x->kind == SP_IMP_H5) {
     rc = sp_fmt_h5_read(x->path, &l->ranks, &l->n, err);
@@ -78,10 +102,16 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
     sp_fmt_err_set(err, "%s: out of memory", x->path);
     rc = -1;
   } else {
-    rc = sp_fmt_spt_read(x->path, l->ranks, err);
+    /* The statistics need the calls in memory (the slot's arena, reused
+     * from rank to rank); the output gets them file to file from fd. */
+    l->fd = open(x->path, O_RDONLY | O_CLOEXEC);
+    l->arena = arena;
+    rc = sp_fmt_spt_read_arena(x->path, arena, l->ranks, err);
     l->n = rc == 0;
   }
   if (rc != 0) {
+    if (l->fd >= 0)
+      close(l->fd);
     free(l->ranks);
     free(l);
     return NULL;
@@ -89,87 +119,182 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
   return l;
 }
 
-/* Claim c as an item without rows: loads its input unless *cur already
- * holds it. */
-static int load_item(pipeline *p, int64_t c, loaded **cur, item *it,
-                     sp_fmt_err *err) {
-  const sp_imp_input *x = &p->in->v[p->claims[c].input];
-  double t0 = now();
-  if (!*cur || (*cur)->input != p->claims[c].input) {
-    release(p, *cur);
-    if (!(*cur = load(x, p->claims[c].input, err)))
+/* Reads claim c into s (the reading token held): loads its input unless
+ * p->cur already holds it. */
+static int read_claim(pipeline *p, int64_t c, slot *s, sp_fmt_err *err) {
+  const sp_imp_claim *cl = &p->claims[c];
+  const sp_imp_input *x = &p->in->v[cl->input];
+  if (!p->cur || p->cur->input != cl->input) {
+    release(p, p->cur);
+    p->cur = NULL;
+    if (!(p->cur = load(x, cl->input, &s->arena, err)))
       return -1;
   }
   const sp_fmt_rank *r = NULL;
-  for (int64_t i = 0; i < (*cur)->n && !r; i++)
-    if ((*cur)->ranks[i].rank == p->claims[c].rank)
-      r = &(*cur)->ranks[i];
-  p->t_read += now() - t0;
+  for (int64_t i = 0; i < p->cur->n && !r; i++)
+    if (p->cur->ranks[i].rank == cl->rank)
+      r = &p->cur->ranks[i];
   if (!r) { /* changed between scan and read */
-    sp_fmt_err_set(err, "%s: rank %d no longer in the file", x->path,
-                   p->claims[c].rank);
+    sp_fmt_err_set(err, "%s: rank %d no longer in the file", x->path, cl->rank);
     return -1;
   }
   pthread_mutex_lock(&p->mu);
-  (*cur)->refs++;
+  p->cur->refs++;
   pthread_mutex_unlock(&p->mu);
-  *it = (item){*cur, r, NULL};
-  if (p->last[(*cur)->input] == c) { /* none of its ranks is still to come */
-    release(p, *cur);
-    *cur = NULL;
+  s->l = p->cur;
+  s->r = r;
+  if (p->last[cl->input] == c) { /* none of its ranks is still to come */
+    release(p, p->cur);
+    p->cur = NULL;
   }
   return 0;
 }
 
-/* The item's rows with their statistics; t is where the time adds up. */
-static int make_rows(pipeline *p, item *it, double *t, sp_fmt_err *err) {
-  double t0 = now();
-  int rc = sp__imp_rows(it->r, p->in->v[it->l->input].path, &it->rows, err);
-  *t += now() - t0;
-  return rc;
+/* The slot's rows in the writer (kept in memory until close), each noting
+ * the offset of its calls. */
+static int add_rows(pipeline *p, slot *s, sp_fmt_err *err) {
+  for (int64_t k = 0; k < s->r->nblocks; k++) {
+    sp_imp_row *row = &s->rows[k];
+    row->at = sp_fmt_h5w_events(p->w);
+    if (sp_fmt_h5w_row(p->w, s->r->rank, &row->src, &row->st, err) != 0)
+      return -1;
+  }
+  if (!p->have_meta && s->r->meta.n > 0) {
+    p->have_meta = 1;
+    if (sp_fmt_meta_copy(&p->meta, &s->r->meta) != 0) {
+      sp_fmt_err_set(err, "%s: out of memory", p->in->v[s->l->input].path);
+      return -1;
+    }
+  }
+  return 0;
 }
 
-/* The statistics thread: todo items to ready ones, in order. */
-static void *stats_thread(void *arg) {
-  pipeline *p = arg;
-  double t = 0;
-  pthread_mutex_lock(&p->mu);
-  for (;;) {
-    while (p->ntodo == 0 && !p->stop)
-      pthread_cond_wait(&p->cv, &p->mu);
-    if (p->ntodo == 0)
-      break;
-    item it = p->todo[p->todo_head];
-    pthread_mutex_unlock(&p->mu);
-    sp_fmt_err err = {""};
-    int rc = make_rows(p, &it, &t, &err);
-    pthread_mutex_lock(&p->mu);
-    p->todo_head = (p->todo_head + 1) % 2;
-    p->ntodo--;
-    if (rc != 0) {
-      p->failed = 1;
-      p->err = err;
-      pthread_cond_broadcast(&p->cv);
-      break;
+/* The slot's calls at the offsets its rows got: a .spt in the output's
+ * byte order (little-endian) file to file, anything else from memory. No
+ * HDF5 call: either thread. */
+static int copy_calls(pipeline *p, const slot *s, sp_fmt_err *err) {
+  int from_file = s->l->fd >= 0 && !s->r->foreign_order &&
+                  __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+  for (int64_t k = 0; k < s->r->nblocks; k++) {
+    const sp_imp_row *row = &s->rows[k];
+    const sp_fmt_i64u *st = NULL, *en = NULL;
+    int64_t n = row->src.count;
+    if (n > 0 && !sp_fmt_source_arrays(&row->src, &st, &en)) {
+      sp_fmt_err_set(err, "%s: calls of %s not in memory",
+                     p->in->v[s->l->input].path, row->src.name);
+      return -1;
     }
-    p->ready[(p->ready_head + p->nready++) % 2] = it;
-    pthread_cond_broadcast(&p->cv);
+    const sp_fmt_block *b = row->src.ctx;
+    int rc = from_file
+                 ? sp_fmt_h5w_copy(p->w, row->at, s->l->fd, b->file_offset,
+                                   b->file_offset + 8 * n, n, err)
+                 : sp_fmt_h5w_put(p->w, row->at, st, en, n, err);
+    if (rc != 0)
+      return -1;
   }
-  p->t_stats = t;
+  return 0;
+}
+
+static void empty_slot(pipeline *p, slot *s) {
+  free(s->rows);
+  s->rows = NULL;
+  release(p, s->l);
+  s->l = NULL;
+  s->r = NULL;
+  s->state = EMPTY;
+}
+
+/* Takes the oldest ready step, does it outside the lock, and says whether
+ * there may be more. Called with the lock held. */
+static int step(pipeline *p, int main_thread) {
+  if (p->failed || p->done == p->nclaims)
+    return 0;
+  slot *s = NULL;
+  int what = -1;
+  /* Rows go in claim order (a reserved writer makes no HDF5 call for
+   * them: either thread); then the oldest rank's copy or statistics; then
+   * the next read, if its slot is free. */
+  slot *next = &p->slots[p->next_rows % p->nslots];
+  if (p->next_rows < p->nclaims && next->state == STATED &&
+      next->claim == p->next_rows) {
+    s = next;
+    what = T_ROWS;
+  }
+  for (int64_t c = p->done; !s && c < p->next_read; c++) {
+    slot *t = &p->slots[c % p->nslots];
+    if (t->claim == c && (t->state == ROWS || t->state == READ)) {
+      s = t;
+      what = t->state == ROWS ? T_COPY : T_STATS;
+    }
+  }
+  if (!s && !p->reading && p->next_read < p->nclaims &&
+      p->slots[p->next_read % p->nslots].state == EMPTY &&
+      (main_thread ||
+       p->in->v[p->claims[p->next_read].input].kind == SP_IMP_SPT)) {
+    /* An .h5 is read with HDF5: this thread only. */
+    s = &p->slots[p->next_read % p->nslots];
+    s->claim = p->next_read++;
+    p->reading = 1;
+    what = T_READ;
+  }
+  if (!s) {
+    double t0 = now();
+    pthread_cond_wait(&p->cv, &p->mu);
+    p->t[T_WAIT] += now() - t0;
+    return 1;
+  }
+  int before = s->state;
+  s->state = BUSY;
+  pthread_mutex_unlock(&p->mu);
+  sp_fmt_err err = {""};
+  double t0 = now();
+  int rc;
+  if (what == T_READ)
+    rc = read_claim(p, s->claim, s, &err);
+  else if (what == T_STATS)
+    rc = sp__imp_rows(s->r, p->in->v[s->l->input].path, &s->rows, &err);
+  else if (what == T_ROWS)
+    rc = add_rows(p, s, &err);
+  else
+    rc = copy_calls(p, s, &err);
+  double t1 = now();
+  pthread_mutex_lock(&p->mu);
+  p->t[what] += t1 - t0;
+  if (what == T_READ)
+    p->reading = 0;
+  if (rc != 0) {
+    if (!p->failed)
+      p->err = err;
+    p->failed = 1;
+    s->state = before == EMPTY ? EMPTY : before;
+  } else if (what == T_READ) {
+    s->state = READ;
+  } else if (what == T_STATS) {
+    s->state = STATED;
+  } else if (what == T_ROWS) {
+    s->state = ROWS;
+    p->next_rows++;
+  } else {
+    pthread_mutex_unlock(&p->mu);
+    empty_slot(p, s); /* may close files: outside the lock */
+    pthread_mutex_lock(&p->mu);
+    /* Claims finish in order of their copies; done counts the prefix. */
+    while (p->done < p->next_rows &&
+           (p->slots[p->done % p->nslots].state == EMPTY ||
+            p->slots[p->done % p->nslots].claim != p->done))
+      p->done++;
+  }
+  pthread_cond_broadcast(&p->cv);
+  return 1;
+}
+
+static void *helper(void *arg) {
+  pipeline *p = arg;
+  pthread_mutex_lock(&p->mu);
+  while (step(p, 0))
+    ;
   pthread_mutex_unlock(&p->mu);
   return NULL;
-}
-
-static int write_item(sp_fmt_h5w *w, const item *it, sp_fmt_err *err) {
-  int rc = 0;
-  for (int64_t k = 0; k < it->r->nblocks && rc == 0; k++)
-    rc = sp_fmt_h5w_row(w, it->r->rank, &it->rows[k].src, &it->rows[k].st, err);
-  return rc;
-}
-
-static void drop_item(pipeline *p, item *it) {
-  free(it->rows);
-  release(p, it->l);
 }
 
 int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
@@ -183,7 +308,11 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   for (int64_t c = 0; c < nclaims; c++)
     last[claims[c].input] = c; /* claims are sorted: this is the last */
   sp_fmt_h5w *w = sp_fmt_h5w_open(out, err);
-  if (!w) {
+  int64_t events = 0;
+  for (int64_t c = 0; c < nclaims; c++)
+    events += claims[c].events;
+  if (!w || sp_fmt_h5w_reserve(w, events, err) != 0) {
+    sp_fmt_h5w_abort(w);
     free(last);
     return -1;
   }
@@ -193,111 +322,50 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   pthread_cond_init(&p.cv, NULL);
   p.in = in;
   p.claims = claims;
+  p.nclaims = nclaims;
   p.last = last;
-  /* On the 64-rank bench the statistics thread was faster in every run
-   * but one tie (docs/import.md). SP_IMPORT_THREAD=0 keeps one rank in
-   * memory at a time. */
+  p.w = w;
   const char *thr = getenv("SP_IMPORT_THREAD");
+  int one = thr && strcmp(thr, "0") == 0;
+  p.nslots = one ? 1 : SLOTS;
+  for (int i = 0; i < SLOTS; i++)
+    p.slots[i].claim = -1;
   pthread_t th;
-  int started = !(thr && strcmp(thr, "0") == 0) &&
-                pthread_create(&th, NULL, stats_thread, &p) == 0;
-  loaded *cur = NULL;
-
-  sp_fmt_meta meta = {0, NULL};
-  int have_meta = 0, failed = 0;
-  double t_write = 0, t_wait = 0, t_stats = 0;
-  int64_t next = 0, inflight = 0;
-  for (int64_t done = 0; done < nclaims && !failed;) {
-    item it;
-    if (next < nclaims && inflight < (started ? 2 : 1)) {
-      if (load_item(&p, next, &cur, &it, err) != 0) {
-        failed = 1;
-        break;
-      }
-      next++;
-      inflight++;
-      if (!started) {
-        if (make_rows(&p, &it, &t_stats, err) != 0) {
-          drop_item(&p, &it);
-          failed = 1;
-          break;
-        }
-        pthread_mutex_lock(&p.mu);
-        p.ready[(p.ready_head + p.nready++) % 2] = it;
-        pthread_mutex_unlock(&p.mu);
-      } else {
-        pthread_mutex_lock(&p.mu);
-        p.todo[(p.todo_head + p.ntodo++) % 2] = it;
-        pthread_cond_broadcast(&p.cv);
-        pthread_mutex_unlock(&p.mu);
-        continue; /* load the next one while this one's rows are made */
-      }
-    }
-    double t0 = now();
-    pthread_mutex_lock(&p.mu);
-    while (p.nready == 0 && !p.failed)
-      pthread_cond_wait(&p.cv, &p.mu);
-    if (p.nready == 0) { /* the statistics thread failed */
-      *err = p.err;
-      pthread_mutex_unlock(&p.mu);
-      failed = 1;
-      break;
-    }
-    it = p.ready[p.ready_head];
-    p.ready_head = (p.ready_head + 1) % 2;
-    p.nready--;
-    pthread_mutex_unlock(&p.mu);
-    double t1 = now();
-    t_wait += t1 - t0;
-    if (write_item(w, &it, err) != 0)
-      failed = 1;
-    if (!failed && !have_meta && it.r->meta.n > 0) {
-      /* The lowest rank that has any. */
-      if (sp_fmt_meta_copy(&meta, &it.r->meta) != 0) {
-        sp_fmt_err_set(err, "%s: out of memory", in->v[it.l->input].path);
-        failed = 1;
-      }
-      have_meta = 1;
-    }
-    t_write += now() - t1;
-    drop_item(&p, &it);
-    inflight--;
-    done++;
-  }
-  if (started) {
-    pthread_mutex_lock(&p.mu);
-    p.stop = 1;
-    pthread_cond_broadcast(&p.cv);
-    pthread_mutex_unlock(&p.mu);
+  int started = !one && pthread_create(&th, NULL, helper, &p) == 0;
+  pthread_mutex_lock(&p.mu);
+  while (step(&p, 1))
+    ;
+  pthread_cond_broadcast(&p.cv);
+  pthread_mutex_unlock(&p.mu);
+  if (started)
     pthread_join(th, NULL);
-    t_stats = p.t_stats;
+  int failed = p.failed;
+  if (failed)
+    *err = p.err;
+  for (int i = 0; i < SLOTS; i++) {
+    empty_slot(&p, &p.slots[i]);
+    sp_fmt_arena_free(&p.slots[i].arena);
   }
-  /* After a failure: whatever is still queued. */
-  for (; p.ntodo > 0; p.ntodo--, p.todo_head = (p.todo_head + 1) % 2)
-    drop_item(&p, &p.todo[p.todo_head]);
-  for (; p.nready > 0; p.nready--, p.ready_head = (p.ready_head + 1) % 2)
-    drop_item(&p, &p.ready[p.ready_head]);
-  release(&p, cur);
-  if (!failed && (sp_fmt_meta_set_str(&meta, "label", label) != 0 ||
-                  sp_fmt_meta_set_int(&meta, "mpi_size", nclaims) != 0)) {
+  release(&p, p.cur);
+  if (!failed && (sp_fmt_meta_set_str(&p.meta, "label", label) != 0 ||
+                  sp_fmt_meta_set_int(&p.meta, "mpi_size", nclaims) != 0)) {
     sp_fmt_err_set(err, "%s: out of memory", out);
     failed = 1;
   }
   int rc = -1;
   double t0 = now();
-  if (failed || sp_fmt_h5w_meta(w, &meta, err) != 0) {
+  if (failed || sp_fmt_h5w_meta(w, &p.meta, err) != 0) {
     sp_fmt_h5w_abort(w);
   } else {
     rc = sp_fmt_h5w_close(w, err);
   }
-  t_write += now() - t0;
   if (getenv("SP_IMPORT_TIMES"))
     fprintf(stderr,
-            "sp-import: read %.3f s, write %.3f s, waited for statistics "
-            "%.3f s; statistics %.3f s%s\n",
-            p.t_read, t_write, t_wait, t_stats,
-            started ? " (on their own thread)" : "");
-  sp_fmt_meta_free(&meta);
+            "sp-import: read %.3f s, statistics %.3f s, rows %.3f s, copy "
+            "%.3f s, close %.3f s (both threads' sums); waited %.3f s; %s\n",
+            p.t[T_READ], p.t[T_STATS], p.t[T_ROWS], p.t[T_COPY], now() - t0,
+            p.t[T_WAIT], started ? "two threads" : "one thread");
+  sp_fmt_meta_free(&p.meta);
   pthread_mutex_destroy(&p.mu);
   pthread_cond_destroy(&p.cv);
   free(last);

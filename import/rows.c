@@ -2,6 +2,7 @@
  * each with its statistics, exclusive time reconstructed per thread. */
 #include "sp_import.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ static int by_first_start(const void *a, const void *b) {
 
 /* Improper nesting is common to all threads of a broken program: say it
  * once, at the end, rather than once per thread of every rank. */
+static pthread_mutex_t bad_mu = PTHREAD_MUTEX_INITIALIZER;
 static int64_t nbad;
 static char first_bad[1024];
 
@@ -55,11 +57,13 @@ int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **out,
     sp_fmt_err_set(err, "%s: out of memory", path);
     goto bad;
   }
+  pthread_mutex_lock(&bad_mu);
   if (bad > 0 && nbad == 0)
     sp_fmt_nesting_describe(&nest, path, r->rank, first_bad, sizeof first_bad);
   nbad += bad;
+  pthread_mutex_unlock(&bad_mu);
   for (int64_t k = 0; k < n; k++)
-    rows[k] = (sp_imp_row){.src = srcs[k], .st = st[k]};
+    rows[k] = (sp_imp_row){.src = srcs[k], .st = st[k], .at = -1};
   for (int64_t lo = 0, hi; lo < n; lo = hi) { /* each thread by first start */
     for (hi = lo; hi < n && srcs[hi].thread == srcs[lo].thread;)
       hi++;

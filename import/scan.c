@@ -7,35 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Rank from a .spt header (magic, version, rank: 16 bytes). Anything odd
- * is left to the full reader, whose message names the byte offset. */
-static int spt_rank(const char *path, int32_t *rank, sp_fmt_err *err) {
-  unsigned char b[16];
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  ssize_t n = fd >= 0 ? pread(fd, b, sizeof b, 0) : -1;
-  if (fd >= 0)
-    close(fd);
-  if (n == (ssize_t)sizeof b && memcmp(b, SP_FMT_MAGIC, 8) == 0) {
-    uint32_t v, r;
-    memcpy(&v, b + 8, 4);
-    memcpy(&r, b + 12, 4);
-    if (!(v >= 1 && v <= 0xffff)) { /* the other byte order */
-      v = __builtin_bswap32(v);
-      r = __builtin_bswap32(r);
-    }
-    if (v >= 1 && v <= SP_FMT_SPT_MAX_VERSION && (int32_t)r >= 0) {
-      *rank = (int32_t)r;
-      return 0;
-    }
-  }
-  sp_fmt_rank full;
-  if (sp_fmt_spt_read(path, &full, err) != 0)
-    return -1;
-  *rank = full.rank;
-  sp_fmt_rank_free(&full);
-  return 0;
-}
-
 static int by_rank(const void *a, const void *b) {
   const sp_imp_claim *x = a, *y = b;
   if (x->rank != y->rank)
@@ -43,13 +14,8 @@ static int by_rank(const void *a, const void *b) {
   return x->input < y->input ? -1 : (x->input > y->input);
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return x < y ? -1 : (x > y);
-}
-
 static int push(sp_imp_claim **v, int64_t *n, int64_t *cap, int32_t rank,
-                int64_t input) {
+                int64_t input, int64_t events) {
   if (*n == *cap) {
     int64_t c = *cap ? *cap * 2 : 64;
     sp_imp_claim *p = realloc(*v, (size_t)c * sizeof *p);
@@ -58,7 +24,7 @@ static int push(sp_imp_claim **v, int64_t *n, int64_t *cap, int32_t rank,
     *v = p;
     *cap = c;
   }
-  (*v)[(*n)++] = (sp_imp_claim){rank, input};
+  (*v)[(*n)++] = (sp_imp_claim){rank, input, events};
   return 0;
 }
 
@@ -70,24 +36,36 @@ int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
     const char *path = in->v[i].path;
     int rc = 0;
     if (in->v[i].kind == SP_IMP_SPT) {
-      int32_t rank;
-      rc = spt_rank(path, &rank, err);
-      if (rc == 0 && push(&v, &n, &cap, rank, i) != 0)
+      sp_fmt_rank r;
+      rc = sp_fmt_spt_index(path, &r, err);
+      int64_t events = 0;
+      for (int64_t k = 0; rc == 0 && k < r.nblocks; k++)
+        events += r.blocks[k].count;
+      if (rc == 0 && push(&v, &n, &cap, r.rank, i, events) != 0)
         rc = -2;
+      if (rc != -1)
+        sp_fmt_rank_free(&r);
     } else {
       sp_fmt_h5_summary s;
       rc = sp_fmt_h5_read_summary(path, &s, err);
       /* A merged file holds a rank in several rows; claim each once. */
-      int32_t *rk = rc == 0 ? malloc((size_t)(s.nrows + 1) * sizeof *rk) : NULL;
+      sp_imp_claim *rk =
+          rc == 0 ? malloc((size_t)(s.nrows + 1) * sizeof *rk) : NULL;
       if (rc == 0 && !rk)
         rc = -2;
       for (int64_t k = 0; rc == 0 && k < s.nrows; k++)
-        rk[k] = s.rows[k].rank;
+        rk[k] = (sp_imp_claim){s.rows[k].rank, i, s.rows[k].event_count};
       if (rc == 0)
-        qsort(rk, (size_t)s.nrows, sizeof *rk, cmp_i32);
-      for (int64_t k = 0; rc == 0 && k < s.nrows; k++)
-        if ((k == 0 || rk[k] != rk[k - 1]) && push(&v, &n, &cap, rk[k], i))
+        qsort(rk, (size_t)s.nrows, sizeof *rk, by_rank);
+      for (int64_t k = 0, lo = 0; rc == 0 && k < s.nrows; k++) {
+        if (k + 1 < s.nrows && rk[k + 1].rank == rk[k].rank)
+          continue;
+        int64_t events = 0;
+        for (; lo <= k; lo++)
+          events += rk[lo].events;
+        if (push(&v, &n, &cap, rk[k].rank, i, events))
           rc = -2;
+      }
       free(rk);
       if (rc != -1)
         sp_fmt_h5_summary_free(&s);

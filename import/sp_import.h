@@ -21,10 +21,11 @@ typedef struct sp_imp_inputs {
   int64_t n, cap;
 } sp_imp_inputs;
 
-/* One rank and the input that holds it. */
+/* One rank, the input that holds it and its number of calls. */
 typedef struct sp_imp_claim {
   int32_t rank;
   int64_t input;
+  int64_t events;
 } sp_imp_claim;
 
 /* Files and directories to a list of distinct input files (by device and
@@ -33,9 +34,9 @@ int sp__imp_find(char *const *args, int nargs, sp_imp_inputs *out,
                  sp_fmt_err *err);
 void sp__imp_inputs_free(sp_imp_inputs *in);
 
-/* Learns each input's ranks cheaply (the .spt header; an .h5's index) and
- * returns the claims sorted by rank; two inputs claiming one rank is an
- * error naming both. */
+/* Learns each input's ranks and call counts without reading calls (a .spt's
+ * headers, validated whole; an .h5's index) and returns the claims sorted
+ * by rank; two inputs claiming one rank is an error naming both. */
 int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
                  int64_t *nclaims, sp_fmt_err *err);
 
@@ -43,12 +44,13 @@ int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
 typedef struct sp_imp_row {
   sp_fmt_source src;
   sp_fmt_stats st;
+  int64_t at; /* index of its first call in the output */
 } sp_imp_row;
 
 /* Rank r's rows in DESIGN order (thread, then first start) with their
  * statistics, into *rows (malloc'd, r->nblocks entries). Improper nesting
- * is not an error: sp__imp_nesting_report() warns about it once. Called
- * from one thread at a time. */
+ * is not an error: sp__imp_nesting_report() warns about it once. Any
+ * thread. */
 int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **rows,
                  sp_fmt_err *err);
 void sp__imp_nesting_report(void);

@@ -10,6 +10,7 @@
 #include "sp_format.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,8 +331,12 @@ static void test_direct_matches_batched(void **state) {
   uint64_t x = 12345;
   int64_t t = 1000;
   for (int i = 0; i < NROW; i++) {
-    blk[i] = (sp_fmt_block){i, i, counts[i], malloc((size_t)counts[i] * 8),
-                            malloc((size_t)counts[i] * 8)};
+    blk[i] = (sp_fmt_block){i,
+                            i,
+                            counts[i],
+                            malloc((size_t)counts[i] * 8),
+                            malloc((size_t)counts[i] * 8),
+                            -1};
     for (int64_t k = 0; k < counts[i]; k++) {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
       blk[i].starts[k] = t;
@@ -388,6 +393,85 @@ static void test_direct_matches_batched(void **state) {
     free(blk[i].starts);
     free(blk[i].ends);
   }
+}
+
+/* A reserved writer: rows take counts only, their calls come by
+ * sp_fmt_h5w_put (memory) and sp_fmt_h5w_copy (from a file, here at odd
+ * offsets); the file reads back value for value. Rows adding up to more or
+ * less than reserved, or puts outside it, fail and leave nothing. */
+static void test_reserved(void **state) {
+  (void)state;
+  static const int64_t s0[] = {10, 20, 30}, e0[] = {15, 26, 37};
+  static const int64_t s1[] = {100, 200}, e1[] = {150, 260};
+  /* A file holding s1 then e1 after 5 bytes of anything. */
+  FILE *f = fopen(at("raw.bin"), "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite("12345", 1, 5, f), 5);
+  assert_int_equal(fwrite(s1, 8, 2, f), 2);
+  assert_int_equal(fwrite(e1, 8, 2, f), 2);
+  fclose(f);
+  int fd = open(at("raw.bin"), O_RDONLY);
+  assert_true(fd >= 0);
+  sp_fmt_err err = {""};
+  sp_fmt_h5w *w = sp_fmt_h5w_open(at("res.h5"), &err);
+  assert_non_null(w);
+  assert_int_equal(sp_fmt_h5w_reserve(w, 5, &err), 0);
+  assert_int_not_equal(sp_fmt_h5w_reserve(w, 5, &err), 0); /* twice */
+  arr a0 = {3, s0, e0}, a1 = {2, s1, e1};
+  sp_fmt_source r0 = {0, "a", "a.c", 3, 3, arr_read, &a0, 0};
+  sp_fmt_source r1 = {1, "b", NULL, -1, 2, arr_read, &a1, 0};
+  sp_fmt_stats st0, st1;
+  assert_int_equal(sp_fmt_stats_source(&r0, &st0), 0);
+  assert_int_equal(sp_fmt_stats_source(&r1, &st1), 0);
+  assert_int_not_equal(sp_fmt_h5w_row(w, 4, &r0, NULL, &err), 0);
+  assert_non_null(strstr(err.msg, "without statistics"));
+  assert_int_equal(sp_fmt_h5w_events(w), 0);
+  assert_int_equal(sp_fmt_h5w_row(w, 4, &r0, &st0, &err), 0);
+  assert_int_equal(sp_fmt_h5w_events(w), 3);
+  assert_int_equal(sp_fmt_h5w_row(w, 4, &r1, &st1, &err), 0);
+  assert_int_not_equal(sp_fmt_h5w_put(w, 4, s0, e0, 3, &err), 0);
+  assert_non_null(strstr(err.msg, "outside the 5 reserved"));
+  /* Out of order: the copy of row 1 first, then row 0's put. */
+  assert_int_equal(sp_fmt_h5w_copy(w, 3, fd, 5, 21, 2, &err), 0);
+  assert_int_equal(sp_fmt_h5w_put(w, 0, s0, e0, 3, &err), 0);
+  assert_int_equal(sp_fmt_h5w_close(w, &err), 0);
+  close(fd);
+  sp_fmt_rank *r;
+  int64_t n;
+  assert_int_equal(sp_fmt_h5_read(at("res.h5"), &r, &n, &err), 0);
+  assert_int_equal(n, 1);
+  assert_int_equal(r[0].rank, 4);
+  assert_int_equal(r[0].nblocks, 2);
+  assert_memory_equal(r[0].blocks[0].starts, s0, sizeof s0);
+  assert_memory_equal(r[0].blocks[0].ends, e0, sizeof e0);
+  assert_memory_equal(r[0].blocks[1].starts, s1, sizeof s1);
+  assert_memory_equal(r[0].blocks[1].ends, e1, sizeof e1);
+  sp_fmt_rank_free(&r[0]);
+  free(r);
+  sp_fmt_h5_summary sum;
+  assert_int_equal(sp_fmt_h5_read_summary(at("res.h5"), &sum, &err), 0);
+  assert_int_equal(sum.rows[0].stats.total_ns, 5 + 6 + 7);
+  assert_int_equal(sum.rows[1].event_offset, 3);
+  assert_int_equal(sum.rows[1].stats.max_ns, 60);
+  sp_fmt_h5_summary_free(&sum);
+  /* Fewer calls than reserved: close fails, nothing left. */
+  w = sp_fmt_h5w_open(at("short.h5"), &err);
+  assert_non_null(w);
+  assert_int_equal(sp_fmt_h5w_reserve(w, 6, &err), 0);
+  assert_int_equal(sp_fmt_h5w_row(w, 0, &r0, &st0, &err), 0);
+  assert_int_not_equal(sp_fmt_h5w_close(w, &err), 0);
+  assert_non_null(strstr(err.msg, "rows hold 3 calls, 6 reserved"));
+  assert_int_equal(access(at("short.h5"), F_OK), -1);
+  /* More: the row is refused. */
+  w = sp_fmt_h5w_open(at("long.h5"), &err);
+  assert_non_null(w);
+  assert_int_equal(sp_fmt_h5w_reserve(w, 2, &err), 0);
+  assert_int_not_equal(sp_fmt_h5w_row(w, 0, &r0, &st0, &err), 0);
+  assert_non_null(strstr(err.msg, "more calls than the 2 reserved"));
+  sp_fmt_h5w_abort(w);
+  assert_int_equal(access(at("long.h5"), F_OK), -1);
+  unlink(at("raw.bin"));
+  unlink(at("res.h5"));
 }
 
 static void test_failures_leave_nothing(void **state) {
@@ -548,6 +632,7 @@ int main(void) {
       cmocka_unit_test(test_full_read),
       cmocka_unit_test(test_streaming),
       cmocka_unit_test(test_direct_matches_batched),
+      cmocka_unit_test(test_reserved),
       cmocka_unit_test(test_failures_leave_nothing),
       cmocka_unit_test(test_reader_rejects),
       cmocka_unit_test(test_no_threads_dataset),

@@ -521,6 +521,77 @@ static void read_blk(const sp_fmt_source *s, int64_t first, int64_t n,
   memcpy(en, k->e + first, (size_t)n * 8);
 }
 
+/* The reference file of every version and byte order, written out and read
+ * three ways: whole, into one reused arena, and as an index (counts and
+ * file offsets, no timestamps). Offsets point at each block's starts. */
+static void arena_and_index(void **state) {
+  (void)state;
+  make_dir();
+  char path[512];
+  snprintf(path, sizeof path, "%s/ref.spt", dir);
+  sp_fmt_arena arena = {NULL, 0, 0};
+  for (int v = 1; v <= 3; v++)
+    for (int be = 0; be <= 1; be++) {
+      reference(&M, v, be);
+      FILE *f = fopen(path, "wb");
+      assert_non_null(f);
+      assert_int_equal(fwrite(M.b, 1, M.n, f), M.n);
+      fclose(f);
+      sp_fmt_rank r, x;
+      sp_fmt_err err = {""};
+      assert_int_equal(sp_fmt_spt_read_arena(path, &arena, &r, &err), 0);
+      check_reference(&r, v);
+      assert_int_equal(r.borrowed, 1);
+      assert_int_equal(r.foreign_order, be);
+      assert_int_equal(sp_fmt_spt_index(path, &x, &err), 0);
+      assert_int_equal(x.rank, 7);
+      assert_int_equal(x.nblocks, r.nblocks);
+      for (int64_t i = 0; i < x.nblocks; i++) {
+        const sp_fmt_block *b = &x.blocks[i];
+        assert_null(b->starts);
+        assert_int_equal(b->count, r.blocks[i].count);
+        assert_int_equal(b->file_offset, r.blocks[i].file_offset);
+        /* The count field is the 8 bytes before the arrays. */
+        int64_t cnt;
+        memcpy(&cnt, M.b + b->file_offset - 8, 8);
+        if (be)
+          cnt = (int64_t)__builtin_bswap64((uint64_t)cnt);
+        assert_int_equal(cnt, b->count);
+        for (int64_t j = 0; j < b->count; j++) {
+          int64_t s, e;
+          memcpy(&s, M.b + b->file_offset + 8 * j, 8);
+          memcpy(&e, M.b + b->file_offset + 8 * (b->count + j), 8);
+          if (be) {
+            s = (int64_t)__builtin_bswap64((uint64_t)s);
+            e = (int64_t)__builtin_bswap64((uint64_t)e);
+          }
+          assert_int_equal(s, r.blocks[i].starts[j]);
+          assert_int_equal(e, r.blocks[i].ends[j]);
+        }
+      }
+      sp_fmt_rank_free(&x);
+      sp_fmt_rank_free(&r); /* the arrays stay: the arena's */
+    }
+  /* A bad file through the arena: the one-line error, nothing kept. */
+  reference(&M, 2, 0);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(M.b, 1, M.n - 3, f), M.n - 3);
+  fclose(f);
+  sp_fmt_rank r;
+  sp_fmt_err err = {""};
+  char want[600];
+  snprintf(want, sizeof want, "%s: offset ", path);
+  assert_int_not_equal(sp_fmt_spt_read_arena(path, &arena, &r, &err), 0);
+  assert_non_null(strstr(err.msg, "does not fit"));
+  assert_memory_equal(err.msg, want, strlen(want));
+  assert_int_equal(r.nblocks, 0);
+  assert_int_not_equal(sp_fmt_spt_index(path, &r, &err), 0);
+  assert_non_null(strstr(err.msg, "does not fit"));
+  sp_fmt_arena_free(&arena);
+  remove_dir(dir);
+}
+
 static void write_matches_hand_built_bytes(void **state) {
   (void)state;
   make_dir();
@@ -825,6 +896,7 @@ int main(void) {
       cmocka_unit_test(truncated_at_every_length),
       cmocka_unit_test(block_errors),
       cmocka_unit_test(location_rules),
+      cmocka_unit_test(arena_and_index),
       cmocka_unit_test(write_matches_hand_built_bytes),
       cmocka_unit_test(big_round_trip),
       cmocka_unit_test(large_file),
