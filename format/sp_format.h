@@ -246,7 +246,9 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
  * (contiguous, allocated now). Rows then take no calls through the writer
  * (src->count only) and need their stats given: the caller writes each row's
  * calls with sp_fmt_h5w_put at the offset sp_fmt_h5w_events gave before the
- * row, and the rows must add up to n by close. */
+ * row, and the rows must add up to n by close. Rows of a reserved writer
+ * make no HDF5 call (the index is written at close), so any one thread at
+ * a time may add them. */
 int sp_fmt_h5w_reserve(sp_fmt_h5w *w, int64_t n, sp_fmt_err *err);
 
 /* Calls written so far: the next row's first event. */
