@@ -107,8 +107,9 @@ void sp_fmt_rank_sources(const sp_fmt_rank *r, sp_fmt_source *out);
 void sp_fmt_block_read(const sp_fmt_source *src, int64_t first, int64_t n,
                        int64_t *starts, int64_t *ends);
 
-/* A timestamp that may sit at any address: arrays of a mapped .spt
- * (sp_fmt_spt_map) start wherever their block's header ends. */
+/* A timestamp that may sit at any address: statistics and writers read
+ * callers' arrays through it, so an array inside a file image (a .spt
+ * block's, say) serves as it is. */
 typedef int64_t sp_fmt_i64u __attribute__((aligned(1)));
 
 /* 1 with *starts and *ends set if src's calls are arrays in memory (its
