@@ -22,6 +22,7 @@ static int by_first_start(const void *a, const void *b) {
  * once, at the end, rather than once per thread of every rank. */
 static pthread_mutex_t bad_mu = PTHREAD_MUTEX_INITIALIZER;
 static int64_t nbad;
+static int32_t first_bad_rank;
 static char first_bad[1024];
 
 void sp__imp_nesting_report(void) {
@@ -57,9 +58,13 @@ int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **out,
     sp_fmt_err_set(err, "%s: out of memory", path);
     goto bad;
   }
+  /* Ranks may be done out of order on two threads: the lowest one's case
+   * is the one named, whichever finished first. */
   pthread_mutex_lock(&bad_mu);
-  if (bad > 0 && nbad == 0)
+  if (bad > 0 && (nbad == 0 || r->rank < first_bad_rank)) {
     sp_fmt_nesting_describe(&nest, path, r->rank, first_bad, sizeof first_bad);
+    first_bad_rank = r->rank;
+  }
   nbad += bad;
   pthread_mutex_unlock(&bad_mu);
   for (int64_t k = 0; k < n; k++)
