@@ -59,6 +59,8 @@ typedef struct pipeline {
   int nslots;
   int64_t next_read, next_rows, done; /* claims read, given rows, copied */
   int reading; /* a thread is reading: reads go one at a time, in order */
+  int copying; /* a thread is copying: two would queue on the output's
+                * inode lock, the second one spinning */
   loaded *cur; /* the input being read, while claims of it remain */
   int failed;  /* err says why */
   sp_fmt_err err;
@@ -222,7 +224,8 @@ static int step(pipeline *p, int main_thread) {
   }
   for (int64_t c = p->done; !s && c < p->next_read; c++) {
     slot *t = &p->slots[c % p->nslots];
-    if (t->claim == c && (t->state == ROWS || t->state == READ)) {
+    if (t->claim == c &&
+        ((t->state == ROWS && !p->copying) || t->state == READ)) {
       s = t;
       what = t->state == ROWS ? T_COPY : T_STATS;
     }
@@ -245,6 +248,8 @@ static int step(pipeline *p, int main_thread) {
   }
   int before = s->state;
   s->state = BUSY;
+  if (what == T_COPY)
+    p->copying = 1;
   pthread_mutex_unlock(&p->mu);
   sp_fmt_err err = {""};
   double t0 = now();
@@ -262,6 +267,8 @@ static int step(pipeline *p, int main_thread) {
   p->t[what] += t1 - t0;
   if (what == T_READ)
     p->reading = 0;
+  if (what == T_COPY)
+    p->copying = 0;
   if (rc != 0) {
     if (!p->failed)
       p->err = err;
