@@ -456,6 +456,120 @@ static int merge_scan(const sp_fmt_i64u **arr, int64_t n,
   return rc;
 }
 
+/* The merge of K (2 to 4, a constant in each specialisation) non-empty
+ * array sources. With K known, the comparisons unroll and every head stays
+ * in a register (each is indexed by a constant: the chosen one is advanced
+ * through a switch); a finished source's head becomes a sentinel that
+ * loses to any call, so nothing is moved. Same order as merge_scan. */
+#define MERGE_ADV(j)                                                           \
+  case j:                                                                      \
+    if (--left[j] == 0) {                                                      \
+      hs[j] = INT64_MAX;                                                       \
+      he[j] = INT64_MIN;                                                       \
+    } else {                                                                   \
+      hs[j] = *++ps[j];                                                        \
+      he[j] = *++pe[j];                                                        \
+    }                                                                          \
+    break;
+
+static inline __attribute__((always_inline)) int
+merge_k(const sp_fmt_i64u **arr, const int64_t *id, const sp_fmt_source *srcs,
+        nester *t, const int K) {
+  const sp_fmt_i64u *ps[4], *pe[4];
+  int64_t hs[4], he[4], left[4], total = 0;
+  for (int j = 0; j < K; j++) {
+    ps[j] = arr[2 * id[j]];
+    pe[j] = arr[2 * id[j] + 1];
+    hs[j] = ps[j][0];
+    he[j] = pe[j][0];
+    left[j] = srcs[id[j]].count;
+    total += left[j];
+  }
+  call *stack = t->stack;
+  size_t depth = t->depth, cap = t->cap;
+  int64_t *child = t->child;
+  int rc = 0;
+  for (int64_t k = 0; k < total; k++) {
+    int b = 0;
+    int64_t bs = hs[0], be = he[0];
+    for (int j = 1; j < K; j++) {
+      int better = (hs[j] < bs) | ((hs[j] == bs) & (he[j] > be));
+      b = better ? j : b;
+      bs = better ? hs[j] : bs;
+      be = better ? he[j] : be;
+    }
+    if (left[b] == 0) { /* a real call equal to the sentinel: rare */
+      b = -1;
+      for (int j = 0; j < K; j++)
+        if (left[j] > 0 &&
+            (b < 0 || hs[j] < bs || (hs[j] == bs && he[j] > be))) {
+          b = j;
+          bs = hs[j];
+          be = he[j];
+        }
+    }
+    int64_t i = id[b];
+    while (depth) {
+      const call *top = &stack[depth - 1];
+      if (bs >= top->start && be <= top->end) {
+        child[top->src] = add(child[top->src], sub(be, bs));
+        break;
+      }
+      if (bs >= top->end) {
+        depth--;
+        continue;
+      }
+      place_bad(t, i, top, bs);
+      break;
+    }
+    if (depth == cap) {
+      call *grown = realloc(stack, 2 * cap * sizeof *stack);
+      if (!grown) {
+        rc = -1;
+        break;
+      }
+      stack = grown;
+      cap *= 2;
+    }
+    stack[depth++] = (call){bs, be, i};
+    switch (b) {
+      MERGE_ADV(0)
+      MERGE_ADV(1)
+      MERGE_ADV(2)
+      MERGE_ADV(3)
+    }
+  }
+  t->stack = stack;
+  t->depth = depth;
+  t->cap = cap;
+  return rc;
+}
+#undef MERGE_ADV
+
+static int merge_few(const sp_fmt_i64u **arr, int64_t n,
+                     const sp_fmt_source *srcs, nester *t) {
+  int64_t id[4];
+  int k = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (srcs[i].count > 0) {
+      if (k == 4)
+        return merge_scan(arr, n, srcs, t);
+      id[k++] = i;
+    }
+  switch (k) {
+  case 0:
+    return 0;
+  case 1:
+    return merge_scan(arr, n, srcs, t);
+  case 2:
+    return merge_k(arr, id, srcs, t, 2);
+  case 3:
+    return merge_k(arr, id, srcs, t, 3);
+  default:
+    return merge_k(arr, id, srcs, t, 4);
+  }
+}
+
 /* The merge of many array sources through a heap. */
 static int merge_heap(const sp_fmt_i64u **arr, int64_t n,
                       const sp_fmt_source *srcs, nester *t) {
@@ -506,7 +620,7 @@ static int stats_arrays(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
     for (int64_t k = 0; k < srcs[0].count && rc == 0; k++)
       rc = place(t, 0, st[k], en[k]);
   } else if (rc == 0) {
-    rc = n <= SP_STATS_SCAN ? merge_scan(arr, n, srcs, t)
+    rc = n <= SP_STATS_SCAN ? merge_few(arr, n, srcs, t)
                             : merge_heap(arr, n, srcs, t);
   }
   free(arr);

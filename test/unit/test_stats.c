@@ -266,6 +266,26 @@ static void mean_std_exact_paths(void **state) {
   free(e2);
 }
 
+/* Hostile timestamps: calls at the largest start with the smallest end
+ * (what the small merge uses to mark a finished source) are still merged
+ * once each, in the same order on both paths. */
+static void extreme_timestamps(void **state) {
+  (void)state;
+  static const int64_t s0[] = {INT64_MAX, INT64_MAX},
+                       e0[] = {INT64_MIN, INT64_MIN};
+  static const int64_t s1[] = {5, INT64_MAX}, e1[] = {9, INT64_MIN};
+  static const int64_t s2[] = {1}, e2[] = {20};
+  calls c0 = {2, s0, e0}, c1 = {2, s1, e1}, c2 = {1, s2, e2};
+  sp_fmt_source srcs[3] = {src("a", &c0), src("b", &c1), src("c", &c2)};
+  sp_fmt_stats o[3];
+  assert_true(stats_both(srcs, 3, o, NULL) >= 0);
+  assert_int_equal(o[0].calls, 2);
+  assert_int_equal(o[1].calls, 2);
+  assert_int_equal(o[2].calls, 1);
+  /* b's [5, 9) sits in c's [1, 20). */
+  assert_int_equal(o[2].exclusive_ns, 19 - 4);
+}
+
 /* Many sources: each is read in small batches, within the memory budget,
  * and the nesting still comes out exact. */
 typedef struct {
@@ -425,6 +445,7 @@ int main(void) {
       cmocka_unit_test(improper_nesting),
       cmocka_unit_test(mean_std_and_empty),
       cmocka_unit_test(mean_std_exact_paths),
+      cmocka_unit_test(extreme_timestamps),
       cmocka_unit_test(many_sources_in_batches),
       cmocka_unit_test(fast_path_matches_general),
   };
