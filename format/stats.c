@@ -1,5 +1,6 @@
-/* stats.c - summary statistics of one thread's sources, with exclusive time
- * from nesting reconstructed by containment over a k-way merge. */
+/* stats.c - summary statistics of one thread's sources: per-source sums in
+ * exact integers, exclusive time from nesting reconstructed by containment
+ * over a k-way merge. */
 #include "sp_format.h"
 
 #include <math.h>
@@ -11,25 +12,9 @@
  * calls each, one source gets 512 Ki calls per read. */
 #define SP_STATS_BUDGET (8u << 20)
 
-typedef struct {
-  int64_t *starts, *ends;
-  int64_t pos, fill; /* next unread call in the buffer, calls buffered */
-  int64_t next;      /* index of the next call to read from the source */
-} cursor;
-
-/* A call in the merge or on the stack of open calls; keys kept inline so
- * comparing needs no lookups. */
-typedef struct {
-  int64_t start, end, src;
-} call;
-
-typedef struct {
-  const sp_fmt_source *srcs;
-  cursor *cur;
-  int64_t batch;
-  call *heap; /* each source's current call, ordered by before() */
-  int64_t nheap;
-} merger;
+/* Up to this many sources with calls, the merge compares every source's
+ * next call (unrolled, heads in registers); beyond, a heap. */
+#define SP_STATS_FEW 8
 
 /* Wrapping differences: a hostile file's timestamps must not overflow. */
 static int64_t sub(int64_t a, int64_t b) {
@@ -38,113 +23,6 @@ static int64_t sub(int64_t a, int64_t b) {
 
 static int64_t add(int64_t a, int64_t b) {
   return (int64_t)((uint64_t)a + (uint64_t)b);
-}
-
-/* Loads the next batch of source i; 0 when it has no calls left. */
-static int refill(merger *m, int64_t i) {
-  const sp_fmt_source *s = &m->srcs[i];
-  cursor *c = &m->cur[i];
-  int64_t n = s->count - c->next;
-  if (n <= 0)
-    return 0;
-  if (n > m->batch)
-    n = m->batch;
-  s->read(s, c->next, n, c->starts, c->ends);
-  c->next += n;
-  c->pos = 0;
-  c->fill = n;
-  return 1;
-}
-
-/* Merge order: start ascending, end descending (outer before inner when
- * they start together), then source index, so ties are deterministic. */
-static int before(const call *a, const call *b) {
-  if (a->start != b->start)
-    return a->start < b->start;
-  if (a->end != b->end)
-    return a->end > b->end;
-  return a->src < b->src;
-}
-
-static void sift_down(merger *m, int64_t i) {
-  call *h = m->heap, x = h[i];
-  int64_t n = m->nheap;
-  for (;;) {
-    int64_t l = 2 * i + 1;
-    if (l >= n)
-      break;
-    if (l + 1 < n && before(&h[l + 1], &h[l]))
-      l++;
-    if (!before(&h[l], &x))
-      break;
-    h[i] = h[l];
-    i = l;
-  }
-  h[i] = x;
-}
-
-/* The current call of source i, which has one. */
-static call current(const merger *m, int64_t i) {
-  const cursor *c = &m->cur[i];
-  call k = {c->starts[c->pos], c->ends[c->pos], i};
-  return k;
-}
-
-/* Open calls of the merge: each call's parent is the innermost open call
- * that contains it. */
-typedef struct {
-  call *stack;
-  size_t cap, depth;
-  int64_t *child; /* per source: time in direct children */
-  const sp_fmt_source *srcs;
-  sp_fmt_nesting *nest;
-} nester;
-
-/* Call s of source i overlaps top without nesting: the first such case
- * is kept for the warning. */
-static void place_bad(nester *t, int64_t i, const call *top, int64_t s) {
-  sp_fmt_nesting *nest = t->nest;
-  if (nest && !nest->bad) {
-    nest->bad = 1;
-    nest->thread = t->srcs[i].thread;
-    nest->outer = t->srcs[top->src].name;
-    nest->inner = t->srcs[i].name;
-    nest->outer_start = top->start;
-    nest->inner_start = s;
-  }
-}
-
-/* Takes the next call in merge order; -1 when out of memory. */
-static inline int place(nester *t, int64_t i, int64_t s, int64_t e) {
-  /* Open calls that ended by s can contain nothing that follows (a
-   * zero-length call at their very end aside, which the containment test
-   * catches first); the top, if any, then either contains this call (its
-   * parent) or overlaps it improperly. */
-  while (t->depth) {
-    call *top = &t->stack[t->depth - 1];
-    if (s >= top->start && e <= top->end) {
-      t->child[top->src] = add(t->child[top->src], sub(e, s));
-      break;
-    }
-    if (s >= top->end) {
-      t->depth--;
-      continue;
-    }
-    place_bad(t, i, top, s);
-    break;
-  }
-  if (t->depth == t->cap) {
-    call *grown = realloc(t->stack, 2 * t->cap * sizeof *t->stack);
-    if (!grown)
-      return -1;
-    t->stack = grown;
-    t->cap *= 2;
-  }
-  call *c = &t->stack[t->depth++];
-  c->src = i;
-  c->start = s;
-  c->end = e;
-  return 0;
 }
 
 /* Exact sums of one source's calls. Mean and std come from them at the
@@ -322,174 +200,141 @@ int sp_fmt_stats_source(const sp_fmt_source *src, sp_fmt_stats *out) {
   return acc_finish(&a, src, out);
 }
 
-/* Sources pulled through read(): merged in batches within the budget,
- * their sums taken as the calls go by. */
-static int stats_read(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
-                      nester *t) {
-  merger m = {srcs, NULL, 0, NULL, 0};
-  int64_t batch = (int64_t)(SP_STATS_BUDGET / 16 / (uint64_t)n), most = 1;
-  for (int64_t i = 0; i < n; i++)
-    if (srcs[i].count > most)
-      most = srcs[i].count;
-  /* Small threads get buffers their size, not the whole budget. */
-  m.batch = batch < 1 ? 1 : batch < most ? batch : most;
-  m.cur = calloc((size_t)n, sizeof *m.cur);
-  m.heap = malloc((size_t)n * sizeof *m.heap);
-  int64_t *buf = malloc((size_t)n * (size_t)m.batch * 16);
-  acc *a = malloc((size_t)n * sizeof *a);
-  int rc = -1;
-  if (!m.cur || !m.heap || !buf || !a)
-    goto out;
-  for (int64_t i = 0; i < n; i++) {
-    acc_init(&a[i]);
-    m.cur[i].starts = buf + (size_t)i * (size_t)m.batch * 2;
-    m.cur[i].ends = m.cur[i].starts + m.batch;
-    if (refill(&m, i))
-      m.heap[m.nheap++] = current(&m, i);
+/* A call in the merge or on the stack of open calls; keys kept inline so
+ * comparing needs no lookups. */
+typedef struct {
+  int64_t start, end, src;
+} call;
+
+/* Open calls of the merge: each call's parent is the innermost open call
+ * that contains it. */
+typedef struct {
+  call *stack;
+  size_t cap, depth;
+  int64_t *child; /* per source: time in direct children */
+  const sp_fmt_source *srcs;
+  sp_fmt_nesting *nest;
+} nester;
+
+/* Call s of source i overlaps top without nesting: the first such case
+ * is kept for the warning. */
+static void place_bad(nester *t, int64_t i, const call *top, int64_t s) {
+  sp_fmt_nesting *nest = t->nest;
+  if (nest && !nest->bad) {
+    nest->bad = 1;
+    nest->thread = t->srcs[i].thread;
+    nest->outer = t->srcs[top->src].name;
+    nest->inner = t->srcs[i].name;
+    nest->outer_start = top->start;
+    nest->inner_start = s;
   }
-  for (int64_t i = m.nheap / 2; i-- > 0;)
-    sift_down(&m, i);
-  rc = 0;
-  while (m.nheap) {
-    int64_t i = m.heap[0].src, s = m.heap[0].start, e = m.heap[0].end;
-    cursor *c = &m.cur[i];
-    if (++c->pos < c->fill || refill(&m, i))
-      m.heap[0] = current(&m, i);
-    else
-      m.heap[0] = m.heap[--m.nheap];
-    sift_down(&m, 0);
-    acc_add(&a[i], s, e);
-    if ((rc = place(t, i, s, e)) != 0)
-      break;
-  }
-  for (int64_t i = 0; i < n && rc == 0; i++)
-    rc = acc_finish(&a[i], &srcs[i], &out[i]);
-out:
-  free(m.cur);
-  free(m.heap);
-  free(buf);
-  free(a);
-  return rc;
 }
 
-/* Up to this many sources, the merge scans every source's next call
- * rather than keeping a heap: fewer, more predictable branches. */
-#define SP_STATS_SCAN 8
-
-/* The merge of a few array sources, scanning every source's next call.
- * Live sources stay in index order, so a strict comparison keeps the
- * lowest index among equal calls, as before() does. Heads are kept by
- * value and the nester's stack in locals: this loop is most of the
- * statistics' time. */
-static int merge_scan(const sp_fmt_i64u **arr, int64_t n,
-                      const sp_fmt_source *srcs, nester *t) {
-  const sp_fmt_i64u *ps[SP_STATS_SCAN], *pe[SP_STATS_SCAN];
-  int64_t left[SP_STATS_SCAN], id[SP_STATS_SCAN];
-  int64_t hs[SP_STATS_SCAN], he[SP_STATS_SCAN];
-  int live = 0;
-  for (int64_t i = 0; i < n; i++)
-    if (srcs[i].count > 0) {
-      ps[live] = arr[2 * i];
-      pe[live] = arr[2 * i + 1];
-      hs[live] = ps[live][0];
-      he[live] = pe[live][0];
-      left[live] = srcs[i].count;
-      id[live++] = i;
-    }
-  call *stack = t->stack;
-  size_t depth = t->depth, cap = t->cap;
-  int64_t *child = t->child;
-  int rc = 0;
-  while (live > 0) {
-    int b = 0;
-    int64_t bs = hs[0], be = he[0];
-    for (int j = 1; j < live; j++) {
-      int better = (hs[j] < bs) | ((hs[j] == bs) & (he[j] > be));
-      b = better ? j : b;
-      bs = better ? hs[j] : bs;
-      be = better ? he[j] : be;
-    }
-    int64_t i = id[b];
-    /* place(), with the stack in locals. */
-    while (depth) {
-      const call *top = &stack[depth - 1];
-      if (bs >= top->start && be <= top->end) {
-        child[top->src] = add(child[top->src], sub(be, bs));
-        break;
-      }
-      if (bs >= top->end) {
-        depth--;
-        continue;
-      }
-      t->depth = depth;
-      place_bad(t, i, top, bs);
+/* Takes the next call in merge order; -1 when out of memory. Open calls
+ * that ended by s can contain nothing that follows (a zero-length call at
+ * their very end aside, which the containment test catches first); the
+ * top, if any, then either contains this call (its parent) or overlaps it
+ * improperly. The stack lives in the caller's locals (*stack, *depth,
+ * *cap) for the length of a merge. */
+static inline __attribute__((always_inline)) int place(nester *t, call **stack,
+                                                       size_t *depth,
+                                                       size_t *cap, int64_t i,
+                                                       int64_t s, int64_t e) {
+  while (*depth) {
+    const call *top = &(*stack)[*depth - 1];
+    if (s >= top->start && e <= top->end) {
+      t->child[top->src] = add(t->child[top->src], sub(e, s));
       break;
     }
-    if (depth == cap) {
-      call *grown = realloc(stack, 2 * cap * sizeof *stack);
-      if (!grown) {
-        rc = -1;
-        break;
-      }
-      stack = grown;
-      cap *= 2;
+    if (s >= top->end) {
+      --*depth;
+      continue;
     }
-    stack[depth++] = (call){bs, be, i};
-    if (--left[b] == 0) {
-      live--;
-      for (int j = b; j < live; j++) {
-        ps[j] = ps[j + 1];
-        pe[j] = pe[j + 1];
-        hs[j] = hs[j + 1];
-        he[j] = he[j + 1];
-        left[j] = left[j + 1];
-        id[j] = id[j + 1];
-      }
-    } else {
-      hs[b] = *++ps[b];
-      he[b] = *++pe[b];
-    }
+    place_bad(t, i, top, s);
+    break;
   }
-  t->stack = stack;
-  t->depth = depth;
-  t->cap = cap;
-  return rc;
+  if (*depth == *cap) {
+    call *grown = realloc(*stack, 2 * *cap * sizeof **stack);
+    if (!grown)
+      return -1;
+    *stack = grown;
+    *cap *= 2;
+  }
+  (*stack)[(*depth)++] = (call){s, e, i};
+  return 0;
 }
 
-/* The merge of K (2 to 4, a constant in each specialisation) non-empty
- * array sources. With K known, the comparisons unroll and every head stays
- * in a register (each is indexed by a constant: the chosen one is advanced
- * through a switch); a finished source's head becomes a sentinel that
- * loses to any call, so nothing is moved. Same order as merge_scan. */
+/* Where the merge is in one source: its next calls at s and e, `left` of
+ * them before the buffer needs refilling. Sources with arrays in memory
+ * are one buffer; the others are read in batches, each batch summed while
+ * it is still in cache. */
+typedef struct {
+  const sp_fmt_source *src;
+  const sp_fmt_i64u *s, *e;
+  int64_t left, next; /* next: source index of the call after the buffer */
+  int64_t *bs, *be;   /* read() sources: the buffer */
+  int64_t batch;
+  acc *a;
+} cursor;
+
+/* The cursor's next calls; 0 when its source has none left. */
+static int refill(cursor *c) {
+  int64_t n = c->src->count - c->next;
+  if (n <= 0 || !c->bs)
+    return 0;
+  if (n > c->batch)
+    n = c->batch;
+  c->src->read(c->src, c->next, n, c->bs, c->be);
+  acc_batch(c->a, c->bs, c->be, n);
+  c->next += n;
+  c->s = c->bs;
+  c->e = c->be;
+  c->left = n;
+  return 1;
+}
+
+/* Merge order: start ascending, end descending (outer before inner when
+ * they start together), then source index, so ties are deterministic. */
+static int before(const call *a, const call *b) {
+  if (a->start != b->start)
+    return a->start < b->start;
+  if (a->end != b->end)
+    return a->end > b->end;
+  return a->src < b->src;
+}
+
+/* The merge of K (1 to SP_STATS_FEW, a constant in each specialisation)
+ * cursors with calls, in source index order. With K known, the comparisons
+ * unroll and the heads stay in registers (each is indexed by a constant:
+ * the chosen one advances through a switch); a finished cursor's head
+ * becomes a sentinel that loses to any call, so nothing is moved. */
 #define MERGE_ADV(j)                                                           \
   case j:                                                                      \
-    if (--left[j] == 0) {                                                      \
+    if (--c[j].left > 0) {                                                     \
+      hs[j] = *++c[j].s;                                                       \
+      he[j] = *++c[j].e;                                                       \
+    } else if (refill(&c[j])) {                                                \
+      hs[j] = *c[j].s;                                                         \
+      he[j] = *c[j].e;                                                         \
+    } else {                                                                   \
       hs[j] = INT64_MAX;                                                       \
       he[j] = INT64_MIN;                                                       \
-    } else {                                                                   \
-      hs[j] = *++ps[j];                                                        \
-      he[j] = *++pe[j];                                                        \
+      live--;                                                                  \
     }                                                                          \
     break;
 
 static inline __attribute__((always_inline)) int
-merge_k(const sp_fmt_i64u **arr, const int64_t *id, const sp_fmt_source *srcs,
-        nester *t, const int K) {
-  const sp_fmt_i64u *ps[4], *pe[4];
-  int64_t hs[4], he[4], left[4], total = 0;
+merge_k(cursor *c, const int64_t *id, nester *t, const int K) {
+  int64_t hs[SP_STATS_FEW], he[SP_STATS_FEW];
+  int done[SP_STATS_FEW];
   for (int j = 0; j < K; j++) {
-    ps[j] = arr[2 * id[j]];
-    pe[j] = arr[2 * id[j] + 1];
-    hs[j] = ps[j][0];
-    he[j] = pe[j][0];
-    left[j] = srcs[id[j]].count;
-    total += left[j];
+    hs[j] = *c[j].s;
+    he[j] = *c[j].e;
   }
   call *stack = t->stack;
   size_t depth = t->depth, cap = t->cap;
-  int64_t *child = t->child;
-  int rc = 0;
-  for (int64_t k = 0; k < total; k++) {
+  int live = K, rc = 0;
+  while (live > 0) {
     int b = 0;
     int64_t bs = hs[0], be = he[0];
     for (int j = 1; j < K; j++) {
@@ -498,45 +343,30 @@ merge_k(const sp_fmt_i64u **arr, const int64_t *id, const sp_fmt_source *srcs,
       bs = better ? hs[j] : bs;
       be = better ? he[j] : be;
     }
-    if (left[b] == 0) { /* a real call equal to the sentinel: rare */
+    if (c[b].left == 0) { /* a real call equal to the sentinel: rare */
       b = -1;
       for (int j = 0; j < K; j++)
-        if (left[j] > 0 &&
-            (b < 0 || hs[j] < bs || (hs[j] == bs && he[j] > be))) {
+        done[j] = c[j].left == 0;
+      for (int j = 0; j < K; j++)
+        if (!done[j] && (b < 0 || hs[j] < bs || (hs[j] == bs && he[j] > be))) {
           b = j;
           bs = hs[j];
           be = he[j];
         }
     }
-    int64_t i = id[b];
-    while (depth) {
-      const call *top = &stack[depth - 1];
-      if (bs >= top->start && be <= top->end) {
-        child[top->src] = add(child[top->src], sub(be, bs));
-        break;
-      }
-      if (bs >= top->end) {
-        depth--;
-        continue;
-      }
-      place_bad(t, i, top, bs);
+    if (place(t, &stack, &depth, &cap, id[b], bs, be) != 0) {
+      rc = -1;
       break;
     }
-    if (depth == cap) {
-      call *grown = realloc(stack, 2 * cap * sizeof *stack);
-      if (!grown) {
-        rc = -1;
-        break;
-      }
-      stack = grown;
-      cap *= 2;
-    }
-    stack[depth++] = (call){bs, be, i};
     switch (b) {
       MERGE_ADV(0)
       MERGE_ADV(1)
       MERGE_ADV(2)
       MERGE_ADV(3)
+      MERGE_ADV(4)
+      MERGE_ADV(5)
+      MERGE_ADV(6)
+      MERGE_ADV(7)
     }
   }
   t->stack = stack;
@@ -546,84 +376,133 @@ merge_k(const sp_fmt_i64u **arr, const int64_t *id, const sp_fmt_source *srcs,
 }
 #undef MERGE_ADV
 
-static int merge_few(const sp_fmt_i64u **arr, int64_t n,
-                     const sp_fmt_source *srcs, nester *t) {
-  int64_t id[4];
-  int k = 0;
-  for (int64_t i = 0; i < n; i++)
-    if (srcs[i].count > 0) {
-      if (k == 4)
-        return merge_scan(arr, n, srcs, t);
-      id[k++] = i;
-    }
-  switch (k) {
-  case 0:
-    return 0;
-  case 1:
-    return merge_scan(arr, n, srcs, t);
-  case 2:
-    return merge_k(arr, id, srcs, t, 2);
-  case 3:
-    return merge_k(arr, id, srcs, t, 3);
-  default:
-    return merge_k(arr, id, srcs, t, 4);
+/* The merge of many cursors through a heap of their next calls. */
+static void sift_down(call *h, int64_t n, int64_t i) {
+  call x = h[i];
+  for (;;) {
+    int64_t l = 2 * i + 1;
+    if (l >= n)
+      break;
+    if (l + 1 < n && before(&h[l + 1], &h[l]))
+      l++;
+    if (!before(&h[l], &x))
+      break;
+    h[i] = h[l];
+    i = l;
   }
+  h[i] = x;
 }
 
-/* The merge of many array sources through a heap. */
-static int merge_heap(const sp_fmt_i64u **arr, int64_t n,
-                      const sp_fmt_source *srcs, nester *t) {
-  int64_t *pos = calloc((size_t)n, sizeof *pos);
-  call *heap = malloc((size_t)n * sizeof *heap);
-  if (!pos || !heap) {
-    free(pos);
-    free(heap);
+static int merge_heap(cursor *c, const int64_t *id, int64_t k, nester *t) {
+  call *heap = malloc((size_t)k * sizeof *heap);
+  if (!heap)
     return -1;
-  }
-  merger m = {srcs, NULL, 0, heap, 0};
-  for (int64_t i = 0; i < n; i++)
-    if (srcs[i].count > 0)
-      heap[m.nheap++] = (call){arr[2 * i][0], arr[2 * i + 1][0], i};
-  for (int64_t i = m.nheap / 2; i-- > 0;)
-    sift_down(&m, i);
+  int64_t n = 0;
+  for (int64_t j = 0; j < k; j++)
+    heap[n++] = (call){*c[j].s, *c[j].e, j};
+  for (int64_t j = n / 2; j-- > 0;)
+    sift_down(heap, n, j);
+  call *stack = t->stack;
+  size_t depth = t->depth, cap = t->cap;
   int rc = 0;
-  while (m.nheap) {
-    int64_t i = heap[0].src, s = heap[0].start, e = heap[0].end;
-    int64_t p = ++pos[i];
-    if (p < srcs[i].count)
-      heap[0] = (call){arr[2 * i][p], arr[2 * i + 1][p], i};
-    else
-      heap[0] = heap[--m.nheap];
-    sift_down(&m, 0);
-    if ((rc = place(t, i, s, e)) != 0)
+  while (n) {
+    call x = heap[0];
+    cursor *cj = &c[x.src];
+    if (--cj->left > 0) {
+      ++cj->s;
+      ++cj->e;
+      heap[0] = (call){*cj->s, *cj->e, x.src};
+    } else if (refill(cj)) {
+      heap[0] = (call){*cj->s, *cj->e, x.src};
+    } else {
+      heap[0] = heap[--n];
+    }
+    sift_down(heap, n, 0);
+    if ((rc = place(t, &stack, &depth, &cap, id[x.src], x.start, x.end)) != 0)
       break;
   }
-  free(pos);
+  t->stack = stack;
+  t->depth = depth;
+  t->cap = cap;
   free(heap);
   return rc;
 }
 
-/* Sources whose calls are in memory: each source's sums in one tight pass
- * over its arrays; only exclusive time needs the merge. */
-static int stats_arrays(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
-                        nester *t) {
-  const sp_fmt_i64u **arr = malloc((size_t)n * 2 * sizeof *arr);
-  if (!arr)
-    return -1;
-  int rc = 0;
-  for (int64_t i = 0; i < n && rc == 0; i++) {
-    sp_fmt_source_arrays(&srcs[i], &arr[2 * i], &arr[2 * i + 1]);
-    rc = sp_fmt_stats_source(&srcs[i], &out[i]);
+/* Every call of the sources with calls (cursors c, source indices id) in
+ * merge order through the nester. */
+static int merge(cursor *c, const int64_t *id, int64_t k, nester *t) {
+  switch (k) {
+  case 0:
+    return 0;
+  case 1:
+    return merge_k(c, id, t, 1); /* no merge: nesting in it is recursion */
+  case 2:
+    return merge_k(c, id, t, 2);
+  case 3:
+    return merge_k(c, id, t, 3);
+  case 4:
+    return merge_k(c, id, t, 4);
+  case 5:
+    return merge_k(c, id, t, 5);
+  case 6:
+    return merge_k(c, id, t, 6);
+  case 7:
+    return merge_k(c, id, t, 7);
+  case 8:
+    return merge_k(c, id, t, 8);
+  default:
+    return merge_heap(c, id, k, t);
   }
-  if (rc == 0 && n == 1) { /* no merge: nesting within it is recursion */
-    const sp_fmt_i64u *st = arr[0], *en = arr[1];
-    for (int64_t k = 0; k < srcs[0].count && rc == 0; k++)
-      rc = place(t, 0, st[k], en[k]);
-  } else if (rc == 0) {
-    rc = n <= SP_STATS_SCAN ? merge_few(arr, n, srcs, t)
-                            : merge_heap(arr, n, srcs, t);
+}
+
+/* The statistics of srcs: sums per source (whole arrays at once, read()
+ * sources batch by batch within the budget as the merge pulls them), and
+ * exclusive time from the merge. */
+static int stats_merge(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
+                       nester *t) {
+  cursor *c = calloc((size_t)n, sizeof *c);
+  int64_t *id = malloc((size_t)n * sizeof *id);
+  acc *a = malloc((size_t)n * sizeof *a);
+  int64_t nread = 0, most = 1, k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const sp_fmt_i64u *s, *e;
+    if (srcs[i].count > 0 && !sp_fmt_source_arrays(&srcs[i], &s, &e)) {
+      nread++;
+      most = srcs[i].count > most ? srcs[i].count : most;
+    }
   }
-  free(arr);
+  /* Small threads get buffers their size, not the whole budget. */
+  int64_t batch = nread ? (int64_t)(SP_STATS_BUDGET / 16 / (uint64_t)nread) : 1;
+  batch = batch < 1 ? 1 : batch < most ? batch : most;
+  int64_t *buf = nread ? malloc((size_t)nread * (size_t)batch * 16) : NULL;
+  int rc = -1;
+  if (!c || !id || !a || (nread && !buf))
+    goto out;
+  for (int64_t i = 0, r = 0; i < n; i++) {
+    acc_init(&a[i]);
+    if (srcs[i].count <= 0)
+      continue;
+    cursor *ci = &c[k];
+    id[k++] = i;
+    *ci = (cursor){&srcs[i], NULL, NULL, 0, 0, NULL, NULL, batch, &a[i]};
+    if (sp_fmt_source_arrays(&srcs[i], &ci->s, &ci->e)) {
+      ci->left = ci->next = srcs[i].count;
+      acc_batch(&a[i], ci->s, ci->e, srcs[i].count);
+    } else {
+      ci->bs = buf + (size_t)r * (size_t)batch * 2;
+      ci->be = ci->bs + batch;
+      r++;
+      refill(ci);
+    }
+  }
+  rc = merge(c, id, k, t);
+  for (int64_t i = 0; i < n && rc == 0; i++)
+    rc = acc_finish(&a[i], &srcs[i], &out[i]);
+out:
+  free(c);
+  free(id);
+  free(a);
+  free(buf);
   return rc;
 }
 
@@ -635,14 +514,9 @@ int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
     return 0;
   nester t = {malloc(64 * sizeof(call)), 64,   0,
               calloc((size_t)n, 8),      srcs, nest};
-  int arrays = 1;
-  const sp_fmt_i64u *st, *en;
-  for (int64_t i = 0; i < n; i++)
-    if (srcs[i].count > 0 && !sp_fmt_source_arrays(&srcs[i], &st, &en))
-      arrays = 0;
   int rc = -1;
   if (t.stack && t.child)
-    rc = arrays ? stats_arrays(srcs, n, out, &t) : stats_read(srcs, n, out, &t);
+    rc = stats_merge(srcs, n, out, &t);
   if (rc == 0)
     for (int64_t i = 0; i < n; i++)
       out[i].exclusive_ns = sub(out[i].total_ns, t.child[i]);
