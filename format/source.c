@@ -30,7 +30,7 @@ void sp_fmt_rank_free(sp_fmt_rank *r) {
     free(r->regions[i].file);
   }
   free(r->regions);
-  for (int64_t i = 0; i < r->nblocks && !r->borrowed; i++) {
+  for (int64_t i = 0; i < r->nblocks; i++) {
     free(r->blocks[i].starts);
     free(r->blocks[i].ends);
   }

@@ -65,7 +65,6 @@ typedef struct sp_fmt_rank {
   sp_fmt_block *blocks;  /* at most one per (thread, region) */
   sp_fmt_meta meta;      /* empty for .spt */
   int32_t foreign_order; /* .spt: its byte order is not this machine's */
-  int32_t borrowed;      /* arrays belong to an sp_fmt_arena: not freed */
 } sp_fmt_rank;
 
 void sp_fmt_rank_free(sp_fmt_rank *r); /* frees contents, not r itself */
@@ -197,27 +196,24 @@ int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
 /* Reads and parses the file at path. */
 int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
 
-/* Memory a reader reuses for timestamp arrays from rank to rank. Zero it
- * before first use. */
-typedef struct sp_fmt_arena {
-  void *base;
-  size_t cap, used;
-} sp_fmt_arena;
-
-/* Room for `bytes` more (reallocates only while empty); 0 or -1. */
-int sp_fmt_arena_reserve(sp_fmt_arena *a, size_t bytes);
-int64_t *sp_fmt_arena_take(sp_fmt_arena *a, int64_t n); /* n reserved */
-void sp_fmt_arena_clear(sp_fmt_arena *a); /* its ranks must be freed */
-void sp_fmt_arena_free(sp_fmt_arena *a);
-
-/* sp_fmt_spt_read with every array in arena (cleared first): the rank
- * borrows them until the arena is cleared or freed. */
-int sp_fmt_spt_read_arena(const char *path, sp_fmt_arena *arena,
-                          sp_fmt_rank *out, sp_fmt_err *err);
-
 /* Validates the file at path as sp_fmt_spt_read does but reads no
  * timestamps: blocks have counts and file offsets, NULL arrays. */
 int sp_fmt_spt_index(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
+
+/* A .spt block's calls read from its open file as they are wanted: the
+ * read() of a source whose ctx is one of these, for statistics that stream
+ * a rank too big to hold. A failed read sets *failed to errno (calls then
+ * read as 0). */
+typedef struct sp_fmt_spt_calls {
+  int fd;
+  int swap;       /* the file's byte order is not ours */
+  int64_t offset; /* the block's file_offset */
+  int64_t count;
+  int *failed;
+} sp_fmt_spt_calls;
+
+void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
+                           int64_t *starts, int64_t *ends);
 
 /* 1 if the first bytes of the file at path are the .spt magic. */
 int sp_fmt_is_spt(const char *path);

@@ -22,7 +22,6 @@ typedef struct {
   int swap;            /* file byte order differs from ours */
   int fd;              /* the mapped file, read for timestamps; -1: none */
   int mode;            /* how timestamps are taken: one of the TIMES_ above */
-  sp_fmt_arena *arena; /* arrays come from here if set */
   const char *name;
   sp_fmt_err *err;
 } reader;
@@ -249,12 +248,6 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
     return -1;
   out->version = version;
   out->foreign_order = r->swap;
-  if (r->arena) {
-    /* Every array fits in the file's size: room for all of them now. */
-    if (sp_fmt_arena_reserve(r->arena, r->len) != 0)
-      return fail(r, 0, "out of memory");
-    out->borrowed = 1;
-  }
   size_t at = r->pos;
   if (get_i32(r, "int32 rank", &out->rank))
     return -1;
@@ -384,9 +377,9 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
       r->pos += (size_t)count * 16;
     } else if (count) {
       blk->starts =
-          r->arena ? sp_fmt_arena_take(r->arena, count) : times_alloc(count);
+          times_alloc(count);
       blk->ends =
-          r->arena ? sp_fmt_arena_take(r->arena, count) : times_alloc(count);
+          times_alloc(count);
       if (!blk->starts || !blk->ends)
         return fail(r, r->pos, "out of memory");
       if (get_times(r, blk->starts, count) || get_times(r, blk->ends, count))
@@ -400,9 +393,9 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
 }
 
 static int parse_image(const unsigned char *buf, size_t len, const char *name,
-                       int fd, int mode, sp_fmt_arena *arena, sp_fmt_rank *out,
+                       int fd, int mode, sp_fmt_rank *out,
                        sp_fmt_err *err) {
-  reader r = {buf, len, 0, 0, fd, mode, arena, name ? name : "<memory>", err};
+  reader r = {buf, len, 0, 0, fd, mode, name ? name : "<memory>", err};
   scratch sc = {{0}, {0}, NULL};
   memset(out, 0, sizeof *out);
   int rc = parse(&r, out, &sc);
@@ -418,11 +411,11 @@ static int parse_image(const unsigned char *buf, size_t len, const char *name,
 
 int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
                      sp_fmt_rank *out, sp_fmt_err *err) {
-  return parse_image(buf, len, name, -1, TIMES_COPY, NULL, out, err);
+  return parse_image(buf, len, name, -1, TIMES_COPY, out, err);
 }
 
 /* Maps the file at path and parses it with timestamps taken per mode. */
-static int read_file(const char *path, int mode, sp_fmt_arena *arena,
+static int read_file(const char *path, int mode,
                      sp_fmt_rank *out, sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -453,7 +446,7 @@ static int read_file(const char *path, int mode, sp_fmt_arena *arena,
     madvise(map, len, MADV_RANDOM);
     buf = map;
   }
-  int rc = parse_image(buf, len, path, map ? fd : -1, mode, arena, out, err);
+  int rc = parse_image(buf, len, path, map ? fd : -1, mode, out, err);
   close(fd);
   if (map)
     munmap(map, len);
@@ -461,17 +454,11 @@ static int read_file(const char *path, int mode, sp_fmt_arena *arena,
 }
 
 int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
-  return read_file(path, TIMES_COPY, NULL, out, err);
-}
-
-int sp_fmt_spt_read_arena(const char *path, sp_fmt_arena *arena,
-                          sp_fmt_rank *out, sp_fmt_err *err) {
-  sp_fmt_arena_clear(arena);
-  return read_file(path, TIMES_COPY, arena, out, err);
+  return read_file(path, TIMES_COPY, out, err);
 }
 
 int sp_fmt_spt_index(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
-  return read_file(path, TIMES_SKIP, NULL, out, err);
+  return read_file(path, TIMES_SKIP, out, err);
 }
 
 int sp_fmt_is_spt(const char *path) {
@@ -482,4 +469,28 @@ int sp_fmt_is_spt(const char *path) {
   ssize_t n = read(fd, b, 8);
   close(fd);
   return n == 8 && memcmp(b, SP_FMT_MAGIC, 8) == 0;
+}
+
+void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
+                           int64_t *starts, int64_t *ends) {
+  const sp_fmt_spt_calls *c = src->ctx;
+  int64_t *dst[2] = {starts, ends};
+  for (int k = 0; k < 2; k++) {
+    size_t want = (size_t)n * 8, got = 0;
+    off_t at = (off_t)(c->offset + (k * c->count + first) * 8);
+    while (got < want) {
+      ssize_t r = pread(c->fd, (char *)dst[k] + got, want - got, at + (off_t)got);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0) { /* the caller learns it from *failed */
+        *c->failed = r < 0 ? errno : EIO;
+        memset((char *)dst[k] + got, 0, want - got);
+        break;
+      }
+      got += (size_t)r;
+    }
+    if (c->swap)
+      for (int64_t i = 0; i < n; i++)
+        dst[k][i] = (int64_t)__builtin_bswap64((uint64_t)dst[k][i]);
+  }
 }

@@ -1,11 +1,14 @@
 /* merge.c - streams the ranks into one schema-2 file, in rank order. Each
  * rank goes through four steps (read, statistics, rows, copy of its calls)
- * and both threads take whichever step is ready, oldest rank first; up to
- * three ranks are in memory. SP_IMPORT_THREAD=0: one thread, one rank.
+ * and both threads take whichever step is ready, oldest rank first, two
+ * ranks at a time. A .spt is never held in memory: its statistics stream
+ * its calls from the file and the copy goes file to file. SP_IMPORT_THREAD=0:
+ * one thread, one rank.
  * HDF5 (not thread-safe here) is called by this thread alone: to read an
  * .h5 input, and to open and close the output. */
 #include "sp_import.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -29,8 +32,8 @@ typedef struct loaded {
   sp_fmt_rank *ranks;
   int64_t n;
   int refs;
-  int fd;              /* a .spt: its calls are copied from here */
-  sp_fmt_arena *arena; /* a .spt: its arrays are in this arena */
+  int fd; /* a .spt in our byte order: its index's calls are read from
+           * here; -1 when its arrays were read instead */
 } loaded;
 
 /* A rank's way through: EMPTY -> (read) READ -> (statistics) STATED ->
@@ -44,7 +47,6 @@ typedef struct slot {
   loaded *l;
   const sp_fmt_rank *r;
   sp_imp_row *rows;
-  sp_fmt_arena arena; /* this slot's .spt arrays */
 } slot;
 
 typedef struct pipeline {
@@ -87,8 +89,7 @@ static void release(pipeline *p, loaded *l) {
   }
 }
 
-static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_arena *arena,
-                    sp_fmt_err *err) {
+static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
   loaded *l = calloc(1, sizeof *l);
   if (!l) {
     sp_fmt_err_set(err, "%s: out of memory", x->path);
@@ -104,11 +105,23 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_arena *arena,
     sp_fmt_err_set(err, "%s: out of memory", x->path);
     rc = -1;
   } else {
-    /* The statistics need the calls in memory (the slot's arena, reused
-     * from rank to rank); the output gets them file to file from fd. */
+    /* Only the index: the statistics read the calls from fd in batches
+     * and the copy goes file to file. A file in the other byte order is
+     * read whole, its calls swapped, and written from memory. */
     l->fd = open(x->path, O_RDONLY | O_CLOEXEC);
-    l->arena = arena;
-    rc = sp_fmt_spt_read_arena(x->path, arena, l->ranks, err);
+    if (l->fd < 0) {
+      sp_fmt_err_set(err, "%s: %s", x->path, strerror(errno));
+      rc = -1;
+    } else {
+      rc = sp_fmt_spt_index(x->path, l->ranks, err);
+    }
+    if (rc == 0 && (l->ranks->foreign_order ||
+                    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)) {
+      sp_fmt_rank_free(l->ranks);
+      close(l->fd);
+      l->fd = -1;
+      rc = sp_fmt_spt_read(x->path, l->ranks, err);
+    }
     l->n = rc == 0;
   }
   if (rc != 0) {
@@ -129,7 +142,7 @@ static int read_claim(pipeline *p, int64_t c, slot *s, sp_fmt_err *err) {
   if (!p->cur || p->cur->input != cl->input) {
     release(p, p->cur);
     p->cur = NULL;
-    if (!(p->cur = load(x, cl->input, &s->arena, err)))
+    if (!(p->cur = load(x, cl->input, err)))
       return -1;
   }
   const sp_fmt_rank *r = NULL;
@@ -175,22 +188,14 @@ static int add_rows(pipeline *p, slot *s, sp_fmt_err *err) {
  * byte order (little-endian) file to file, anything else from memory. No
  * HDF5 call: either thread. */
 static int copy_calls(pipeline *p, const slot *s, sp_fmt_err *err) {
-  int from_file = s->l->fd >= 0 && !s->r->foreign_order &&
-                  __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
   for (int64_t k = 0; k < s->r->nblocks; k++) {
     const sp_imp_row *row = &s->rows[k];
-    const sp_fmt_i64u *st = NULL, *en = NULL;
-    int64_t n = row->src.count;
-    if (n > 0 && !sp_fmt_source_arrays(&row->src, &st, &en)) {
-      sp_fmt_err_set(err, "%s: calls of %s not in memory",
-                     p->in->v[s->l->input].path, row->src.name);
-      return -1;
-    }
-    const sp_fmt_block *b = row->src.ctx;
-    int rc = from_file
+    const sp_fmt_block *b = row->blk;
+    int64_t n = b->count;
+    int rc = s->l->fd >= 0
                  ? sp_fmt_h5w_copy(p->w, row->at, s->l->fd, b->file_offset,
                                    b->file_offset + 8 * n, n, err)
-                 : sp_fmt_h5w_put(p->w, row->at, st, en, n, err);
+                 : sp_fmt_h5w_put(p->w, row->at, b->starts, b->ends, n, err);
     if (rc != 0)
       return -1;
   }
@@ -257,7 +262,8 @@ static int step(pipeline *p, int main_thread) {
   if (what == T_READ)
     rc = read_claim(p, s->claim, s, &err);
   else if (what == T_STATS)
-    rc = sp__imp_rows(s->r, p->in->v[s->l->input].path, &s->rows, &err);
+    rc = sp__imp_rows(s->r, p->in->v[s->l->input].path, s->l->fd, &s->rows,
+                      &err);
   else if (what == T_ROWS)
     rc = add_rows(p, s, &err);
   else
@@ -349,10 +355,8 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   int failed = p.failed;
   if (failed)
     *err = p.err;
-  for (int i = 0; i < SLOTS; i++) {
+  for (int i = 0; i < SLOTS; i++)
     empty_slot(&p, &p.slots[i]);
-    sp_fmt_arena_free(&p.slots[i].arena);
-  }
   release(&p, p.cur);
   if (!failed && (sp_fmt_meta_set_str(&p.meta, "label", label) != 0 ||
                   sp_fmt_meta_set_int(&p.meta, "mpi_size", nclaims) != 0)) {

@@ -38,24 +38,40 @@ void sp__imp_nesting_report(void) {
             first_bad, (long long)(nbad - 1));
 }
 
-int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **out,
-                 sp_fmt_err *err) {
+int sp__imp_rows(const sp_fmt_rank *r, const char *path, int fd,
+                 sp_imp_row **out, sp_fmt_err *err) {
   int64_t n = r->nblocks;
   size_t cnt = n ? (size_t)n : 1;
   sp_fmt_source *srcs = malloc(cnt * sizeof *srcs);
   sp_imp_row *rows = malloc(cnt * sizeof *rows);
   sp_fmt_stats *st = malloc(cnt * sizeof *st);
+  sp_fmt_spt_calls *calls = fd >= 0 ? malloc(cnt * sizeof *calls) : NULL;
+  const sp_fmt_block **blk = malloc(cnt * sizeof *blk);
+  int failed = 0;
   *out = NULL;
-  if (!srcs || !rows || !st) {
+  if (!srcs || !rows || !st || !blk || (fd >= 0 && !calls)) {
     sp_fmt_err_set(err, "%s: out of memory", path);
     goto bad;
   }
   sp_fmt_rank_sources_by_thread(r, srcs);
+  for (int64_t k = 0; k < n; k++) {
+    blk[k] = srcs[k].ctx;
+    if (fd >= 0) { /* an index: the calls stream from the file */
+      calls[k] = (sp_fmt_spt_calls){fd, r->foreign_order, blk[k]->file_offset,
+                                    blk[k]->count, &failed};
+      srcs[k].read = sp_fmt_spt_calls_read;
+      srcs[k].ctx = &calls[k];
+    }
+  }
   /* Exclusive time needs every region of a thread at once. */
   sp_fmt_nesting nest = {0};
   int64_t bad = sp_fmt_stats_rank(srcs, n, st, &nest);
   if (bad < 0) {
     sp_fmt_err_set(err, "%s: out of memory", path);
+    goto bad;
+  }
+  if (failed) {
+    sp_fmt_err_set(err, "%s: cannot read calls: %s", path, strerror(failed));
     goto bad;
   }
   /* Ranks may be done out of order on two threads: the lowest one's case
@@ -67,8 +83,11 @@ int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **out,
   }
   nbad += bad;
   pthread_mutex_unlock(&bad_mu);
-  for (int64_t k = 0; k < n; k++)
-    rows[k] = (sp_imp_row){.src = srcs[k], .st = st[k], .at = -1};
+  for (int64_t k = 0; k < n; k++) {
+    rows[k] = (sp_imp_row){.src = srcs[k], .st = st[k], .at = -1, .blk = blk[k]};
+    rows[k].src.read = sp_fmt_block_read; /* calls no longer streamed */
+    rows[k].src.ctx = blk[k];
+  }
   for (int64_t lo = 0, hi; lo < n; lo = hi) { /* each thread by first start */
     for (hi = lo; hi < n && srcs[hi].thread == srcs[lo].thread;)
       hi++;
@@ -76,11 +95,15 @@ int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **out,
   }
   free(srcs);
   free(st);
+  free(calls);
+  free(blk);
   *out = rows;
   return 0;
 bad:
   free(srcs);
   free(rows);
   free(st);
+  free(calls);
+  free(blk);
   return -1;
 }

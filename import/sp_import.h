@@ -44,15 +44,17 @@ int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
 typedef struct sp_imp_row {
   sp_fmt_source src;
   sp_fmt_stats st;
-  int64_t at; /* index of its first call in the output */
+  int64_t at;               /* index of its first call in the output */
+  const sp_fmt_block *blk; /* its block: file offset, arrays if read */
 } sp_imp_row;
 
 /* Rank r's rows in DESIGN order (thread, then first start) with their
  * statistics, into *rows (malloc'd, r->nblocks entries). Improper nesting
- * is not an error: sp__imp_nesting_report() warns about it once. Any
- * thread. */
-int sp__imp_rows(const sp_fmt_rank *r, const char *path, sp_imp_row **rows,
-                 sp_fmt_err *err);
+ * is not an error: sp__imp_nesting_report() warns about it once. fd >= 0:
+ * r is an index (sp_fmt_spt_index of that open file) and the calls are
+ * read from the file in batches; else they are r's arrays. Any thread. */
+int sp__imp_rows(const sp_fmt_rank *r, const char *path, int fd,
+                 sp_imp_row **rows, sp_fmt_err *err);
 void sp__imp_nesting_report(void);
 
 /* Streams the claims rank by rank into the schema-2 file out. */

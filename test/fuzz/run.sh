@@ -15,7 +15,7 @@ fmt=$root/format
 # Only what the reader and the statistics need: no HDF5.
 "$cc" -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$fmt" "$here/fuzz_spt.c" "$fmt/spt_read.c" "$fmt/source.c" "$fmt/arena.c" \
+  -I"$fmt" "$here/fuzz_spt.c" "$fmt/spt_read.c" "$fmt/source.c" \
   "$fmt/stats.c" "$fmt/meta.c" "$fmt/atomic.c" -lm -o "$build/fuzz_spt"
 # New inputs go to the build dir's corpus; the committed seeds stay as they are.
 exec "$build/fuzz_spt" -max_total_time="$secs" -timeout=10 \
