@@ -19,9 +19,9 @@ enum { TIMES_COPY, TIMES_SKIP };
 typedef struct {
   const unsigned char *buf;
   size_t len, pos;
-  int swap;            /* file byte order differs from ours */
-  int fd;              /* the mapped file, read for timestamps; -1: none */
-  int mode;            /* how timestamps are taken: one of the TIMES_ above */
+  int swap; /* file byte order differs from ours */
+  int fd;   /* the mapped file, read for timestamps; -1: none */
+  int mode; /* how timestamps are taken: one of the TIMES_ above */
   const char *name;
   sp_fmt_err *err;
 } reader;
@@ -376,10 +376,8 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
     if (count && r->mode == TIMES_SKIP) {
       r->pos += (size_t)count * 16;
     } else if (count) {
-      blk->starts =
-          times_alloc(count);
-      blk->ends =
-          times_alloc(count);
+      blk->starts = times_alloc(count);
+      blk->ends = times_alloc(count);
       if (!blk->starts || !blk->ends)
         return fail(r, r->pos, "out of memory");
       if (get_times(r, blk->starts, count) || get_times(r, blk->ends, count))
@@ -393,8 +391,7 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
 }
 
 static int parse_image(const unsigned char *buf, size_t len, const char *name,
-                       int fd, int mode, sp_fmt_rank *out,
-                       sp_fmt_err *err) {
+                       int fd, int mode, sp_fmt_rank *out, sp_fmt_err *err) {
   reader r = {buf, len, 0, 0, fd, mode, name ? name : "<memory>", err};
   scratch sc = {{0}, {0}, NULL};
   memset(out, 0, sizeof *out);
@@ -415,8 +412,8 @@ int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
 }
 
 /* Maps the file at path and parses it with timestamps taken per mode. */
-static int read_file(const char *path, int mode,
-                     sp_fmt_rank *out, sp_fmt_err *err) {
+static int read_file(const char *path, int mode, sp_fmt_rank *out,
+                     sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
@@ -479,7 +476,8 @@ void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
     size_t want = (size_t)n * 8, got = 0;
     off_t at = (off_t)(c->offset + (k * c->count + first) * 8);
     while (got < want) {
-      ssize_t r = pread(c->fd, (char *)dst[k] + got, want - got, at + (off_t)got);
+      ssize_t r =
+          pread(c->fd, (char *)dst[k] + got, want - got, at + (off_t)got);
       if (r < 0 && errno == EINTR)
         continue;
       if (r <= 0) { /* the caller learns it from *failed */
@@ -493,4 +491,6 @@ void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
       for (int64_t i = 0; i < n; i++)
         dst[k][i] = (int64_t)__builtin_bswap64((uint64_t)dst[k][i]);
   }
+  if (c->tee && !*c->failed)
+    c->tee(c->tee_ctx, first, n, starts, ends);
 }

@@ -1,9 +1,9 @@
 /* merge.c - streams the ranks into one schema-2 file, in rank order. Each
- * rank goes through four steps (read, statistics, rows, copy of its calls)
- * and both threads take whichever step is ready, oldest rank first, two
- * ranks at a time. A .spt is never held in memory: its statistics stream
- * its calls from the file and the copy goes file to file. SP_IMPORT_THREAD=0:
- * one thread, one rank.
+ * rank goes through three steps: read (a .spt's index, an .h5 whole),
+ * statistics (which also write its calls into the output, at places known
+ * from the counts the scan found) and rows (added to the output's index, in
+ * rank order). Both threads take whichever step of the oldest rank is
+ * ready, two ranks at a time. SP_IMPORT_THREAD=0: one thread, one rank.
  * HDF5 (not thread-safe here) is called by this thread alone: to read an
  * .h5 input, and to open and close the output. */
 #include "sp_import.h"
@@ -37,9 +37,8 @@ typedef struct loaded {
 } loaded;
 
 /* A rank's way through: EMPTY -> (read) READ -> (statistics) STATED ->
- * (rows) ROWS -> (copy) back to EMPTY. BUSY
- * while a thread works on it outside the lock. */
-enum { EMPTY, BUSY, READ, STATED, ROWS };
+ * (rows) back to EMPTY. BUSY while a thread works on it outside the lock. */
+enum { EMPTY, BUSY, READ, STATED };
 
 typedef struct slot {
   int state;
@@ -59,19 +58,19 @@ typedef struct pipeline {
   sp_fmt_h5w *w;
   slot slots[SLOTS];
   int nslots;
-  int64_t next_read, next_rows, done; /* claims read, given rows, copied */
+  const int64_t *base;          /* per claim: index of its first call */
+  pthread_mutex_t wmu;          /* writers of calls, one at a time */
+  int64_t next_read, next_rows; /* claims read, claims given rows */
   int reading; /* a thread is reading: reads go one at a time, in order */
-  int copying; /* a thread is copying: two would queue on the output's
-                * inode lock, the second one spinning */
   loaded *cur; /* the input being read, while claims of it remain */
   int failed;  /* err says why */
   sp_fmt_err err;
   sp_fmt_meta meta; /* from the lowest rank that has any */
   int have_meta;
-  double t[5]; /* seconds in read, statistics, rows, copy, waiting */
+  double t[4]; /* seconds in read, statistics, rows, waiting */
 } pipeline;
 
-enum { T_READ, T_STATS, T_ROWS, T_COPY, T_WAIT };
+enum { T_READ, T_STATS, T_ROWS, T_WAIT };
 
 static void release(pipeline *p, loaded *l) {
   if (!l)
@@ -149,8 +148,12 @@ static int read_claim(pipeline *p, int64_t c, slot *s, sp_fmt_err *err) {
   for (int64_t i = 0; i < p->cur->n && !r; i++)
     if (p->cur->ranks[i].rank == cl->rank)
       r = &p->cur->ranks[i];
-  if (!r) { /* changed between scan and read */
-    sp_fmt_err_set(err, "%s: rank %d no longer in the file", x->path, cl->rank);
+  int64_t events = 0;
+  for (int64_t i = 0; r && i < r->nblocks; i++)
+    events += r->blocks[i].count;
+  if (!r || events != cl->events) { /* changed between scan and read */
+    sp_fmt_err_set(err, "%s: rank %d changed while being merged", x->path,
+                   cl->rank);
     return -1;
   }
   pthread_mutex_lock(&p->mu);
@@ -165,12 +168,17 @@ static int read_claim(pipeline *p, int64_t c, slot *s, sp_fmt_err *err) {
   return 0;
 }
 
-/* The slot's rows in the writer (kept in memory until close), each noting
- * the offset of its calls. */
+/* The slot's rows in the writer (kept in memory until close), where the
+ * statistics step put their calls. */
 static int add_rows(pipeline *p, slot *s, sp_fmt_err *err) {
   for (int64_t k = 0; k < s->r->nblocks; k++) {
     sp_imp_row *row = &s->rows[k];
-    row->at = sp_fmt_h5w_events(p->w);
+    if (row->at != sp_fmt_h5w_events(p->w)) {
+      sp_fmt_err_set(err, "%s: rank %d: row of %s at call %lld, not %lld",
+                     p->in->v[s->l->input].path, s->r->rank, row->src.name,
+                     (long long)row->at, (long long)sp_fmt_h5w_events(p->w));
+      return -1;
+    }
     if (sp_fmt_h5w_row(p->w, s->r->rank, &row->src, &row->st, err) != 0)
       return -1;
   }
@@ -184,55 +192,35 @@ static int add_rows(pipeline *p, slot *s, sp_fmt_err *err) {
   return 0;
 }
 
-/* The slot's calls at the offsets its rows got: a .spt in the output's
- * byte order (little-endian) file to file, anything else from memory. No
- * HDF5 call: either thread. */
-static int copy_calls(pipeline *p, const slot *s, sp_fmt_err *err) {
-  for (int64_t k = 0; k < s->r->nblocks; k++) {
-    const sp_imp_row *row = &s->rows[k];
-    const sp_fmt_block *b = row->blk;
-    int64_t n = b->count;
-    int rc = s->l->fd >= 0
-                 ? sp_fmt_h5w_copy(p->w, row->at, s->l->fd, b->file_offset,
-                                   b->file_offset + 8 * n, n, err)
-                 : sp_fmt_h5w_put(p->w, row->at, b->starts, b->ends, n, err);
-    if (rc != 0)
-      return -1;
-  }
-  return 0;
-}
-
+/* Frees what the slot holds; its state is the caller's to set. */
 static void empty_slot(pipeline *p, slot *s) {
   free(s->rows);
   s->rows = NULL;
   release(p, s->l);
   s->l = NULL;
   s->r = NULL;
-  s->state = EMPTY;
 }
 
 /* Takes the oldest ready step, does it outside the lock, and says whether
  * there may be more. Called with the lock held. */
 static int step(pipeline *p, int main_thread) {
-  if (p->failed || p->done == p->nclaims)
+  if (p->failed || p->next_rows == p->nclaims)
     return 0;
   slot *s = NULL;
   int what = -1;
   /* Rows go in claim order (a reserved writer makes no HDF5 call for
-   * them: either thread); then the oldest rank's copy or statistics; then
-   * the next read, if its slot is free. */
+   * them: either thread); then the oldest rank's statistics; then the
+   * next read, if its slot is free. */
   slot *next = &p->slots[p->next_rows % p->nslots];
-  if (p->next_rows < p->nclaims && next->state == STATED &&
-      next->claim == p->next_rows) {
+  if (next->state == STATED && next->claim == p->next_rows) {
     s = next;
     what = T_ROWS;
   }
-  for (int64_t c = p->done; !s && c < p->next_read; c++) {
+  for (int64_t c = p->next_rows; !s && c < p->next_read; c++) {
     slot *t = &p->slots[c % p->nslots];
-    if (t->claim == c &&
-        ((t->state == ROWS && !p->copying) || t->state == READ)) {
+    if (t->claim == c && t->state == READ) {
       s = t;
-      what = t->state == ROWS ? T_COPY : T_STATS;
+      what = T_STATS;
     }
   }
   if (!s && !p->reading && p->next_read < p->nclaims &&
@@ -253,49 +241,38 @@ static int step(pipeline *p, int main_thread) {
   }
   int before = s->state;
   s->state = BUSY;
-  if (what == T_COPY)
-    p->copying = 1;
   pthread_mutex_unlock(&p->mu);
   sp_fmt_err err = {""};
   double t0 = now();
   int rc;
-  if (what == T_READ)
+  if (what == T_READ) {
     rc = read_claim(p, s->claim, s, &err);
-  else if (what == T_STATS)
-    rc = sp__imp_rows(s->r, p->in->v[s->l->input].path, s->l->fd, &s->rows,
-                      &err);
-  else if (what == T_ROWS)
+  } else if (what == T_STATS) {
+    sp_imp_out out = {p->w, &p->wmu, p->base[s->claim]};
+    rc = sp__imp_rows(s->r, p->in->v[s->l->input].path, s->l->fd, &out,
+                      &s->rows, &err);
+  } else {
     rc = add_rows(p, s, &err);
-  else
-    rc = copy_calls(p, s, &err);
+  }
+  if (what == T_ROWS && rc == 0)
+    empty_slot(p, s); /* may close files: outside the lock */
   double t1 = now();
   pthread_mutex_lock(&p->mu);
   p->t[what] += t1 - t0;
   if (what == T_READ)
     p->reading = 0;
-  if (what == T_COPY)
-    p->copying = 0;
   if (rc != 0) {
     if (!p->failed)
       p->err = err;
     p->failed = 1;
-    s->state = before == EMPTY ? EMPTY : before;
+    s->state = before;
   } else if (what == T_READ) {
     s->state = READ;
   } else if (what == T_STATS) {
     s->state = STATED;
-  } else if (what == T_ROWS) {
-    s->state = ROWS;
-    p->next_rows++;
   } else {
-    pthread_mutex_unlock(&p->mu);
-    empty_slot(p, s); /* may close files: outside the lock */
-    pthread_mutex_lock(&p->mu);
-    /* Claims finish in order of their copies; done counts the prefix. */
-    while (p->done < p->next_rows &&
-           (p->slots[p->done % p->nslots].state == EMPTY ||
-            p->slots[p->done % p->nslots].claim != p->done))
-      p->done++;
+    s->state = EMPTY;
+    p->next_rows++;
   }
   pthread_cond_broadcast(&p->cv);
   return 1;
@@ -338,6 +315,19 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   p.nclaims = nclaims;
   p.last = last;
   p.w = w;
+  int64_t *base = malloc((nclaims ? (size_t)nclaims : 1) * sizeof *base);
+  if (!base) {
+    sp_fmt_err_set(err, "%s: out of memory", out);
+    sp_fmt_h5w_abort(w);
+    free(last);
+    return -1;
+  }
+  for (int64_t c = 0, at = 0; c < nclaims; c++) {
+    base[c] = at;
+    at += claims[c].events;
+  }
+  p.base = base;
+  pthread_mutex_init(&p.wmu, NULL);
   const char *thr = getenv("SP_IMPORT_THREAD");
   int one = thr && strcmp(thr, "0") == 0;
   p.nslots = one ? 1 : SLOTS;
@@ -355,7 +345,7 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   int failed = p.failed;
   if (failed)
     *err = p.err;
-  for (int i = 0; i < SLOTS; i++)
+  for (int i = 0; i < SLOTS; i++) /* after a failure */
     empty_slot(&p, &p.slots[i]);
   release(&p, p.cur);
   if (!failed && (sp_fmt_meta_set_str(&p.meta, "label", label) != 0 ||
@@ -372,12 +362,15 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   }
   if (getenv("SP_IMPORT_TIMES"))
     fprintf(stderr,
-            "sp-import: read %.3f s, statistics %.3f s, rows %.3f s, copy "
-            "%.3f s, close %.3f s (both threads' sums); waited %.3f s; %s\n",
-            p.t[T_READ], p.t[T_STATS], p.t[T_ROWS], p.t[T_COPY], now() - t0,
-            p.t[T_WAIT], started ? "two threads" : "one thread");
+            "sp-import: read %.3f s, statistics and writing calls %.3f s, "
+            "rows %.3f s, close %.3f s (both threads' sums); waited %.3f s; "
+            "%s\n",
+            p.t[T_READ], p.t[T_STATS], p.t[T_ROWS], now() - t0, p.t[T_WAIT],
+            started ? "two threads" : "one thread");
   sp_fmt_meta_free(&p.meta);
   pthread_mutex_destroy(&p.mu);
+  pthread_mutex_destroy(&p.wmu);
+  free(base);
   pthread_cond_destroy(&p.cv);
   free(last);
   return rc;

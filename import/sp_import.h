@@ -5,6 +5,7 @@
 
 #include "sp_format.h"
 
+#include <pthread.h>
 #include <sys/types.h>
 
 enum sp_imp_kind { SP_IMP_SPT, SP_IMP_H5 };
@@ -44,17 +45,26 @@ int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
 typedef struct sp_imp_row {
   sp_fmt_source src;
   sp_fmt_stats st;
-  int64_t at;               /* index of its first call in the output */
-  const sp_fmt_block *blk; /* its block: file offset, arrays if read */
+  int64_t at; /* index of its first call in the output */
 } sp_imp_row;
 
-/* Rank r's rows in DESIGN order (thread, then first start) with their
- * statistics, into *rows (malloc'd, r->nblocks entries). Improper nesting
- * is not an error: sp__imp_nesting_report() warns about it once. fd >= 0:
- * r is an index (sp_fmt_spt_index of that open file) and the calls are
- * read from the file in batches; else they are r's arrays. Any thread. */
+/* Where a rank's calls go: a reserved writer, the lock its writers share,
+ * and the index of the rank's first call. */
+typedef struct sp_imp_out {
+  sp_fmt_h5w *w;
+  pthread_mutex_t *mu;
+  int64_t base;
+} sp_imp_out;
+
+/* Rank r's rows in DESIGN order (thread, then the start of each row's
+ * first call) with their statistics, into *rows (malloc'd, r->nblocks
+ * entries), each row's calls written to out at the row's `at` as they are
+ * read. fd >= 0: r is an index (sp_fmt_spt_index of that open file, in
+ * this machine's byte order) and the calls stream from the file in
+ * batches; else they are r's arrays. Improper nesting is not an error:
+ * sp__imp_nesting_report() warns about it once. Any thread. */
 int sp__imp_rows(const sp_fmt_rank *r, const char *path, int fd,
-                 sp_imp_row **rows, sp_fmt_err *err);
+                 const sp_imp_out *out, sp_imp_row **rows, sp_fmt_err *err);
 void sp__imp_nesting_report(void);
 
 /* Streams the claims rank by rank into the schema-2 file out. */
