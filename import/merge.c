@@ -3,7 +3,8 @@
  * statistics (which also write its calls into the output, at places known
  * from the counts the scan found) and rows (added to the output's index, in
  * rank order). Both threads take whichever step of the oldest rank is
- * ready, up to four ranks at a time (a slot holds an index, not calls). SP_IMPORT_THREAD=0: one thread, one rank.
+ * ready, up to four ranks at a time (a slot holds an index, not calls).
+ * SP_IMPORT_THREAD=0: one thread, one rank.
  * HDF5 (not thread-safe here) is called by this thread alone: to read an
  * .h5 input, and to open and close the output. */
 #include "sp_import.h"
