@@ -150,8 +150,12 @@ static void acc_arrays(void *ctx, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
  * 32-bit halves that cannot overflow below 2^32 calls: this loop
  * vectorises (a 128-bit sum does not), ~6x faster here. Returns 0 when
  * some duration is outside that range: then acc_arrays redoes the batch. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
+    !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx2", "default"), optimize("O3")))
+#elif defined(__x86_64__) && defined(__clang__) &&                             \
+    !__has_feature(address_sanitizer)
+__attribute__((target_clones("avx2", "default")))
 #endif
 static int
 acc_arrays_short(acc *out, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
@@ -310,54 +314,89 @@ static int before(const call *a, const call *b) {
  * becomes a sentinel that loses to any call, so nothing is moved. */
 #define MERGE_ADV(j)                                                           \
   case j:                                                                      \
-    if (--c[j].left > 0) {                                                     \
-      hs[j] = *++c[j].s;                                                       \
-      he[j] = *++c[j].e;                                                       \
-    } else if (refill(&c[j])) {                                                \
-      hs[j] = *c[j].s;                                                         \
-      he[j] = *c[j].e;                                                         \
+    if (--left[j] > 0) {                                                       \
+      hs[j] = *++ps[j];                                                        \
+      he[j] = *++pe[j];                                                        \
     } else {                                                                   \
-      hs[j] = INT64_MAX;                                                       \
-      he[j] = INT64_MIN;                                                       \
-      live--;                                                                  \
+      c[j].left = 0;                                                           \
+      if (refill(&c[j])) {                                                     \
+        ps[j] = c[j].s;                                                        \
+        pe[j] = c[j].e;                                                        \
+        left[j] = c[j].left;                                                   \
+        hs[j] = *ps[j];                                                        \
+        he[j] = *pe[j];                                                        \
+      } else {                                                                 \
+        hs[j] = INT64_MAX;                                                     \
+        he[j] = INT64_MIN;                                                     \
+        live--;                                                                \
+      }                                                                        \
     }                                                                          \
     break;
 
 static inline __attribute__((always_inline)) int
 merge_k(cursor *c, const int64_t *id, nester *t, const int K) {
-  int64_t hs[SP_STATS_FEW], he[SP_STATS_FEW];
-  int done[SP_STATS_FEW];
+  /* The cursors' positions in locals; they go back to c only to refill. */
+  const sp_fmt_i64u *ps[SP_STATS_FEW], *pe[SP_STATS_FEW];
+  int64_t hs[SP_STATS_FEW], he[SP_STATS_FEW], left[SP_STATS_FEW];
+#pragma GCC unroll 8
   for (int j = 0; j < K; j++) {
-    hs[j] = *c[j].s;
-    he[j] = *c[j].e;
+    ps[j] = c[j].s;
+    pe[j] = c[j].e;
+    left[j] = c[j].left;
+    hs[j] = *ps[j];
+    he[j] = *pe[j];
   }
   call *stack = t->stack;
   size_t depth = t->depth, cap = t->cap;
+  int64_t *child = t->child;
   int live = K, rc = 0;
   while (live > 0) {
     int b = 0;
     int64_t bs = hs[0], be = he[0];
+#pragma GCC unroll 8
     for (int j = 1; j < K; j++) {
       int better = (hs[j] < bs) | ((hs[j] == bs) & (he[j] > be));
       b = better ? j : b;
       bs = better ? hs[j] : bs;
       be = better ? he[j] : be;
     }
-    if (c[b].left == 0) { /* a real call equal to the sentinel: rare */
+    if (bs == INT64_MAX && left[b] == 0) { /* a real call equal to a
+                                             * finished source's sentinel */
       b = -1;
+#pragma GCC unroll 8
       for (int j = 0; j < K; j++)
-        done[j] = c[j].left == 0;
-      for (int j = 0; j < K; j++)
-        if (!done[j] && (b < 0 || hs[j] < bs || (hs[j] == bs && he[j] > be))) {
+        if (left[j] > 0 &&
+            (b < 0 || hs[j] < bs || (hs[j] == bs && he[j] > be))) {
           b = j;
           bs = hs[j];
           be = he[j];
         }
     }
-    if (place(t, &stack, &depth, &cap, id[b], bs, be) != 0) {
-      rc = -1;
+    int64_t i = id[b];
+    /* place(), with the stack in locals. */
+    while (depth) {
+      const call *top = &stack[depth - 1];
+      if (bs >= top->start && be <= top->end) {
+        child[top->src] = add(child[top->src], sub(be, bs));
+        break;
+      }
+      if (bs >= top->end) {
+        depth--;
+        continue;
+      }
+      place_bad(t, i, top, bs);
       break;
     }
+    if (depth == cap) {
+      call *grown = realloc(stack, 2 * cap * sizeof *stack);
+      if (!grown) {
+        rc = -1;
+        break;
+      }
+      stack = grown;
+      cap *= 2;
+    }
+    stack[depth++] = (call){bs, be, i};
     switch (b) {
       MERGE_ADV(0)
       MERGE_ADV(1)
