@@ -243,8 +243,8 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err);
 int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
                    const sp_fmt_stats *stats, sp_fmt_err *err);
 
-/* For callers that hold the calls in memory and write them faster than
- * HDF5 would: before any row, sizes the event datasets to exactly n calls
+/* For callers that write the calls themselves, faster than HDF5 would
+ * (sp-import): before any row, sizes the event datasets to exactly n calls
  * (contiguous, allocated now). Rows then take no calls through the writer
  * (src->count only) and need their stats given: the caller writes each row's
  * calls with sp_fmt_h5w_put at the offset sp_fmt_h5w_events gave before the

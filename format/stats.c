@@ -150,11 +150,11 @@ static void acc_arrays(void *ctx, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
  * 32-bit halves that cannot overflow below 2^32 calls: this loop
  * vectorises (a 128-bit sum does not), ~6x faster here. Returns 0 when
  * some duration is outside that range: then acc_arrays redoes the batch. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&         \
     !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx2", "default"), optimize("O3")))
 #elif defined(__x86_64__) && defined(__clang__) &&                             \
-    !__has_feature(address_sanitizer)
+    !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 static int
@@ -361,7 +361,7 @@ merge_k(cursor *c, const int64_t *id, nester *t, const int K) {
       be = better ? he[j] : be;
     }
     if (bs == INT64_MAX && left[b] == 0) { /* a real call equal to a
-                                             * finished source's sentinel */
+                                            * finished source's sentinel */
       b = -1;
 #pragma GCC unroll 8
       for (int j = 0; j < K; j++)

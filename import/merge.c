@@ -33,8 +33,7 @@ typedef struct loaded {
   sp_fmt_rank *ranks;
   int64_t n;
   int refs;
-  int fd; /* a .spt in our byte order: its index's calls are read from
-           * here; -1 when its arrays were read instead */
+  int fd; /* a .spt: its calls are read from here; -1 for an .h5 */
 } loaded;
 
 /* A rank's way through: EMPTY -> (read) READ -> (statistics) STATED ->
@@ -106,21 +105,13 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
     rc = -1;
   } else {
     /* Only the index: the statistics read the calls from fd in batches
-     * and the copy goes file to file. A file in the other byte order is
-     * read whole, its calls swapped, and written from memory. */
+     * (in either byte order) and write them on. */
     l->fd = open(x->path, O_RDONLY | O_CLOEXEC);
     if (l->fd < 0) {
       sp_fmt_err_set(err, "%s: %s", x->path, strerror(errno));
       rc = -1;
     } else {
       rc = sp_fmt_spt_index(x->path, l->ranks, err);
-    }
-    if (rc == 0 && (l->ranks->foreign_order ||
-                    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)) {
-      sp_fmt_rank_free(l->ranks);
-      close(l->fd);
-      l->fd = -1;
-      rc = sp_fmt_spt_read(x->path, l->ranks, err);
     }
     l->n = rc == 0;
   }

@@ -59,10 +59,10 @@ typedef struct sp_imp_out {
 /* Rank r's rows in DESIGN order (thread, then the start of each row's
  * first call) with their statistics, into *rows (malloc'd, r->nblocks
  * entries), each row's calls written to out at the row's `at` as they are
- * read. fd >= 0: r is an index (sp_fmt_spt_index of that open file, in
- * this machine's byte order) and the calls stream from the file in
- * batches; else they are r's arrays. Improper nesting is not an error:
- * sp__imp_nesting_report() warns about it once. Any thread. */
+ * read. fd >= 0: r is an index (sp_fmt_spt_index of that open file) and
+ * the calls stream from the file in batches; else they are r's arrays.
+ * Improper nesting is not an error: sp__imp_nesting_report() warns about
+ * it once. Any thread. */
 int sp__imp_rows(const sp_fmt_rank *r, const char *path, int fd,
                  const sp_imp_out *out, sp_imp_row **rows, sp_fmt_err *err);
 void sp__imp_nesting_report(void);
