@@ -392,6 +392,77 @@ static int put_times(const sp_fmt_h5w *w, int64_t at, const void *p, int64_t n,
 #endif
 }
 
+/* n bytes of fd from `from` to `at` through a buffer: where the kernel
+ * cannot copy between the two files itself. */
+static int copy_through(const sp_fmt_h5w *w, int fd, int64_t from, int64_t at,
+                        size_t n, sp_fmt_err *err) {
+  size_t cap = (size_t)1 << 20;
+  char *buf = malloc(cap);
+  if (!buf) {
+    fail(err, w->path, "out of memory");
+    return -1;
+  }
+  int rc = 0;
+  while (n > 0 && rc == 0) {
+    ssize_t k = pread(fd, buf, n < cap ? n : cap, (off_t)from);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0) {
+      fail(err, w->path, "cannot read events of an input: %s",
+           k < 0 ? strerror(errno) : "it shrank while being read");
+      rc = -1;
+    } else {
+      rc = put_bytes(w, at, buf, (size_t)k, err);
+      from += k;
+      at += k;
+      n -= (size_t)k;
+    }
+  }
+  free(buf);
+  return rc;
+}
+
+/* n bytes of fd from `from` to `at`, inside the kernel where it can: the
+ * bytes never pass through this process, which is what makes `cp` fast
+ * (copying through user memory ran at a third of its speed here). */
+static int copy_bytes(const sp_fmt_h5w *w, int fd, int64_t from, int64_t at,
+                      size_t n, sp_fmt_err *err) {
+  while (n > 0) {
+    loff_t in = from, out = at;
+    ssize_t k = copy_file_range(fd, &in, w->raw_fd, &out, n, 0);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+                  errno == EOPNOTSUPP || errno == EBADF))
+      return copy_through(w, fd, from, at, n, err);
+    if (k <= 0) {
+      fail(err, w->path, "cannot copy events of an input: %s",
+           k < 0 ? strerror(errno) : "it shrank while being read");
+      return -1;
+    }
+    from += k;
+    at += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+int sp_fmt_h5w_copy(const sp_fmt_h5w *w, int64_t first, int fd,
+                    int64_t starts_at, int64_t ends_at, int64_t n,
+                    sp_fmt_err *err) {
+  if (w->reserved < 0 || first < 0 || n < 0 || first > w->reserved - n) {
+    fail(err, w->path, "events %lld..%lld outside the %lld reserved",
+         (long long)first, (long long)(first + n), (long long)w->reserved);
+    return -1;
+  }
+  if (copy_bytes(w, fd, starts_at, w->raw_at[0] + first * 8, (size_t)n * 8,
+                 err) != 0 ||
+      copy_bytes(w, fd, ends_at, w->raw_at[1] + first * 8, (size_t)n * 8,
+                 err) != 0)
+    return -1;
+  return 0;
+}
+
 int sp_fmt_h5w_put(const sp_fmt_h5w *w, int64_t first, const void *starts,
                    const void *ends, int64_t n, sp_fmt_err *err) {
   if (w->reserved < 0 || first < 0 || n < 0 || first > w->reserved - n) {

@@ -203,18 +203,13 @@ int sp_fmt_spt_index(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
 /* A .spt block's calls read from its open file as they are wanted: the
  * read() of a source whose ctx is one of these, for statistics that stream
  * a rank too big to hold. A failed read sets *failed to errno (calls then
- * read as 0, and are not handed to tee). */
+ * read as 0). */
 typedef struct sp_fmt_spt_calls {
   int fd;
   int swap;       /* the file's byte order is not ours */
   int64_t offset; /* the block's file_offset */
   int64_t count;
   int *failed;
-  /* If set, also handed every batch read, in this machine's order: lets a
-   * reader that streams the calls write them on while they are in cache. */
-  void (*tee)(void *tee_ctx, int64_t first, int64_t n, const int64_t *starts,
-              const int64_t *ends);
-  void *tee_ctx;
 } sp_fmt_spt_calls;
 
 void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
@@ -261,6 +256,13 @@ int64_t sp_fmt_h5w_events(const sp_fmt_h5w *w);
  * any thread may put while another adds rows. */
 int sp_fmt_h5w_put(const sp_fmt_h5w *w, int64_t first, const void *starts,
                    const void *ends, int64_t n, sp_fmt_err *err);
+
+/* sp_fmt_h5w_put of n calls that lie little-endian in the file fd, starts
+ * at byte starts_at and ends at ends_at (a .spt block's arrays), copied
+ * file to file inside the kernel where it can. */
+int sp_fmt_h5w_copy(const sp_fmt_h5w *w, int64_t first, int fd,
+                    int64_t starts_at, int64_t ends_at, int64_t n,
+                    sp_fmt_err *err);
 
 /* Attributes of /metadata (replaces any set before). */
 int sp_fmt_h5w_meta(sp_fmt_h5w *w, const sp_fmt_meta *meta, sp_fmt_err *err);

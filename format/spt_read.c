@@ -491,6 +491,4 @@ void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
       for (int64_t i = 0; i < n; i++)
         dst[k][i] = (int64_t)__builtin_bswap64((uint64_t)dst[k][i]);
   }
-  if (c->tee && !*c->failed)
-    c->tee(c->tee_ctx, first, n, starts, ends);
 }

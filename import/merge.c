@@ -1,10 +1,11 @@
 /* merge.c - streams the ranks into one schema-2 file, in rank order. Each
- * rank goes through three steps: read (a .spt's index, an .h5 whole),
- * statistics (which also write its calls into the output, at places known
- * from the counts the scan found) and rows (added to the output's index, in
- * rank order). Both threads take whichever step of the oldest rank is
- * ready, up to four ranks at a time (a slot holds an index, not calls).
- * SP_IMPORT_THREAD=0: one thread, one rank.
+ * rank is read (a .spt's index, an .h5 whole) and its rows placed (their
+ * order, hence where their calls go, is known before any statistics, from
+ * the counts the scan found); then its statistics and the copy of its
+ * calls, independent of each other; then its rows go into the output's
+ * index, in rank order. Both threads take whichever step of the oldest
+ * rank is ready, up to four ranks at a time (a slot holds an index, not
+ * calls); one copies at a time. SP_IMPORT_THREAD=0: one thread, one rank.
  * HDF5 (not thread-safe here) is called by this thread alone: to read an
  * .h5 input, and to open and close the output. */
 #include "sp_import.h"
@@ -36,16 +37,15 @@ typedef struct loaded {
   int fd; /* a .spt: its calls are read from here; -1 for an .h5 */
 } loaded;
 
-/* A rank's way through: EMPTY -> (read) READ -> (statistics) STATED ->
- * (rows) back to EMPTY. BUSY while a thread works on it outside the lock. */
-enum { EMPTY, BUSY, READ, STATED };
+/* Each step of a slot's rank: to do, running (outside the lock), done. */
+enum { TODO, RUNNING, DONE };
 
 typedef struct slot {
-  int state;
-  int64_t claim;
+  int64_t claim; /* -1: free */
+  int read, stats, copy, rows;
   loaded *l;
   const sp_fmt_rank *r;
-  sp_imp_row *rows;
+  sp_imp_row *rows_v;
 } slot;
 
 typedef struct pipeline {
@@ -58,19 +58,19 @@ typedef struct pipeline {
   sp_fmt_h5w *w;
   slot slots[SLOTS];
   int nslots;
-  const int64_t *base;          /* per claim: index of its first call */
-  pthread_mutex_t wmu;          /* writers of calls, one at a time */
-  int64_t next_read, next_rows; /* claims read, claims given rows */
+  const int64_t *base; /* per claim: index of its first call */
+  int64_t next_read, next_rows, done; /* claims read, given rows, freed */
   int reading; /* a thread is reading: reads go one at a time, in order */
+  int copying; /* a thread is copying: one at a time */
   loaded *cur; /* the input being read, while claims of it remain */
   int failed;  /* err says why */
   sp_fmt_err err;
   sp_fmt_meta meta; /* from the lowest rank that has any */
   int have_meta;
-  double t[4]; /* seconds in read, statistics, rows, waiting */
+  double t[5]; /* seconds in read, statistics, copy, rows, waiting */
 } pipeline;
 
-enum { T_READ, T_STATS, T_ROWS, T_WAIT };
+enum { T_READ, T_STATS, T_COPY, T_ROWS, T_WAIT };
 
 static void release(pipeline *p, loaded *l) {
   if (!l)
@@ -157,14 +157,14 @@ static int read_claim(pipeline *p, int64_t c, slot *s, sp_fmt_err *err) {
     release(p, p->cur);
     p->cur = NULL;
   }
-  return 0;
+  return sp__imp_place(r, x->path, s->l->fd, p->base[c], &s->rows_v, err);
 }
 
-/* The slot's rows in the writer (kept in memory until close), where the
- * statistics step put their calls. */
+/* The slot's rows in the writer (kept in memory until close): no HDF5
+ * call, either thread, in claim order. */
 static int add_rows(pipeline *p, slot *s, sp_fmt_err *err) {
   for (int64_t k = 0; k < s->r->nblocks; k++) {
-    sp_imp_row *row = &s->rows[k];
+    sp_imp_row *row = &s->rows_v[k];
     if (row->at != sp_fmt_h5w_events(p->w)) {
       sp_fmt_err_set(err, "%s: rank %d: row of %s at call %lld, not %lld",
                      p->in->v[s->l->input].path, s->r->rank, row->src.name,
@@ -186,8 +186,8 @@ static int add_rows(pipeline *p, slot *s, sp_fmt_err *err) {
 
 /* Frees what the slot holds; its state is the caller's to set. */
 static void empty_slot(pipeline *p, slot *s) {
-  free(s->rows);
-  s->rows = NULL;
+  free(s->rows_v);
+  s->rows_v = NULL;
   release(p, s->l);
   s->l = NULL;
   s->r = NULL;
@@ -196,32 +196,35 @@ static void empty_slot(pipeline *p, slot *s) {
 /* Takes the oldest ready step, does it outside the lock, and says whether
  * there may be more. Called with the lock held. */
 static int step(pipeline *p, int main_thread) {
-  if (p->failed || p->next_rows == p->nclaims)
+  if (p->failed || p->done == p->nclaims)
     return 0;
   slot *s = NULL;
   int what = -1;
-  /* Rows go in claim order (a reserved writer makes no HDF5 call for
-   * them: either thread); then the oldest rank's statistics; then the
-   * next read, if its slot is free. */
-  slot *next = &p->slots[p->next_rows % p->nslots];
-  if (next->state == STATED && next->claim == p->next_rows) {
-    s = next;
-    what = T_ROWS;
-  }
-  for (int64_t c = p->next_rows; !s && c < p->next_read; c++) {
+  /* The oldest rank's rows (in claim order), then a copy if no one is
+   * copying (the one resource used by one thread at a time), then
+   * statistics, then the next read if its slot is free. */
+  for (int64_t c = p->done; !s && c < p->next_read; c++) {
     slot *t = &p->slots[c % p->nslots];
-    if (t->claim == c && t->state == READ) {
+    if (t->claim != c || t->read != DONE)
+      continue;
+    if (c == p->next_rows && t->stats == DONE && t->rows == TODO) {
+      s = t;
+      what = T_ROWS;
+    } else if (t->copy == TODO && !p->copying) {
+      s = t;
+      what = T_COPY;
+    } else if (t->stats == TODO) {
       s = t;
       what = T_STATS;
     }
   }
   if (!s && !p->reading && p->next_read < p->nclaims &&
-      p->slots[p->next_read % p->nslots].state == EMPTY &&
+      p->slots[p->next_read % p->nslots].claim == -1 &&
       (main_thread ||
        p->in->v[p->claims[p->next_read].input].kind == SP_IMP_SPT)) {
     /* An .h5 is read with HDF5: this thread only. */
     s = &p->slots[p->next_read % p->nslots];
-    s->claim = p->next_read++;
+    *s = (slot){p->next_read++, TODO, TODO, TODO, TODO, NULL, NULL, NULL};
     p->reading = 1;
     what = T_READ;
   }
@@ -231,40 +234,55 @@ static int step(pipeline *p, int main_thread) {
     p->t[T_WAIT] += now() - t0;
     return 1;
   }
-  int before = s->state;
-  s->state = BUSY;
+  int *state = what == T_READ    ? &s->read
+               : what == T_STATS ? &s->stats
+               : what == T_COPY  ? &s->copy
+                                 : &s->rows;
+  *state = RUNNING;
+  if (what == T_COPY)
+    p->copying = 1;
   pthread_mutex_unlock(&p->mu);
   sp_fmt_err err = {""};
+  const char *path = s->l ? p->in->v[s->l->input].path : NULL;
+  int fd = s->l ? s->l->fd : -1;
   double t0 = now();
   int rc;
-  if (what == T_READ) {
+  if (what == T_READ)
     rc = read_claim(p, s->claim, s, &err);
-  } else if (what == T_STATS) {
-    sp_imp_out out = {p->w, &p->wmu, p->base[s->claim]};
-    rc = sp__imp_rows(s->r, p->in->v[s->l->input].path, s->l->fd, &out,
-                      &s->rows, &err);
-  } else {
+  else if (what == T_STATS)
+    rc = sp__imp_stats(s->r, path, fd, s->rows_v, &err);
+  else if (what == T_COPY)
+    rc = sp__imp_copy(p->w, s->r, fd, s->rows_v, &err);
+  else
     rc = add_rows(p, s, &err);
-  }
-  if (what == T_ROWS && rc == 0)
-    empty_slot(p, s); /* may close files: outside the lock */
   double t1 = now();
   pthread_mutex_lock(&p->mu);
   p->t[what] += t1 - t0;
   if (what == T_READ)
     p->reading = 0;
+  if (what == T_COPY)
+    p->copying = 0;
   if (rc != 0) {
     if (!p->failed)
       p->err = err;
     p->failed = 1;
-    s->state = before;
-  } else if (what == T_READ) {
-    s->state = READ;
-  } else if (what == T_STATS) {
-    s->state = STATED;
+    *state = TODO;
   } else {
-    s->state = EMPTY;
-    p->next_rows++;
+    *state = DONE;
+    if (what == T_ROWS)
+      p->next_rows++;
+    if (s->rows == DONE && s->copy == DONE) {
+      s->claim = -2; /* being freed: not yet reusable */
+      pthread_mutex_unlock(&p->mu);
+      empty_slot(p, s); /* may close files: outside the lock */
+      pthread_mutex_lock(&p->mu);
+      s->claim = -1;
+      /* Claims are freed in order of their rows and copies; done counts
+       * the prefix that is. */
+      while (p->done < p->next_rows &&
+             p->slots[p->done % p->nslots].claim != p->done)
+        p->done++;
+    }
   }
   pthread_cond_broadcast(&p->cv);
   return 1;
@@ -319,7 +337,6 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
     at += claims[c].events;
   }
   p.base = base;
-  pthread_mutex_init(&p.wmu, NULL);
   const char *thr = getenv("SP_IMPORT_THREAD");
   int one = thr && strcmp(thr, "0") == 0;
   p.nslots = one ? 1 : SLOTS;
@@ -354,14 +371,13 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   }
   if (getenv("SP_IMPORT_TIMES"))
     fprintf(stderr,
-            "sp-import: read %.3f s, statistics and writing calls %.3f s, "
-            "rows %.3f s, close %.3f s (both threads' sums); waited %.3f s; "
-            "%s\n",
-            p.t[T_READ], p.t[T_STATS], p.t[T_ROWS], now() - t0, p.t[T_WAIT],
+            "sp-import: read %.3f s, statistics %.3f s, copy %.3f s, rows "
+            "%.3f s, close %.3f s (both threads' sums); waited %.3f s; %s\n",
+            p.t[T_READ], p.t[T_STATS], p.t[T_COPY], p.t[T_ROWS], now() - t0,
+            p.t[T_WAIT],
             started ? "two threads" : "one thread");
   sp_fmt_meta_free(&p.meta);
   pthread_mutex_destroy(&p.mu);
-  pthread_mutex_destroy(&p.wmu);
   free(base);
   pthread_cond_destroy(&p.cv);
   free(last);

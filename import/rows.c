@@ -1,6 +1,6 @@
-/* rows.c - one rank's rows in DESIGN order (thread, then first start),
- * each with its statistics (exclusive time reconstructed per thread), its
- * calls written to the output on the way. */
+/* rows.c - one rank's rows in DESIGN order (thread, then first start):
+ * their places in the output, their statistics (exclusive time
+ * reconstructed per thread) and the copy of their calls. */
 #include "sp_import.h"
 
 #include <pthread.h>
@@ -28,122 +28,98 @@ void sp__imp_nesting_report(void) {
             first_bad, (long long)(nbad - 1));
 }
 
-/* One source of the rank: where its first call starts (the order key) and
- * where its calls go in the output. */
-typedef struct {
-  const sp_fmt_source *src;
-  const sp_fmt_block *blk;
-  int64_t first, at;
-  const sp_imp_out *out;
-  sp_fmt_err *werr; /* the first failed write */
-  int *wfailed;
-} placed;
-
 /* A row without calls has no first start: it goes last, by name, so the
  * output is deterministic. The key is the start of the row's first call,
  * which is also its earliest when calls are in start order, as the
  * runtime writes them. */
 static int by_first_start(const void *a, const void *b) {
-  const placed *x = a, *y = b;
-  if ((x->blk->count > 0) != (y->blk->count > 0))
-    return x->blk->count > 0 ? -1 : 1;
-  if (x->blk->count > 0 && x->first != y->first)
+  const sp_imp_row *x = a, *y = b;
+  if (x->src.thread != y->src.thread)
+    return x->src.thread < y->src.thread ? -1 : 1;
+  if ((x->src.count > 0) != (y->src.count > 0))
+    return x->src.count > 0 ? -1 : 1;
+  if (x->src.count > 0 && x->first != y->first)
     return x->first < y->first ? -1 : 1;
-  return strcmp(x->src->name, y->src->name);
+  return strcmp(x->src.name, y->src.name);
 }
 
-/* Calls [first, first + n) of a source, to the output: one writer at a
- * time, since the output's inode lock would queue them anyway. */
-static void put(placed *p, int64_t first, int64_t n, const int64_t *starts,
-                const int64_t *ends) {
-  sp_fmt_err e;
-  pthread_mutex_lock(p->out->mu);
-  int rc = sp_fmt_h5w_put(p->out->w, p->at + first, starts, ends, n, &e);
-  if (rc != 0 && !*p->wfailed) {
-    *p->wfailed = 1;
-    *p->werr = e;
-  }
-  pthread_mutex_unlock(p->out->mu);
-}
-
-static void tee(void *ctx, int64_t first, int64_t n, const int64_t *starts,
-                const int64_t *ends) {
-  put(ctx, first, n, starts, ends);
-}
-
-int sp__imp_rows(const sp_fmt_rank *r, const char *path, int fd,
-                 const sp_imp_out *out, sp_imp_row **rows_out,
-                 sp_fmt_err *err) {
+int sp__imp_place(const sp_fmt_rank *r, const char *path, int fd, int64_t base,
+                  sp_imp_row **out, sp_fmt_err *err) {
   int64_t n = r->nblocks;
   size_t cnt = n ? (size_t)n : 1;
   sp_fmt_source *srcs = malloc(cnt * sizeof *srcs);
-  sp_fmt_stats *st = malloc(cnt * sizeof *st);
-  sp_fmt_spt_calls *calls = fd >= 0 ? malloc(cnt * sizeof *calls) : NULL;
-  placed *pl = malloc(cnt * sizeof *pl), *by_src = malloc(cnt * sizeof *pl);
   sp_imp_row *rows = malloc(cnt * sizeof *rows);
-  int rfailed = 0, wfailed = 0;
-  sp_fmt_err werr = {""};
-  *rows_out = NULL;
-  if (!srcs || !st || !pl || !by_src || !rows || (fd >= 0 && !calls)) {
+  int failed = 0;
+  *out = NULL;
+  if (!srcs || !rows) {
+    free(srcs);
+    free(rows);
     sp_fmt_err_set(err, "%s: out of memory", path);
-    goto bad;
+    return -1;
   }
-  sp_fmt_rank_sources_by_thread(r, srcs);
-  /* The order, hence every row's place in the output, before the
-   * statistics: the calls can then be written as they are read. */
+  sp_fmt_rank_sources(r, srcs);
   for (int64_t k = 0; k < n; k++) {
     const sp_fmt_block *b = srcs[k].ctx;
     int64_t first = 0, end;
     if (b->count > 0 && fd >= 0) {
-      sp_fmt_spt_calls one = {
-          fd, r->foreign_order, b->file_offset, b->count, &rfailed, NULL, NULL};
+      sp_fmt_spt_calls one = {fd, r->foreign_order, b->file_offset, b->count,
+                              &failed};
       sp_fmt_source s1 = srcs[k];
       s1.ctx = &one;
       sp_fmt_spt_calls_read(&s1, 0, 1, &first, &end);
     } else if (b->count > 0) {
       first = b->starts[0];
     }
-    pl[k] = (placed){&srcs[k], b, first, 0, out, &werr, &wfailed};
+    rows[k] = (sp_imp_row){.src = srcs[k], .first = first};
   }
-  for (int64_t lo = 0, hi; lo < n; lo = hi) { /* each thread by first start */
-    for (hi = lo; hi < n && srcs[hi].thread == srcs[lo].thread;)
-      hi++;
-    qsort(pl + lo, (size_t)(hi - lo), sizeof *pl, by_first_start);
+  free(srcs);
+  if (failed) {
+    free(rows);
+    sp_fmt_err_set(err, "%s: cannot read calls: %s", path, strerror(failed));
+    return -1;
   }
-  for (int64_t j = 0, at = out->base; j < n; j++) {
-    pl[j].at = at;
-    at += pl[j].blk->count;
-    by_src[pl[j].src - srcs] = pl[j];
+  qsort(rows, (size_t)n, sizeof *rows, by_first_start);
+  for (int64_t j = 0, at = base; j < n; j++) {
+    rows[j].at = at;
+    at += rows[j].src.count;
   }
-  for (int64_t k = 0; k < n && fd >= 0; k++) {
-    calls[k] = (sp_fmt_spt_calls){fd,
-                                  r->foreign_order,
-                                  by_src[k].blk->file_offset,
-                                  by_src[k].blk->count,
-                                  &rfailed,
-                                  tee,
-                                  &by_src[k]};
-    srcs[k].read = sp_fmt_spt_calls_read;
-    srcs[k].ctx = &calls[k];
+  *out = rows;
+  return 0;
+}
+
+int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
+                  sp_imp_row *rows, sp_fmt_err *err) {
+  int64_t n = r->nblocks;
+  size_t cnt = n ? (size_t)n : 1;
+  sp_fmt_source *srcs = malloc(cnt * sizeof *srcs);
+  sp_fmt_stats *st = malloc(cnt * sizeof *st);
+  sp_fmt_spt_calls *calls = fd >= 0 ? malloc(cnt * sizeof *calls) : NULL;
+  int failed = 0, rc = -1;
+  if (!srcs || !st || (fd >= 0 && !calls)) {
+    sp_fmt_err_set(err, "%s: out of memory", path);
+    goto out;
   }
-  /* Exclusive time needs every region of a thread at once. */
+  for (int64_t j = 0; j < n; j++) {
+    srcs[j] = rows[j].src;
+    if (fd >= 0) { /* an index: the calls stream from the file */
+      const sp_fmt_block *b = rows[j].src.ctx;
+      calls[j] = (sp_fmt_spt_calls){fd, r->foreign_order, b->file_offset,
+                                    b->count, &failed};
+      srcs[j].read = sp_fmt_spt_calls_read;
+      srcs[j].ctx = &calls[j];
+    }
+  }
+  /* Rows are grouped by thread already; exclusive time needs every region
+   * of a thread at once. */
   sp_fmt_nesting nest = {0};
   int64_t bad = sp_fmt_stats_rank(srcs, n, st, &nest);
   if (bad < 0) {
     sp_fmt_err_set(err, "%s: out of memory", path);
-    goto bad;
+    goto out;
   }
-  if (rfailed) {
-    sp_fmt_err_set(err, "%s: cannot read calls: %s", path, strerror(rfailed));
-    goto bad;
-  }
-  for (int64_t k = 0; k < n && fd < 0; k++) /* calls in memory */
-    if (by_src[k].blk->count > 0)
-      put(&by_src[k], 0, by_src[k].blk->count, by_src[k].blk->starts,
-          by_src[k].blk->ends);
-  if (wfailed) {
-    *err = werr;
-    goto bad;
+  if (failed) {
+    sp_fmt_err_set(err, "%s: cannot read calls: %s", path, strerror(failed));
+    goto out;
   }
   /* Ranks may be done out of order on two threads: the lowest one's case
    * is the one named, whichever finished first. */
@@ -154,25 +130,50 @@ int sp__imp_rows(const sp_fmt_rank *r, const char *path, int fd,
   }
   nbad += bad;
   pthread_mutex_unlock(&bad_mu);
-  for (int64_t j = 0; j < n; j++) {
-    int64_t k = pl[j].src - srcs;
-    rows[j] = (sp_imp_row){.src = srcs[k], .st = st[k], .at = pl[j].at};
-    rows[j].src.read = sp_fmt_block_read; /* no longer streamed */
-    rows[j].src.ctx = pl[j].blk;
+  for (int64_t j = 0; j < n; j++)
+    rows[j].st = st[j];
+  rc = 0;
+out:
+  free(srcs);
+  free(st);
+  free(calls);
+  return rc;
+}
+
+int sp__imp_copy(sp_fmt_h5w *w, const sp_fmt_rank *r, int fd,
+                 const sp_imp_row *rows, sp_fmt_err *err) {
+  for (int64_t j = 0; j < r->nblocks; j++) {
+    const sp_fmt_block *b = rows[j].src.ctx;
+    int64_t n = b->count;
+    if (n == 0)
+      continue;
+    int rc;
+    if (fd >= 0 && !r->foreign_order &&
+        __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+      rc = sp_fmt_h5w_copy(w, rows[j].at, fd, b->file_offset,
+                           b->file_offset + 8 * n, n, err);
+    } else if (fd >= 0) { /* swapped on the way, in pieces */
+      int64_t buf[2 * 8192];
+      int failed = 0;
+      sp_fmt_spt_calls c = {fd, r->foreign_order, b->file_offset, n, &failed};
+      sp_fmt_source s = rows[j].src;
+      s.ctx = &c;
+      rc = 0;
+      for (int64_t k = 0; k < n && rc == 0; k += 8192) {
+        int64_t m = n - k < 8192 ? n - k : 8192;
+        sp_fmt_spt_calls_read(&s, k, m, buf, buf + 8192);
+        if (failed) {
+          sp_fmt_err_set(err, "cannot read calls: %s", strerror(failed));
+          rc = -1;
+        } else {
+          rc = sp_fmt_h5w_put(w, rows[j].at + k, buf, buf + 8192, m, err);
+        }
+      }
+    } else {
+      rc = sp_fmt_h5w_put(w, rows[j].at, b->starts, b->ends, n, err);
+    }
+    if (rc != 0)
+      return -1;
   }
-  free(srcs);
-  free(st);
-  free(calls);
-  free(pl);
-  free(by_src);
-  *rows_out = rows;
   return 0;
-bad:
-  free(srcs);
-  free(st);
-  free(calls);
-  free(pl);
-  free(by_src);
-  free(rows);
-  return -1;
 }

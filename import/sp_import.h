@@ -5,7 +5,6 @@
 
 #include "sp_format.h"
 
-#include <pthread.h>
 #include <sys/types.h>
 
 enum sp_imp_kind { SP_IMP_SPT, SP_IMP_H5 };
@@ -41,30 +40,35 @@ void sp__imp_inputs_free(sp_imp_inputs *in);
 int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
                  int64_t *nclaims, sp_fmt_err *err);
 
-/* One row to write: a block of a rank and its statistics. */
+/* One row to write: a block of a rank (src, read from its arrays; its ctx
+ * is the block) and its statistics. */
 typedef struct sp_imp_row {
   sp_fmt_source src;
   sp_fmt_stats st;
-  int64_t at; /* index of its first call in the output */
+  int64_t first; /* start of its first call: the order key */
+  int64_t at;    /* index of its first call in the output */
 } sp_imp_row;
 
-/* Where a rank's calls go: a reserved writer, the lock its writers share,
- * and the index of the rank's first call. */
-typedef struct sp_imp_out {
-  sp_fmt_h5w *w;
-  pthread_mutex_t *mu;
-  int64_t base;
-} sp_imp_out;
-
 /* Rank r's rows in DESIGN order (thread, then the start of each row's
- * first call) with their statistics, into *rows (malloc'd, r->nblocks
- * entries), each row's calls written to out at the row's `at` as they are
- * read. fd >= 0: r is an index (sp_fmt_spt_index of that open file) and
- * the calls stream from the file in batches; else they are r's arrays.
- * Improper nesting is not an error: sp__imp_nesting_report() warns about
- * it once. Any thread. */
-int sp__imp_rows(const sp_fmt_rank *r, const char *path, int fd,
-                 const sp_imp_out *out, sp_imp_row **rows, sp_fmt_err *err);
+ * first call) into *rows (malloc'd, r->nblocks entries), each with the
+ * place of its calls in the output (`at`, from base on), statistics not
+ * yet made. fd >= 0: r is an index (sp_fmt_spt_index of that open file)
+ * and first starts are read from the file; else r has its arrays. */
+int sp__imp_place(const sp_fmt_rank *r, const char *path, int fd, int64_t base,
+                  sp_imp_row **rows, sp_fmt_err *err);
+
+/* The rows' statistics, their calls streamed from fd in batches (fd >= 0)
+ * or read from r's arrays. Improper nesting is not an error:
+ * sp__imp_nesting_report() warns about it once. Any thread. */
+int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
+                  sp_imp_row *rows, sp_fmt_err *err);
+
+/* The rows' calls into the reserved writer w at their places: file to file
+ * (copy_file_range) from fd for a little-endian .spt, else through memory.
+ * No HDF5 call: any thread, one at a time (they would queue on the
+ * output's inode lock anyway). */
+int sp__imp_copy(sp_fmt_h5w *w, const sp_fmt_rank *r, int fd,
+                 const sp_imp_row *rows, sp_fmt_err *err);
 void sp__imp_nesting_report(void);
 
 /* Streams the claims rank by rank into the schema-2 file out. */

@@ -561,8 +561,7 @@ static void index_and_file_calls(void **state) {
           cnt = (int64_t)__builtin_bswap64((uint64_t)cnt);
         assert_int_equal(cnt, b->count);
         int failed = 0;
-        sp_fmt_spt_calls c = {fd,   be,  b->file_offset, b->count, &failed,
-                              NULL, NULL};
+        sp_fmt_spt_calls c = {fd,   be,  b->file_offset, b->count, &failed};
         sp_fmt_source s = {0,  "x", NULL, -1, b->count, sp_fmt_spt_calls_read,
                            &c, 0};
         int64_t st[8], en[8], h = b->count / 2;
@@ -582,8 +581,7 @@ static void index_and_file_calls(void **state) {
       if (lb->count > 0) {
         assert_int_equal(truncate(path, (off_t)(M.n - 4)), 0);
         int failed = 0;
-        sp_fmt_spt_calls c = {fd,   be,  lb->file_offset, lb->count, &failed,
-                              NULL, NULL};
+        sp_fmt_spt_calls c = {fd,   be,  lb->file_offset, lb->count, &failed};
         sp_fmt_source s = {0,  "x", NULL, -1, lb->count, sp_fmt_spt_calls_read,
                            &c, 0};
         int64_t st[8], en[8];
