@@ -5,7 +5,9 @@
  * calls, independent of each other; then its rows go into the output's
  * index, in rank order. Both threads take whichever step of the oldest
  * rank is ready, up to four ranks at a time (a slot holds an index, not
- * calls); one copies at a time. SP_IMPORT_THREAD=0: one thread, one rank.
+ * calls); one copies at a time. SP_IMPORT_THREAD=0: one thread, one rank
+ * (also the default for ranks of under 64 Ki calls on average); =1: two
+ * threads whatever the ranks.
  * HDF5 (not thread-safe here) is called by this thread alone: to read an
  * .h5 input, and to open and close the output. */
 #include "sp_import.h"
@@ -20,6 +22,11 @@
 #include <unistd.h>
 
 #define SLOTS 4
+/* Below this many calls per rank on average, one thread does it all:
+ * handing each step of thousands of tiny ranks from thread to thread cost
+ * more than the steps (20 000 two-region ranks: 3.4 s on two threads,
+ * 2.1 s on one). */
+#define SMALL_RANKS 65536
 
 static double now(void) {
   struct timespec t;
@@ -58,7 +65,7 @@ typedef struct pipeline {
   sp_fmt_h5w *w;
   slot slots[SLOTS];
   int nslots;
-  const int64_t *base; /* per claim: index of its first call */
+  const int64_t *base;                /* per claim: index of its first call */
   int64_t next_read, next_rows, done; /* claims read, given rows, freed */
   int reading; /* a thread is reading: reads go one at a time, in order */
   int copying; /* a thread is copying: one at a time */
@@ -338,7 +345,7 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   }
   p.base = base;
   const char *thr = getenv("SP_IMPORT_THREAD");
-  int one = thr && strcmp(thr, "0") == 0;
+  int one = thr ? strcmp(thr, "0") == 0 : events <= SMALL_RANKS * nclaims;
   p.nslots = one ? 1 : SLOTS;
   for (int i = 0; i < SLOTS; i++)
     p.slots[i].claim = -1;
@@ -374,8 +381,7 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
             "sp-import: read %.3f s, statistics %.3f s, copy %.3f s, rows "
             "%.3f s, close %.3f s (both threads' sums); waited %.3f s; %s\n",
             p.t[T_READ], p.t[T_STATS], p.t[T_COPY], p.t[T_ROWS], now() - t0,
-            p.t[T_WAIT],
-            started ? "two threads" : "one thread");
+            p.t[T_WAIT], started ? "two threads" : "one thread");
   sp_fmt_meta_free(&p.meta);
   pthread_mutex_destroy(&p.mu);
   free(base);

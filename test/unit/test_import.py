@@ -150,7 +150,8 @@ def main():
     check(rc == 0 and err == "", f"directory import: {rc} {err}")
     check_merged(merged, "profile", ranks)
 
-    # The same with the reader thread preparing the next rank.
+    # The same on two threads (these ranks are small enough for one by
+    # default).
     threaded = os.path.join(out, "threaded.h5")
     rc, err = run(inp, "-o", threaded, env=dict(os.environ, SP_IMPORT_THREAD="1"))
     check(rc == 0 and err == "", f"threaded import: {rc} {err}")
