@@ -423,6 +423,41 @@ static void fast_path_matches_general(void **state) {
         assert_true(o[j].exclusive_ns <= o[j].total_ns);
       }
       assert_int_equal(calls_, total);
+      if (k <= 8) {
+        /* The same sources plus nine one-call sources after them all:
+         * past eight sources with calls the merge is a heap, so this
+         * checks the unrolled merge against it, nesting report too. */
+        static const int64_t ps[9] = {1000001, 1000002, 1000003,
+                                      1000004, 1000005, 1000006,
+                                      1000007, 1000008, 1000009};
+        static const int64_t pe[9] = {1000001, 1000002, 1000003,
+                                      1000004, 1000005, 1000006,
+                                      1000007, 1000008, 1000009};
+        calls pad[9];
+        sp_fmt_source *more = calloc((size_t)k + 9, sizeof *more);
+        sp_fmt_stats *o2 = calloc((size_t)k + 9, sizeof *o2);
+        assert_non_null(more);
+        assert_non_null(o2);
+        for (int j = 0; j < k; j++)
+          more[j] = srcs[j];
+        for (int j = 0; j < 9; j++) {
+          pad[j] = (calls){1, &ps[j], &pe[j]};
+          more[k + j] = src("pad", &pad[j]);
+        }
+        sp_fmt_nesting n2;
+        assert_int_equal(stats_both(more, k + 9, o2, &n2), 0);
+        for (int j = 0; j < k; j++)
+          assert_memory_equal(&o[j], &o2[j], sizeof *o2);
+        assert_int_equal(n2.bad, nest.bad);
+        if (nest.bad) {
+          assert_ptr_equal(n2.outer, nest.outer);
+          assert_ptr_equal(n2.inner, nest.inner);
+          assert_int_equal(n2.outer_start, nest.outer_start);
+          assert_int_equal(n2.inner_start, nest.inner_start);
+        }
+        free(more);
+        free(o2);
+      }
       for (int j = 0; j < k; j++) {
         free(g[j].s);
         free(g[j].e);
