@@ -551,7 +551,7 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
     fail(err, w->path, "out of memory");
     return -1;
   }
-  const sp_fmt_i64u *as, *ae;
+  const int64_t *as, *ae;
   if (src->count >= EV_DIRECT && row->offset + src->count >= EV_CHUNK &&
       sp_fmt_source_arrays(src, &as, &ae)) {
     /* Calls in memory: from the caller's arrays to the file, after what is

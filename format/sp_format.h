@@ -106,22 +106,17 @@ void sp_fmt_rank_sources(const sp_fmt_rank *r, sp_fmt_source *out);
 void sp_fmt_block_read(const sp_fmt_source *src, int64_t first, int64_t n,
                        int64_t *starts, int64_t *ends);
 
-/* A timestamp that may sit at any address: statistics and writers read
- * callers' arrays through it, so an array inside a file image (a .spt
- * block's, say) serves as it is. */
-typedef int64_t sp_fmt_i64u __attribute__((aligned(1)));
-
 /* 1 with *starts and *ends set if src's calls are arrays in memory (its
  * read is sp_fmt_block_read), so statistics and writers can use them in
- * place instead of copying batches; else 0. They may be unaligned. */
+ * place instead of copying batches; else 0. */
 static inline int sp_fmt_source_arrays(const sp_fmt_source *src,
-                                       const sp_fmt_i64u **starts,
-                                       const sp_fmt_i64u **ends) {
+                                       const int64_t **starts,
+                                       const int64_t **ends) {
   if (src->read != sp_fmt_block_read || !src->ctx)
     return 0;
   const sp_fmt_block *b = (const sp_fmt_block *)src->ctx;
-  *starts = (const sp_fmt_i64u *)(const void *)b->starts;
-  *ends = (const sp_fmt_i64u *)(const void *)b->ends;
+  *starts = b->starts;
+  *ends = b->ends;
   return 1;
 }
 

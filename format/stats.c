@@ -55,10 +55,10 @@ static inline void acc_add(acc *a, int64_t s, int64_t e) {
 /* One source's calls in batches, through arrays or read(); fn gets each
  * batch. Returns -1 when out of memory. */
 static int each_batch(const sp_fmt_source *src,
-                      void (*fn)(void *, const sp_fmt_i64u *,
-                                 const sp_fmt_i64u *, int64_t),
+                      void (*fn)(void *, const int64_t *, const int64_t *,
+                                 int64_t),
                       void *ctx) {
-  const sp_fmt_i64u *s, *e;
+  const int64_t *s, *e;
   if (sp_fmt_source_arrays(src, &s, &e)) {
     fn(ctx, s, e, src->count);
     return 0;
@@ -80,14 +80,14 @@ typedef struct {
   long double mean, sum;
 } two_pass;
 
-static void sum_durations(void *ctx, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
+static void sum_durations(void *ctx, const int64_t *s, const int64_t *e,
                           int64_t n) {
   two_pass *t = ctx;
   for (int64_t i = 0; i < n; i++)
     t->sum += (long double)e[i] - (long double)s[i];
 }
 
-static void sum_squares(void *ctx, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
+static void sum_squares(void *ctx, const int64_t *s, const int64_t *e,
                         int64_t n) {
   two_pass *t = ctx;
   for (int64_t i = 0; i < n; i++) {
@@ -138,7 +138,7 @@ static int acc_finish(const acc *a, const sp_fmt_source *src, sp_fmt_stats *o) {
   return 0;
 }
 
-static void acc_arrays(void *ctx, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
+static void acc_arrays(void *ctx, const int64_t *s, const int64_t *e,
                        int64_t n) {
   acc a = *(acc *)ctx; /* in registers for the loop */
   for (int64_t i = 0; i < n; i++)
@@ -158,8 +158,7 @@ __attribute__((target_clones("avx2", "default"), optimize("O3")))
 __attribute__((target_clones("avx2", "default")))
 #endif
 static int
-acc_arrays_short(acc *out, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
-                 int64_t n) {
+acc_arrays_short(acc *out, const int64_t *s, const int64_t *e, int64_t n) {
   uint64_t total = 0, qlo = 0, qhi = 0;
   int64_t mn = INT64_MAX, mx = INT64_MIN, first = INT64_MAX, last = INT64_MIN;
   for (int64_t i = 0; i < n; i++) {
@@ -186,7 +185,7 @@ acc_arrays_short(acc *out, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
   return 1;
 }
 
-static void acc_batch(void *ctx, const sp_fmt_i64u *s, const sp_fmt_i64u *e,
+static void acc_batch(void *ctx, const int64_t *s, const int64_t *e,
                       int64_t n) {
   /* Batches of under 2^32 calls keep the halves from overflowing. */
   for (int64_t k = 0; k < n; k += (int64_t)1 << 30) {
@@ -274,7 +273,7 @@ static inline __attribute__((always_inline)) int place(nester *t, call **stack,
  * it is still in cache. */
 typedef struct {
   const sp_fmt_source *src;
-  const sp_fmt_i64u *s, *e;
+  const int64_t *s, *e;
   int64_t left, next; /* next: source index of the call after the buffer */
   int64_t *bs, *be;   /* read() sources: the buffer */
   int64_t batch;
@@ -336,7 +335,7 @@ static int before(const call *a, const call *b) {
 static inline __attribute__((always_inline)) int
 merge_k(cursor *c, const int64_t *id, nester *t, const int K) {
   /* The cursors' positions in locals; they go back to c only to refill. */
-  const sp_fmt_i64u *ps[SP_STATS_FEW], *pe[SP_STATS_FEW];
+  const int64_t *ps[SP_STATS_FEW], *pe[SP_STATS_FEW];
   int64_t hs[SP_STATS_FEW], he[SP_STATS_FEW], left[SP_STATS_FEW];
 #pragma GCC unroll 8
   for (int j = 0; j < K; j++) {
@@ -504,7 +503,7 @@ static int stats_merge(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
   acc *a = malloc((size_t)n * sizeof *a);
   int64_t nread = 0, most = 1, k = 0;
   for (int64_t i = 0; i < n; i++) {
-    const sp_fmt_i64u *s, *e;
+    const int64_t *s, *e;
     if (srcs[i].count > 0 && !sp_fmt_source_arrays(&srcs[i], &s, &e)) {
       nread++;
       most = srcs[i].count > most ? srcs[i].count : most;

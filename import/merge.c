@@ -112,7 +112,9 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
     rc = -1;
   } else {
     /* Only the index: the statistics read the calls from fd in batches
-     * (in either byte order) and write them on. */
+     * and the copy goes file to file. The scan parsed it already; parsing
+     * it again (headers only) keeps memory to the ranks in flight rather
+     * than every rank's index at once. */
     l->fd = open(x->path, O_RDONLY | O_CLOEXEC);
     if (l->fd < 0) {
       sp_fmt_err_set(err, "%s: %s", x->path, strerror(errno));

@@ -53,12 +53,12 @@ static int stats_both(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
     a[i] = srcs[i];
     a[i].read = sp_fmt_block_read;
     a[i].ctx = &b[i];
-    const sp_fmt_i64u *ps, *pe;
+    const int64_t *ps, *pe;
     assert_true(sp_fmt_source_arrays(&a[i], &ps, &pe));
     assert_ptr_equal(ps, c->s);
     assert_ptr_equal(pe, c->e);
   }
-  const sp_fmt_i64u *ps, *pe;
+  const int64_t *ps, *pe;
   assert_false(n > 0 && sp_fmt_source_arrays(&srcs[0], &ps, &pe));
   sp_fmt_nesting n2;
   assert_int_equal(sp_fmt_stats_thread(a, n, o2, nest ? &n2 : NULL), rc);
