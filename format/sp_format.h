@@ -252,13 +252,6 @@ int64_t sp_fmt_h5w_events(const sp_fmt_h5w *w);
 int sp_fmt_h5w_put(const sp_fmt_h5w *w, int64_t first, const void *starts,
                    const void *ends, int64_t n, sp_fmt_err *err);
 
-/* sp_fmt_h5w_put of n calls that lie little-endian in the file fd, starts
- * at byte starts_at and ends at ends_at (a .spt block's arrays), copied
- * file to file inside the kernel where it can. */
-int sp_fmt_h5w_copy(const sp_fmt_h5w *w, int64_t first, int fd,
-                    int64_t starts_at, int64_t ends_at, int64_t n,
-                    sp_fmt_err *err);
-
 /* Attributes of /metadata (replaces any set before). */
 int sp_fmt_h5w_meta(sp_fmt_h5w *w, const sp_fmt_meta *meta, sp_fmt_err *err);
 

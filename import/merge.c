@@ -1,13 +1,13 @@
 /* merge.c - streams the ranks into one schema-2 file, in rank order. Each
  * rank is read (a .spt's index, an .h5 whole) and its rows placed (their
  * order, hence where their calls go, is known before any statistics, from
- * the counts the scan found); then its statistics and the copy of its
- * calls, independent of each other; then its rows go into the output's
- * index, in rank order. Both threads take whichever step of the oldest
- * rank is ready, up to four ranks at a time (a slot holds an index, not
- * calls); one copies at a time. SP_IMPORT_THREAD=0: one thread, one rank
- * (also the default for ranks of under 64 Ki calls on average); =1: two
- * threads whatever the ranks.
+ * the counts the scan found); then its statistics, which write a .spt's
+ * calls to the output as they read them (an .h5's calls, in memory already,
+ * are a copy step of their own); then its rows go into the output's index,
+ * in rank order. Both threads take whichever step of the oldest rank is
+ * ready, up to four ranks at a time (a slot holds an index, not calls).
+ * SP_IMPORT_THREAD=0: one thread, one rank (also the default for ranks of
+ * under 64 Ki calls on average); =1: two threads whatever the ranks.
  * HDF5 (not thread-safe here) is called by this thread alone: to read an
  * .h5 input, and to open and close the output. */
 #include "sp_import.h"
@@ -68,7 +68,6 @@ typedef struct pipeline {
   const int64_t *base;                /* per claim: index of its first call */
   int64_t next_read, next_rows, done; /* claims read, given rows, freed */
   int reading; /* a thread is reading: reads go one at a time, in order */
-  int copying; /* a thread is copying: one at a time */
   loaded *cur; /* the input being read, while claims of it remain */
   int failed;  /* err says why */
   sp_fmt_err err;
@@ -209,8 +208,7 @@ static int step(pipeline *p, int main_thread) {
     return 0;
   slot *s = NULL;
   int what = -1;
-  /* The oldest rank's rows (in claim order), then a copy if no one is
-   * copying (the one resource used by one thread at a time), then
+  /* The oldest rank's rows (in claim order), then a copy, then
    * statistics, then the next read if its slot is free. */
   for (int64_t c = p->done; !s && c < p->next_read; c++) {
     slot *t = &p->slots[c % p->nslots];
@@ -219,7 +217,7 @@ static int step(pipeline *p, int main_thread) {
     if (c == p->next_rows && t->stats == DONE && t->rows == TODO) {
       s = t;
       what = T_ROWS;
-    } else if (t->copy == TODO && !p->copying) {
+    } else if (t->copy == TODO) {
       s = t;
       what = T_COPY;
     } else if (t->stats == TODO) {
@@ -233,7 +231,11 @@ static int step(pipeline *p, int main_thread) {
        p->in->v[p->claims[p->next_read].input].kind == SP_IMP_SPT)) {
     /* An .h5 is read with HDF5: this thread only. */
     s = &p->slots[p->next_read % p->nslots];
-    *s = (slot){p->next_read++, TODO, TODO, TODO, TODO, NULL, NULL, NULL};
+    /* A .spt's calls go to the output as its statistics read them. */
+    int copy = p->in->v[p->claims[p->next_read].input].kind == SP_IMP_SPT
+                   ? DONE
+                   : TODO;
+    *s = (slot){p->next_read++, TODO, TODO, copy, TODO, NULL, NULL, NULL};
     p->reading = 1;
     what = T_READ;
   }
@@ -248,8 +250,6 @@ static int step(pipeline *p, int main_thread) {
                : what == T_COPY  ? &s->copy
                                  : &s->rows;
   *state = RUNNING;
-  if (what == T_COPY)
-    p->copying = 1;
   pthread_mutex_unlock(&p->mu);
   sp_fmt_err err = {""};
   const char *path = s->l ? p->in->v[s->l->input].path : NULL;
@@ -259,9 +259,9 @@ static int step(pipeline *p, int main_thread) {
   if (what == T_READ)
     rc = read_claim(p, s->claim, s, &err);
   else if (what == T_STATS)
-    rc = sp__imp_stats(s->r, path, fd, s->rows_v, &err);
+    rc = sp__imp_stats(s->r, path, fd, p->w, s->rows_v, &err);
   else if (what == T_COPY)
-    rc = sp__imp_copy(p->w, s->r, fd, s->rows_v, &err);
+    rc = sp__imp_copy(p->w, s->r, s->rows_v, &err);
   else
     rc = add_rows(p, s, &err);
   double t1 = now();
@@ -269,8 +269,6 @@ static int step(pipeline *p, int main_thread) {
   p->t[what] += t1 - t0;
   if (what == T_READ)
     p->reading = 0;
-  if (what == T_COPY)
-    p->copying = 0;
   if (rc != 0) {
     if (!p->failed)
       p->err = err;

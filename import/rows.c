@@ -87,14 +87,70 @@ int sp__imp_place(const sp_fmt_rank *r, const char *path, int fd, int64_t base,
   return 0;
 }
 
+/* A block's calls as the statistics read them, batch by batch, and on
+ * into the output at the row's place while the batch is still in cache:
+ * each call is read from its .spt once, and copied twice (into memory, out
+ * to the output's page cache), as a file-to-file copy plus a read for the
+ * statistics would. */
+typedef struct tee {
+  sp_fmt_spt_calls calls;
+  const sp_fmt_h5w *w;
+  int64_t at; /* the row's first call in the output */
+  int *put_failed;
+  sp_fmt_err *err;
+  int64_t pend_first, pend_n; /* a batch read but not yet written */
+  const int64_t *pend_s, *pend_e;
+} tee;
+
+/* Writes into one file from two threads queue in the kernel on its inode
+ * lock, spinning (the kernel's share of the time rose by half): they go one
+ * at a time here, and a thread that finds another writing keeps its batch
+ * and writes it before its buffer is read into again, computing meanwhile
+ * rather than waiting. */
+pthread_mutex_t sp__imp_put_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void put(tee *t, int64_t first, int64_t n, const int64_t *s,
+                const int64_t *e) {
+  if (!*t->put_failed &&
+      sp_fmt_h5w_put(t->w, t->at + first, s, e, n, t->err) != 0)
+    *t->put_failed = 1;
+}
+
+static void tee_read(const sp_fmt_source *src, int64_t first, int64_t n,
+                     int64_t *starts, int64_t *ends) {
+  tee *t = (tee *)src->ctx; /* ours: sp__imp_stats made it writable */
+  if (t->pend_n) {
+    pthread_mutex_lock(&sp__imp_put_mu);
+    put(t, t->pend_first, t->pend_n, t->pend_s, t->pend_e);
+    pthread_mutex_unlock(&sp__imp_put_mu);
+    t->pend_n = 0;
+  }
+  sp_fmt_source one = *src;
+  one.ctx = &t->calls;
+  sp_fmt_spt_calls_read(&one, first, n, starts, ends);
+  if (*t->calls.failed)
+    return;
+  if (first + n == t->calls.count) { /* the last batch: no later chance */
+    pthread_mutex_lock(&sp__imp_put_mu);
+  } else if (pthread_mutex_trylock(&sp__imp_put_mu) != 0) {
+    t->pend_first = first;
+    t->pend_n = n;
+    t->pend_s = starts;
+    t->pend_e = ends;
+    return;
+  }
+  put(t, first, n, starts, ends);
+  pthread_mutex_unlock(&sp__imp_put_mu);
+}
+
 int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
-                  sp_imp_row *rows, sp_fmt_err *err) {
+                  const sp_fmt_h5w *w, sp_imp_row *rows, sp_fmt_err *err) {
   int64_t n = r->nblocks;
   size_t cnt = n ? (size_t)n : 1;
   sp_fmt_source *srcs = malloc(cnt * sizeof *srcs);
   sp_fmt_stats *st = malloc(cnt * sizeof *st);
-  sp_fmt_spt_calls *calls = fd >= 0 ? malloc(cnt * sizeof *calls) : NULL;
-  int failed = 0, rc = -1;
+  tee *calls = fd >= 0 ? malloc(cnt * sizeof *calls) : NULL;
+  int failed = 0, put_failed = 0, rc = -1;
   if (!srcs || !st || (fd >= 0 && !calls)) {
     sp_fmt_err_set(err, "%s: out of memory", path);
     goto out;
@@ -103,9 +159,13 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
     srcs[j] = rows[j].src;
     if (fd >= 0) { /* an index: the calls stream from the file */
       const sp_fmt_block *b = rows[j].src.ctx;
-      calls[j] = (sp_fmt_spt_calls){fd, r->foreign_order, b->file_offset,
-                                    b->count, &failed};
-      srcs[j].read = sp_fmt_spt_calls_read;
+      calls[j] = (tee){
+          .calls = {fd, r->foreign_order, b->file_offset, b->count, &failed},
+          .w = w,
+          .at = rows[j].at,
+          .put_failed = &put_failed,
+          .err = err};
+      srcs[j].read = tee_read;
       srcs[j].ctx = &calls[j];
     }
   }
@@ -121,6 +181,8 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
     sp_fmt_err_set(err, "%s: cannot read calls: %s", path, strerror(failed));
     goto out;
   }
+  if (put_failed) /* err says why */
+    goto out;
   /* Ranks may be done out of order on two threads: the lowest one's case
    * is the one named, whichever finished first. */
   pthread_mutex_lock(&bad_mu);
@@ -140,38 +202,15 @@ out:
   return rc;
 }
 
-int sp__imp_copy(sp_fmt_h5w *w, const sp_fmt_rank *r, int fd,
-                 const sp_imp_row *rows, sp_fmt_err *err) {
+int sp__imp_copy(sp_fmt_h5w *w, const sp_fmt_rank *r, const sp_imp_row *rows,
+                 sp_fmt_err *err) {
   for (int64_t j = 0; j < r->nblocks; j++) {
     const sp_fmt_block *b = rows[j].src.ctx;
-    int64_t n = b->count;
-    if (n == 0)
+    if (b->count == 0)
       continue;
-    int rc;
-    if (fd >= 0 && !r->foreign_order &&
-        __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
-      rc = sp_fmt_h5w_copy(w, rows[j].at, fd, b->file_offset,
-                           b->file_offset + 8 * n, n, err);
-    } else if (fd >= 0) { /* swapped on the way, in pieces */
-      int64_t buf[2 * 8192];
-      int failed = 0;
-      sp_fmt_spt_calls c = {fd, r->foreign_order, b->file_offset, n, &failed};
-      sp_fmt_source s = rows[j].src;
-      s.ctx = &c;
-      rc = 0;
-      for (int64_t k = 0; k < n && rc == 0; k += 8192) {
-        int64_t m = n - k < 8192 ? n - k : 8192;
-        sp_fmt_spt_calls_read(&s, k, m, buf, buf + 8192);
-        if (failed) {
-          sp_fmt_err_set(err, "cannot read calls: %s", strerror(failed));
-          rc = -1;
-        } else {
-          rc = sp_fmt_h5w_put(w, rows[j].at + k, buf, buf + 8192, m, err);
-        }
-      }
-    } else {
-      rc = sp_fmt_h5w_put(w, rows[j].at, b->starts, b->ends, n, err);
-    }
+    pthread_mutex_lock(&sp__imp_put_mu);
+    int rc = sp_fmt_h5w_put(w, rows[j].at, b->starts, b->ends, b->count, err);
+    pthread_mutex_unlock(&sp__imp_put_mu);
     if (rc != 0)
       return -1;
   }

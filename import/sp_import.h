@@ -5,6 +5,7 @@
 
 #include "sp_format.h"
 
+#include <pthread.h>
 #include <sys/types.h>
 
 enum sp_imp_kind { SP_IMP_SPT, SP_IMP_H5 };
@@ -57,18 +58,20 @@ typedef struct sp_imp_row {
 int sp__imp_place(const sp_fmt_rank *r, const char *path, int fd, int64_t base,
                   sp_imp_row **rows, sp_fmt_err *err);
 
-/* The rows' statistics, their calls streamed from fd in batches (fd >= 0)
- * or read from r's arrays. Improper nesting is not an error:
- * sp__imp_nesting_report() warns about it once. Any thread. */
+/* The rows' statistics, their calls streamed from fd in batches (fd >= 0),
+ * each batch also written to the reserved writer w at its row's place; or
+ * read from r's arrays (then sp__imp_copy writes them). Improper nesting is
+ * not an error: sp__imp_nesting_report() warns about it once. Any thread. */
 int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
-                  sp_imp_row *rows, sp_fmt_err *err);
+                  const sp_fmt_h5w *w, sp_imp_row *rows, sp_fmt_err *err);
 
-/* The rows' calls into the reserved writer w at their places: file to file
- * (copy_file_range) from fd for a little-endian .spt, else through memory.
- * No HDF5 call: any thread, one at a time (they would queue on the
- * output's inode lock anyway). */
-int sp__imp_copy(sp_fmt_h5w *w, const sp_fmt_rank *r, int fd,
-                 const sp_imp_row *rows, sp_fmt_err *err);
+/* Taken around every write of calls to the output (rows.c says why). */
+extern pthread_mutex_t sp__imp_put_mu;
+
+/* The rows' calls from r's arrays (a rank of an .h5) into the reserved
+ * writer w at their places. No HDF5 call: any thread. */
+int sp__imp_copy(sp_fmt_h5w *w, const sp_fmt_rank *r, const sp_imp_row *rows,
+                 sp_fmt_err *err);
 void sp__imp_nesting_report(void);
 
 /* Streams the claims rank by rank into the schema-2 file out. */

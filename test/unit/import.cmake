@@ -6,6 +6,12 @@ if(SP_USE_HDF5)
   target_include_directories(test_h5 PRIVATE ${HDF5_C_INCLUDE_DIRS}
     ${HDF5_INCLUDE_DIRS})
 
+  # rows.c compiled in: its statistics step writes calls as it reads them.
+  find_package(Threads REQUIRED)
+  sp_add_unit_test(test_rows SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_rows.c
+    ${PROJECT_SOURCE_DIR}/import/rows.c LIBS sp_format Threads::Threads)
+  target_include_directories(test_rows PRIVATE ${PROJECT_SOURCE_DIR}/import)
+
   add_executable(import_gen ${CMAKE_CURRENT_LIST_DIR}/import_gen.c)
   target_compile_options(import_gen PRIVATE ${SP_C_WARNINGS})
   target_link_libraries(import_gen PRIVATE sp_format)
