@@ -561,7 +561,7 @@ static void index_and_file_calls(void **state) {
           cnt = (int64_t)__builtin_bswap64((uint64_t)cnt);
         assert_int_equal(cnt, b->count);
         int failed = 0;
-        sp_fmt_spt_calls c = {fd,   be,  b->file_offset, b->count, &failed};
+        sp_fmt_spt_calls c = {fd, be, b->file_offset, b->count, &failed};
         sp_fmt_source s = {0,  "x", NULL, -1, b->count, sp_fmt_spt_calls_read,
                            &c, 0};
         int64_t st[8], en[8], h = b->count / 2;
@@ -581,7 +581,7 @@ static void index_and_file_calls(void **state) {
       if (lb->count > 0) {
         assert_int_equal(truncate(path, (off_t)(M.n - 4)), 0);
         int failed = 0;
-        sp_fmt_spt_calls c = {fd,   be,  lb->file_offset, lb->count, &failed};
+        sp_fmt_spt_calls c = {fd, be, lb->file_offset, lb->count, &failed};
         sp_fmt_source s = {0,  "x", NULL, -1, lb->count, sp_fmt_spt_calls_read,
                            &c, 0};
         int64_t st[8], en[8];
@@ -719,6 +719,125 @@ static void big_round_trip(void **state) {
     assert_null(r.regions[1].file);
     sp_fmt_rank_free(&r);
   }
+  remove_dir(dir);
+}
+
+/* Files are parsed through a window of their headers, images in memory
+ * whole: both must say the same of the same bytes, whether good or cut at
+ * any length (message and offset included), and a header many windows long
+ * (thousands of regions, one name of 40 KB) reads as it was written. */
+static void compare_ranks(const sp_fmt_rank *a, const sp_fmt_rank *b) {
+  assert_int_equal(a->rank, b->rank);
+  assert_int_equal(a->version, b->version);
+  assert_int_equal(a->nregions, b->nregions);
+  for (int64_t i = 0; i < a->nregions; i++) {
+    assert_string_equal(a->regions[i].name, b->regions[i].name);
+    assert_int_equal(a->regions[i].line, b->regions[i].line);
+  }
+  assert_int_equal(a->nblocks, b->nblocks);
+  for (int64_t i = 0; i < a->nblocks; i++) {
+    const sp_fmt_block *x = &a->blocks[i], *y = &b->blocks[i];
+    assert_int_equal(x->thread, y->thread);
+    assert_int_equal(x->region, y->region);
+    assert_int_equal(x->count, y->count);
+    assert_int_equal(x->file_offset, y->file_offset);
+    if (x->count) {
+      assert_memory_equal(x->starts, y->starts, (size_t)x->count * 8);
+      assert_memory_equal(x->ends, y->ends, (size_t)x->count * 8);
+    }
+  }
+}
+
+static void file_matches_memory(const char *path, const unsigned char *b,
+                                size_t n) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(b, 1, n, f), n);
+  fclose(f);
+  sp_fmt_rank m, r, x;
+  sp_fmt_err em = {""}, er = {""}, ex = {""};
+  int rc = sp_fmt_spt_parse(b, n, path, &m, &em);
+  assert_int_equal(sp_fmt_spt_read(path, &r, &er), rc);
+  assert_int_equal(sp_fmt_spt_index(path, &x, &ex), rc);
+  if (rc != 0) {
+    assert_string_equal(er.msg, em.msg);
+    assert_string_equal(ex.msg, em.msg);
+    assert_int_equal(r.nblocks, 0);
+    assert_int_equal(x.nblocks, 0);
+    return;
+  }
+  compare_ranks(&r, &m);
+  assert_int_equal(x.nblocks, m.nblocks);
+  for (int64_t i = 0; i < x.nblocks; i++)
+    assert_int_equal(x.blocks[i].file_offset, m.blocks[i].file_offset);
+  sp_fmt_rank_free(&m);
+  sp_fmt_rank_free(&r);
+  sp_fmt_rank_free(&x);
+}
+
+static void name_read(const sp_fmt_source *s, int64_t first, int64_t n,
+                      int64_t *st, int64_t *en) {
+  for (int64_t i = 0; i < n; i++) {
+    st[i] = s->aux + 100 * (first + i);
+    en[i] = st[i] + 7;
+  }
+}
+
+static void file_window(void **state) {
+  (void)state;
+  make_dir();
+  char path[512];
+  snprintf(path, sizeof path, "%s/cut.spt", dir);
+  for (int v = 1; v <= 3; v++)
+    for (int be = 0; be <= 1; be++) {
+      reference(&M, v, be);
+      for (size_t len = 0; len <= M.n; len++)
+        file_matches_memory(path, M.b, len);
+    }
+  /* 3000 regions, the last with a 40,000-byte name, a few calls each. */
+  enum { N = 3000, LONG = 40000 };
+  sp_fmt_source *srcs = calloc(N, sizeof *srcs);
+  char(*names)[32] = calloc(N, 32);
+  char *longname = malloc(LONG + 1);
+  assert_non_null(srcs);
+  assert_non_null(names);
+  assert_non_null(longname);
+  memset(longname, 'x', LONG);
+  longname[LONG] = 0;
+  for (int i = 0; i < N; i++) {
+    snprintf(names[i], 32, "region_%05d", i);
+    srcs[i] = (sp_fmt_source){i % 3,     i == N - 1 ? longname : names[i],
+                              "w.c",     i,
+                              1 + i % 3, name_read,
+                              NULL,      i};
+  }
+  for (int be = 0; be <= 1; be++) {
+    sp_fmt_err err = {""};
+    assert_int_equal(sp_fmt_spt_write(path, 3, 3, srcs, N, be, &err), 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    unsigned char *b = malloc((size_t)st.st_size);
+    assert_non_null(b);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(b, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+    fclose(f);
+    sp_fmt_rank r;
+    assert_int_equal(sp_fmt_spt_read(path, &r, &err), 0);
+    assert_int_equal(r.nregions, N);
+    assert_string_equal(r.regions[N - 1].name, longname);
+    assert_int_equal(r.blocks[N - 1].count, 1 + (N - 1) % 3);
+    assert_int_equal(r.blocks[N - 1].starts[1], N - 1 + 100);
+    sp_fmt_rank_free(&r);
+    file_matches_memory(path, b, (size_t)st.st_size);
+    /* Cut inside the long name and inside the last block's calls. */
+    file_matches_memory(path, b, (size_t)st.st_size - 20);
+    file_matches_memory(path, b, (size_t)st.st_size - LONG);
+    free(b);
+  }
+  free(srcs);
+  free(names);
+  free(longname);
   remove_dir(dir);
 }
 
@@ -914,6 +1033,7 @@ int main(void) {
       cmocka_unit_test(block_errors),
       cmocka_unit_test(location_rules),
       cmocka_unit_test(index_and_file_calls),
+      cmocka_unit_test(file_window),
       cmocka_unit_test(write_matches_hand_built_bytes),
       cmocka_unit_test(big_round_trip),
       cmocka_unit_test(large_file),
