@@ -145,7 +145,8 @@ typedef struct sp_fmt_nesting {
 /* Statistics of srcs[0..n), which must all be one rank's one thread, each
  * in start order: out[i] for srcs[i]. exclusive_ns comes from reconstructing
  * nesting by containment across all n sources (merged by start asc, end
- * desc, index asc). Sources are read in batches within an 8 MiB budget.
+ * desc, index asc). Sources are read in batches within a budget of 1 to 8
+ * MiB.
  * Returns 0, or -1 when out of memory. Improper nesting is not an error:
  * nest (if given) describes the first case and exclusive times count only
  * properly nested children. */
@@ -162,6 +163,15 @@ void sp_fmt_rank_sources_by_thread(const sp_fmt_rank *r, sp_fmt_source *out);
  * if given, describes the first), or -1 when out of memory. */
 int64_t sp_fmt_stats_rank(const sp_fmt_source *srcs, int64_t n,
                           sp_fmt_stats *out, sp_fmt_nesting *nest);
+
+/* sp_fmt_stats_rank for a caller that writes each batch its sources' read()
+ * is asked for on into one output, srcs[i]'s calls from index at[i] on:
+ * batches of many calls end where the output index is a multiple of 32768
+ * (256 KiB of 8-byte values), so those writes are whole aligned pieces. The
+ * statistics are the same. */
+int64_t sp_fmt_stats_rank_at(const sp_fmt_source *srcs, int64_t n,
+                             const int64_t *at, sp_fmt_stats *out,
+                             sp_fmt_nesting *nest);
 
 /* The one-line description of an improper nesting found in `path`'s rank
  * `rank`, as the tools print it. */

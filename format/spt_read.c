@@ -159,8 +159,8 @@ static int get_str(reader *r, const char *lenwhat, const char *what, char **s,
 }
 
 /* Reads n timestamps of the file straight into dst with pread: the one
- * copy the kernel makes anyway, and none of the mapping's pages is faulted
- * in (a page fault costs more than copying its 4 KiB here). */
+ * copy the kernel makes anyway, and no page of the file is mapped (a page
+ * fault costs more than copying its 4 KiB here). */
 static int pread_times(reader *r, int64_t *dst, int64_t n) {
   size_t want = (size_t)n * 8, got = 0;
   while (got < want) {

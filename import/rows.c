@@ -150,13 +150,15 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
   sp_fmt_source *srcs = malloc(cnt * sizeof *srcs);
   sp_fmt_stats *st = malloc(cnt * sizeof *st);
   tee *calls = fd >= 0 ? malloc(cnt * sizeof *calls) : NULL;
+  int64_t *at = malloc(cnt * sizeof *at); /* where batches are written */
   int failed = 0, put_failed = 0, rc = -1;
-  if (!srcs || !st || (fd >= 0 && !calls)) {
+  if (!srcs || !st || !at || (fd >= 0 && !calls)) {
     sp_fmt_err_set(err, "%s: out of memory", path);
     goto out;
   }
   for (int64_t j = 0; j < n; j++) {
     srcs[j] = rows[j].src;
+    at[j] = rows[j].at;
     if (fd >= 0) { /* an index: the calls stream from the file */
       const sp_fmt_block *b = rows[j].src.ctx;
       calls[j] = (tee){
@@ -172,7 +174,7 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
   /* Rows are grouped by thread already; exclusive time needs every region
    * of a thread at once. */
   sp_fmt_nesting nest = {0};
-  int64_t bad = sp_fmt_stats_rank(srcs, n, st, &nest);
+  int64_t bad = sp_fmt_stats_rank_at(srcs, n, at, st, &nest);
   if (bad < 0) {
     sp_fmt_err_set(err, "%s: out of memory", path);
     goto out;
@@ -199,6 +201,7 @@ out:
   free(srcs);
   free(st);
   free(calls);
+  free(at);
   return rc;
 }
 

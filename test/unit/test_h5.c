@@ -463,6 +463,55 @@ static void test_reserved(void **state) {
   unlink(at("res.h5"));
 }
 
+/* Reserved event datasets of 4 MiB and more start on a 256 KiB boundary of
+ * the file (writes into them are then whole aligned pieces); the calls
+ * read back. */
+static void test_reserved_aligned(void **state) {
+  (void)state;
+  enum { N = 600000 };
+  int64_t *s = malloc(N * 8), *e = malloc(N * 8);
+  assert_non_null(s);
+  assert_non_null(e);
+  for (int64_t i = 0; i < N; i++) {
+    s[i] = 10 * i;
+    e[i] = 10 * i + 3;
+  }
+  sp_fmt_err err = {""};
+  sp_fmt_h5w *w = sp_fmt_h5w_open(at("big.h5"), &err);
+  assert_non_null(w);
+  assert_int_equal(sp_fmt_h5w_reserve(w, N, &err), 0);
+  arr a = {N, s, e};
+  sp_fmt_source src = {0, "a", NULL, -1, N, arr_read, &a, 0};
+  sp_fmt_stats st;
+  assert_int_equal(sp_fmt_stats_source(&src, &st), 0);
+  assert_int_equal(sp_fmt_h5w_row(w, 0, &src, &st, &err), 0);
+  assert_int_equal(sp_fmt_h5w_put(w, 0, s, e, N, &err), 0);
+  assert_int_equal(sp_fmt_h5w_close(w, &err), 0);
+  hid_t f = H5Fopen(at("big.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  const char *names[2] = {"events/start_times", "events/end_times"};
+  for (int k = 0; k < 2; k++) {
+    hid_t d = H5Dopen2(f, names[k], H5P_DEFAULT);
+    assert_true(d >= 0);
+    haddr_t off = H5Dget_offset(d);
+    assert_true(off != HADDR_UNDEF);
+    assert_int_equal(off % (256 << 10), 0);
+    H5Dclose(d);
+  }
+  H5Fclose(f);
+  sp_fmt_rank *r;
+  int64_t n;
+  assert_int_equal(sp_fmt_h5_read(at("big.h5"), &r, &n, &err), 0);
+  assert_int_equal(r[0].blocks[0].count, N);
+  assert_memory_equal(r[0].blocks[0].starts, s, (size_t)N * 8);
+  assert_memory_equal(r[0].blocks[0].ends, e, (size_t)N * 8);
+  sp_fmt_rank_free(&r[0]);
+  free(r);
+  free(s);
+  free(e);
+  unlink(at("big.h5"));
+}
+
 static void test_failures_leave_nothing(void **state) {
   (void)state;
   sp_fmt_err err = {""};
@@ -622,6 +671,7 @@ int main(void) {
       cmocka_unit_test(test_streaming),
       cmocka_unit_test(test_direct_matches_batched),
       cmocka_unit_test(test_reserved),
+      cmocka_unit_test(test_reserved_aligned),
       cmocka_unit_test(test_failures_leave_nothing),
       cmocka_unit_test(test_reader_rejects),
       cmocka_unit_test(test_no_threads_dataset),

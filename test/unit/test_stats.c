@@ -346,6 +346,62 @@ static void many_sources_in_batches(void **state) {
   free(names);
 }
 
+/* sp_fmt_stats_rank_at: three big regions whose calls go to the output at
+ * odd places; every batch but each source's last ends where the output
+ * index is a multiple of 32768, every call is read once, in order, and the
+ * statistics are those of the plain call. */
+typedef struct {
+  int64_t at, next, reads, last_end, misaligned;
+} rec;
+
+static void read_rec(const sp_fmt_source *src, int64_t first, int64_t n,
+                     int64_t *st, int64_t *en) {
+  rec *r = (rec *)(uintptr_t)src->ctx;
+  assert_int_equal(first, r->next); /* in order, nothing twice */
+  r->next += n;
+  r->reads++;
+  if (r->next < src->count && (r->at + r->next) % 32768 != 0)
+    r->misaligned++;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t k = first + i;
+    /* outer every 1000 ns; mid and leaf nested in it */
+    st[i] = 1000 * k + src->aux;
+    en[i] = st[i] + 900 - 2 * src->aux;
+  }
+}
+
+static void batches_end_on_output_boundaries(void **state) {
+  (void)state;
+  enum { N = 200000 };
+  rec r[3] = {{12345, 0, 0, 0, 0},
+              {12345 + N, 0, 0, 0, 0},
+              {12345 + 2 * N, 0, 0, 0, 0}};
+  sp_fmt_source srcs[3] = {{0, "outer", NULL, -1, N, read_rec, &r[0], 0},
+                           {0, "mid", NULL, -1, N, read_rec, &r[1], 100},
+                           {0, "leaf", NULL, -1, N, read_rec, &r[2], 200}};
+  int64_t at[3] = {r[0].at, r[1].at, r[2].at};
+  sp_fmt_stats o[3], plain[3];
+  sp_fmt_nesting nest = {0};
+  assert_int_equal(sp_fmt_stats_rank_at(srcs, 3, at, o, &nest), 0);
+  assert_false(nest.bad);
+  for (int j = 0; j < 3; j++) {
+    assert_int_equal(r[j].next, N);
+    assert_true(r[j].reads > 2);
+    assert_int_equal(r[j].misaligned, 0);
+    r[j].next = r[j].reads = 0;
+  }
+  assert_int_equal(sp_fmt_stats_rank(srcs, 3, plain, &nest), 0);
+  for (int j = 0; j < 3; j++)
+    assert_memory_equal(&o[j], &plain[j], sizeof o[j]);
+  /* outer 900 each, minus mid (700) directly inside; mid minus leaf (500). */
+  expect(&o[0], N, (int64_t)N * 900, 900, 900, 0, 1000LL * (N - 1) + 900,
+         (int64_t)N * 200);
+  expect(&o[1], N, (int64_t)N * 700, 700, 700, 100, 1000LL * (N - 1) + 800,
+         (int64_t)N * 200);
+  expect(&o[2], N, (int64_t)N * 500, 500, 500, 200, 1000LL * (N - 1) + 700,
+         (int64_t)N * 500);
+}
+
 /* Random nesting over k sources (recursion, siblings, ties, zero-length
  * calls, improper overlaps): the array fast path (a plain loop for one
  * source, merge and statistics fused for two to four, a scan up to eight,
@@ -482,6 +538,7 @@ int main(void) {
       cmocka_unit_test(mean_std_exact_paths),
       cmocka_unit_test(extreme_timestamps),
       cmocka_unit_test(many_sources_in_batches),
+      cmocka_unit_test(batches_end_on_output_boundaries),
       cmocka_unit_test(fast_path_matches_general),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
