@@ -240,8 +240,8 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl >= 0)
     H5Pset_alignment(fapl, (hsize_t)4 << 20, (hsize_t)SP_H5W_PIECE);
-  w->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT,
-                      fapl >= 0 ? fapl : H5P_DEFAULT);
+  w->file =
+      H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl >= 0 ? fapl : H5P_DEFAULT);
   if (fapl >= 0)
     H5Pclose(fapl);
   if (w->file < 0) {
@@ -366,7 +366,6 @@ int sp_fmt_h5w_reserve(sp_fmt_h5w *w, int64_t n, sp_fmt_err *err) {
 }
 
 int64_t sp_fmt_h5w_events(const sp_fmt_h5w *w) { return w->written + w->fill; }
-
 
 static int put_bytes(const sp_fmt_h5w *w, int64_t at, const void *p, size_t n,
                      sp_fmt_err *err) {

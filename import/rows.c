@@ -1,6 +1,6 @@
 /* rows.c - one rank's rows in DESIGN order (thread, then first start):
  * their places in the output, their statistics (exclusive time
- * reconstructed per thread) and the copy of their calls. */
+ * reconstructed per thread), and their calls written into the output. */
 #include "sp_import.h"
 
 #include <pthread.h>
