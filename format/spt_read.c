@@ -66,10 +66,26 @@ static int fail(reader *r, size_t off, const char *fmt, ...) {
   return -1;
 }
 
+/* want bytes of the file from pos on into dst; a failure names the byte
+ * where reading stopped. */
+static int pread_all(reader *r, void *dst, size_t want) {
+  for (size_t got = 0; got < want;) {
+    ssize_t k =
+        pread(r->fd, (char *)dst + got, want - got, (off_t)(r->pos + got));
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return fail(r, r->pos + got, "cannot read: %s",
+                  k < 0 ? strerror(errno) : "file shrank while reading");
+    got += (size_t)k;
+  }
+  return 0;
+}
+
 /* The window over [pos, pos + n) of the file, n already checked against
  * the bytes left: so a string's length allocates no more than is there. */
 static int load(reader *r, size_t n) {
-  size_t want = n > SP_SPT_WINDOW ? n : SP_SPT_WINDOW, got = 0;
+  size_t want = n > SP_SPT_WINDOW ? n : SP_SPT_WINDOW;
   if (want > r->len - r->pos)
     want = r->len - r->pos;
   if (want > r->cap) {
@@ -82,16 +98,9 @@ static int load(reader *r, size_t n) {
   r->buf = r->win;
   r->off = r->pos;
   r->have = 0;
-  while (got < want) {
-    ssize_t k = pread(r->fd, r->win + got, want - got, (off_t)(r->pos + got));
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return fail(r, r->pos + got, "cannot read: %s",
-                  k < 0 ? strerror(errno) : "file shrank while reading");
-    got += (size_t)k;
-  }
-  r->have = got;
+  if (pread_all(r, r->win, want) != 0)
+    return -1;
+  r->have = want;
   return 0;
 }
 
@@ -165,17 +174,9 @@ static int get_str(reader *r, const char *lenwhat, const char *what, char **s,
  * copy the kernel makes anyway, and no page of the file is mapped (a page
  * fault costs more than copying its 4 KiB here). */
 static int pread_times(reader *r, int64_t *dst, int64_t n) {
-  size_t want = (size_t)n * 8, got = 0;
-  while (got < want) {
-    ssize_t k =
-        pread(r->fd, (char *)dst + got, want - got, (off_t)(r->pos + got));
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return fail(r, r->pos + got, "cannot read: %s",
-                  k < 0 ? strerror(errno) : "file shrank while reading");
-    got += (size_t)k;
-  }
+  size_t want = (size_t)n * 8;
+  if (pread_all(r, dst, want) != 0)
+    return -1;
   if (r->swap)
     for (int64_t i = 0; i < n; i++)
       dst[i] = (int64_t)__builtin_bswap64((uint64_t)dst[i]);
