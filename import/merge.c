@@ -225,17 +225,18 @@ static int step(pipeline *p, int main_thread) {
       what = T_STATS;
     }
   }
+  int spt = p->next_read < p->nclaims &&
+            p->in->v[p->claims[p->next_read].input].kind == SP_IMP_SPT;
+  /* An .h5 is read with HDF5: this thread only. */
   if (!s && !p->reading && p->next_read < p->nclaims &&
-      p->slots[p->next_read % p->nslots].claim == -1 &&
-      (main_thread ||
-       p->in->v[p->claims[p->next_read].input].kind == SP_IMP_SPT)) {
-    /* An .h5 is read with HDF5: this thread only. */
+      p->slots[p->next_read % p->nslots].claim == -1 && (main_thread || spt)) {
     s = &p->slots[p->next_read % p->nslots];
     /* A .spt's calls go to the output as its statistics read them. */
-    int copy = p->in->v[p->claims[p->next_read].input].kind == SP_IMP_SPT
-                   ? DONE
-                   : TODO;
-    *s = (slot){p->next_read++, TODO, TODO, copy, TODO, NULL, NULL, NULL};
+    *s = (slot){.claim = p->next_read++,
+                .read = TODO,
+                .stats = TODO,
+                .copy = spt ? DONE : TODO,
+                .rows = TODO};
     p->reading = 1;
     what = T_READ;
   }

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "sp_format.h"
+#include "test_dir.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,16 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static char dir[512];
-
-static const char *at(const char *name) {
-  static char buf[4][1024];
-  static int k;
-  k = (k + 1) % 4;
-  snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-  return buf[k];
-}
 
 /* Files in the test directory other than the expected ones. */
 static int count_files(void) {

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "sp_import.h"
+#include "test_dir.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,18 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static char dir[512];
-
-static const char *at(const char *name) {
-  static char buf[4][1024];
-  static int k;
-  k = (k + 1) % 4;
-  snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-  return buf[k];
-}
-
 /* Steps of 1000 ns, each holding two kernels and one io call: more calls
- * per region than one batch of the statistics holds (21,845 for three
+ * per region than one batch of the statistics holds (32,768 for three
  * regions), so every region is read, and written, in several. */
 #define STEPS 50000
 

@@ -522,6 +522,14 @@ static void read_blk(const sp_fmt_source *s, int64_t first, int64_t n,
   memcpy(en, k->e + first, (size_t)n * 8);
 }
 
+/* n bytes of b as the file at path. */
+static void put_file(const char *path, const void *b, size_t n) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(b, 1, n, f), n);
+  fclose(f);
+}
+
 /* The reference file of every version and byte order, written out and read
  * three ways: whole; as an index (counts and file offsets, no timestamps);
  * and each block's calls through sp_fmt_spt_calls_read from the open file,
@@ -535,10 +543,7 @@ static void index_and_file_calls(void **state) {
   for (int v = 1; v <= 3; v++)
     for (int be = 0; be <= 1; be++) {
       reference(&M, v, be);
-      FILE *f = fopen(path, "wb");
-      assert_non_null(f);
-      assert_int_equal(fwrite(M.b, 1, M.n, f), M.n);
-      fclose(f);
+      put_file(path, M.b, M.n);
       sp_fmt_rank r, x;
       sp_fmt_err err = {""};
       assert_int_equal(sp_fmt_spt_read(path, &r, &err), 0);
@@ -594,10 +599,7 @@ static void index_and_file_calls(void **state) {
     }
   /* A bad file: the one-line error with its offset. */
   reference(&M, 2, 0);
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(M.b, 1, M.n - 3, f), M.n - 3);
-  fclose(f);
+  put_file(path, M.b, M.n - 3);
   sp_fmt_rank r;
   sp_fmt_err err = {""};
   char want[600];
@@ -750,10 +752,7 @@ static void compare_ranks(const sp_fmt_rank *a, const sp_fmt_rank *b) {
 
 static void file_matches_memory(const char *path, const unsigned char *b,
                                 size_t n) {
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(b, 1, n, f), n);
-  fclose(f);
+  put_file(path, b, n);
   sp_fmt_rank m, r, x;
   sp_fmt_err em = {""}, er = {""}, ex = {""};
   int rc = sp_fmt_spt_parse(b, n, path, &m, &em);
