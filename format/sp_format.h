@@ -223,6 +223,53 @@ void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
 /* 1 if the first bytes of the file at path are the .spt magic. */
 int sp_fmt_is_spt(const char *path);
 
+/* ---- .spts stream (layout: sp_stream.h; rules: docs/format.md) ---------- */
+
+typedef struct sp_fmt_stream sp_fmt_stream;
+
+/* Flags of sp_fmt_stream_open. */
+#define SP_FMT_STREAM_TRUST 1 /* the caller wrote it: skip record checks */
+
+/* Indexes the stream at path: every complete record up to the first one
+ * that is cut short or fails its check (the torn tail, then ignored). Keeps
+ * the file open; memory grows with the number of records, never with the
+ * number of calls. A file that is not a stream, or whose header is torn,
+ * is an error. */
+int sp_fmt_stream_open(const char *path, int flags, sp_fmt_stream **out,
+                       sp_fmt_err *err);
+
+typedef struct sp_fmt_stream_info {
+  int32_t rank, pid;
+  int64_t size;        /* bytes in the file */
+  int64_t torn_offset; /* where the torn tail starts; -1 = none */
+  int32_t stopped;     /* a STOP record was read */
+  int32_t stop_cause;  /* of the last one: 0 finalize, else a signal */
+  int64_t calls;       /* calls the sources hold */
+  int64_t open_calls;  /* of them, calls without an end (closed at the
+                          stream's last stamp) */
+  int64_t dropped;     /* calls written with start 0 (not calls) */
+  int32_t threads;     /* distinct threads with calls */
+} sp_fmt_stream_info;
+
+void sp_fmt_stream_get_info(const sp_fmt_stream *s, sp_fmt_stream_info *info);
+const sp_fmt_meta *sp_fmt_stream_meta(const sp_fmt_stream *s);
+
+/* The stream's calls as sources, one per (thread, region name): threads
+ * renumbered from 0 in order of the writer's thread numbers, sources
+ * ordered by thread then first start, calls in start order and in CLOCK_-
+ * MONOTONIC ns: what sp_fmt_spt_write and the statistics take. Their read()
+ * reads the file; a failed read makes sp_fmt_stream_failed non-zero. */
+int64_t sp_fmt_stream_nsources(const sp_fmt_stream *s);
+const sp_fmt_source *sp_fmt_stream_sources(const sp_fmt_stream *s);
+int sp_fmt_stream_failed(const sp_fmt_stream *s); /* errno of a read, or 0 */
+void sp_fmt_stream_close(sp_fmt_stream *s);
+
+/* Reads a whole stream into memory, as sp_fmt_spt_read reads a .spt. */
+int sp_fmt_stream_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
+
+/* 1 if the first bytes of the file at path are the stream magic. */
+int sp_fmt_is_stream(const char *path);
+
 /* ---- schema-2 HDF5 ---------------------------------------------------------
  */
 

@@ -1,0 +1,151 @@
+/* sp_stream.h - the layout of the .spts stream: the append-only file a
+ * process's calls go to while it runs. One definition for the runtime that
+ * writes it (from signal handlers too) and the reader in format/. */
+#ifndef SP_STREAM_H
+#define SP_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SP_STREAM_MAGIC "SPSTREAM" /* 8 bytes, no NUL */
+#define SP_STREAM_VERSION 1
+#define SP_STREAM_BOM 0x01020304u
+#define SP_STREAM_EXT ".spts"
+
+/* At offset 0, 32 bytes. Every field after the magic is in the writer's
+ * byte order, which bom tells. */
+typedef struct sp_stream_header {
+  char magic[8];
+  uint32_t version;  /* SP_STREAM_VERSION */
+  uint32_t bom;      /* SP_STREAM_BOM as the writer stores it */
+  int32_t rank;      /* as known when the stream was created */
+  int32_t pid;       /* the process that wrote it */
+  uint32_t clock;    /* SP_STREAM_CLOCK_* */
+  uint32_t reserved; /* 0 */
+} sp_stream_header;
+
+enum {
+  SP_STREAM_CLOCK_NS = 0,  /* stamps are CLOCK_MONOTONIC ns */
+  SP_STREAM_CLOCK_TSC = 1, /* stamps are TSC ticks; clock records map them */
+};
+
+/* Record types. The high half is a tag, so zeroed or stray bytes never
+ * read as a record. */
+#define SP_STREAM_TAG 0x53500000u
+enum {
+  SP_STREAM_REGION = SP_STREAM_TAG | 1, /* a region id's name and place */
+  SP_STREAM_CALLS = SP_STREAM_TAG | 2,  /* calls [first, first+count) */
+  SP_STREAM_ENDS = SP_STREAM_TAG | 3,   /* ends of calls written open */
+  SP_STREAM_CLOCK = SP_STREAM_TAG | 4,  /* a (stamp, CLOCK_MONOTONIC) pair */
+  SP_STREAM_META = SP_STREAM_TAG | 5,   /* one metadata key and value */
+  SP_STREAM_STOP = SP_STREAM_TAG | 6,   /* the process stopped recording */
+};
+
+/* Every record starts with this head; size counts the head and is a
+ * multiple of 8, so every record (and every payload) is 8-byte aligned. */
+typedef struct sp_stream_rec {
+  uint32_t type;  /* SP_STREAM_* */
+  uint32_t size;  /* bytes of the whole record, >= 16 */
+  uint64_t check; /* sp_stream_check(type, size, payload) */
+} sp_stream_rec;
+
+/* SP_STREAM_REGION: then name_len bytes of name, file_len bytes of file,
+ * zeros up to the next multiple of 8. file_len 0: no source file. */
+typedef struct sp_stream_region {
+  int32_t id; /* the process's region id, >= 0 */
+  int32_t line; /* -1: unknown */
+  uint32_t name_len; /* >= 1 */
+  uint32_t file_len;
+  uint64_t addr; /* function address of a -finstrument-functions region */
+} sp_stream_region;
+
+/* SP_STREAM_CALLS: then count pairs. Calls of one (thread, region) are
+ * numbered from 0 in start order; a record writes calls first..first+count-1
+ * and a later record may write some of them again (then it wins, except
+ * that an end of 0 never replaces a known end). */
+typedef struct sp_stream_calls {
+  int32_t thread; /* the process's thread number, >= 0 */
+  int32_t region; /* a region id of a REGION record */
+  int64_t first;
+  int64_t count;
+  int64_t reserved; /* 0 */
+} sp_stream_calls;
+
+typedef struct sp_stream_pair {
+  uint64_t start; /* 0: the call was not begun yet: not a call */
+  uint64_t end;   /* 0: still open when written */
+} sp_stream_pair;
+
+/* SP_STREAM_ENDS: an int64 count, then count of these: the end of a call
+ * that an earlier CALLS record wrote while it was open. */
+typedef struct sp_stream_end {
+  int32_t thread;
+  int32_t region;
+  int64_t index;
+  uint64_t end;
+} sp_stream_end;
+
+/* SP_STREAM_CLOCK: stamps map linearly onto CLOCK_MONOTONIC through the
+ * first and the last clock record of the stream. */
+typedef struct sp_stream_clock {
+  uint64_t stamp;
+  int64_t mono_ns;
+} sp_stream_clock;
+
+/* SP_STREAM_META: then key_len bytes of key, value_len bytes of value (a
+ * string; none for an integer), zeros up to a multiple of 8. A later record
+ * of the same key replaces an earlier one. */
+typedef struct sp_stream_meta {
+  uint32_t kind; /* 's' string, 'i' integer */
+  uint32_t key_len;
+  uint32_t value_len;
+  uint32_t reserved;
+  int64_t ival; /* 'i' */
+} sp_stream_meta;
+
+/* SP_STREAM_STOP: calls still open at the end of the stream ended no later
+ * than the last stamp the stream holds. cause: 0 = finalize, else the
+ * signal number that ended the process. */
+typedef struct sp_stream_stop {
+  uint64_t stamp;
+  int32_t cause;
+  uint32_t reserved;
+} sp_stream_stop;
+
+/* Record check: over the payload as 64-bit words in the file's byte order
+ * (a reader of the other order swaps each word first), seeded with type and
+ * size. Cheap (one multiply per word, four lanes) and enough to tell a torn
+ * or zero-filled tail from a record. */
+static inline uint64_t sp_stream_check_words(uint32_t type, uint32_t size,
+                                             const uint64_t *w, size_t nwords,
+                                             int swap) {
+  uint64_t a = 0x9E3779B97F4A7C15ull ^ (((uint64_t)type << 32) | size);
+  uint64_t b = 0xC2B2AE3D27D4EB4Full, c = 0x165667B19E3779F9ull,
+           d = 0x27D4EB2F165667C5ull;
+  const uint64_t k = 0xff51afd7ed558ccdull;
+  size_t i = 0;
+  for (; i + 4 <= nwords; i += 4) {
+    uint64_t w0 = w[i], w1 = w[i + 1], w2 = w[i + 2], w3 = w[i + 3];
+    if (swap) {
+      w0 = __builtin_bswap64(w0), w1 = __builtin_bswap64(w1);
+      w2 = __builtin_bswap64(w2), w3 = __builtin_bswap64(w3);
+    }
+    a = (a ^ w0) * k, b = (b ^ w1) * k, c = (c ^ w2) * k, d = (d ^ w3) * k;
+  }
+  for (; i < nwords; i++)
+    a = (a ^ (swap ? __builtin_bswap64(w[i]) : w[i])) * k;
+  uint64_t h = a ^ (b >> 7) ^ (c << 11) ^ (d >> 17) ^ nwords;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+/* The check of a record whose payload (size - 16 bytes) is at payload. */
+static inline uint64_t sp_stream_check(uint32_t type, uint32_t size,
+                                       const void *payload) {
+  return sp_stream_check_words(type, size, (const uint64_t *)payload,
+                               (size - sizeof(sp_stream_rec)) / 8, 0);
+}
+
+#endif /* SP_STREAM_H */
