@@ -249,6 +249,7 @@ typedef struct sp_fmt_stream_info {
                           stream's last stamp) */
   int64_t dropped;     /* calls written with start 0 (not calls) */
   int32_t threads;     /* distinct threads with calls */
+  char torn_what[160]; /* why the record at torn_offset is not complete */
 } sp_fmt_stream_info;
 
 void sp_fmt_stream_get_info(const sp_fmt_stream *s, sp_fmt_stream_info *info);
@@ -269,6 +270,12 @@ int sp_fmt_stream_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
 
 /* 1 if the first bytes of the file at path are the stream magic. */
 int sp_fmt_is_stream(const char *path);
+
+/* The one-line warning the tools print for a stream read (no prefix, no
+ * newline): "<path>: rank R recovered from a stream: N calls (K left
+ * open), <how it ended>[; torn tail ignored from byte T]". */
+void sp_fmt_stream_describe(const sp_fmt_stream_info *info, const char *path,
+                            char *buf, size_t size);
 
 /* ---- schema-2 HDF5 ---------------------------------------------------------
  */

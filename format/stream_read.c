@@ -1,0 +1,1789 @@
+/* stream_read.c - the .spts stream reader: indexes a stream's complete
+ * records (its torn tail ignored) and serves its calls as sources read from
+ * the file in batches; memory grows with records, never with calls. */
+#include "sp_format.h"
+#include "sp_stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Bytes of the file read at once while indexing. Tests and the fuzzer
+ * build it with a few dozen bytes (a multiple of 8, at least 64), so
+ * records and their fields cross its edges everywhere. */
+#ifndef SP_STREAM_WINDOW
+#define SP_STREAM_WINDOW ((size_t)4 << 20)
+#endif
+/* Calls resolved at once by read(): 256 KiB of pairs, which stay in the
+ * core's cache between the pread and the copy out (1 MiB was slower). */
+#ifndef SP_STREAM_BATCH
+#define SP_STREAM_BATCH ((int64_t)16384)
+#endif
+
+_Static_assert(sizeof(sp_stream_header) == 32, "stream header layout");
+_Static_assert(sizeof(sp_stream_rec) == 16, "record head layout");
+_Static_assert(sizeof(sp_stream_region) == 24, "REGION layout");
+_Static_assert(sizeof(sp_stream_calls) == 32, "CALLS layout");
+_Static_assert(sizeof(sp_stream_end) == 24, "ENDS entry layout");
+_Static_assert(sizeof(sp_stream_clock) == 16, "CLOCK layout");
+_Static_assert(sizeof(sp_stream_meta) == 24, "META layout");
+_Static_assert(sizeof(sp_stream_stop) == 16, "STOP layout");
+/* Whole pairs per window from a CALLS record's payload on, and room for
+ * any record's fixed part. */
+_Static_assert(SP_STREAM_WINDOW % 16 == 0 && SP_STREAM_WINDOW >= 64,
+               "window: a multiple of 16 bytes, at least 64");
+
+/* One CALLS record. Its offset is also its place in stream order. */
+typedef struct crec {
+  int64_t off; /* file offset of its first pair */
+  int64_t first, count;
+  int64_t zeros;        /* pairs with start 0 */
+  int64_t open;         /* pairs with a start and end 0 */
+  uint64_t first_start; /* its first non-zero start; 0 = none */
+  int64_t lane;
+} crec;
+
+/* An ENDS entry; seq is its own file offset (stream order). */
+typedef struct endent {
+  int64_t lane; /* -1 while indexing: (thread, region) below */
+  int32_t thread, region;
+  int64_t index, seq;
+  uint64_t end;
+} endent;
+
+/* Indices [lo, hi) of one lane that one set of CALLS records covers:
+ * rec is the latest of them. */
+typedef struct piece {
+  int64_t lo, hi, rec;
+  int64_t before;       /* calls of the lane in earlier pieces */
+  int64_t calls, zeros; /* indices with a start / with start 0 */
+  int64_t open;         /* calls without an end */
+  uint64_t first_start; /* raw start of its first call; 0 = none */
+  int64_t e0, e1;       /* its ENDS entries: s->ends[e0..e1) */
+  int32_t multi;        /* more than one record covers it */
+  int32_t plain;        /* call k is index lo + k, as the record holds it */
+} piece;
+
+/* The calls of one (writer thread, region id). */
+typedef struct lane {
+  int32_t thread, region;
+  int64_t r0, nr; /* its records: s->lrec[r0 .. r0 + nr), by first */
+  int64_t p0, np; /* its pieces: s->pieces[p0 .. p0 + np) */
+  int64_t e0, ne; /* its ENDS entries, by (index, seq) */
+  int64_t calls;
+  uint64_t first_start;
+} lane;
+
+/* Where a lane is read: the next call's number, piece and index. */
+typedef struct cursor {
+  int64_t call, piece, index;
+} cursor;
+
+/* A lane's share of a merged source: a buffer of its next calls (ns). */
+typedef struct mlane {
+  int64_t lane;
+  int32_t region;
+  cursor cur;
+  int64_t *s, *e;
+  int64_t n, at;
+} mlane;
+
+/* One source's state: a single lane read through its cursor, or several
+ * lanes (region ids of one name) merged. */
+typedef struct ssrc {
+  sp_fmt_stream *st;
+  int64_t l0, nl; /* s->slanes[l0 .. l0 + nl) */
+  int32_t wthread;
+  int64_t first_ns;
+  cursor cur;
+  mlane *m; /* merged sources: allocated at the first read */
+  int64_t *heap, nheap;
+  int64_t pos; /* calls given out so far */
+} ssrc;
+
+typedef struct region {
+  int32_t id, line;
+  char *name, *file;
+} region;
+
+/* Open addressing over 64-bit keys; values are index + 1, 0 = empty. */
+typedef struct table {
+  uint64_t *key;
+  int64_t *val;
+  uint64_t mask;
+  int64_t n;
+} table;
+
+struct sp_fmt_stream {
+  int fd, swap, clock, flags;
+  char *path;
+  sp_fmt_stream_info info;
+  sp_fmt_meta meta;
+  int32_t rank;
+  uint64_t last; /* the stream's last stamp (raw) */
+  /* TSC: stamps map through (tsc0, mono0) with slope mult (32.32) */
+  int nclock;
+  uint64_t tsc0, tsc1, mult;
+  int64_t mono0, mono1;
+  crec *recs;
+  int64_t nrecs, caprecs;
+  int64_t *lrec; /* record indices grouped by lane */
+  lane *lanes;
+  int64_t nlanes, caplanes;
+  table lane_ix;
+  piece *pieces;
+  int64_t npieces;
+  endent *ends;
+  int64_t nends, capends;
+  region *regs;
+  int64_t nregs, capregs;
+  table reg_ix;
+  char **owned; /* names made up for ids without a REGION record */
+  int64_t nowned;
+  sp_fmt_source *srcs;
+  ssrc *ss;
+  int64_t nsrcs;
+  int64_t *slanes;         /* lanes of each source, by region id */
+  uint64_t *pairs, *older; /* read() scratch: SP_STREAM_BATCH pairs each */
+  int64_t *endseq;
+  int failed;
+  /* indexing */
+  unsigned char *win;
+  int64_t woff, wlen;
+  size_t wcap;
+  sp_fmt_err *err;
+};
+
+static int fail(sp_fmt_stream *s, int64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(sp_fmt_stream *s, int64_t off, const char *fmt, ...) {
+  sp_fmt_err *err = s->err;
+  if (!err)
+    return -1;
+  int n = snprintf(err->msg, sizeof err->msg, "%s: offset %lld: ", s->path,
+                   (long long)off);
+  if (n < 0 || (size_t)n >= sizeof err->msg)
+    return -1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* ---- small helpers -------------------------------------------------------
+ */
+
+static uint64_t mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+static int table_grow(table *t) {
+  uint64_t cap = t->key ? (t->mask + 1) * 2 : 64;
+  uint64_t *key = calloc(cap, sizeof *key);
+  int64_t *val = calloc(cap, sizeof *val);
+  if (!key || !val) {
+    free(key);
+    free(val);
+    return -1;
+  }
+  for (uint64_t i = 0; t->key && i <= t->mask; i++) {
+    if (!t->val[i])
+      continue;
+    uint64_t j = mix(t->key[i]) & (cap - 1);
+    while (val[j])
+      j = (j + 1) & (cap - 1);
+    key[j] = t->key[i];
+    val[j] = t->val[i];
+  }
+  free(t->key);
+  free(t->val);
+  t->key = key;
+  t->val = val;
+  t->mask = cap - 1;
+  return 0;
+}
+
+/* The index stored under key, or -1; with add >= 0, stores add when the
+ * key is absent and returns -2 (-3 when out of memory). */
+static int64_t table_find(table *t, uint64_t key, int64_t add) {
+  if (add >= 0 && (!t->key || (uint64_t)(t->n + 1) * 2 > t->mask + 1) &&
+      table_grow(t) != 0)
+    return -3;
+  if (!t->key)
+    return -1;
+  for (uint64_t i = mix(key) & t->mask;; i = (i + 1) & t->mask) {
+    if (!t->val[i]) {
+      if (add < 0)
+        return -1;
+      t->key[i] = key;
+      t->val[i] = add + 1;
+      t->n++;
+      return -2;
+    }
+    if (t->key[i] == key)
+      return t->val[i] - 1;
+  }
+}
+
+static void table_free(table *t) {
+  free(t->key);
+  free(t->val);
+  memset(t, 0, sizeof *t);
+}
+
+static uint64_t pair_key(int32_t thread, int32_t region) {
+  return ((uint64_t)(uint32_t)thread << 32) | (uint32_t)region;
+}
+
+static int grow(void **v, int64_t *cap, int64_t n, size_t size) {
+  if (n < *cap)
+    return 0;
+  int64_t c = *cap ? *cap * 2 : 64;
+  void *p = realloc(*v, (size_t)c * size);
+  if (!p)
+    return -1;
+  *v = p;
+  *cap = c;
+  return 0;
+}
+
+static uint32_t get32(const sp_fmt_stream *s, const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return s->swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t get64(const sp_fmt_stream *s, const unsigned char *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return s->swap ? __builtin_bswap64(v) : v;
+}
+
+/* pread of exactly n bytes at off; -1 with errno set (EIO: end of file). */
+static int pread_all(int fd, void *dst, size_t n, int64_t off) {
+  for (size_t got = 0; got < n;) {
+    ssize_t k = pread(fd, (char *)dst + got, n - got, (off_t)(off + got));
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0) {
+      if (k == 0)
+        errno = EIO;
+      return -1;
+    }
+    got += (size_t)k;
+  }
+  return 0;
+}
+
+/* ---- the record check, fed in pieces ------------------------------------
+ */
+
+/* sp_stream_check_words over words given in any number of pieces: four
+ * lanes take whole groups of four words, the last 0-3 words go to the
+ * first lane, as in sp_stream.h. */
+typedef struct ck {
+  uint64_t a, b, c, d, carry[4];
+  uint64_t n; /* words fed */
+  int ncarry, swap;
+} ck;
+
+static const uint64_t CK_K = 0xff51afd7ed558ccdull;
+
+static void ck_init(ck *k, uint32_t type, uint32_t size, int swap) {
+  k->a = 0x9E3779B97F4A7C15ull ^ (((uint64_t)type << 32) | size);
+  k->b = 0xC2B2AE3D27D4EB4Full;
+  k->c = 0x165667B19E3779F9ull;
+  k->d = 0x27D4EB2F165667C5ull;
+  k->n = 0;
+  k->ncarry = 0;
+  k->swap = swap;
+}
+
+static void ck_feed(ck *k, const unsigned char *p, size_t nwords) {
+  k->n += nwords;
+  uint64_t a = k->a, b = k->b, c = k->c, d = k->d;
+  while (nwords && k->ncarry) { /* complete a group begun earlier */
+    uint64_t w;
+    memcpy(&w, p, 8);
+    k->carry[k->ncarry++] = k->swap ? __builtin_bswap64(w) : w;
+    p += 8;
+    nwords--;
+    if (k->ncarry == 4) {
+      a = (a ^ k->carry[0]) * CK_K, b = (b ^ k->carry[1]) * CK_K;
+      c = (c ^ k->carry[2]) * CK_K, d = (d ^ k->carry[3]) * CK_K;
+      k->ncarry = 0;
+    }
+  }
+  size_t i = 0;
+  if (!k->swap) {
+    for (; i + 4 <= nwords; i += 4) {
+      uint64_t w[4];
+      memcpy(w, p + i * 8, 32);
+      a = (a ^ w[0]) * CK_K, b = (b ^ w[1]) * CK_K;
+      c = (c ^ w[2]) * CK_K, d = (d ^ w[3]) * CK_K;
+    }
+  } else {
+    for (; i + 4 <= nwords; i += 4) {
+      uint64_t w[4];
+      memcpy(w, p + i * 8, 32);
+      a = (a ^ __builtin_bswap64(w[0])) * CK_K;
+      b = (b ^ __builtin_bswap64(w[1])) * CK_K;
+      c = (c ^ __builtin_bswap64(w[2])) * CK_K;
+      d = (d ^ __builtin_bswap64(w[3])) * CK_K;
+    }
+  }
+  for (; i < nwords; i++) {
+    uint64_t w;
+    memcpy(&w, p + i * 8, 8);
+    k->carry[k->ncarry++] = k->swap ? __builtin_bswap64(w) : w;
+  }
+  k->a = a, k->b = b, k->c = c, k->d = d;
+}
+
+static uint64_t ck_end(ck *k) {
+  uint64_t a = k->a;
+  for (int i = 0; i < k->ncarry; i++)
+    a = (a ^ k->carry[i]) * CK_K;
+  uint64_t h = a ^ (k->b >> 7) ^ (k->c << 11) ^ (k->d >> 17) ^ k->n;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+/* ---- indexing ------------------------------------------------------------
+ */
+
+/* Makes the window hold bytes [at, at + n) of the file, n <= len - at
+ * checked by the caller (so a length from the file allocates no more than
+ * the file holds). */
+static int need(sp_fmt_stream *s, int64_t at, size_t n) {
+  if (at >= s->woff && at + (int64_t)n <= s->woff + s->wlen)
+    return 0;
+  size_t want = n > SP_STREAM_WINDOW ? n : SP_STREAM_WINDOW;
+  if ((int64_t)want > s->info.size - at)
+    want = (size_t)(s->info.size - at);
+  if (want > s->wcap) {
+    unsigned char *w = realloc(s->win, want);
+    if (!w)
+      return fail(s, at, "out of memory");
+    s->win = w;
+    s->wcap = want;
+  }
+  s->woff = at;
+  s->wlen = 0;
+  if (pread_all(s->fd, s->win, want, at) != 0)
+    return fail(s, at, "cannot read: %s",
+                errno == EIO ? "file shrank while reading" : strerror(errno));
+  s->wlen = (int64_t)want;
+  return 0;
+}
+
+static const unsigned char *wat(const sp_fmt_stream *s, int64_t at) {
+  return s->win + (at - s->woff);
+}
+
+/* Why the record at the torn offset is not complete: the first failed
+ * rule, kept for the info (and the tools' warning). */
+static int torn(sp_fmt_stream *s, int64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int torn(sp_fmt_stream *s, int64_t off, const char *fmt, ...) {
+  s->info.torn_offset = off;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->info.torn_what, sizeof s->info.torn_what, fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
+/* The payload's words fed to the check and, for CALLS, counted: zeros,
+ * open calls, first start, latest stamp. Returns 0 or -1 (read error). */
+static int scan_payload(sp_fmt_stream *s, int64_t at, int64_t n, ck *k,
+                        crec *c) {
+  while (n > 0) {
+    /* Chunks start at the payload and every window size after it, so a
+     * CALLS record's pairs never straddle two. */
+    size_t chunk = n < (int64_t)SP_STREAM_WINDOW ? (size_t)n : SP_STREAM_WINDOW;
+    if (need(s, at, chunk) != 0)
+      return -1;
+    const unsigned char *p = wat(s, at);
+    if (k)
+      ck_feed(k, p, chunk / 8);
+    if (c) {
+      /* Pairs only: the CALLS fixed part is in front of them. */
+      int64_t skip = c->off > at ? c->off - at : 0;
+      uint64_t last = s->last, first = c->first_start;
+      int64_t zeros = 0, open = 0;
+      for (size_t i = (size_t)skip; i + 16 <= chunk; i += 16) {
+        uint64_t st = get64(s, p + i), en = get64(s, p + i + 8);
+        if (!first)
+          first = st;
+        zeros += st == 0;
+        open += st != 0 && en == 0;
+        last = st > last ? st : last;
+        last = en > last ? en : last;
+      }
+      s->last = last;
+      c->first_start = first;
+      c->zeros += zeros;
+      c->open += open;
+    }
+    at += (int64_t)chunk;
+    n -= (int64_t)chunk;
+  }
+  return 0;
+}
+
+static int has_nul(const unsigned char *p, size_t n) {
+  return n && memchr(p, 0, n) != NULL;
+}
+
+static char *dup_bytes(const unsigned char *p, size_t n) {
+  char *c = malloc(n + 1);
+  if (c) {
+    memcpy(c, p, n);
+    c[n] = 0;
+  }
+  return c;
+}
+
+static int64_t pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
+
+/* The record at off of type/size (head checked) whose payload fits in the
+ * file: 0 if complete and indexed, 1 if it starts the torn tail, -1 on a
+ * failure (err says it). Fixed parts are checked for consistency before
+ * anything is allocated or the check is computed. */
+static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
+                  uint64_t check) {
+  int64_t pl = (int64_t)size - 16, at = off + 16;
+  size_t fixed = type == SP_STREAM_REGION  ? sizeof(sp_stream_region)
+                 : type == SP_STREAM_CALLS ? sizeof(sp_stream_calls)
+                 : type == SP_STREAM_ENDS  ? 8
+                 : type == SP_STREAM_CLOCK ? sizeof(sp_stream_clock)
+                 : type == SP_STREAM_META  ? sizeof(sp_stream_meta)
+                                           : sizeof(sp_stream_stop);
+  static const char *const names[] = {"REGION", "CALLS", "ENDS",
+                                      "CLOCK",  "META",  "STOP"};
+  const char *what = names[(type & 0xffff) - 1];
+  if (pl < (int64_t)fixed)
+    return torn(s, off, "%s record of %u bytes is shorter than %zu", what, size,
+                fixed + 16);
+  if (need(s, at, fixed) != 0)
+    return -1;
+  const unsigned char *p = wat(s, at);
+  int64_t want = (int64_t)fixed; /* payload bytes the fields describe */
+  crec c = {0};
+  uint32_t klen = 0, vlen = 0, kind = 0;
+  int64_t ival = 0, count = 0;
+  switch (type) {
+  case SP_STREAM_REGION: {
+    int32_t id = (int32_t)get32(s, p), line = (int32_t)get32(s, p + 4);
+    uint32_t nl = get32(s, p + 8), fl = get32(s, p + 12);
+    if (id < 0)
+      return torn(s, off, "REGION record: negative region id %d", id);
+    if (line < -1)
+      return torn(s, off, "REGION record: invalid source line %d", line);
+    if (nl == 0)
+      return torn(s, off, "REGION record: empty region name");
+    want = pad8((int64_t)fixed + nl + fl);
+    break;
+  }
+  case SP_STREAM_CALLS: {
+    c.lane = pair_key((int32_t)get32(s, p), (int32_t)get32(s, p + 4));
+    c.first = (int64_t)get64(s, p + 8);
+    c.count = (int64_t)get64(s, p + 16);
+    if ((int32_t)get32(s, p) < 0 || (int32_t)get32(s, p + 4) < 0)
+      return torn(s, off, "CALLS record: negative thread or region id");
+    if (c.first < 0 || c.count < 0 || c.first > INT64_MAX - c.count)
+      return torn(s, off, "CALLS record: calls %lld + %lld out of range",
+                  (long long)c.first, (long long)c.count);
+    if ((uint64_t)c.count > (uint64_t)(pl - (int64_t)fixed) / 16)
+      return torn(s, off, "CALLS record: %lld calls do not fit in %u bytes",
+                  (long long)c.count, size);
+    want = (int64_t)fixed + 16 * c.count;
+    c.off = at + (int64_t)fixed;
+    break;
+  }
+  case SP_STREAM_ENDS:
+    count = (int64_t)get64(s, p);
+    if (count < 0 || (uint64_t)count > (uint64_t)(pl - 8) / 24)
+      return torn(s, off, "ENDS record: %lld entries do not fit in %u bytes",
+                  (long long)count, size);
+    want = 8 + 24 * count;
+    break;
+  case SP_STREAM_META:
+    kind = get32(s, p);
+    klen = get32(s, p + 4);
+    vlen = get32(s, p + 8);
+    ival = (int64_t)get64(s, p + 16);
+    if (kind != 's' && kind != 'i')
+      return torn(s, off, "META record: unknown kind %u", kind);
+    if (klen == 0)
+      return torn(s, off, "META record: empty key");
+    if (kind == 'i' && vlen != 0)
+      return torn(s, off, "META record: integer with a %u-byte value", vlen);
+    want = pad8((int64_t)fixed + klen + vlen);
+    break;
+  default:
+    break;
+  }
+  if (want != pl)
+    return torn(s, off,
+                "%s record: its fields take %lld bytes, its size says %lld",
+                what, (long long)want + 16, (long long)size);
+  /* The whole payload is there; variable parts checked before the check
+   * (each is one window load, bounded by the record's size). */
+  if (type == SP_STREAM_REGION || type == SP_STREAM_META) {
+    if (need(s, at, (size_t)pl) != 0)
+      return -1;
+    p = wat(s, at);
+    uint32_t a = type == SP_STREAM_REGION ? get32(s, p + 8) : klen;
+    uint32_t b = type == SP_STREAM_REGION ? get32(s, p + 12) : vlen;
+    if (has_nul(p + fixed, a) || has_nul(p + fixed + a, b))
+      return torn(s, off, "%s record: a string holds a NUL byte", what);
+    if (type == SP_STREAM_META && klen == 4 &&
+        memcmp(p + fixed, "rank", 4) == 0 &&
+        (kind != 'i' || ival < 0 || ival > INT32_MAX))
+      return torn(s, off, "META record: rank is not an integer 0..%d",
+                  INT32_MAX);
+  }
+  if (type == SP_STREAM_ENDS) {
+    for (int64_t i = 0; i < count; i++) {
+      int64_t e = at + 8 + 24 * i;
+      if (need(s, e, 24) != 0)
+        return -1;
+      const unsigned char *q = wat(s, e);
+      if ((int32_t)get32(s, q) < 0 || (int32_t)get32(s, q + 4) < 0 ||
+          (int64_t)get64(s, q + 8) < 0)
+        return torn(s, off, "ENDS record: entry %lld is negative",
+                    (long long)i);
+    }
+  }
+  if (!(s->flags & SP_FMT_STREAM_TRUST) || type == SP_STREAM_CALLS) {
+    ck k;
+    ck_init(&k, type, size, s->swap);
+    int verify = !(s->flags & SP_FMT_STREAM_TRUST);
+    uint64_t saved = s->last;
+    if (scan_payload(s, at, pl, verify ? &k : NULL,
+                     type == SP_STREAM_CALLS ? &c : NULL) != 0)
+      return -1;
+    if (verify && ck_end(&k) != check) {
+      s->last = saved; /* the stamps of a torn record do not count */
+      return torn(s, off, "%s record fails its check", what);
+    }
+  }
+  /* Complete: take it in. */
+  if (need(s, at, (size_t)pl < SP_STREAM_WINDOW ? (size_t)pl : fixed) != 0)
+    return -1;
+  p = wat(s, at);
+  switch (type) {
+  case SP_STREAM_REGION: {
+    int32_t id = (int32_t)get32(s, p);
+    int64_t found = table_find(&s->reg_ix, (uint32_t)id, s->nregs);
+    if (found == -3)
+      return fail(s, off, "out of memory");
+    if (found != -2)
+      return 0; /* the first record of an id wins */
+    if (need(s, at, (size_t)pl) != 0)
+      return -1;
+    p = wat(s, at);
+    uint32_t nl = get32(s, p + 8), fl = get32(s, p + 12);
+    region r = {id, (int32_t)get32(s, p + 4), dup_bytes(p + fixed, nl),
+                fl ? dup_bytes(p + fixed + nl, fl) : NULL};
+    if (!r.name || (fl && !r.file) ||
+        grow((void **)&s->regs, &s->capregs, s->nregs, sizeof *s->regs)) {
+      free(r.name);
+      free(r.file);
+      return fail(s, off, "out of memory");
+    }
+    s->regs[s->nregs++] = r;
+    return 0;
+  }
+  case SP_STREAM_CALLS:
+    if (grow((void **)&s->recs, &s->caprecs, s->nrecs, sizeof *s->recs))
+      return fail(s, off, "out of memory");
+    s->recs[s->nrecs++] = c;
+    return 0;
+  case SP_STREAM_ENDS:
+    for (int64_t i = 0; i < count; i++) {
+      int64_t e = at + 8 + 24 * i;
+      if (need(s, e, 24) != 0)
+        return -1;
+      const unsigned char *q = wat(s, e);
+      endent x = {-1,
+                  (int32_t)get32(s, q),
+                  (int32_t)get32(s, q + 4),
+                  (int64_t)get64(s, q + 8),
+                  e,
+                  get64(s, q + 16)};
+      if (grow((void **)&s->ends, &s->capends, s->nends, sizeof *s->ends))
+        return fail(s, off, "out of memory");
+      s->ends[s->nends++] = x;
+      s->last = x.end > s->last ? x.end : s->last;
+    }
+    return 0;
+  case SP_STREAM_CLOCK: {
+    uint64_t stamp = get64(s, p);
+    int64_t mono = (int64_t)get64(s, p + 8);
+    if (s->nclock++ == 0) {
+      s->tsc0 = stamp;
+      s->mono0 = mono;
+    }
+    s->tsc1 = stamp;
+    s->mono1 = mono;
+    s->last = stamp > s->last ? stamp : s->last;
+    return 0;
+  }
+  case SP_STREAM_META: {
+    if (need(s, at, (size_t)pl) != 0)
+      return -1;
+    p = wat(s, at);
+    char *key = dup_bytes(p + fixed, klen);
+    char *val = kind == 's' ? dup_bytes(p + fixed + klen, vlen) : NULL;
+    int rc = !key || (kind == 's' && !val);
+    if (!rc && strcmp(key, "rank") == 0)
+      s->rank = (int32_t)ival;
+    else if (!rc)
+      rc = kind == 's' ? sp_fmt_meta_set_str(&s->meta, key, val)
+                       : sp_fmt_meta_set_int(&s->meta, key, ival);
+    free(key);
+    free(val);
+    return rc ? fail(s, off, "out of memory") : 0;
+  }
+  default: { /* STOP */
+    uint64_t stamp = get64(s, p);
+    s->info.stopped = 1;
+    s->info.stop_cause = (int32_t)get32(s, p + 8);
+    s->last = stamp > s->last ? stamp : s->last;
+    return 0;
+  }
+  }
+}
+
+static int known_type(uint32_t t) {
+  return t >= SP_STREAM_REGION && t <= SP_STREAM_STOP;
+}
+
+/* Every record from offset 32 on, up to the end or the torn tail. */
+static int index_records(sp_fmt_stream *s) {
+  int64_t off = 32, len = s->info.size;
+  while (off < len) {
+    if (len - off < 16) {
+      torn(s, off, "record head cut short (%lld of 16 bytes)",
+           (long long)(len - off));
+      break;
+    }
+    if (need(s, off, 16) != 0)
+      return -1;
+    const unsigned char *h = wat(s, off);
+    uint32_t type = get32(s, h), size = get32(s, h + 4);
+    uint64_t check = get64(s, h + 8);
+    if (!known_type(type)) {
+      torn(s, off, "unknown record type 0x%08x", type);
+      break;
+    }
+    if (size < 16 || size % 8 != 0) {
+      torn(s, off, "record size %u is not a multiple of 8 from 16 on", size);
+      break;
+    }
+    if ((int64_t)size > len - off) {
+      torn(s, off, "record of %u bytes cut short (%lld left)", size,
+           (long long)(len - off));
+      break;
+    }
+    int rc = record(s, off, type, size, check);
+    if (rc < 0)
+      return -1;
+    if (rc > 0)
+      break;
+    off += size;
+  }
+  return 0;
+}
+
+/* ---- lanes, pieces, sources ----------------------------------------------
+ */
+
+static sp_fmt_stream *sort_s; /* qsort has no context in C11 */
+
+static int by_lane_first(const void *a, const void *b) {
+  const crec *x = &sort_s->recs[*(const int64_t *)a],
+             *y = &sort_s->recs[*(const int64_t *)b];
+  if (x->lane != y->lane)
+    return x->lane < y->lane ? -1 : 1;
+  if (x->first != y->first)
+    return x->first < y->first ? -1 : 1;
+  return x->off < y->off ? -1 : (x->off > y->off);
+}
+
+static int by_lane_index(const void *a, const void *b) {
+  const endent *x = a, *y = b;
+  if (x->lane != y->lane)
+    return x->lane < y->lane ? -1 : 1;
+  if (x->index != y->index)
+    return x->index < y->index ? -1 : 1;
+  return x->seq < y->seq ? -1 : (x->seq > y->seq);
+}
+
+/* Lanes from the records: crec.lane holds (thread, region) until here. */
+static int make_lanes(sp_fmt_stream *s) {
+  for (int64_t i = 0; i < s->nrecs; i++) {
+    crec *c = &s->recs[i];
+    uint64_t key = (uint64_t)c->lane;
+    int64_t l = table_find(&s->lane_ix, key, s->nlanes);
+    if (l == -3 || (l == -2 && grow((void **)&s->lanes, &s->caplanes, s->nlanes,
+                                    sizeof *s->lanes)))
+      return fail(s, 32, "out of memory");
+    if (l == -2) {
+      l = s->nlanes++;
+      s->lanes[l] = (lane){.thread = (int32_t)(key >> 32),
+                           .region = (int32_t)(uint32_t)key};
+    }
+    c->lane = l;
+    s->lanes[l].nr++;
+  }
+  s->lrec = malloc((size_t)(s->nrecs ? s->nrecs : 1) * sizeof *s->lrec);
+  if (!s->lrec)
+    return fail(s, 32, "out of memory");
+  for (int64_t i = 0; i < s->nrecs; i++)
+    s->lrec[i] = i;
+  sort_s = s;
+  qsort(s->lrec, (size_t)s->nrecs, sizeof *s->lrec, by_lane_first);
+  for (int64_t i = 0, l = -1; i < s->nrecs; i++)
+    if (s->recs[s->lrec[i]].lane != l) {
+      l = s->recs[s->lrec[i]].lane;
+      s->lanes[l].r0 = i;
+    }
+  /* ENDS entries of lanes that exist, by lane, index, stream order. */
+  int64_t k = 0;
+  for (int64_t i = 0; i < s->nends; i++) {
+    endent *e = &s->ends[i];
+    int64_t l = table_find(&s->lane_ix, pair_key(e->thread, e->region), -1);
+    if (l < 0)
+      continue; /* no call of it was written: nothing to end */
+    e->lane = l;
+    s->ends[k++] = *e;
+  }
+  s->nends = k;
+  qsort(s->ends, (size_t)k, sizeof *s->ends, by_lane_index);
+  for (int64_t i = 0; i < k; i++) {
+    lane *L = &s->lanes[s->ends[i].lane];
+    if (L->ne++ == 0)
+      L->e0 = i;
+  }
+  return 0;
+}
+
+/* Records by their end, for the sweep over an overlapping lane. */
+static int by_end(const void *a, const void *b) {
+  const crec *x = &sort_s->recs[*(const int64_t *)a],
+             *y = &sort_s->recs[*(const int64_t *)b];
+  int64_t ex = x->first + x->count, ey = y->first + y->count;
+  return ex < ey ? -1 : (ex > ey);
+}
+
+static int add_piece(sp_fmt_stream *s, int64_t *cap, piece p) {
+  if (grow((void **)&s->pieces, cap, s->npieces, sizeof *s->pieces))
+    return fail(s, 32, "out of memory");
+  s->pieces[s->npieces++] = p;
+  return 0;
+}
+
+/* Max-heap of record indices by offset (the latest on top). */
+static void heap_push(const crec *r, int64_t *h, int64_t *n, int64_t x) {
+  int64_t i = (*n)++;
+  while (i > 0 && r[h[(i - 1) / 2]].off < r[x].off) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i] = x;
+}
+
+static void heap_pop(const crec *r, int64_t *h, int64_t *n) {
+  int64_t x = h[--*n], i = 0;
+  for (;;) {
+    int64_t c = 2 * i + 1;
+    if (c >= *n)
+      break;
+    if (c + 1 < *n && r[h[c + 1]].off > r[h[c]].off)
+      c++;
+    if (r[h[c]].off <= r[x].off)
+      break;
+    h[i] = h[c];
+    i = c;
+  }
+  if (*n)
+    h[i] = x;
+}
+
+/* A lane's pieces: its records themselves when none overlaps another (the
+ * runtime's case); else the intervals between all their bounds, each
+ * taken by the latest record covering it (a sweep, n log n). */
+static int make_pieces(sp_fmt_stream *s, int64_t l, int64_t *cap) {
+  lane *L = &s->lanes[l];
+  const int64_t *lr = s->lrec + L->r0;
+  L->p0 = s->npieces;
+  int overlap = 0;
+  int64_t reach = 0;
+  for (int64_t i = 0; i < L->nr; i++) {
+    const crec *c = &s->recs[lr[i]];
+    if (c->count == 0)
+      continue;
+    overlap |= c->first < reach;
+    reach = c->first + c->count > reach ? c->first + c->count : reach;
+  }
+  if (!overlap) {
+    for (int64_t i = 0; i < L->nr; i++) {
+      const crec *c = &s->recs[lr[i]];
+      if (c->count > 0 && add_piece(s, cap,
+                                    (piece){.lo = c->first,
+                                            .hi = c->first + c->count,
+                                            .rec = lr[i]}) != 0)
+        return -1;
+    }
+  } else {
+    int64_t *byend = malloc((size_t)L->nr * sizeof *byend);
+    int64_t *heap = malloc((size_t)L->nr * sizeof *heap);
+    if (!byend || !heap) {
+      free(byend);
+      free(heap);
+      return fail(s, 32, "out of memory");
+    }
+    memcpy(byend, lr, (size_t)L->nr * sizeof *byend);
+    qsort(byend, (size_t)L->nr, sizeof *byend, by_end);
+    int64_t nh = 0, ia = 0, ie = 0, active = 0, rc = 0;
+    int64_t at = INT64_MIN;
+    for (;;) {
+      /* The next bound: the next start or the next end. */
+      while (ia < L->nr && s->recs[lr[ia]].count == 0)
+        ia++;
+      while (ie < L->nr && s->recs[byend[ie]].count == 0)
+        ie++;
+      if (ia == L->nr && ie == L->nr)
+        break;
+      int64_t ns = ia < L->nr ? s->recs[lr[ia]].first : INT64_MAX;
+      int64_t ne = ie < L->nr
+                       ? s->recs[byend[ie]].first + s->recs[byend[ie]].count
+                       : INT64_MAX;
+      int64_t b = ns < ne ? ns : ne;
+      if (active > 0 && at < b) {
+        while (s->recs[heap[0]].first + s->recs[heap[0]].count <= at)
+          heap_pop(s->recs, heap, &nh); /* ended: lazily dropped */
+        if ((rc = add_piece(s, cap,
+                            (piece){.lo = at,
+                                    .hi = b,
+                                    .rec = heap[0],
+                                    .multi = active > 1})) != 0)
+          break;
+      }
+      for (; ie < L->nr &&
+             s->recs[byend[ie]].first + s->recs[byend[ie]].count == b;
+           ie++)
+        active -= s->recs[byend[ie]].count > 0;
+      for (; ia < L->nr && s->recs[lr[ia]].first == b; ia++)
+        if (s->recs[lr[ia]].count > 0) {
+          heap_push(s->recs, heap, &nh, lr[ia]);
+          active++;
+        }
+      at = b;
+    }
+    free(byend);
+    free(heap);
+    if (rc)
+      return -1;
+  }
+  L->np = s->npieces - L->p0;
+  return 0;
+}
+
+/* The older records covering piece p, latest first, into *out. */
+static int64_t older_records(const sp_fmt_stream *s, const lane *L,
+                             const piece *p, int64_t *out) {
+  int64_t n = 0;
+  int64_t latest = s->recs[p->rec].off;
+  for (int64_t i = 0; i < L->nr; i++) {
+    const crec *c = &s->recs[s->lrec[L->r0 + i]];
+    if (c->first <= p->lo && c->first + c->count >= p->hi && c->off < latest)
+      out[n++] = s->lrec[L->r0 + i];
+  }
+  /* Insertion sort by offset, descending: overlaps are few. */
+  for (int64_t i = 1; i < n; i++) {
+    int64_t x = out[i], j = i;
+    while (j > 0 && s->recs[out[j - 1]].off < s->recs[x].off) {
+      out[j] = out[j - 1];
+      j--;
+    }
+    out[j] = x;
+  }
+  return n;
+}
+
+/* Reads the m pairs of indices [i, i + m) of piece p as the overwrite
+ * rules resolve them, raw, into s->pairs (start, end interleaved).
+ * Returns 0, or an errno. */
+static int fetch(sp_fmt_stream *s, const lane *L, const piece *p, int64_t i,
+                 int64_t m) {
+  const crec *r = &s->recs[p->rec];
+  uint64_t *v = s->pairs;
+  if (pread_all(s->fd, v, (size_t)m * 16, r->off + (i - r->first) * 16) != 0)
+    return errno;
+  if (s->swap)
+    for (int64_t j = 0; j < 2 * m; j++)
+      v[j] = __builtin_bswap64(v[j]);
+  if (p->plain)
+    return 0;
+  int64_t *seq = s->endseq;
+  int64_t zero_ends = 0;
+  for (int64_t j = 0; j < m; j++) {
+    seq[j] = v[2 * j + 1] ? r->off : -1;
+    zero_ends += v[2 * j + 1] == 0;
+  }
+  if (p->multi && zero_ends) {
+    /* An end of 0 never replaces a known one: the latest older record
+     * with a non-zero end gives it. */
+    int64_t *older = malloc((size_t)L->nr * sizeof *older);
+    if (!older)
+      return ENOMEM;
+    int64_t no = older_records(s, L, p, older);
+    for (int64_t k = 0; k < no && zero_ends; k++) {
+      const crec *o = &s->recs[older[k]];
+      if (pread_all(s->fd, s->older, (size_t)m * 16,
+                    o->off + (i - o->first) * 16) != 0) {
+        free(older);
+        return errno;
+      }
+      for (int64_t j = 0; j < m; j++) {
+        uint64_t e = s->older[2 * j + 1];
+        e = s->swap ? __builtin_bswap64(e) : e;
+        if (seq[j] < 0 && e != 0) {
+          v[2 * j + 1] = e;
+          seq[j] = o->off;
+          zero_ends--;
+        }
+      }
+    }
+    free(older);
+  }
+  /* ENDS entries later than the write that gave the end, or any when
+   * there was none; of several, the latest. */
+  const endent *e = s->ends + p->e0;
+  int64_t lo = 0, hi = p->e1 - p->e0;
+  while (lo < hi) { /* the first entry at index >= i */
+    int64_t mid = lo + (hi - lo) / 2;
+    if (e[mid].index < i)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (int64_t k = lo; k < p->e1 - p->e0 && e[k].index < i + m; k++) {
+    int64_t j = e[k].index - i;
+    if (e[k].end != 0 && e[k].seq > seq[j]) {
+      v[2 * j + 1] = e[k].end;
+      seq[j] = e[k].seq;
+    }
+  }
+  return 0;
+}
+
+/* Counts a piece that is not one whole record without ENDS entries by
+ * reading it: calls, zeros, open calls, first start. */
+static int count_piece(sp_fmt_stream *s, const lane *L, piece *p) {
+  for (int64_t i = p->lo; i < p->hi;) {
+    int64_t m = p->hi - i < SP_STREAM_BATCH ? p->hi - i : SP_STREAM_BATCH;
+    int rc = fetch(s, L, p, i, m);
+    if (rc)
+      return fail(s, s->recs[p->rec].off, "cannot read calls: %s",
+                  strerror(rc));
+    for (int64_t j = 0; j < m; j++) {
+      uint64_t st = s->pairs[2 * j], en = s->pairs[2 * j + 1];
+      if (st && !p->first_start)
+        p->first_start = st;
+      p->zeros += st == 0;
+      p->open += st != 0 && en == 0;
+    }
+    i += m;
+  }
+  p->calls = p->hi - p->lo - p->zeros;
+  return 0;
+}
+
+/* Every lane's pieces, counted; lanes' calls and first starts. */
+static int make_all_pieces(sp_fmt_stream *s) {
+  int64_t cap = 0;
+  for (int64_t l = 0; l < s->nlanes; l++)
+    if (make_pieces(s, l, &cap) != 0)
+      return -1;
+  for (int64_t l = 0; l < s->nlanes; l++) {
+    lane *L = &s->lanes[l];
+    int64_t e = L->e0, eend = L->e0 + L->ne;
+    for (int64_t k = 0; k < L->np; k++) {
+      piece *p = &s->pieces[L->p0 + k];
+      while (e < eend && s->ends[e].index < p->lo)
+        e++;
+      p->e0 = e;
+      while (e < eend && s->ends[e].index < p->hi)
+        e++;
+      p->e1 = e;
+      const crec *r = &s->recs[p->rec];
+      int whole =
+          !p->multi && p->lo == r->first && p->hi == r->first + r->count;
+      p->plain = 0; /* fetch resolves everything while counting */
+      if (whole && p->e0 == p->e1) {
+        p->zeros = r->zeros;
+        p->open = r->open;
+        p->first_start = r->first_start;
+        p->calls = r->count - r->zeros;
+      } else if (count_piece(s, L, p) != 0) {
+        return -1;
+      }
+      p->plain = !p->multi && p->e0 == p->e1 && p->zeros == 0;
+      p->before = L->calls;
+      L->calls += p->calls;
+      if (!L->first_start && p->calls)
+        L->first_start = p->first_start;
+      s->info.dropped += p->zeros;
+      s->info.open_calls += p->open;
+    }
+  }
+  return 0;
+}
+
+/* Stamps to CLOCK_MONOTONIC ns: as they are (clock 0), or through the
+ * first and last CLOCK records as runtime/src/clock.c maps them; the
+ * product is taken modulo 2^128 so hostile stamps cannot overflow. */
+static int64_t conv(const sp_fmt_stream *s, uint64_t stamp) {
+  if (s->clock == SP_STREAM_CLOCK_NS)
+    return (int64_t)stamp;
+  __int128 dt = (__int128)stamp - (__int128)s->tsc0;
+  unsigned __int128 prod = (unsigned __int128)dt * s->mult;
+  __int128 q = (__int128)prod >> 32;
+  return (int64_t)((uint64_t)q + (uint64_t)s->mono0);
+}
+
+static const char *region_name(sp_fmt_stream *s, int32_t id,
+                               const region **rg) {
+  int64_t k = table_find(&s->reg_ix, (uint32_t)id, -1);
+  if (k >= 0) {
+    *rg = &s->regs[k];
+    return s->regs[k].name;
+  }
+  *rg = NULL;
+  char buf[32];
+  snprintf(buf, sizeof buf, "<region %d>", id);
+  char *n = strdup(buf);
+  char **v = realloc(s->owned, (size_t)(s->nowned + 1) * sizeof *v);
+  if (!n || !v) {
+    free(n);
+    if (v)
+      s->owned = v;
+    return NULL;
+  }
+  s->owned = v;
+  s->owned[s->nowned++] = n;
+  return n;
+}
+
+static uint64_t hash_name(int32_t thread, const char *name) {
+  uint64_t h = 1469598103934665603ull ^ (uint32_t)thread;
+  for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+    h = (h ^ *c) * 1099511628211ull;
+  return h;
+}
+
+static int by_src_order(const void *a, const void *b) {
+  const sp_fmt_source *x = a, *y = b;
+  const ssrc *p = x->ctx, *q = y->ctx;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  if (p->first_ns != q->first_ns)
+    return p->first_ns < q->first_ns ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+static int by_int32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return x < y ? -1 : (x > y);
+}
+
+static int by_lane_region(const void *a, const void *b) {
+  const lane *x = &sort_s->lanes[*(const int64_t *)a],
+             *y = &sort_s->lanes[*(const int64_t *)b];
+  return x->region < y->region ? -1 : (x->region > y->region);
+}
+
+static void stream_src_read(const sp_fmt_source *src, int64_t first, int64_t n,
+                            int64_t *starts, int64_t *ends);
+
+/* Sources: one per (writer thread, name) of lanes with calls; threads
+ * renumbered; ordered by thread, first start, name. */
+static int make_sources(sp_fmt_stream *s) {
+  int64_t nl = 0;
+  for (int64_t l = 0; l < s->nlanes; l++)
+    nl += s->lanes[l].calls > 0;
+  size_t cnt = nl ? (size_t)nl : 1;
+  s->srcs = calloc(cnt, sizeof *s->srcs);
+  s->ss = calloc(cnt, sizeof *s->ss);
+  s->slanes = malloc(cnt * sizeof *s->slanes);
+  int64_t *src_of = malloc(cnt * sizeof *src_of); /* per listed lane */
+  int64_t *lanes = malloc(cnt * sizeof *lanes);
+  int32_t *threads = malloc(cnt * sizeof *threads);
+  table names = {0};
+  int rc = -1;
+  if (!s->srcs || !s->ss || !s->slanes || !src_of || !lanes || !threads)
+    goto oom;
+  int64_t k = 0;
+  for (int64_t l = 0; l < s->nlanes; l++)
+    if (s->lanes[l].calls > 0) {
+      lanes[k] = l;
+      threads[k++] = s->lanes[l].thread;
+    }
+  /* Group lanes by (thread, name). */
+  for (int64_t i = 0; i < nl; i++) {
+    lane *L = &s->lanes[lanes[i]];
+    const region *rg;
+    const char *name = region_name(s, L->region, &rg);
+    if (!name)
+      goto oom;
+    uint64_t h = hash_name(L->thread, name);
+    int64_t found = -1;
+    if (names.key) { /* names with this hash: compare for real */
+      for (uint64_t j = mix(h) & names.mask; names.val[j];
+           j = (j + 1) & names.mask) {
+        const sp_fmt_source *o = &s->srcs[names.val[j] - 1];
+        if (names.key[j] == h && s->ss[names.val[j] - 1].wthread == L->thread &&
+            strcmp(o->name, name) == 0) {
+          found = names.val[j] - 1;
+          break;
+        }
+      }
+    }
+    if (found < 0) {
+      /* A new source; the table keeps equal hashes apart by probing. */
+      if ((!names.key || (uint64_t)(names.n + 1) * 2 > names.mask + 1) &&
+          table_grow(&names) != 0)
+        goto oom;
+      uint64_t j = mix(h) & names.mask;
+      while (names.val[j])
+        j = (j + 1) & names.mask;
+      found = s->nsrcs++;
+      names.key[j] = h;
+      names.val[j] = found + 1;
+      names.n++;
+      sp_fmt_source *o = &s->srcs[found];
+      o->name = name;
+      o->file = rg ? rg->file : NULL;
+      o->line = rg ? rg->line : -1;
+      o->read = stream_src_read;
+      o->ctx = &s->ss[found];
+      s->ss[found] = (ssrc){.st = s, .wthread = L->thread};
+    } else if (rg && !s->srcs[found].file && s->srcs[found].line == -1 &&
+               (rg->file || rg->line != -1)) {
+      /* A location fills in one not known yet; the first stays. */
+      s->srcs[found].file = rg->file;
+      s->srcs[found].line = rg->line;
+    }
+    src_of[i] = found;
+    s->ss[found].nl++;
+    s->srcs[found].count += L->calls;
+  }
+  for (int64_t i = 0, at = 0; i < s->nsrcs; i++) {
+    s->ss[i].l0 = at;
+    at += s->ss[i].nl;
+    s->ss[i].nl = 0;
+  }
+  for (int64_t i = 0; i < nl; i++) {
+    ssrc *x = &s->ss[src_of[i]];
+    s->slanes[x->l0 + x->nl++] = lanes[i];
+  }
+  /* Threads: the writer's numbers in ascending order, from 0. */
+  qsort(threads, (size_t)nl, sizeof *threads, by_int32);
+  int64_t nt = 0;
+  for (int64_t i = 0; i < nl; i++)
+    if (i == 0 || threads[i] != threads[i - 1])
+      threads[nt++] = threads[i];
+  s->info.threads = (int32_t)nt;
+  sort_s = s;
+  for (int64_t i = 0; i < s->nsrcs; i++) {
+    ssrc *x = &s->ss[i];
+    qsort(s->slanes + x->l0, (size_t)x->nl, sizeof *s->slanes, by_lane_region);
+    const int32_t *t =
+        bsearch(&x->wthread, threads, (size_t)nt, sizeof *threads, by_int32);
+    s->srcs[i].thread = (int32_t)(t - threads);
+    for (int64_t j = 0; j < x->nl; j++) {
+      int64_t f = conv(s, s->lanes[s->slanes[x->l0 + j]].first_start);
+      if (j == 0 || f < x->first_ns)
+        x->first_ns = f;
+    }
+    s->info.calls += s->srcs[i].count;
+  }
+  qsort(s->srcs, (size_t)s->nsrcs, sizeof *s->srcs, by_src_order);
+  for (int64_t i = 0; i < s->nsrcs; i++)
+    s->srcs[i].aux = i;
+  rc = 0;
+  goto out;
+oom:
+  fail(s, 32, "out of memory");
+out:
+  table_free(&names);
+  free(src_of);
+  free(lanes);
+  free(threads);
+  return rc;
+}
+
+/* ---- reading calls -------------------------------------------------------
+ */
+
+/* Places c at call number `call` of lane L (call <= L->calls). */
+static int seek_lane(sp_fmt_stream *s, const lane *L, cursor *c, int64_t call) {
+  const piece *p = s->pieces + L->p0;
+  int64_t lo = 0, hi = L->np;
+  while (hi - lo > 1) { /* the last piece with before <= call */
+    int64_t mid = lo + (hi - lo) / 2;
+    if (p[mid].before <= call)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  c->call = call;
+  c->piece = lo;
+  if (L->np == 0)
+    return 0;
+  const piece *q = &p[lo];
+  int64_t skip = call - q->before;
+  if (skip >= q->calls) {
+    c->index = q->hi;
+    return 0;
+  }
+  if (q->plain || skip == 0) {
+    c->index = q->lo + skip;
+    return 0;
+  }
+  /* Starts of 0 in it: count calls from its start. */
+  for (int64_t i = q->lo; i < q->hi;) {
+    int64_t m = q->hi - i < SP_STREAM_BATCH ? q->hi - i : SP_STREAM_BATCH;
+    int rc = fetch(s, L, q, i, m);
+    if (rc)
+      return rc;
+    for (int64_t j = 0; j < m; j++) {
+      if (s->pairs[2 * j] == 0)
+        continue;
+      if (skip-- == 0) {
+        c->index = i + j;
+        return 0;
+      }
+    }
+    i += m;
+  }
+  return EIO; /* the file changed under us */
+}
+
+/* The next n calls of lane L from cursor c, in ns, ends closed and
+ * clamped. A failure leaves the rest 0 and is returned as an errno. */
+static int read_lane(sp_fmt_stream *s, const lane *L, cursor *c, int64_t n,
+                     int64_t *starts, int64_t *ends) {
+  int64_t got = 0;
+  int rc = 0;
+  const int tsc = s->clock != SP_STREAM_CLOCK_NS;
+  const uint64_t last = s->last;
+  while (got < n) {
+    if (c->piece >= L->np) {
+      rc = EIO;
+      break;
+    }
+    const piece *p = &s->pieces[L->p0 + c->piece];
+    if (c->index >= p->hi) {
+      if (++c->piece < L->np)
+        c->index = s->pieces[L->p0 + c->piece].lo;
+      continue;
+    }
+    int64_t m = p->hi - c->index;
+    m = m < n - got ? m : n - got;
+    m = m < SP_STREAM_BATCH ? m : SP_STREAM_BATCH;
+    if ((rc = fetch(s, L, p, c->index, m)) != 0)
+      break;
+    const uint64_t *v = s->pairs;
+    int64_t *os = starts + got, *oe = ends + got;
+    if (p->plain && !tsc) {
+      /* The common case, kept simple enough to vectorise. */
+      for (int64_t j = 0; j < m; j++) {
+        int64_t st = (int64_t)v[2 * j];
+        uint64_t e = v[2 * j + 1];
+        int64_t en = (int64_t)(e ? e : last);
+        os[j] = st;
+        oe[j] = en < st ? st : en;
+      }
+      got += m;
+      c->call += m;
+    } else {
+      int64_t k = 0;
+      for (int64_t j = 0; j < m; j++) {
+        uint64_t st = v[2 * j], e = v[2 * j + 1];
+        if (!st)
+          continue;
+        int64_t a = conv(s, st), b = conv(s, e ? e : last);
+        os[k] = a;
+        oe[k++] = b < a ? a : b;
+      }
+      got += k;
+      c->call += k;
+    }
+    c->index += m;
+  }
+  if (got < n) {
+    memset(starts + got, 0, (size_t)(n - got) * 8);
+    memset(ends + got, 0, (size_t)(n - got) * 8);
+  }
+  return rc;
+}
+
+/* Merge order of two lanes' next calls: start asc, end desc, id asc. */
+static int mless(const mlane *a, const mlane *b) {
+  int64_t as = a->s[a->at], bs = b->s[b->at];
+  if (as != bs)
+    return as < bs;
+  int64_t ae = a->e[a->at], be = b->e[b->at];
+  if (ae != be)
+    return ae > be;
+  return a->region < b->region;
+}
+
+static void msift(ssrc *x, int64_t i) {
+  int64_t *h = x->heap, n = x->nheap, v = h[i];
+  for (;;) {
+    int64_t c = 2 * i + 1;
+    if (c >= n)
+      break;
+    if (c + 1 < n && mless(&x->m[h[c + 1]], &x->m[h[c]]))
+      c++;
+    if (!mless(&x->m[h[c]], &x->m[v]))
+      break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = v;
+}
+
+/* Refills lane j of a merge when its buffer is used up; 0 when it has no
+ * calls left. */
+static int mfill(sp_fmt_stream *s, ssrc *x, int64_t j, int64_t cap) {
+  mlane *m = &x->m[j];
+  if (m->at < m->n)
+    return 1;
+  const lane *L = &s->lanes[m->lane];
+  int64_t k = L->calls - m->cur.call;
+  if (k <= 0)
+    return 0;
+  k = k < cap ? k : cap;
+  int rc = read_lane(s, L, &m->cur, k, m->s, m->e);
+  if (rc && !s->failed)
+    s->failed = rc;
+  m->n = k;
+  m->at = 0;
+  return 1;
+}
+
+/* Restarts a merged source at its first call. */
+static int mreset(sp_fmt_stream *s, ssrc *x, int64_t cap) {
+  if (!x->m) {
+    mlane *m = calloc((size_t)x->nl, sizeof *m);
+    int64_t *heap = malloc((size_t)x->nl * sizeof *heap);
+    int64_t *buf = malloc((size_t)x->nl * (size_t)cap * 16);
+    if (!m || !heap || !buf) {
+      free(m);
+      free(heap);
+      free(buf);
+      return ENOMEM;
+    }
+    x->m = m;
+    x->heap = heap;
+    for (int64_t j = 0; j < x->nl; j++) {
+      x->m[j].s = buf + (size_t)j * (size_t)cap * 2;
+      x->m[j].e = x->m[j].s + cap;
+    }
+  }
+  x->nheap = 0;
+  x->pos = 0;
+  for (int64_t j = 0; j < x->nl; j++) {
+    mlane *m = &x->m[j];
+    m->lane = s->slanes[x->l0 + j];
+    m->region = s->lanes[m->lane].region;
+    m->n = m->at = 0;
+    const lane *L = &s->lanes[m->lane];
+    m->cur = (cursor){0, 0, L->np ? s->pieces[L->p0].lo : 0};
+    if (mfill(s, x, j, cap))
+      x->heap[x->nheap++] = j;
+  }
+  for (int64_t i = x->nheap / 2; i-- > 0;)
+    msift(x, i);
+  return 0;
+}
+
+/* Per lane of a merge: buffers of 1 MiB of calls in all, at least 16
+ * calls each, so many ids of one name stay bounded. */
+static int64_t mcap(const ssrc *x) {
+  int64_t c = 65536 / x->nl;
+  return c < 16 ? 16 : c;
+}
+
+static void stream_src_read(const sp_fmt_source *src, int64_t first, int64_t n,
+                            int64_t *starts, int64_t *ends) {
+  ssrc *x = (ssrc *)src->ctx; /* ours: the stream owns it */
+  sp_fmt_stream *s = x->st;
+  int rc = 0;
+  if (n <= 0)
+    return;
+  if (first < 0 || n > src->count - first) {
+    rc = EINVAL;
+  } else if (x->nl == 1) {
+    const lane *L = &s->lanes[s->slanes[x->l0]];
+    if (x->cur.call != first || first == 0)
+      rc = seek_lane(s, L, &x->cur, first);
+    if (!rc) {
+      rc = read_lane(s, L, &x->cur, n, starts, ends);
+      if (rc) {
+        x->cur.call = -1; /* seek again next time */
+        if (!s->failed)
+          s->failed = rc;
+      }
+      return;
+    }
+  } else {
+    int64_t cap = mcap(x);
+    if (!x->m || first < x->pos)
+      rc = mreset(s, x, cap);
+    /* Calls before first are merged and dropped: reads go forwards. */
+    int64_t got = 0;
+    while (!rc && x->nheap > 0 && x->pos < first + n) {
+      mlane *m = &x->m[x->heap[0]];
+      if (x->pos >= first) {
+        starts[got] = m->s[m->at];
+        ends[got++] = m->e[m->at];
+      }
+      x->pos++;
+      m->at++;
+      if (!mfill(s, x, x->heap[0], cap))
+        x->heap[0] = x->heap[--x->nheap];
+      if (x->nheap)
+        msift(x, 0);
+    }
+    if (!rc && got < n)
+      rc = EIO;
+    if (rc) {
+      memset(starts + got, 0, (size_t)(n - got) * 8);
+      memset(ends + got, 0, (size_t)(n - got) * 8);
+      free(x->m ? x->m[0].s : NULL);
+      free(x->m);
+      free(x->heap);
+      x->m = NULL;
+      x->heap = NULL;
+    }
+  }
+  if (rc) {
+    if (x->nl == 1) {
+      memset(starts, 0, (size_t)n * 8);
+      memset(ends, 0, (size_t)n * 8);
+      x->cur.call = -1;
+    }
+    if (!s->failed)
+      s->failed = rc;
+  }
+}
+
+/* ---- the API ---------------------------------------------------------------
+ */
+
+static int header(sp_fmt_stream *s) {
+  int64_t len = s->info.size;
+  if (len < 8)
+    return fail(s, 0,
+                "truncated: expected magic \"" SP_STREAM_MAGIC
+                "\" (8 bytes), %lld left",
+                (long long)len);
+  if (need(s, 0, len < 32 ? (size_t)len : 32) != 0)
+    return -1;
+  const unsigned char *h = wat(s, 0);
+  if (memcmp(h, SP_STREAM_MAGIC, 8) != 0)
+    return fail(s, 0, "bad magic: not a ScopeProf .spts stream");
+  if (len < 32)
+    return fail(s, 8, "truncated: expected stream header (24 bytes), %lld left",
+                (long long)len - 8);
+  uint32_t bom;
+  memcpy(&bom, h + 12, 4);
+  if (bom == __builtin_bswap32(SP_STREAM_BOM) && bom != SP_STREAM_BOM)
+    s->swap = 1;
+  else if (bom != SP_STREAM_BOM)
+    return fail(s, 12, "bad byte-order mark 0x%08x", bom);
+  uint32_t version = get32(s, h + 8);
+  if (version != SP_STREAM_VERSION)
+    return fail(s, 8, "unknown stream version %u (supports %d)", version,
+                SP_STREAM_VERSION);
+  s->rank = (int32_t)get32(s, h + 16);
+  s->info.pid = (int32_t)get32(s, h + 20);
+  uint32_t clock = get32(s, h + 24);
+  if (clock != SP_STREAM_CLOCK_NS && clock != SP_STREAM_CLOCK_TSC)
+    return fail(s, 24, "unknown clock %u (0 = ns, 1 = TSC)", clock);
+  s->clock = (int)clock;
+  return 0;
+}
+
+/* TSC streams need two calibration points once there is a call to map. */
+static int clock_map(sp_fmt_stream *s) {
+  int64_t calls = 0;
+  for (int64_t l = 0; l < s->nlanes; l++)
+    calls += s->lanes[l].calls;
+  if (s->clock == SP_STREAM_CLOCK_NS || calls == 0)
+    return 0;
+  if (s->nclock < 2 || s->tsc0 == s->tsc1)
+    return fail(s, 24,
+                "TSC stamps need CLOCK records of two different stamps; "
+                "%s",
+                s->nclock == 0   ? "the stream has none"
+                : s->nclock == 1 ? "the stream has one"
+                                 : "its first and last have the same stamp");
+  /* As runtime/src/clock.c: a map that would run backwards stays 1:1. */
+  if (s->tsc1 <= s->tsc0 || s->mono1 <= s->mono0)
+    s->mult = (uint64_t)1 << 32;
+  else
+    s->mult =
+        (uint64_t)(((unsigned __int128)(uint64_t)(s->mono1 - s->mono0) << 32) /
+                   (s->tsc1 - s->tsc0));
+  return 0;
+}
+
+int sp_fmt_stream_open(const char *path, int flags, sp_fmt_stream **out,
+                       sp_fmt_err *err) {
+  *out = NULL;
+  sp_fmt_stream *s = calloc(1, sizeof *s);
+  if (!s || !(s->path = strdup(path))) {
+    free(s);
+    sp_fmt_err_set(err, "%s: out of memory", path);
+    return -1;
+  }
+  s->err = err;
+  s->flags = flags;
+  s->info.torn_offset = -1;
+  s->fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  int rc = -1;
+  if (s->fd < 0 || fstat(s->fd, &st) != 0) {
+    sp_fmt_err_set(err, "%s: %s", path, strerror(errno));
+  } else if (!S_ISREG(st.st_mode)) {
+    sp_fmt_err_set(err, "%s: not a regular file", path);
+  } else {
+    s->info.size = (int64_t)st.st_size;
+    s->woff = -1;
+    rc = header(s);
+  }
+  if (rc == 0)
+    rc = index_records(s);
+  free(s->win);
+  s->win = NULL;
+  if (rc == 0) {
+    s->pairs = malloc((size_t)SP_STREAM_BATCH * 16);
+    s->older = malloc((size_t)SP_STREAM_BATCH * 16);
+    s->endseq = malloc((size_t)SP_STREAM_BATCH * 8);
+    if (!s->pairs || !s->older || !s->endseq)
+      rc = fail(s, 32, "out of memory");
+  }
+  if (rc == 0)
+    rc = make_lanes(s);
+  if (rc == 0)
+    rc = make_all_pieces(s);
+  if (rc == 0)
+    rc = clock_map(s);
+  if (rc == 0)
+    rc = make_sources(s);
+  if (rc == 0 && s->rank < 0)
+    rc = fail(s, 16, "negative rank %d", s->rank);
+  s->info.rank = s->rank;
+  s->err = NULL;
+  if (rc != 0) {
+    sp_fmt_stream_close(s);
+    return -1;
+  }
+  *out = s;
+  return 0;
+}
+
+void sp_fmt_stream_get_info(const sp_fmt_stream *s, sp_fmt_stream_info *info) {
+  *info = s->info;
+}
+
+const sp_fmt_meta *sp_fmt_stream_meta(const sp_fmt_stream *s) {
+  return &s->meta;
+}
+
+int64_t sp_fmt_stream_nsources(const sp_fmt_stream *s) { return s->nsrcs; }
+
+const sp_fmt_source *sp_fmt_stream_sources(const sp_fmt_stream *s) {
+  return s->srcs;
+}
+
+int sp_fmt_stream_failed(const sp_fmt_stream *s) { return s->failed; }
+
+void sp_fmt_stream_close(sp_fmt_stream *s) {
+  if (!s)
+    return;
+  if (s->fd >= 0)
+    close(s->fd);
+  for (int64_t i = 0; i < s->nsrcs && s->ss; i++) {
+    ssrc *x = &s->ss[i];
+    free(x->m ? x->m[0].s : NULL);
+    free(x->m);
+    free(x->heap);
+  }
+  for (int64_t i = 0; i < s->nregs; i++) {
+    free(s->regs[i].name);
+    free(s->regs[i].file);
+  }
+  for (int64_t i = 0; i < s->nowned; i++)
+    free(s->owned[i]);
+  free(s->owned);
+  free(s->regs);
+  table_free(&s->reg_ix);
+  table_free(&s->lane_ix);
+  free(s->recs);
+  free(s->lrec);
+  free(s->lanes);
+  free(s->pieces);
+  free(s->ends);
+  free(s->srcs);
+  free(s->ss);
+  free(s->slanes);
+  free(s->pairs);
+  free(s->older);
+  free(s->endseq);
+  free(s->win);
+  sp_fmt_meta_free(&s->meta);
+  free(s->path);
+  free(s);
+}
+
+int sp_fmt_stream_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
+  memset(out, 0, sizeof *out);
+  sp_fmt_stream *s;
+  if (sp_fmt_stream_open(path, 0, &s, err) != 0)
+    return -1;
+  int64_t n = s->nsrcs;
+  size_t cnt = n ? (size_t)n : 1;
+  out->rank = s->rank;
+  out->blocks = calloc(cnt, sizeof *out->blocks);
+  out->regions = calloc(cnt, sizeof *out->regions);
+  table names = {0};
+  int rc = out->blocks && out->regions ? 0 : -1;
+  if (rc == 0 && sp_fmt_meta_copy(&out->meta, &s->meta) != 0)
+    rc = -1;
+  for (int64_t i = 0; rc == 0 && i < n; i++) {
+    const sp_fmt_source *src = &s->srcs[i];
+    /* One region per name: sources of one name on several threads. */
+    uint64_t h = hash_name(0, src->name);
+    int64_t reg = -1;
+    if (names.key)
+      for (uint64_t j = mix(h) & names.mask; names.val[j];
+           j = (j + 1) & names.mask)
+        if (names.key[j] == h &&
+            strcmp(out->regions[names.val[j] - 1].name, src->name) == 0) {
+          reg = names.val[j] - 1;
+          break;
+        }
+    if (reg < 0) {
+      if ((!names.key || (uint64_t)(names.n + 1) * 2 > names.mask + 1) &&
+          table_grow(&names) != 0) {
+        rc = -1;
+        break;
+      }
+      uint64_t j = mix(h) & names.mask;
+      while (names.val[j])
+        j = (j + 1) & names.mask;
+      reg = out->nregions++;
+      names.key[j] = h;
+      names.val[j] = reg + 1;
+      names.n++;
+      sp_fmt_region *rg = &out->regions[reg];
+      rg->name = strdup(src->name);
+      rg->file = src->file && src->file[0] ? strdup(src->file) : NULL;
+      rg->line = src->line;
+      if (!rg->name || (src->file && src->file[0] && !rg->file)) {
+        rc = -1;
+        break;
+      }
+    } else {
+      sp_fmt_region *rg = &out->regions[reg];
+      if (!rg->file && rg->line == -1 && src->file && src->file[0]) {
+        if (!(rg->file = strdup(src->file))) {
+          rc = -1;
+          break;
+        }
+        rg->line = src->line;
+      }
+    }
+    sp_fmt_block *b = &out->blocks[out->nblocks++];
+    b->thread = src->thread;
+    b->region = (int32_t)reg;
+    b->count = src->count;
+    b->file_offset = -1;
+    b->starts = malloc((size_t)src->count * 8 + 1);
+    b->ends = malloc((size_t)src->count * 8 + 1);
+    if (!b->starts || !b->ends) {
+      rc = -1;
+      break;
+    }
+    src->read(src, 0, src->count, b->starts, b->ends);
+  }
+  table_free(&names);
+  if (rc != 0)
+    sp_fmt_err_set(err, "%s: out of memory", path);
+  else if (s->failed) {
+    sp_fmt_err_set(err, "%s: cannot read calls: %s", path, strerror(s->failed));
+    rc = -1;
+  }
+  sp_fmt_stream_close(s);
+  if (rc != 0) {
+    sp_fmt_rank_free(out);
+    memset(out, 0, sizeof *out);
+  }
+  return rc;
+}
+
+int sp_fmt_is_stream(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char b[8];
+  ssize_t n = read(fd, b, 8);
+  close(fd);
+  return n == 8 && memcmp(b, SP_STREAM_MAGIC, 8) == 0;
+}
+
+void sp_fmt_stream_describe(const sp_fmt_stream_info *info, const char *path,
+                            char *buf, size_t size) {
+  char how[64], tail[128] = "";
+  if (!info->stopped)
+    snprintf(how, sizeof how, "no stop record");
+  else if (info->stop_cause == 0)
+    snprintf(how, sizeof how, "stopped at finalize");
+  else
+    snprintf(how, sizeof how, "ended by signal %d", info->stop_cause);
+  if (info->torn_offset >= 0)
+    snprintf(tail, sizeof tail, "; torn tail ignored from byte %lld",
+             (long long)info->torn_offset);
+  snprintf(buf, size,
+           "%s: rank %d recovered from a stream: %lld calls (%lld left open), "
+           "%s%s",
+           path, info->rank, (long long)info->calls,
+           (long long)info->open_calls, how, tail);
+}
