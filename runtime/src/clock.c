@@ -69,6 +69,9 @@ void sp__clock_init(void) {
     want_tsc = 0;
   else if (force && strcmp(force, "tsc") == 0)
     want_tsc = cpu_has_invariant_tsc();
+  else if (force && *force && strcmp(force, "auto") != 0)
+    sp__warn("SP_CLOCK=%s is not monotonic, tsc or auto; using %s", force,
+             want_tsc ? "tsc" : "monotonic");
   if (want_tsc)
     paired_read(&tsc0, &mono0);
   else
@@ -98,4 +101,20 @@ int64_t sp__clock_ns(uint64_t stamp) {
 const char *sp__clock_name(void) {
   return sp__clock_tsc ? "tsc calibrated to CLOCK_MONOTONIC"
                        : "CLOCK_MONOTONIC";
+}
+
+/* The start-up calibration point, as the stream's first clock record. */
+void sp__clock_origin(uint64_t *stamp, int64_t *mono) {
+  *stamp = sp__clock_tsc ? tsc0 : (uint64_t)mono0;
+  *mono = mono0;
+}
+
+/* A (stamp, CLOCK_MONOTONIC) pair of now; async-signal-safe. */
+void sp__clock_point(uint64_t *stamp, int64_t *mono) {
+  if (sp__clock_tsc) {
+    paired_read(stamp, mono);
+  } else {
+    *mono = sp__mono_ns();
+    *stamp = (uint64_t)*mono;
+  }
 }

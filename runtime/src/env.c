@@ -27,11 +27,20 @@ static int first_of(const char *const *names, int *out) {
 
 int sp__rank_from_env(void) {
   static const char *const names[] = {
-      "SP_RANK",   "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-      "PMIX_RANK", "MV2_COMM_WORLD_RANK",  "SLURM_PROCID",
-      NULL};
+      "OMPI_COMM_WORLD_RANK", "PMI_RANK",     "PMIX_RANK",
+      "MV2_COMM_WORLD_RANK",  "SLURM_PROCID", NULL};
+  static int warned;
   int r;
-  return first_of(names, &r) ? r : -1;
+  const char *own = getenv("SP_RANK");
+  if (parse_nonneg(own, &r))
+    return r;
+  int found = first_of(names, &r);
+  if (own && *own && !warned) {
+    warned = 1;
+    sp__warn("SP_RANK=%s is not a rank (0-99999); using %d", own,
+             found ? r : 0);
+  }
+  return found ? r : -1;
 }
 
 int sp__size_from_env(void) {
@@ -72,4 +81,16 @@ int sp__output_path(const char *prefix, int rank, const char *ext, char *out,
   }
   int w = snprintf(out + n, size - n, "_rank%05d%s", rank, ext);
   return (w < 0 || (size_t)w >= size - n) ? -1 : 0;
+}
+
+int sp__stream_set_path(int rank) {
+  char ext[32];
+  snprintf(ext, sizeof ext, ".%ld", (long)getpid());
+  sp__rank_guess = rank;
+  if (sp__output_path(sp__cfg.prefix, rank, ext, sp__stream_base,
+                      sizeof sp__stream_base) != 0) {
+    sp__stream_base[0] = 0;
+    return -1;
+  }
+  return 0;
 }

@@ -12,6 +12,12 @@ SP_HIDDEN extern int sp__active;
 SP_HIDDEN void sp__begin_slow(int32_t id);
 SP_HIDDEN void sp__end_slow(sp__thread_t *t, int32_t id, uint64_t now);
 
+/* Stores others may read while this thread records (finalize, a signal
+ * handler): relaxed or release atomics, which are plain moves on x86 and
+ * keep those reads free of data races. */
+#define SP__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define SP__PUBLISH(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
 static inline __attribute__((always_inline)) void sp__begin_fast(int32_t id) {
   sp__thread_t *t = sp__tls;
   if (SP_UNLIKELY(!t || !sp__active || (uint32_t)id >= SP__MAX_REGIONS)) {
@@ -26,15 +32,18 @@ static inline __attribute__((always_inline)) void sp__begin_fast(int32_t id) {
   sp__buf_t *b = &page[(uint32_t)id & (SP__PAGE_SIZE - 1)];
   sp__pair_t *p = b->cur;
   uint32_t d = t->depth;
-  if (SP_UNLIKELY(p == b->end || d >= SP__STACK_MAX)) {
+  if (SP_UNLIKELY(p == b->end || d >= t->stack_cap)) {
     sp__begin_slow(id);
     return;
   }
-  b->cur = p + 1;
   t->stack[d].region = id;
   t->stack[d].slot = p;
   t->depth = d + 1;
-  p->start = sp__now();
+  /* The call is published (cur) only once its start is stored, so a
+   * reader never takes a recycled chunk's old stamp for it. */
+  SP__STORE(&p->end, 0);
+  SP__STORE(&p->start, sp__now());
+  SP__PUBLISH(&b->cur, p + 1);
 }
 
 static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {
@@ -47,7 +56,7 @@ static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {
   uint32_t d = t->depth;
   if (SP_LIKELY(d && t->stack[d - 1].region == id && !t->overflow)) {
     t->depth = d - 1;
-    t->stack[d - 1].slot->end = now;
+    SP__STORE(&t->stack[d - 1].slot->end, now);
     return;
   }
   sp__end_slow(t, id, now);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,21 +54,90 @@ void sp__debug(const char *fmt, ...) {
 
 static void at_exit(void) { sp__finalize(1); }
 
-static void fork_prepare(void) { sp__registry_lock(); }
-static void fork_parent(void) { sp__registry_unlock(); }
+static void fork_prepare(void) {
+  sp__registry_lock();
+  if (atomic_load(&sp__state) == SP__RUNNING) {
+    sp__writer_lock();
+    sp__pool_lock();
+  }
+}
+
+static void fork_parent(void) {
+  if (atomic_load(&sp__state) == SP__RUNNING) {
+    sp__pool_unlock();
+    sp__writer_unlock();
+  }
+  sp__registry_unlock();
+}
 
 /* A child must never write the parent's file: with %p in the prefix it
- * gets a file of its own (holding only its own calls), else it records
- * nothing. */
+ * gets a stream and a file of its own (holding only its own calls), else
+ * it records nothing. */
 static void fork_child(void) {
   sp__registry_unlock();
   if (atomic_load(&sp__state) != SP__RUNNING)
     return;
+  sp__pool_after_fork();
+  sp__writer_after_fork();
+  sp__stream_after_fork();
+  sp__signals_after_fork();
   sp__record_after_fork();
-  if (!strstr(sp__cfg.prefix, "%p")) {
+  if (!strstr(sp__cfg.prefix, "%p") || sp__stream_set_path(sp__rank_guess)) {
     sp__set_active(0);
     atomic_store(&sp__state, SP__FINALIZED);
   }
+}
+
+/* Boolean settings: 1/0, true/false, on/off, yes/no; anything else warns
+ * and keeps the default. */
+static int env_bool(const char *name, int dflt) {
+  const char *v = getenv(name);
+  if (!v || !*v)
+    return dflt;
+  static const char *const yes[] = {"1", "true", "on", "yes"};
+  static const char *const no[] = {"0", "false", "off", "no"};
+  for (int i = 0; i < 4; i++) {
+    if (strcasecmp(v, yes[i]) == 0)
+      return 1;
+    if (strcasecmp(v, no[i]) == 0)
+      return 0;
+  }
+  sp__warn("%s=%s is not 1/0, true/false, on/off or yes/no; using %d", name,
+           v, dflt);
+  return dflt;
+}
+
+#define DEFAULT_MEMORY ((uint64_t)32 << 20)
+#define MIN_MEMORY ((uint64_t)2 << 20)
+
+/* SP_MEMORY: bytes, with an optional K, M or G (powers of 1024). */
+static uint64_t env_memory(void) {
+  const char *v = getenv("SP_MEMORY");
+  if (!v || !*v)
+    return DEFAULT_MEMORY;
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(v, &end, 10);
+  unsigned shift = 0;
+  if (end != v && *end && !end[1]) {
+    switch (*end) {
+    case 'k': case 'K': shift = 10, end++; break;
+    case 'm': case 'M': shift = 20, end++; break;
+    case 'g': case 'G': shift = 30, end++; break;
+    default: break;
+    }
+  }
+  if (end == v || *end || errno || v[0] == '-' || n > (1ull << 44) >> shift) {
+    sp__warn("SP_MEMORY=%s is not a size (bytes, or a number with K, M or "
+             "G); using 32M", v);
+    return DEFAULT_MEMORY;
+  }
+  uint64_t bytes = (uint64_t)n << shift;
+  if (bytes < MIN_MEMORY) {
+    sp__warn("SP_MEMORY=%s is below the minimum; using 2M", v);
+    bytes = MIN_MEMORY;
+  }
+  return bytes;
 }
 
 static void do_init(void) {
@@ -77,32 +147,23 @@ static void do_init(void) {
   if (!p || !*p)
     p = "scope_profiler";
   snprintf(sp__cfg.prefix, sizeof sp__cfg.prefix, "%s", p);
+  sp__cfg.verbose = env_bool("SP_VERBOSE", 0);
   const char *fmt = getenv("SP_FORMAT");
-#ifdef SP_USE_HDF5
-  sp__cfg.format_h5 = !(fmt && strcmp(fmt, "spt") == 0);
-#else
   sp__cfg.format_h5 = 0;
-#endif
-  if (fmt && strcmp(fmt, "spt") != 0 && strcmp(fmt, "h5") != 0)
-    sp__warn("SP_FORMAT=%s is not spt or h5; writing %s", fmt,
-             sp__cfg.format_h5 ? "h5" : "spt");
-#ifndef SP_USE_HDF5
-  if (fmt && strcmp(fmt, "h5") == 0)
-    sp__warn("SP_FORMAT=h5 but this libscopeprof was built without HDF5; "
-             "writing spt");
-#endif
-  const char *v = getenv("SP_VERBOSE");
-  sp__cfg.verbose = v && *v && strcmp(v, "0") != 0;
+  if (fmt && *fmt && strcmp(fmt, "h5") == 0)
+    sp__cfg.format_h5 = 1;
+  else if (fmt && *fmt && strcmp(fmt, "spt") != 0)
+    sp__warn("SP_FORMAT=%s is not spt or h5; writing spt", fmt);
   const char *label = getenv("SP_LABEL");
   snprintf(sp__cfg.label, sizeof sp__cfg.label, "%s", label ? label : "");
 
-  const char *en = getenv("SP_ENABLE");
-  if (en && (strcmp(en, "0") == 0 || strcmp(en, "false") == 0 ||
-             strcmp(en, "off") == 0 || strcmp(en, "no") == 0)) {
+  if (!env_bool("SP_ENABLE", 1)) {
     sp__set_active(0);
     atomic_store(&sp__state, SP__DISABLED);
     return;
   }
+  sp__cfg.signals = env_bool("SP_SIGNALS", 1);
+  sp__cfg.memory = env_memory();
   sp__clock_init();
   sp__start_mono = sp__mono_ns();
   {
@@ -112,11 +173,23 @@ static void do_init(void) {
     strftime(sp__start_timestamp, sizeof sp__start_timestamp,
              "%Y-%m-%dT%H:%M:%S%z", &tm);
   }
+  if (sp__pool_init(sp__cfg.memory) != 0) {
+    sp__warn("error: cannot reserve %llu bytes (SP_MEMORY); recording nothing",
+             (unsigned long long)sp__cfg.memory);
+    sp__set_active(0);
+    atomic_store(&sp__state, SP__DISABLED);
+    return;
+  }
+  int rank = sp__rank_from_env();
+  sp__stream_set_path(rank < 0 ? 0 : rank);
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   atexit(at_exit);
+  if (sp__cfg.signals)
+    sp__signals_install();
   atomic_store(&sp__state, SP__RUNNING);
-  sp__debug("recording to %s_rank*.%s with %s", sp__cfg.prefix,
-            sp__cfg.format_h5 ? "h5" : "spt", sp__clock_name());
+  sp__debug("recording to %s_rank*.%s with %s, %llu bytes of memory",
+            sp__cfg.prefix, sp__cfg.format_h5 ? "h5" : "spt", sp__clock_name(),
+            (unsigned long long)sp__budget);
 }
 
 void sp__ensure_init(void) { pthread_once(&once, do_init); }

@@ -5,6 +5,7 @@
 
 #include "scope_profiler.h"
 #include "sp_hooks.h"
+#include "sp_stream.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -31,7 +32,7 @@ SP_HIDDEN void sp__debug(const char *fmt, ...)
 #define SP__STACK_MAX (1u << 20) /* nesting depth per thread */
 
 /* ---- life cycle ---- */
-enum { SP__UNINIT = 0, SP__RUNNING, SP__DISABLED, SP__FINALIZED };
+enum { SP__UNINIT = 0, SP__RUNNING, SP__DISABLED, SP__FINALIZING, SP__FINALIZED };
 SP_HIDDEN extern _Atomic int sp__state;
 SP_HIDDEN void sp__ensure_init(void);
 SP_HIDDEN void sp__set_active(int on);
@@ -42,6 +43,8 @@ typedef struct sp__config {
   char prefix[PATH_MAX]; /* before %p/%h expansion */
   int format_h5;         /* 1: write .h5, 0: .spt */
   int verbose;
+  int signals; /* SP_SIGNALS: install handlers */
+  uint64_t memory; /* SP_MEMORY: bytes */
   char label[256];
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
@@ -66,6 +69,8 @@ SP_HIDDEN void sp__clock_end(void); /* second calibration point */
 SP_HIDDEN int64_t sp__clock_ns(uint64_t stamp);
 SP_HIDDEN int64_t sp__mono_ns(void);
 SP_HIDDEN const char *sp__clock_name(void);
+SP_HIDDEN void sp__clock_origin(uint64_t *stamp, int64_t *mono);
+SP_HIDDEN void sp__clock_point(uint64_t *stamp, int64_t *mono);
 
 static inline uint64_t sp__now(void) {
   if (SP_LIKELY(sp__clock_tsc))
@@ -89,43 +94,90 @@ SP_HIDDEN void sp__registry_lock(void);
 SP_HIDDEN void sp__registry_unlock(void);
 SP_HIDDEN void *sp__arena_alloc(size_t size); /* never freed; 16-aligned */
 
-/* ---- per-thread recording ---- */
+/* ---- chunks: the unit of memory, hand-off and writing (pool.c) ---- */
 typedef struct sp__pair {
-  uint64_t start, end;
+  uint64_t start, end; /* raw stamps; the layout of sp_stream_pair */
 } sp__pair_t;
 
+enum { SP__CH_FREE = 0, SP__CH_OWNED, SP__CH_QUEUED };
+enum { SP__CH_CALLS = 0, SP__CH_ENDS };
+#define SP__NCLASSES 4 /* chunk sizes 1, 4, 16 and 64 KiB */
+
+struct sp__buf;
+
+/* A chunk is laid out so that from `rec` on it is the stream record as
+ * written: the writer hands it to writev as it stands. */
 typedef struct sp__chunk {
-  struct sp__chunk *next;
-  uint64_t cap; /* pairs */
-  sp__pair_t data[];
+  struct sp__chunk *next; /* free list or writer queue */
+  struct sp__buf *buf;    /* OWNED calls chunk: whose cur counts it */
+  uint32_t bytes;         /* the whole chunk, control included */
+  uint32_t cap;           /* pairs (calls) or entries (ends) */
+  uint32_t state;         /* SP__CH_*, atomic */
+  uint32_t kind;          /* SP__CH_CALLS or SP__CH_ENDS */
+  int64_t nends;          /* ENDS chunk: entries written, atomic */
+  uint32_t cls;           /* size class */
+  uint32_t pad_[5];
+  sp_stream_rec rec;
+  unsigned char payload[];
 } sp__chunk_t;
 
-/* The calls of one region on one thread: a list of chunks, the last one
- * filled up to cur. */
+#define SP__CALLS(c) ((sp_stream_calls *)(void *)(c)->payload)
+#define SP__PAIRS(c)                                                           \
+  ((sp__pair_t *)(void *)((c)->payload + sizeof(sp_stream_calls)))
+#define SP__ENDS(c) ((sp_stream_end *)(void *)((c)->payload + 8))
+
+/* The budget (SP_MEMORY) and the chunks carved from it. */
+SP_HIDDEN int sp__pool_init(uint64_t budget);
+/* A free chunk of class cls or another; waits for the writer when the
+ * budget is used up; NULL when none can be had (counted by the caller). */
+SP_HIDDEN sp__chunk_t *sp__chunk_get(uint32_t cls);
+/* As sp__chunk_get, but past the budget when none is free (counted). */
+SP_HIDDEN sp__chunk_t *sp__chunk_get_over(uint32_t cls);
+SP_HIDDEN void sp__chunk_put(sp__chunk_t *c); /* back to the free lists */
+/* Calls f on every chunk carved so far; async-signal-safe. */
+SP_HIDDEN void sp__pool_walk(void (*f)(sp__chunk_t *c, void *arg), void *arg);
+SP_HIDDEN void sp__pool_lock(void); /* around fork */
+SP_HIDDEN void sp__pool_unlock(void);
+SP_HIDDEN void sp__pool_after_fork(void); /* in the child, lock held */
+SP_HIDDEN extern uint64_t sp__budget;
+SP_HIDDEN extern _Atomic uint64_t sp__wait_ns, sp__overrun_bytes;
+
+/* ---- per-thread recording ---- */
+
+/* The calls of one region on one thread: the chunk being filled. */
 typedef struct sp__buf {
-  sp__pair_t *cur, *end;
-  sp__chunk_t *head, *tail;
+  sp__pair_t *cur, *end; /* cur: atomic (others read it), written by owner */
+  sp__chunk_t *chunk;
+  int64_t next_first; /* index of the first call of the next chunk */
+  uint32_t cls;       /* size class of the next chunk */
+  uint32_t pad_;
 } sp__buf_t;
 
+/* An open call. region has SP__DETACHED set once its chunk went to the
+ * writer (the end fast path then falls to the slow path, which writes the
+ * end as an ENDS entry). */
+#define SP__DETACHED 0x80000000u
+enum { SP__F_INHERITED = 1 }; /* open at fork, in the parent's memory */
 typedef struct sp__frame {
   int32_t region;
-  sp__pair_t *slot; /* &thread->scratch for frames inherited across fork */
+  uint32_t flags;
+  sp__pair_t *slot; /* attached: where the end goes */
+  int64_t index;    /* detached: the call's index in its (thread, region) */
+  uint64_t start;   /* detached: its start */
 } sp__frame_t;
 
 typedef struct sp__thread {
+  sp__frame_t *stack;
+  uint32_t depth, stack_cap;
+  uint32_t overflow; /* frames beyond SP__STACK_MAX, not recorded */
+  int32_t index;     /* thread number in the stream */
   sp__buf_t *pages[SP__MAX_PAGES];
-  sp__frame_t *stack; /* SP__STACK_MAX frames, reserved, touched lazily */
-  uint32_t depth;
-  uint32_t overflow;  /* frames beyond SP__STACK_MAX, not recorded */
-  uint32_t inherited; /* frames below this came from the parent (fork) */
-  sp__pair_t scratch;
-  /* arena for chunks */
-  char *arena, *arena_end;
-  uint64_t arena_blocks;
+  sp__chunk_t *ends; /* ENDS chunk being filled, or NULL */
+  int live;          /* atomic: 1 while a thread owns this state */
   /* counters, reported at finalize */
   uint64_t n_mismatch, n_closed_above, n_unmatched, n_dropped, n_invalid;
-  int32_t index; /* creation order */
-  struct sp__thread *next;
+  struct sp__thread *next;      /* every state ever made, newest first */
+  struct sp__thread *free_next; /* states of exited threads */
   /* __cyg_profile cache: function address -> region id */
   struct {
     const void *fn;
@@ -137,11 +189,61 @@ SP_HIDDEN extern __thread sp__thread_t *sp__tls;
 SP_HIDDEN extern _Atomic(sp__thread_t *) sp__threads; /* newest first */
 SP_HIDDEN sp__thread_t *sp__thread_slow(void);
 SP_HIDDEN void sp__record_after_fork(void);
+/* Slow paths in progress: finalize waits for them to leave. */
+SP_HIDDEN extern _Atomic int sp__in_slow;
+/* Every call count of a chunk another thread may be filling. */
+SP_HIDDEN int64_t sp__chunk_count(const sp__chunk_t *c);
+SP_HIDDEN void sp__thread_counters(uint64_t out[5]);
 
 static inline sp__buf_t *sp__buf_peek(sp__thread_t *t, int32_t id) {
   sp__buf_t *page = t->pages[(uint32_t)id >> SP__PAGE_BITS];
   return page ? &page[(uint32_t)id & (SP__PAGE_SIZE - 1)] : NULL;
 }
+
+/* ---- the stream and its writer thread (stream.c, writer.c) ---- */
+/* Hands a filled chunk to the writer (starting it on first use). */
+SP_HIDDEN void sp__writer_push(sp__chunk_t *c);
+/* 1 while chunks are queued or being written: waiting frees memory. */
+SP_HIDDEN int sp__writer_busy(void);
+/* Stops the writer after it wrote everything queued. */
+SP_HIDDEN void sp__writer_stop(void);
+SP_HIDDEN void sp__writer_lock(void); /* around fork */
+SP_HIDDEN void sp__writer_unlock(void);
+SP_HIDDEN void sp__writer_after_fork(void);
+SP_HIDDEN int sp__writer_is_me(void);
+/* Wakes threads waiting for memory (the writer freed some). */
+SP_HIDDEN void sp__pool_wake(void);
+
+/* Who may append to the stream: the writer thread or finalize, or, for
+ * good, a signal handler. */
+enum { SP__TOKEN_FREE = 0, SP__TOKEN_WRITER, SP__TOKEN_HANDLER };
+SP_HIDDEN int sp__token_take(int who, int wait_ms);
+SP_HIDDEN void sp__token_give(void);
+
+/* The stream file: created on first use; every function here is
+ * async-signal-safe and expects the token held. */
+SP_HIDDEN extern char sp__stream_path[PATH_MAX + 64];
+SP_HIDDEN extern char sp__stream_base[PATH_MAX + 64]; /* without .spts */
+SP_HIDDEN extern int32_t sp__rank_guess; /* the rank known at start-up */
+SP_HIDDEN extern int sp__stream_fd;
+SP_HIDDEN int sp__stream_open(void);
+SP_HIDDEN int sp__stream_regions(int resolve); /* REGION records for new ids */
+SP_HIDDEN int sp__stream_clock(void);          /* a CLOCK record of now */
+SP_HIDDEN int sp__stream_chunks(sp__chunk_t **cs, int n); /* as they stand */
+/* Every chunk still in memory (queued or being filled), as records. */
+SP_HIDDEN int sp__stream_snapshot(void);
+SP_HIDDEN int sp__stream_meta_int(const char *key, int64_t v);
+SP_HIDDEN int sp__stream_meta_str(const char *key, const char *v);
+SP_HIDDEN int sp__stream_stop(int cause);
+SP_HIDDEN extern int sp__stream_errno; /* first failed write, or 0 */
+SP_HIDDEN extern _Atomic uint64_t sp__lost_calls;
+SP_HIDDEN void sp__stream_after_fork(void);
+/* Names the stream <prefix>_rank<NNNNN>.<pid>.spts; 0, or -1 if too long. */
+SP_HIDDEN int sp__stream_set_path(int rank);
+
+/* ---- signals (signals.c) ---- */
+SP_HIDDEN void sp__signals_install(void);
+SP_HIDDEN void sp__signals_after_fork(void);
 
 /* ---- symbols (off the hot path: called at finalize) ---- */
 /* Name of the function at addr, demangled, malloc'd; never NULL. */
@@ -151,6 +253,7 @@ SP_HIDDEN char *sp__symbol_name(const void *addr);
 struct sp_fmt_meta;
 SP_HIDDEN void sp__metadata_collect(struct sp_fmt_meta *m);
 SP_HIDDEN int64_t sp__start_time_ns(void);
+SP_HIDDEN void sp__stream_meta_full(void); /* token held; not in a handler */
 SP_HIDDEN extern char sp__start_timestamp[64];
 
 #endif /* SP_INTERNAL_H */

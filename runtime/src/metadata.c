@@ -115,3 +115,18 @@ void sp__metadata_collect(sp_fmt_meta *m) {
     sp_fmt_meta_set_str(m, key, eq + 1);
   }
 }
+
+/* The run metadata as META records of the stream, so a stream recovered
+ * after a crash carries it too. Writer thread or finalize only. */
+void sp__stream_meta_full(void) {
+  sp_fmt_meta m = {0, NULL};
+  sp__metadata_collect(&m);
+  for (int64_t i = 0; i < m.n; i++) {
+    const sp_fmt_meta_item *it = &m.items[i];
+    if (it->type == SP_FMT_META_STR)
+      sp__stream_meta_str(it->key, it->str);
+    else if (it->type == SP_FMT_META_INT)
+      sp__stream_meta_int(it->key, it->i64);
+  }
+  sp_fmt_meta_free(&m);
+}

@@ -1,6 +1,6 @@
-/* record.c - the hot path: per-thread call buffers and nesting stacks.
- * No locks, no allocation per event; chunks come from large pre-faulted
- * per-thread mappings. */
+/* record.c - the slow paths behind hotpath.h: per-thread states (made,
+ * recycled when their thread exits), chunks refilled from the pool and
+ * handed to the writer, open calls detached from handed-off chunks. */
 #include "hotpath.h"
 
 #include <string.h>
@@ -8,43 +8,40 @@
 
 __thread sp__thread_t *sp__tls;
 _Atomic(sp__thread_t *) sp__threads;
+_Atomic int sp__in_slow;
 static _Atomic int32_t n_threads;
+static pthread_mutex_t states_lock = PTHREAD_MUTEX_INITIALIZER;
+static sp__thread_t *free_states;
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+/* Counters of threads that exited, added at their exit. */
+static _Atomic uint64_t gone[5];
 
-/* Chunk sizes are powers of two in bytes, header included, so that they
- * tile the arena blocks exactly: no pre-faulted byte goes unused. */
-#define FIRST_BLOCK (256u << 10) /* a thread's first arena block */
-#define HUGE_BLOCK (2u << 20)    /* later blocks: one transparent huge page */
-#define FIRST_CHUNK 1024u        /* bytes of a region's first chunk */
-#define MAX_CHUNK (256u << 10)
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
+#define FIRST_STACK 256u /* frames */
+#define PAGE_BYTES (SP__PAGE_SIZE * sizeof(sp__buf_t))
 
-static void *map_populated(size_t bytes) {
-  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
+#define BUMP(x) __atomic_store_n(&(x), __atomic_load_n(&(x), __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED)
+
+/* A slow path runs between enter and leave; finalize waits until none is
+ * in progress after it changed the state, so none hands off a chunk or
+ * changes a thread's state under its feet. */
+static int enter(void) {
+  atomic_fetch_add(&sp__in_slow, 1);
+  if (atomic_load(&sp__state) == SP__RUNNING)
+    return 1;
+  atomic_fetch_sub(&sp__in_slow, 1);
+  return 0;
 }
 
-/* A 2 MiB block backed by one huge page where the kernel allows it: page
- * faults then cost once per 131,072 calls instead of once per 256, and the
- * writes stay as cheap as into warm memory (docs/performance.md). */
-static void *map_huge(size_t bytes) {
-  size_t align = HUGE_BLOCK;
-  char *p = mmap(NULL, bytes + align, PROT_READ | PROT_WRITE,
+static void leave(void) { atomic_fetch_sub(&sp__in_slow, 1); }
+
+static void thread_exit(void *arg);
+static void make_key(void) { pthread_key_create(&exit_key, thread_exit); }
+
+static void *map(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED)
-    return NULL;
-  char *q = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
-  if (q > p)
-    munmap(p, (size_t)(q - p));
-  if (q + bytes < p + bytes + align)
-    munmap(q + bytes, (size_t)(p + bytes + align - (q + bytes)));
-  madvise(q, bytes, MADV_HUGEPAGE);
-  if (madvise(q, bytes, MADV_POPULATE_WRITE) != 0) /* kernels before 5.14 */
-    for (size_t off = 0; off < bytes; off += 4096)
-      ((volatile char *)q)[off] = 0;
-  return q;
+  return p == MAP_FAILED ? NULL : p;
 }
 
 sp__thread_t *sp__thread_slow(void) {
@@ -52,121 +49,268 @@ sp__thread_t *sp__thread_slow(void) {
     sp__ensure_init();
   if (atomic_load_explicit(&sp__state, memory_order_acquire) != SP__RUNNING)
     return NULL;
-  sp__thread_t *t = mmap(NULL, sizeof *t, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (t == MAP_FAILED)
-    return NULL;
-  /* Reserved, not committed: pages fault in only as deep as calls nest. */
-  t->stack =
-      mmap(NULL, SP__STACK_MAX * sizeof(sp__frame_t), PROT_READ | PROT_WRITE,
-           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (t->stack == MAP_FAILED) {
-    munmap(t, sizeof *t);
-    return NULL;
+  pthread_once(&key_once, make_key);
+  pthread_mutex_lock(&states_lock);
+  sp__thread_t *t = free_states;
+  if (t)
+    free_states = t->free_next;
+  pthread_mutex_unlock(&states_lock);
+  if (!t) {
+    t = map(sizeof *t);
+    if (!t)
+      return NULL;
+    t->stack = map(FIRST_STACK * sizeof(sp__frame_t));
+    if (!t->stack) {
+      munmap(t, sizeof *t);
+      return NULL;
+    }
+    t->stack_cap = FIRST_STACK;
+    sp__thread_t *head = atomic_load(&sp__threads);
+    do
+      t->next = head;
+    while (!atomic_compare_exchange_weak(&sp__threads, &head, t));
   }
   t->index = atomic_fetch_add(&n_threads, 1);
-  sp__thread_t *head = atomic_load(&sp__threads);
-  do
-    t->next = head;
-  while (!atomic_compare_exchange_weak(&sp__threads, &head, t));
+  __atomic_store_n(&t->live, 1, __ATOMIC_RELEASE);
   sp__tls = t;
+  pthread_setspecific(exit_key, t);
   return t;
-}
-
-/* Carves a chunk from the thread's arena, mapping a new pre-faulted block
- * when it runs out: the page faults happen here, once per block, not on
- * the hot path. A thread's first block is small, so that the many threads
- * that record little stay cheap; the rest are huge pages. */
-static sp__chunk_t *chunk_new(sp__thread_t *t, size_t bytes) {
-  if ((size_t)(t->arena_end - t->arena) < bytes) {
-    size_t block = t->arena_blocks ? HUGE_BLOCK : FIRST_BLOCK;
-    char *p = t->arena_blocks ? map_huge(block) : map_populated(block);
-    if (!p)
-      return NULL;
-    t->arena_blocks++;
-    t->arena = p;
-    t->arena_end = p + block;
-  }
-  sp__chunk_t *c = (sp__chunk_t *)t->arena;
-  t->arena += bytes;
-  c->next = NULL;
-  c->cap = (bytes - sizeof(sp__chunk_t)) / sizeof(sp__pair_t);
-  return c;
 }
 
 static sp__buf_t *buf_get(sp__thread_t *t, int32_t id) {
   if ((uint32_t)id >=
       (uint32_t)atomic_load_explicit(&sp__nregions, memory_order_acquire)) {
-    t->n_invalid++;
+    BUMP(t->n_invalid);
     return NULL;
   }
   sp__buf_t **page = &t->pages[(uint32_t)id >> SP__PAGE_BITS];
-  if (!*page) {
-    void *p = mmap(NULL, SP__PAGE_SIZE * sizeof(sp__buf_t),
-                   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-      return NULL;
-    atomic_store_explicit((_Atomic(sp__buf_t *) *)page, p,
-                          memory_order_release);
-  }
+  if (!*page && !(*page = map(PAGE_BYTES)))
+    return NULL;
   return &(*page)[(uint32_t)id & (SP__PAGE_SIZE - 1)];
 }
 
-/* The buffer is full (or new): link a chunk twice the size of the last. */
-static int buf_grow(sp__thread_t *t, sp__buf_t *b) {
-  size_t bytes = FIRST_CHUNK;
-  if (b->tail) {
-    bytes = (sizeof(sp__chunk_t) + b->tail->cap * sizeof(sp__pair_t)) * 2;
-    if (bytes > MAX_CHUNK)
-      bytes = MAX_CHUNK;
+/* Open calls whose slots lie in [lo, hi) of a chunk that goes to the
+ * writer: from now on their ends travel as ENDS entries. Frames are in
+ * start order, so the scan stops at the first that began before the
+ * chunk's first call. */
+static void detach(sp__thread_t *t, sp__pair_t *lo, sp__pair_t *hi,
+                   int64_t first) {
+  if (lo == hi)
+    return;
+  uint64_t first_start = lo->start;
+  for (uint32_t i = t->depth; i-- > 0;) {
+    sp__frame_t *f = &t->stack[i];
+    if ((uint32_t)f->region & SP__DETACHED) {
+      if (f->start < first_start)
+        break;
+      continue;
+    }
+    sp__pair_t *s = f->slot;
+    if (s >= lo && s < hi) {
+      f->index = first + (s - lo);
+      f->start = s->start;
+      f->slot = NULL;
+      f->region = (int32_t)((uint32_t)f->region | SP__DETACHED);
+    } else if (s->start < first_start) {
+      break;
+    }
   }
-  sp__chunk_t *c = chunk_new(t, bytes);
+}
+
+/* Gives the buffer's chunk to the writer (or back to the pool when it
+ * holds nothing); the buffer is then empty, so its next call takes the
+ * slow path. */
+static void handoff(sp__thread_t *t, sp__buf_t *b) {
+  sp__chunk_t *c = b->chunk;
+  if (!c)
+    return;
+  sp__pair_t *pairs = SP__PAIRS(c);
+  int64_t n = b->cur - pairs;
+  sp_stream_calls *h = SP__CALLS(c);
+  h->count = n;
+  c->rec.type = SP_STREAM_CALLS;
+  c->rec.size = (uint32_t)(sizeof(sp_stream_rec) + sizeof *h +
+                           (size_t)n * sizeof(sp__pair_t));
+  detach(t, pairs, pairs + n, h->first);
+  b->next_first += n;
+  b->chunk = NULL;
+  if (n) {
+    __atomic_store_n(&c->state, SP__CH_QUEUED, __ATOMIC_RELEASE);
+    SP__PUBLISH(&b->cur, (sp__pair_t *)NULL);
+    b->end = NULL;
+    sp__writer_push(c);
+  } else {
+    SP__PUBLISH(&b->cur, (sp__pair_t *)NULL);
+    b->end = NULL;
+    sp__chunk_put(c);
+  }
+}
+
+static void handoff_ends(sp__thread_t *t) {
+  sp__chunk_t *c = t->ends;
+  if (!c)
+    return;
+  t->ends = NULL;
+  int64_t n = __atomic_load_n(&c->nends, __ATOMIC_RELAXED);
+  if (!n) {
+    sp__chunk_put(c);
+    return;
+  }
+  memcpy(c->payload, &n, 8);
+  c->rec.type = SP_STREAM_ENDS;
+  c->rec.size =
+      (uint32_t)(sizeof(sp_stream_rec) + 8 + (size_t)n * sizeof(sp_stream_end));
+  __atomic_store_n(&c->state, SP__CH_QUEUED, __ATOMIC_RELEASE);
+  sp__writer_push(c);
+}
+
+/* Every chunk this thread fills goes to the writer, so memory frees up for
+ * a thread that found the budget used up with nothing in flight. */
+static void flush_own(sp__thread_t *t) {
+  for (unsigned p = 0; p < SP__MAX_PAGES; p++) {
+    sp__buf_t *page = t->pages[p];
+    if (!page)
+      continue;
+    for (unsigned i = 0; i < SP__PAGE_SIZE; i++)
+      if (page[i].chunk)
+        handoff(t, &page[i]);
+  }
+  handoff_ends(t);
+}
+
+static sp__chunk_t *chunk_for(sp__thread_t *t, uint32_t cls) {
+  sp__chunk_t *c = sp__chunk_get(cls);
+  if (!c) {
+    flush_own(t);
+    c = sp__chunk_get(cls);
+  }
+  if (!c) {
+    c = sp__chunk_get_over(cls);
+  }
+  return c;
+}
+
+/* The buffer is full (or new): hand its chunk off, take the next one. */
+static int refill(sp__thread_t *t, sp__buf_t *b, int32_t id) {
+  handoff(t, b);
+  sp__chunk_t *c = chunk_for(t, b->cls);
   if (!c)
     return -1;
-  if (b->tail)
-    atomic_store_explicit((_Atomic(sp__chunk_t *) *)&b->tail->next, c,
-                          memory_order_release);
-  else
-    atomic_store_explicit((_Atomic(sp__chunk_t *) *)&b->head, c,
-                          memory_order_release);
-  b->tail = c;
-  b->cur = c->data;
-  b->end = c->data + c->cap;
+  c->kind = SP__CH_CALLS;
+  c->cap = (uint32_t)((c->bytes - sizeof *c - sizeof(sp_stream_calls)) /
+                      sizeof(sp__pair_t));
+  c->buf = b;
+  sp_stream_calls *h = SP__CALLS(c);
+  h->thread = t->index;
+  h->region = id;
+  h->first = b->next_first;
+  h->count = 0;
+  h->reserved = 0;
+  __atomic_store_n(&c->state, SP__CH_OWNED, __ATOMIC_RELEASE);
+  b->chunk = c;
+  b->cls = c->cls + 1 < SP__NCLASSES ? c->cls + 1 : c->cls;
+  b->end = SP__PAIRS(c) + c->cap;
+  SP__PUBLISH(&b->cur, SP__PAIRS(c));
+  return 0;
+}
+
+static int grow_stack(sp__thread_t *t) {
+  uint32_t cap = t->stack_cap * 2;
+  if (cap > SP__STACK_MAX)
+    cap = SP__STACK_MAX;
+  sp__frame_t *s = map((size_t)cap * sizeof *s);
+  if (!s)
+    return -1;
+  memcpy(s, t->stack, (size_t)t->depth * sizeof *s);
+  munmap(t->stack, (size_t)t->stack_cap * sizeof *s);
+  t->stack = s;
+  t->stack_cap = cap;
   return 0;
 }
 
 /* Every rare case of a begin: first call on this thread, a region new to
- * the thread, a full chunk, nesting too deep, recording stopped. */
+ * the thread, a full chunk, a stack to grow, recording stopped. */
 __attribute__((noinline)) void sp__begin_slow(int32_t id) {
-  if (!sp__active)
+  if (!sp__active || !enter())
     return;
   sp__thread_t *t = sp__tls;
   if (!t && !(t = sp__thread_slow()))
-    return;
+    goto out;
   if ((uint32_t)id >= SP__MAX_REGIONS) {
-    t->n_invalid++;
-    return;
+    BUMP(t->n_invalid);
+    goto out;
+  }
+  if (t->depth >= t->stack_cap &&
+      (t->stack_cap >= SP__STACK_MAX || grow_stack(t) != 0)) {
+    t->overflow++;
+    BUMP(t->n_dropped);
+    goto out;
   }
   sp__buf_t *b = buf_get(t, id);
   if (!b)
-    return;
-  if (b->cur == b->end && buf_grow(t, b) != 0) {
-    t->n_dropped++;
-    return;
+    goto out;
+  if (b->cur == b->end && refill(t, b, id) != 0) {
+    BUMP(t->n_dropped);
+    goto out;
   }
-  if (t->depth >= SP__STACK_MAX) {
-    t->overflow++;
-    t->n_dropped++;
-    return;
-  }
-  sp__pair_t *p = b->cur++;
-  t->stack[t->depth].region = id;
-  t->stack[t->depth].slot = p;
-  t->depth++;
-  p->start = sp__now();
+  sp__pair_t *p = b->cur;
+  uint32_t d = t->depth;
+  t->stack[d].region = id;
+  t->stack[d].slot = p;
+  t->depth = d + 1;
+  SP__STORE(&p->end, 0);
+  SP__STORE(&p->start, sp__now());
+  SP__PUBLISH(&b->cur, p + 1);
+out:
+  leave();
 }
 
-/* sp_end that does not match the innermost open call. */
+/* The end of a call whose chunk already went to the writer. */
+static void end_detached(sp__thread_t *t, const sp__frame_t *f, uint64_t now) {
+  if (f->flags & SP__F_INHERITED)
+    return; /* the parent's call, open at fork: the parent writes it */
+  if (!enter())
+    return; /* finalize closes it at its own time */
+  sp__chunk_t *c = t->ends;
+  if (c && __atomic_load_n(&c->nends, __ATOMIC_RELAXED) == c->cap) {
+    handoff_ends(t);
+    c = NULL;
+  }
+  if (!c) {
+    c = chunk_for(t, 1);
+    if (!c) {
+      BUMP(t->n_dropped);
+      leave();
+      return;
+    }
+    c->kind = SP__CH_ENDS;
+    c->cap = (uint32_t)((c->bytes - sizeof *c - 8) / sizeof(sp_stream_end));
+    __atomic_store_n(&c->state, SP__CH_OWNED, __ATOMIC_RELEASE);
+    t->ends = c;
+  }
+  int64_t n = __atomic_load_n(&c->nends, __ATOMIC_RELAXED);
+  sp_stream_end *e = &SP__ENDS(c)[n];
+  e->thread = t->index;
+  e->region = (int32_t)((uint32_t)f->region & ~SP__DETACHED);
+  e->index = f->index;
+  e->end = now;
+  __atomic_store_n(&c->nends, n + 1, __ATOMIC_RELEASE);
+  leave();
+}
+
+static void close_frame(sp__thread_t *t, sp__frame_t *f, uint64_t now) {
+  if ((uint32_t)f->region & SP__DETACHED)
+    end_detached(t, f, now);
+  else
+    SP__STORE(&f->slot->end, now);
+}
+
+static int frame_is(const sp__frame_t *f, int32_t id) {
+  return (int32_t)((uint32_t)f->region & ~SP__DETACHED) == id;
+}
+
+/* sp_end that does not match the innermost open call, or whose call was
+ * detached. */
 __attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
                                             uint64_t now) {
   if (t->overflow) { /* this end belongs to a call that was not recorded */
@@ -174,20 +318,81 @@ __attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
     return;
   }
   uint32_t i = t->depth;
-  while (i > 0 && t->stack[i - 1].region != id)
+  while (i > 0 && !frame_is(&t->stack[i - 1], id))
     i--;
   if (i == 0) {
-    t->n_unmatched++;
+    BUMP(t->n_unmatched);
     return;
   }
   /* Close everything opened above the matching call at the same instant,
    * so the output stays properly nested. */
-  t->n_mismatch++;
+  if (i != t->depth)
+    BUMP(t->n_mismatch);
   while (t->depth > i) {
-    t->stack[--t->depth].slot->end = now;
-    t->n_closed_above++;
+    close_frame(t, &t->stack[--t->depth], now);
+    BUMP(t->n_closed_above);
   }
-  t->stack[--t->depth].slot->end = now;
+  close_frame(t, &t->stack[--t->depth], now);
+}
+
+/* A thread's end: its open calls end now, its chunks go to the writer and
+ * its state waits for the next thread. */
+static void thread_exit(void *arg) {
+  sp__thread_t *t = arg;
+  if (!t || !enter())
+    return;
+  uint64_t now = sp__now();
+  while (t->depth > 0)
+    close_frame(t, &t->stack[--t->depth], now);
+  t->overflow = 0;
+  flush_own(t);
+  for (unsigned p = 0; p < SP__MAX_PAGES; p++)
+    if (t->pages[p]) /* zero pages again, and give their memory back */
+      madvise(t->pages[p], PAGE_BYTES, MADV_DONTNEED);
+  uint64_t *cnt[5] = {&t->n_mismatch, &t->n_closed_above, &t->n_unmatched,
+                      &t->n_dropped, &t->n_invalid};
+  for (int k = 0; k < 5; k++) {
+    atomic_fetch_add(&gone[k], __atomic_load_n(cnt[k], __ATOMIC_RELAXED));
+    __atomic_store_n(cnt[k], 0, __ATOMIC_RELAXED);
+  }
+  __atomic_store_n(&t->live, 0, __ATOMIC_RELEASE);
+  sp__tls = NULL;
+  pthread_mutex_lock(&states_lock);
+  t->free_next = free_states;
+  free_states = t;
+  pthread_mutex_unlock(&states_lock);
+  leave();
+}
+
+void sp__thread_counters(uint64_t out[5]) {
+  for (int k = 0; k < 5; k++)
+    out[k] = atomic_load(&gone[k]);
+  for (sp__thread_t *t = atomic_load(&sp__threads); t; t = t->next) {
+    out[0] += __atomic_load_n(&t->n_mismatch, __ATOMIC_RELAXED);
+    out[1] += __atomic_load_n(&t->n_closed_above, __ATOMIC_RELAXED);
+    out[2] += __atomic_load_n(&t->n_unmatched, __ATOMIC_RELAXED);
+    out[3] += __atomic_load_n(&t->n_dropped, __ATOMIC_RELAXED);
+    out[4] += __atomic_load_n(&t->n_invalid, __ATOMIC_RELAXED);
+  }
+}
+
+int64_t sp__chunk_count(const sp__chunk_t *c) {
+  uint32_t st = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+  if (st == SP__CH_FREE)
+    return -1;
+  if (c->kind == SP__CH_ENDS)
+    return __atomic_load_n(&c->nends, __ATOMIC_ACQUIRE);
+  if (st == SP__CH_QUEUED)
+    return SP__CALLS(c)->count;
+  const sp__buf_t *b = c->buf;
+  sp__pair_t *cur = b ? __atomic_load_n(&b->cur, __ATOMIC_ACQUIRE) : NULL;
+  sp__pair_t *pairs = SP__PAIRS(c);
+  if (cur >= pairs && cur <= pairs + c->cap)
+    return cur - pairs;
+  /* Handed off while we looked: its count is final now. */
+  if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == SP__CH_QUEUED)
+    return SP__CALLS(c)->count;
+  return -1;
 }
 
 #undef sp_begin
@@ -223,25 +428,42 @@ SP_API void sp__exit(sp_site *s) {
     sp__end_fast(id);
 }
 
-/* In a forked child only the forking thread exists, and the parent's
- * calls are the parent's to write: drop them, keep the open frames so
- * their ends match, but point them at a scratch pair that is never
- * written out. */
+/* In a forked child only the forking thread exists, and every chunk is the
+ * parent's to write (the pool takes them all back): the child starts empty,
+ * its open frames marked inherited so their ends write nothing. */
 void sp__record_after_fork(void) {
   sp__thread_t *self = sp__tls;
-  atomic_store(&sp__threads, self);
+  free_states = NULL;
+  pthread_mutex_init(&states_lock, NULL);
+  for (sp__thread_t *t = atomic_load(&sp__threads); t; t = t->next) {
+    if (t == self)
+      continue;
+    __atomic_store_n(&t->live, 0, __ATOMIC_RELAXED);
+    for (unsigned p = 0; p < SP__MAX_PAGES; p++)
+      if (t->pages[p])
+        madvise(t->pages[p], PAGE_BYTES, MADV_DONTNEED);
+    t->depth = 0;
+    t->ends = NULL;
+    t->free_next = free_states;
+    free_states = t;
+  }
+  for (int k = 0; k < 5; k++)
+    atomic_store(&gone[k], 0);
   atomic_store(&n_threads, self ? 1 : 0);
   if (!self)
     return;
-  self->next = NULL;
   self->index = 0;
   for (unsigned p = 0; p < SP__MAX_PAGES; p++)
     if (self->pages[p])
-      memset(self->pages[p], 0, SP__PAGE_SIZE * sizeof(sp__buf_t));
-  for (uint32_t i = 0; i < self->depth; i++)
-    self->stack[i].slot = &self->scratch;
-  self->inherited = self->depth;
-  self->arena = self->arena_end = NULL;
+      memset(self->pages[p], 0, PAGE_BYTES);
+  for (uint32_t i = 0; i < self->depth; i++) {
+    sp__frame_t *f = &self->stack[i];
+    f->region = (int32_t)((uint32_t)f->region | SP__DETACHED);
+    f->flags |= SP__F_INHERITED;
+    f->slot = NULL;
+    f->start = 0;
+  }
+  self->ends = NULL;
   self->n_mismatch = self->n_closed_above = self->n_unmatched = 0;
   self->n_dropped = self->n_invalid = 0;
 }

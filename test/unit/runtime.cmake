@@ -3,6 +3,7 @@
 find_package(Threads REQUIRED)
 add_executable(rt_scenario ${CMAKE_CURRENT_LIST_DIR}/runtime/scenario.c)
 target_compile_options(rt_scenario PRIVATE ${SP_C_WARNINGS})
+target_compile_definitions(rt_scenario PRIVATE _GNU_SOURCE)
 target_link_libraries(rt_scenario PRIVATE scopeprof Threads::Threads)
 
 # A plain -finstrument-functions build: the runtime's hooks, no plugin.
@@ -100,4 +101,18 @@ if(MPI_C_FOUND AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
        rm -rf $d")
     set_tests_properties(runtime_mpirun_${mode} PROPERTIES TIMEOUT 120 LABELS mpi)
   endforeach()
+endif()
+
+# Every way a process ends: signals, crashes, abort, exit, _exit, SIGKILL.
+if(CMAKE_CXX_COMPILER)
+  add_executable(rt_throw ${CMAKE_CURRENT_LIST_DIR}/runtime/throw_prog.cpp)
+  target_link_libraries(rt_throw PRIVATE scopeprof)
+endif()
+sp_add_unit_test(test_endings
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_endings.c
+  LIBS sp_format)
+add_dependencies(test_endings rt_scenario)
+if(TARGET rt_throw)
+  add_dependencies(test_endings rt_throw)
+  target_compile_definitions(test_endings PRIVATE SP_HAVE_CXX=1)
 endif()

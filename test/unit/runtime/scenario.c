@@ -3,6 +3,8 @@
 #include "scope_profiler.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +141,137 @@ static int fsize_limit(void) {
   return 3; /* the exit status must survive the failed write */
 }
 
+
+/* ---- endings: N calls of "work" inside one open "outer", then the end
+ * named by mode; the test checks every call is in the profile. ---- */
+static volatile int *volatile nowhere;
+static volatile sig_atomic_t own_handler_ran;
+
+static void own_term(int sig) {
+  (void)sig;
+  own_handler_ran = 1;
+  const char msg[] = "own handler\n";
+  if (write(1, msg, sizeof msg - 1) < 0)
+    _exit(9);
+  exit(3);
+}
+
+static int end_deep(const char *mode, int depth) {
+  int d = sp_region("deep");
+  sp_begin(d);
+  if (depth > 0)
+    end_deep(mode, depth - 1);
+  else if (!strcmp(mode, "exit"))
+    exit(7);
+  sp_end(d);
+  return 0;
+}
+
+static int endings(const char *mode, long n) {
+  int outer = sp_region("outer"), work = sp_region("work");
+  if (!strcmp(mode, "own_sigterm"))
+    signal(SIGTERM, own_term);
+  sp_begin(outer);
+  for (long i = 0; i < n; i++) {
+    sp_begin(work);
+    sp_end(work);
+  }
+  static const struct {
+    const char *name;
+    int sig;
+  } sigs[] = {{"sigterm", SIGTERM}, {"sigint", SIGINT},   {"sighup", SIGHUP},
+              {"sigxcpu", SIGXCPU}, {"sigusr1", SIGUSR1}, {"sigusr2", SIGUSR2},
+              {"sigkill", SIGKILL}, {"own_sigterm", SIGTERM}};
+  for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    if (!strcmp(mode, sigs[i].name)) {
+      kill(getpid(), sigs[i].sig);
+      for (;;) /* the signal is delivered before kill returns */
+        pause();
+    }
+  if (!strcmp(mode, "segv"))
+    *nowhere = 1;
+  if (!strcmp(mode, "abort"))
+    abort();
+  if (!strcmp(mode, "exit"))
+    return end_deep(mode, 5);
+  if (!strcmp(mode, "_exit"))
+    _exit(5);
+  sp_end(outer);
+  return 0;
+}
+
+/* ---- threads that come and go, and finalize while threads record ---- */
+static void *one_call(void *arg) {
+  int id = sp_region("short_lived");
+  (void)arg;
+  sp_begin(id);
+  sp_end(id);
+  return NULL;
+}
+
+static long peak_rss_kib(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kib = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld", &kib) == 1)
+      break;
+  if (f)
+    fclose(f);
+  return kib;
+}
+
+/* n threads, one after another; prints the peak resident KiB. With
+ * as_kib > 0, the address space is capped at that first. */
+static int seq_threads(long n, long as_kib) {
+  if (as_kib > 0) {
+    struct rlimit rl = {(rlim_t)as_kib * 1024, (rlim_t)as_kib * 1024};
+    if (setrlimit(RLIMIT_AS, &rl) != 0)
+      return 2;
+  }
+  for (long i = 0; i < n; i++) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, one_call, NULL) != 0)
+      return 3;
+    pthread_join(t, NULL);
+  }
+  printf("%ld\n", peak_rss_kib());
+  return 0;
+}
+
+static atomic_long recorded;
+static atomic_int stop_recording;
+
+static void *record_until_stopped(void *arg) {
+  int id = sp_region("racing"), inner = sp_region("racing_inner");
+  (void)arg;
+  while (!atomic_load_explicit(&stop_recording, memory_order_relaxed)) {
+    sp_begin(id);
+    sp_begin(inner);
+    sp_end(inner);
+    sp_end(id);
+    atomic_fetch_add_explicit(&recorded, 1, memory_order_relaxed);
+  }
+  return NULL;
+}
+
+/* sp_finalize from main while 8 threads record at full speed. */
+static int finalize_race(void) {
+  pthread_t t[8];
+  for (int i = 0; i < 8; i++)
+    pthread_create(&t[i], NULL, record_until_stopped, NULL);
+  while (atomic_load(&recorded) < 8 * 50000)
+    sched_yield();
+  int rc = sp_finalize();
+  long after = atomic_load(&recorded);
+  while (atomic_load(&recorded) < after + 8 * 10000) /* still recording */
+    sched_yield();
+  atomic_store(&stop_recording, 1);
+  for (int i = 0; i < 8; i++)
+    pthread_join(t[i], NULL);
+  return rc == 0 ? 0 : 2;
+}
+
 int main(int argc, char **argv) {
   const char *s = argc > 1 ? argv[1] : "";
   if (argc > 2 && sp_init(argv[2]) != 0)
@@ -161,6 +294,21 @@ int main(int argc, char **argv) {
     return finalize_twice();
   if (!strcmp(s, "fsize_limit"))
     return fsize_limit();
+  if (!strncmp(s, "seq_threads:", 12)) { /* seq_threads:<n>[:<as KiB>] */
+    long n = 0, as = 0;
+    if (sscanf(s + 12, "%ld:%ld", &n, &as) < 1)
+      return 1;
+    return seq_threads(n, as);
+  }
+  if (!strcmp(s, "finalize_race"))
+    return finalize_race();
+  if (!strncmp(s, "end:", 4)) { /* end:<mode>:<calls> */
+    char mode[32];
+    long n = 0;
+    if (sscanf(s + 4, "%31[^:]:%ld", mode, &n) != 2)
+      return 1;
+    return endings(mode, n);
+  }
   if (!strcmp(s, "unwritable")) {
     nest();
     return 3;

@@ -22,6 +22,7 @@ extern char **environ;
 
 static char dir[512];
 static char errtext[8192];
+static const char *stdout_to; /* NULL: /dev/null */
 
 /* Runs prog with extra environment entries; stderr lands in errtext. */
 static int run(const char *prog, const char *arg, const char *const *env) {
@@ -43,7 +44,8 @@ static int run(const char *prog, const char *arg, const char *const *env) {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 2, errfile,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, stdout_to ? stdout_to : "/dev/null",
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   char path[600];
   snprintf(path, sizeof path, "%s/%s", SP_TEST_BINARY_DIR, prog);
   char *argv[] = {path, (char *)arg, NULL};
@@ -59,6 +61,24 @@ static int run(const char *prog, const char *arg, const char *const *env) {
   if (f)
     fclose(f);
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char outtext[4096];
+
+/* As run, with the child's stdout in outtext. */
+static int run_out(const char *prog, const char *arg, const char *const *env) {
+  char outfile[600];
+  snprintf(outfile, sizeof outfile, "%s/stdout.txt", dir);
+  stdout_to = outfile;
+  int rc = run(prog, arg, env);
+  stdout_to = NULL;
+  FILE *f = fopen(outfile, "r");
+  size_t got = f ? fread(outtext, 1, sizeof outtext - 1, f) : 0;
+  outtext[got] = 0;
+  if (f)
+    fclose(f);
+  unlink(outfile);
+  return rc;
 }
 
 static int setup(void **state) {
@@ -237,13 +257,13 @@ static void test_mismatched_ends(void **state) {
   sp_fmt_rank_free(&r);
 }
 
+/* Calls still open at exit end then, silently (SP_VERBOSE=1 says so). */
 static void test_open_at_exit(void **state) {
   (void)state;
   char out[600];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "open_at_exit", env), 0);
-  assert_non_null(strstr(errtext, "scopeprof: 1 region(s) still open at "
-                                  "finalize"));
+  assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
   const sp_fmt_block *a = find_block(&r, 0, "left_open"),
@@ -251,6 +271,10 @@ static void test_open_at_exit(void **state) {
   assert_int_equal(a->count, 1);
   assert_true(a->ends[0] >= b->ends[0]); /* closed at finalize time */
   sp_fmt_rank_free(&r);
+  const char *verbose[] = {ENV_OUT(out), "SP_VERBOSE=1", NULL};
+  assert_int_equal(run("rt_scenario", "open_at_exit", verbose), 0);
+  assert_non_null(strstr(errtext, "scopeprof: 1 call(s) still open at "
+                                  "finalize (closed then)"));
 }
 
 static void test_finalize_twice(void **state) {
@@ -320,28 +344,66 @@ static void test_fork_with_pid(void **state) {
   assert_int_equal(children, 1);
 }
 
-static void test_unwritable_dir(void **state) {
+/* A missing directory is created, as LLVM's profile runtime does. */
+static void test_missing_dir_created(void **state) {
   (void)state;
   char out[600];
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/missing/p", dir);
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/a/b/p", dir);
   const char *env[] = {out, "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "unwritable", env), 3);
-  /* one line naming the path and the reason */
-  assert_non_null(strstr(errtext, "missing/p_rank00000.spt"));
-  assert_non_null(strstr(errtext, "No such file or directory"));
-  assert_non_null(strstr(errtext, "scopeprof: error: "));
-  assert_ptr_equal(strchr(errtext, '\n'), errtext + strlen(errtext) - 1);
-  assert_int_equal(count_files(), 0);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  read_spt("a/b/p_rank00000.spt", &r);
+  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  sp_fmt_rank_free(&r);
 }
 
+/* A directory that cannot be made (a file is in the way): one line naming
+ * the path and the reason, the exit status untouched, nothing written. */
+static void test_unwritable_dir(void **state) {
+  (void)state;
+  char out[600], file[600];
+  snprintf(file, sizeof file, "%s/file", dir);
+  close(open(file, O_WRONLY | O_CREAT, 0644));
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/file/p", dir);
+  const char *env[] = {out, "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "unwritable", env), 3);
+  assert_non_null(strstr(errtext, "scopeprof: error: "));
+  assert_non_null(strstr(errtext, "file/p_rank00000.spt: Not a directory"));
+  assert_ptr_equal(strchr(errtext, '\n'), errtext + strlen(errtext) - 1);
+  assert_int_equal(count_files(), 1); /* the file in the way, nothing else */
+}
+
+/* A write refused part way (a full disk): one line naming the stream, the
+ * calls it lost and that it keeps what was written; no final file, and the
+ * stream stays readable. */
 static void test_write_fails_midway(void **state) {
   (void)state;
   char out[600];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "fsize_limit", env), 3);
-  assert_non_null(strstr(errtext, "p_rank00000.spt"));
-  assert_non_null(strstr(errtext, "File too large"));
-  assert_int_equal(count_files(), 0); /* no truncated file, no temp */
+  assert_non_null(strstr(errtext, "scopeprof: error: "));
+  assert_non_null(strstr(errtext, ".spts: File too large; 10000 call(s) lost"));
+  assert_ptr_equal(strchr(errtext, '\n'), errtext + strlen(errtext) - 1);
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int streams = 0;
+  while ((e = readdir(d))) {
+    assert_null(strstr(e->d_name, ".spt.tmp"));
+    assert_false(strcmp(e->d_name, "p_rank00000.spt") == 0);
+    if (strstr(e->d_name, ".spts")) {
+      char path[1200];
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      sp_fmt_rank r = {0};
+      sp_fmt_err err = {{0}};
+      assert_int_equal(sp_fmt_stream_read(path, &r, &err), 0);
+      assert_int_equal(r.nblocks, 0); /* no call fitted in 4096 bytes */
+      sp_fmt_rank_free(&r);
+      streams++;
+    }
+  }
+  closedir(d);
+  assert_int_equal(streams, 1);
 }
 
 static void test_rank_from_env(void **state) {
@@ -611,6 +673,72 @@ static void test_h5_output(void **state) {
 }
 #endif
 
+/* Threads that come and go: their states and chunks are reused, so 1000 of
+ * them one after another stay small, and all their calls are there. */
+static void check_seq_threads(const char *arg, long n, long max_kib) {
+  char out[600];
+  const char *env[] = {ENV_OUT(out), NULL};
+  assert_int_equal(run_out("rt_scenario", arg, env), 0);
+  assert_string_equal(errtext, "");
+  long kib = strtol(outtext, NULL, 10);
+  assert_true(kib > 0);
+  if (kib >= max_kib)
+    fail_msg("peak resident %ld KiB, limit %ld KiB", kib, max_kib);
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(r.nblocks, n);
+  for (int64_t i = 0; i < r.nblocks; i++) {
+    assert_int_equal(r.blocks[i].thread, i);
+    assert_int_equal(r.blocks[i].count, 1);
+    assert_string_equal(r.regions[r.blocks[i].region].name, "short_lived");
+  }
+  sp_fmt_rank_free(&r);
+}
+
+static void test_thread_churn(void **state) {
+  (void)state;
+  check_seq_threads("seq_threads:1000", 1000, 32 * 1024);
+}
+
+/* 3000 short threads under a 400 MB address-space limit: every call. */
+static void test_thread_churn_ulimit(void **state) {
+  (void)state;
+  check_seq_threads("seq_threads:3000:400000", 3000, 64 * 1024);
+}
+
+/* sp_finalize while 8 threads record: every call in the file is whole
+ * (start <= end, in order, inner inside outer); run under TSan in CI. */
+static void test_finalize_race(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), NULL};
+  assert_int_equal(run("rt_scenario", "finalize_race", env), 0);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(r.version, 3);
+  int threads = 0;
+  for (int t = 0; t < 8; t++) {
+    const sp_fmt_block *o = find_block(&r, t, "racing"),
+                       *in = find_block(&r, t, "racing_inner");
+    if (!o)
+      continue;
+    threads++;
+    assert_ordered(o);
+    /* a thread may have been between its two begins when recording
+     * stopped: one inner fewer */
+    int64_t nin = in ? in->count : 0;
+    assert_true(nin == o->count || nin == o->count - 1);
+    if (!in)
+      continue;
+    assert_ordered(in);
+    for (int64_t i = 0; i < nin; i++) /* each inner inside its outer */
+      assert_true(o->starts[i] <= in->starts[i] && in->ends[i] <= o->ends[i]);
+  }
+  assert_int_equal(threads, 8);
+  sp_fmt_rank_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_nest_roundtrip, setup, teardown),
@@ -623,6 +751,12 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_enable_0, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fork, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fork_with_pid, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_thread_churn, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_thread_churn_ulimit, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_finalize_race, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_missing_dir_created, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_unwritable_dir, setup, teardown),
       cmocka_unit_test_setup_teardown(test_write_fails_midway, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rank_from_env, setup, teardown),

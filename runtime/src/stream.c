@@ -1,0 +1,372 @@
+/* stream.c - appending records to the rank's .spts stream. Everything here
+ * is async-signal-safe (open, write, no allocation, no locks), because a
+ * signal handler uses it as well as the writer thread and finalize; the
+ * token says which of them may append. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+char sp__stream_path[PATH_MAX + 64];
+char sp__stream_base[PATH_MAX + 64];
+int32_t sp__rank_guess;
+int sp__stream_fd = -1;
+int sp__stream_errno;
+_Atomic uint64_t sp__lost_calls;
+static int64_t good_size;       /* bytes of whole records in the file */
+static int32_t regions_written; /* REGION records written for ids below */
+static _Atomic int token;
+static unsigned char recbuf[1 << 16]; /* one record at a time (token) */
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int sp__token_take(int who, int wait_ms) {
+  int free_ = SP__TOKEN_FREE;
+  if (atomic_compare_exchange_strong(&token, &free_, who))
+    return 1;
+  if (who != SP__TOKEN_HANDLER)
+    return 0;
+  /* A handler waits for the writer's current write to finish, within
+   * bounds: a writer stuck on a dead file system must not hang the exit. */
+  int64_t until = now_ns() + (int64_t)wait_ms * 1000000;
+  while (now_ns() < until) {
+    free_ = SP__TOKEN_FREE;
+    if (atomic_compare_exchange_strong(&token, &free_, who))
+      return 1;
+    if (free_ == SP__TOKEN_HANDLER)
+      return 0; /* another handler (a second signal) owns it */
+    sched_yield();
+  }
+  atomic_store(&token, who);
+  return 1;
+}
+
+void sp__token_give(void) {
+  int w = SP__TOKEN_WRITER;
+  atomic_compare_exchange_strong(&token, &w, SP__TOKEN_FREE);
+}
+
+/* Appends iov whole or not at all: a failed write is cut back to the last
+ * whole record, so the stream stays readable (and later writes may still
+ * succeed once space frees up). */
+static int put(struct iovec *iov, int n) {
+  if (sp__stream_fd < 0)
+    return -1;
+  size_t total = 0;
+  for (int i = 0; i < n; i++)
+    total += iov[i].iov_len;
+  size_t done = 0;
+  while (n > 0) {
+    ssize_t w = writev(sp__stream_fd, iov, n > 1024 ? 1024 : n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0) {
+      if (!sp__stream_errno)
+        sp__stream_errno = w < 0 ? errno : ENOSPC;
+      if (done && ftruncate(sp__stream_fd, good_size) != 0)
+        sp__stream_errno = errno;
+      return -1;
+    }
+    done += (size_t)w;
+    while (n > 0 && (size_t)w >= iov->iov_len) {
+      w -= (ssize_t)iov->iov_len;
+      iov++, n--;
+    }
+    if (n > 0) {
+      iov->iov_base = (char *)iov->iov_base + w;
+      iov->iov_len -= (size_t)w;
+    }
+  }
+  good_size += (int64_t)total;
+  return 0;
+}
+
+/* Writes the record built in recbuf: head, then `len` payload bytes. */
+static int put_rec(uint32_t type, size_t len) {
+  size_t size = (sizeof(sp_stream_rec) + len + 7) & ~(size_t)7;
+  if (size > sizeof recbuf)
+    return -1;
+  memset(recbuf + sizeof(sp_stream_rec) + len, 0,
+         size - sizeof(sp_stream_rec) - len);
+  sp_stream_rec *r = (sp_stream_rec *)(void *)recbuf;
+  r->type = type;
+  r->size = (uint32_t)size;
+  r->check = sp_stream_check(type, r->size, recbuf + sizeof *r);
+  struct iovec iov = {recbuf, size};
+  return put(&iov, 1);
+}
+
+static unsigned char *payload(void) { return recbuf + sizeof(sp_stream_rec); }
+
+/* mkdir -p of path's directory, as LLVM's profile runtime does. */
+static void make_dirs(const char *path) {
+  char dir[sizeof sp__stream_path];
+  size_t n = strlen(path);
+  if (n >= sizeof dir)
+    return;
+  memcpy(dir, path, n + 1);
+  for (size_t i = 1; i < n; i++)
+    if (dir[i] == '/') {
+      dir[i] = 0;
+      mkdir(dir, 0777);
+      dir[i] = '/';
+    }
+}
+
+int sp__stream_clock(void) {
+  sp_stream_clock c;
+  int64_t mono;
+  sp__clock_point(&c.stamp, &mono);
+  c.mono_ns = mono;
+  memcpy(payload(), &c, sizeof c);
+  return put_rec(SP_STREAM_CLOCK, sizeof c);
+}
+
+static int meta(uint32_t kind, const char *key, const char *v, int64_t i) {
+  sp_stream_meta m = {kind, (uint32_t)strlen(key), v ? (uint32_t)strlen(v) : 0,
+                      0, i};
+  size_t room = sizeof recbuf - sizeof(sp_stream_rec) - sizeof m - 8;
+  if (m.key_len > 256)
+    return -1;
+  if (m.key_len + m.value_len > room)
+    m.value_len = (uint32_t)(room - m.key_len);
+  unsigned char *p = payload();
+  memcpy(p, &m, sizeof m);
+  memcpy(p + sizeof m, key, m.key_len);
+  if (m.value_len)
+    memcpy(p + sizeof m + m.key_len, v, m.value_len);
+  return put_rec(SP_STREAM_META, sizeof m + m.key_len + m.value_len);
+}
+
+int sp__stream_meta_int(const char *key, int64_t v) {
+  return meta('i', key, NULL, v);
+}
+int sp__stream_meta_str(const char *key, const char *v) {
+  return meta('s', key, v, 0);
+}
+
+int sp__stream_open(void) {
+  if (sp__stream_fd >= 0)
+    return 0;
+  if (!sp__stream_base[0])
+    return -1;
+  make_dirs(sp__stream_base);
+  char path[sizeof sp__stream_path];
+  size_t n = strlen(sp__stream_base), e = sizeof SP_STREAM_EXT;
+  if (n + 4 + e > sizeof path)
+    return -1;
+  /* Never another process's stream (a stale one with our pid): take the
+   * next free name. */
+  for (int k = 0; k < 100; k++) {
+    memcpy(path, sp__stream_base, n);
+    size_t at = n;
+    if (k) {
+      path[at++] = '.';
+      path[at++] = (char)('0' + k / 10);
+      path[at++] = (char)('0' + k % 10);
+    }
+    memcpy(path + at, SP_STREAM_EXT, e);
+    sp__stream_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
+                         0644);
+    if (sp__stream_fd >= 0 || errno != EEXIST)
+      break;
+  }
+  if (sp__stream_fd < 0) {
+    if (!sp__stream_errno)
+      sp__stream_errno = errno;
+    return -1;
+  }
+  memcpy(sp__stream_path, path, strlen(path) + 1);
+  good_size = 0;
+  sp_stream_header h = {{0}, SP_STREAM_VERSION, SP_STREAM_BOM,
+                        sp__rank_guess, (int32_t)getpid(),
+                        sp__clock_tsc ? SP_STREAM_CLOCK_TSC : SP_STREAM_CLOCK_NS,
+                        0};
+  memcpy(h.magic, SP_STREAM_MAGIC, 8);
+  struct iovec iov = {&h, sizeof h};
+  if (put(&iov, 1) != 0)
+    return -1;
+  sp_stream_clock c0;
+  sp__clock_origin(&c0.stamp, &c0.mono_ns);
+  memcpy(payload(), &c0, sizeof c0);
+  put_rec(SP_STREAM_CLOCK, sizeof c0);
+  sp__stream_clock();
+  sp__stream_meta_int("pid", (int64_t)getpid());
+  sp__stream_meta_int("start_time_ns", sp__start_time_ns());
+  sp__stream_meta_str("timestamp", sp__start_timestamp);
+  if (sp__cfg.label[0])
+    sp__stream_meta_str("label", sp__cfg.label);
+  return 0;
+}
+
+/* Name for an address region nobody resolved: 0x<hex>, as the symbol
+ * lookup names a function it cannot find. */
+static size_t hex_name(char *out, uintptr_t a) {
+  char tmp[20];
+  int n = 0;
+  do
+    tmp[n++] = "0123456789abcdef"[a & 15];
+  while ((a >>= 4) && n < 16);
+  out[0] = '0', out[1] = 'x';
+  for (int i = 0; i < n; i++)
+    out[2 + i] = tmp[n - 1 - i];
+  return (size_t)n + 2;
+}
+
+int sp__stream_regions(int resolve) {
+  int32_t n = atomic_load_explicit(&sp__nregions, memory_order_acquire);
+  for (; regions_written < n; regions_written++) {
+    sp__region_t *r = sp__region_get(regions_written);
+    const char *name = __atomic_load_n(&r->name, __ATOMIC_ACQUIRE);
+    if (!name && resolve) {
+      name = sp__symbol_name(r->addr); /* malloc'd; kept for good */
+      if (name)
+        __atomic_store_n(&r->name, name, __ATOMIC_RELEASE);
+    }
+    sp_stream_region g = {regions_written, r->file ? r->line : -1, 0, 0,
+                          (uint64_t)(uintptr_t)r->addr};
+    unsigned char *p = payload();
+    size_t room = sizeof recbuf - sizeof(sp_stream_rec) - sizeof g - 8;
+    char hex[24];
+    if (name) {
+      g.name_len = (uint32_t)strlen(name);
+    } else {
+      g.name_len = (uint32_t)hex_name(hex, (uintptr_t)r->addr);
+      name = hex;
+    }
+    if (g.name_len > room / 2)
+      g.name_len = (uint32_t)(room / 2);
+    g.file_len = r->file ? (uint32_t)strlen(r->file) : 0;
+    if (g.file_len > room / 2)
+      g.file_len = (uint32_t)(room / 2);
+    memcpy(p, &g, sizeof g);
+    memcpy(p + sizeof g, name, g.name_len);
+    if (g.file_len)
+      memcpy(p + sizeof g + g.name_len, r->file, g.file_len);
+    if (put_rec(SP_STREAM_REGION, sizeof g + g.name_len + g.file_len) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* Calls a chunk holds now, and its record head set to match. Payload of a
+ * calls chunk: the calls header, then the pairs. */
+static int64_t seal(sp__chunk_t *c) {
+  int64_t n = sp__chunk_count(c);
+  if (n <= 0)
+    return n;
+  if (c->kind == SP__CH_ENDS) {
+    memcpy(c->payload, &n, 8);
+    c->rec.type = SP_STREAM_ENDS;
+    c->rec.size = (uint32_t)(sizeof(sp_stream_rec) + 8 +
+                             (size_t)n * sizeof(sp_stream_end));
+  } else {
+    SP__CALLS(c)->count = n;
+    c->rec.type = SP_STREAM_CALLS;
+    c->rec.size = (uint32_t)(sizeof(sp_stream_rec) + sizeof(sp_stream_calls) +
+                             (size_t)n * sizeof(sp__pair_t));
+  }
+  c->rec.check = sp_stream_check(c->rec.type, c->rec.size, c->payload);
+  return n;
+}
+
+int sp__stream_chunks(sp__chunk_t **cs, int n) {
+  struct iovec iov[64];
+  int k = 0, rc = 0;
+  int64_t calls = 0;
+  for (int i = 0; i <= n; i++) {
+    if (k == 64 || (i == n && k)) {
+      if (put(iov, k) != 0) {
+        atomic_fetch_add(&sp__lost_calls, (uint64_t)calls);
+        rc = -1;
+      }
+      k = 0;
+      calls = 0;
+    }
+    if (i == n)
+      break;
+    int64_t c = seal(cs[i]);
+    if (c <= 0)
+      continue;
+    if (cs[i]->kind == SP__CH_CALLS)
+      calls += c;
+    iov[k].iov_base = &cs[i]->rec;
+    iov[k].iov_len = cs[i]->rec.size;
+    k++;
+  }
+  return rc;
+}
+
+/* A chunk its thread may still be filling: copied out word by word with
+ * atomic loads, so the record checked is the record written. */
+static int copy_out(sp__chunk_t *c, int64_t n) {
+  size_t head = c->kind == SP__CH_ENDS ? 8 : sizeof(sp_stream_calls);
+  size_t item = c->kind == SP__CH_ENDS ? sizeof(sp_stream_end)
+                                       : sizeof(sp__pair_t);
+  size_t len = head + (size_t)n * item;
+  if (sizeof(sp_stream_rec) + len > sizeof recbuf)
+    return -1;
+  unsigned char *p = payload();
+  if (c->kind == SP__CH_ENDS) {
+    memcpy(p, &n, 8);
+  } else {
+    sp_stream_calls h = *SP__CALLS(c);
+    h.count = n;
+    memcpy(p, &h, sizeof h);
+  }
+  const uint64_t *from = (const uint64_t *)(void *)(c->payload + head);
+  uint64_t *to = (uint64_t *)(void *)(p + head);
+  for (size_t i = 0; i < (size_t)n * item / 8; i++)
+    to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+  return put_rec(c->kind == SP__CH_ENDS ? SP_STREAM_ENDS : SP_STREAM_CALLS,
+                 len);
+}
+
+static void snap_one(sp__chunk_t *c, void *arg) {
+  int *rc = arg;
+  int64_t n = sp__chunk_count(c);
+  if (n <= 0)
+    return;
+  int bad = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == SP__CH_QUEUED
+                ? sp__stream_chunks(&c, 1)
+                : copy_out(c, n);
+  if (bad) {
+    if (c->kind == SP__CH_CALLS)
+      atomic_fetch_add(&sp__lost_calls, (uint64_t)n);
+    *rc = -1;
+  }
+}
+
+int sp__stream_snapshot(void) {
+  int rc = 0;
+  sp__pool_walk(snap_one, &rc);
+  return rc;
+}
+
+int sp__stream_stop(int cause) {
+  sp_stream_stop s = {sp__now(), cause, 0};
+  memcpy(payload(), &s, sizeof s);
+  return put_rec(SP_STREAM_STOP, sizeof s);
+}
+
+/* A child of fork: the parent's stream is the parent's. */
+void sp__stream_after_fork(void) {
+  if (sp__stream_fd >= 0)
+    close(sp__stream_fd);
+  sp__stream_fd = -1;
+  sp__stream_errno = 0;
+  good_size = 0;
+  regions_written = 0;
+  atomic_store(&token, SP__TOKEN_FREE);
+  atomic_store(&sp__lost_calls, 0);
+}

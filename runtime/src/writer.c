@@ -1,0 +1,151 @@
+/* writer.c - the writer thread: takes the chunks threads hand off, appends
+ * them to the stream and gives their memory back to the pool, so recording
+ * threads never write files. Started on the first hand-off. */
+#include "internal.h"
+
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t qcond = PTHREAD_COND_INITIALIZER;
+static sp__chunk_t *q_head, *q_tail;
+static int q_len, writing, stop_req, started;
+static pthread_t thread;
+static __thread int i_am_writer;
+
+int sp__writer_is_me(void) { return i_am_writer; }
+
+int sp__writer_busy(void) {
+  pthread_mutex_lock(&qlock);
+  int busy = q_len > 0 || writing;
+  pthread_mutex_unlock(&qlock);
+  return busy;
+}
+
+#define BATCH 256
+
+/* Writes a batch under the token; the chunks are free (state) before the
+ * token goes back, so a signal handler that takes it next never writes
+ * them twice. */
+static void write_batch(sp__chunk_t **cs, int n, int64_t *last_clock) {
+  if (sp__token_take(SP__TOKEN_WRITER, 0)) {
+    int fresh = sp__stream_fd < 0;
+    if (sp__stream_open() == 0) {
+      if (fresh)
+        sp__stream_meta_full();
+      sp__stream_regions(1);
+      struct timespec ts;
+      clock_gettime(CLOCK_MONOTONIC, &ts);
+      int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+      if (now - *last_clock > 1000000000) { /* keeps the mapping current */
+        sp__stream_clock();
+        *last_clock = now;
+      }
+      sp__stream_chunks(cs, n);
+    } else {
+      for (int i = 0; i < n; i++)
+        if (cs[i]->kind == SP__CH_CALLS)
+          atomic_fetch_add(&sp__lost_calls, (uint64_t)SP__CALLS(cs[i])->count);
+    }
+    for (int i = 0; i < n; i++)
+      __atomic_store_n(&cs[i]->state, SP__CH_FREE, __ATOMIC_RELEASE);
+    sp__token_give();
+  } else {
+    return; /* a handler owns the stream now and writes what is queued */
+  }
+  for (int i = 0; i < n; i++)
+    sp__chunk_put(cs[i]);
+  sp__pool_wake();
+}
+
+static void *writer_main(void *arg) {
+  (void)arg;
+  i_am_writer = 1;
+  sp__chunk_t *batch[BATCH];
+  int64_t last_clock = 0;
+  pthread_mutex_lock(&qlock);
+  for (;;) {
+    while (!q_head && !stop_req)
+      pthread_cond_wait(&qcond, &qlock);
+    if (!q_head)
+      break;
+    sp__chunk_t *list = q_head;
+    q_head = q_tail = NULL;
+    writing = 1;
+    pthread_mutex_unlock(&qlock);
+    while (list) {
+      int n = 0;
+      while (list && n < BATCH) {
+        batch[n++] = list;
+        list = list->next;
+      }
+      pthread_mutex_lock(&qlock);
+      q_len -= n;
+      pthread_mutex_unlock(&qlock);
+      write_batch(batch, n, &last_clock);
+    }
+    pthread_mutex_lock(&qlock);
+    writing = 0;
+  }
+  pthread_mutex_unlock(&qlock);
+  return NULL;
+}
+
+/* The writer takes no signal meant for the process: a handler must run on
+ * a thread that is not the one holding the stream. */
+static int start(void) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&thread, NULL, writer_main, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
+void sp__writer_push(sp__chunk_t *c) {
+  c->next = NULL;
+  pthread_mutex_lock(&qlock);
+  if (!started && !stop_req)
+    started = start() == 0 ? 1 : -1;
+  if (started < 0) { /* no thread to be had: write it here */
+    pthread_mutex_unlock(&qlock);
+    int64_t last = 0;
+    write_batch(&c, 1, &last);
+    return;
+  }
+  if (q_tail)
+    q_tail->next = c;
+  else
+    q_head = c;
+  q_tail = c;
+  q_len++;
+  pthread_cond_signal(&qcond);
+  pthread_mutex_unlock(&qlock);
+}
+
+void sp__writer_stop(void) {
+  pthread_mutex_lock(&qlock);
+  stop_req = 1;
+  int was = started;
+  pthread_cond_signal(&qcond);
+  pthread_mutex_unlock(&qlock);
+  if (was > 0)
+    pthread_join(thread, NULL);
+  pthread_mutex_lock(&qlock);
+  started = 0;
+  pthread_mutex_unlock(&qlock);
+}
+
+void sp__writer_lock(void) { pthread_mutex_lock(&qlock); }
+void sp__writer_unlock(void) { pthread_mutex_unlock(&qlock); }
+
+/* A forked child has no writer thread and owns none of the queued chunks
+ * (the pool takes them back). */
+void sp__writer_after_fork(void) {
+  q_head = q_tail = NULL;
+  q_len = writing = stop_req = started = 0;
+  i_am_writer = 0;
+  pthread_mutex_init(&qlock, NULL);
+  pthread_cond_init(&qcond, NULL);
+}

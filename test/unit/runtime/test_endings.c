@@ -1,0 +1,265 @@
+/* test_endings.c - programs that record N calls and then end every way a
+ * job ends (signals, crashes, abort, exit, _exit, SIGKILL): the profile,
+ * final or recovered from the stream, holds the calls, and the exit status
+ * is the one the ending gives without ScopeProf. */
+#include "sp_format.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+/* cmocka.h needs the three above first */
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define N 300000L           /* calls: more than the budget holds */
+#define BUDGET (2L << 20)   /* SP_MEMORY=2M */
+#define PAIR 16L
+
+static char dir[512];
+static char errtext[8192], outtext[1024];
+
+static void slurp(const char *path, char *buf, size_t size) {
+  FILE *f = fopen(path, "r");
+  size_t got = f ? fread(buf, 1, size - 1, f) : 0;
+  buf[got] = 0;
+  if (f)
+    fclose(f);
+}
+
+/* Runs prog arg with the test's environment; returns the exit status as a
+ * shell reports it (128 + signal for a signal). */
+static int run(const char *prog, const char *arg, const char *const *env) {
+  char *envp[512];
+  int n = 0;
+  for (char **e = environ; *e && n < 480; e++)
+    if (strncmp(*e, "SP_", 3) && strncmp(*e, "OMPI_", 5) &&
+        strncmp(*e, "PMI", 3) && strncmp(*e, "SLURM_", 6))
+      envp[n++] = *e;
+  for (; env && *env; env++)
+    envp[n++] = (char *)*env;
+  envp[n] = NULL;
+  char errfile[600], outfile[600], path[600];
+  snprintf(errfile, sizeof errfile, "%s/stderr.txt", dir);
+  snprintf(outfile, sizeof outfile, "%s/stdout.txt", dir);
+  snprintf(path, sizeof path, "%s/%s", SP_TEST_BINARY_DIR, prog);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, errfile,
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 1, outfile,
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  char *argv[] = {path, (char *)arg, NULL};
+  pid_t pid;
+  assert_int_equal(posix_spawn(&pid, path, &fa, NULL, argv, envp), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  int st;
+  waitpid(pid, &st, 0);
+  slurp(errfile, errtext, sizeof errtext);
+  slurp(outfile, outtext, sizeof outtext);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(dir, sizeof dir, "%s/end_XXXXXX", SP_TEST_BINARY_DIR);
+  assert_non_null(mkdtemp(dir));
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+/* What the run left: exactly one final .spt or one .spts stream (and
+ * nothing else: no temporary), read into r. Returns 1 for a stream. */
+static int load(sp_fmt_rank *r) {
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  struct dirent *e;
+  char found[300] = "";
+  int files = 0, stream = 0;
+  while ((e = readdir(d))) {
+    const char *n = e->d_name;
+    size_t len = strlen(n);
+    if (n[0] == '.' || !strcmp(n, "stderr.txt") || !strcmp(n, "stdout.txt"))
+      continue;
+    files++;
+    snprintf(found, sizeof found, "%s", n);
+    stream = len > 5 && !strcmp(n + len - 5, ".spts");
+  }
+  closedir(d);
+  if (files != 1)
+    fail_msg("expected one profile file in %s, found %d", dir, files);
+  char path[900];
+  snprintf(path, sizeof path, "%s/%s", dir, found);
+  sp_fmt_err err = {{0}};
+  int rc = stream ? sp_fmt_stream_read(path, r, &err)
+                  : sp_fmt_spt_read(path, r, &err);
+  if (rc != 0)
+    fail_msg("%s", err.msg);
+  return stream;
+}
+
+static const sp_fmt_block *block(const sp_fmt_rank *r, const char *name) {
+  for (int64_t i = 0; i < r->nblocks; i++)
+    if (!strcmp(r->regions[r->blocks[i].region].name, name))
+      return &r->blocks[i];
+  return NULL;
+}
+
+/* Every work call complete, in order, inside the one outer call. */
+static void check_calls(const sp_fmt_rank *r, long min_calls) {
+  const sp_fmt_block *w = block(r, "work"), *o = block(r, "outer");
+  assert_non_null(w);
+  assert_true(w->count >= min_calls);
+  assert_true(w->count <= N);
+  for (int64_t i = 0; i < w->count; i++) {
+    assert_true(w->starts[i] <= w->ends[i]);
+    if (i)
+      assert_true(w->ends[i - 1] <= w->starts[i]);
+  }
+  if (min_calls == N) {
+    assert_non_null(o);
+    assert_int_equal(o->count, 1);
+    /* outer was still open: closed when the process stopped */
+    assert_true(o->starts[0] <= w->starts[0]);
+    assert_true(o->ends[0] >= w->ends[w->count - 1]);
+  }
+}
+
+static void ending(const char *mode, int status, int want_stream) {
+  char out[600], arg[64];
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
+  snprintf(arg, sizeof arg, "end:%s:%ld", mode, N);
+  const char *env[] = {out, "SP_MEMORY=2M", NULL};
+  assert_int_equal(run("rt_scenario", arg, env), status);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  assert_int_equal(load(&r), want_stream);
+  check_calls(&r, N);
+  sp_fmt_rank_free(&r);
+}
+
+static void test_sigterm(void **s) { (void)s, ending("sigterm", 128 + SIGTERM, 1); }
+static void test_sigint(void **s) { (void)s, ending("sigint", 128 + SIGINT, 1); }
+static void test_sighup(void **s) { (void)s, ending("sighup", 128 + SIGHUP, 1); }
+static void test_sigxcpu(void **s) { (void)s, ending("sigxcpu", 128 + SIGXCPU, 1); }
+static void test_sigusr1(void **s) { (void)s, ending("sigusr1", 128 + SIGUSR1, 1); }
+static void test_sigusr2(void **s) { (void)s, ending("sigusr2", 128 + SIGUSR2, 1); }
+static void test_segv(void **s) { (void)s, ending("segv", 128 + SIGSEGV, 1); }
+static void test_abort(void **s) { (void)s, ending("abort", 128 + SIGABRT, 1); }
+/* exit() from six frames deep: the exit handler writes the final file. */
+static void test_exit_deep(void **s) {
+  (void)s;
+  ending("exit", 7, 0);
+  sp_fmt_rank r = {0};
+  load(&r);
+  assert_int_equal(block(&r, "deep")->count, 6);
+  sp_fmt_rank_free(&r);
+}
+
+/* _exit and SIGKILL run nothing of ours: what the writer had is there, at
+ * most one budget's worth of calls is not. */
+static void lossy(const char *mode, int status) {
+  char out[600], arg[64];
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
+  snprintf(arg, sizeof arg, "end:%s:%ld", mode, N);
+  const char *env[] = {out, "SP_MEMORY=2M", NULL};
+  assert_int_equal(run("rt_scenario", arg, env), status);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  assert_int_equal(load(&r), 1);
+  check_calls(&r, N - BUDGET / PAIR);
+  sp_fmt_rank_free(&r);
+}
+
+static void test__exit(void **s) { (void)s, lossy("_exit", 5); }
+static void test_sigkill(void **s) { (void)s, lossy("sigkill", 128 + SIGKILL); }
+
+/* The program's own SIGTERM handler runs (and its exit(3) writes the
+ * profile as any exit does). */
+static void test_own_handler(void **s) {
+  (void)s;
+  char out[600], arg[64];
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
+  snprintf(arg, sizeof arg, "end:own_sigterm:%ld", N);
+  const char *env[] = {out, "SP_MEMORY=2M", NULL};
+  assert_int_equal(run("rt_scenario", arg, env), 3);
+  assert_string_equal(outtext, "own handler\n");
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  assert_int_equal(load(&r), 0);
+  check_calls(&r, N);
+  sp_fmt_rank_free(&r);
+}
+
+/* SP_SIGNALS=0: no handler, so SIGTERM loses what the writer did not have
+ * yet, and the status is SIGTERM's. */
+static void test_no_signals(void **s) {
+  (void)s;
+  char out[600], arg[64];
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
+  snprintf(arg, sizeof arg, "end:sigterm:%ld", N);
+  const char *env[] = {out, "SP_MEMORY=2M", "SP_SIGNALS=0", NULL};
+  assert_int_equal(run("rt_scenario", arg, env), 128 + SIGTERM);
+  sp_fmt_rank r = {0};
+  assert_int_equal(load(&r), 1);
+  check_calls(&r, N - BUDGET / PAIR);
+  const sp_fmt_block *w = block(&r, "work");
+  assert_true(w->count < N); /* the last chunks were in memory */
+  sp_fmt_rank_free(&r);
+}
+
+static void test_exception(void **s) {
+  (void)s;
+#ifdef SP_HAVE_CXX
+  char out[600], arg[32];
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
+  snprintf(arg, sizeof arg, "%ld", N);
+  const char *env[] = {out, "SP_MEMORY=2M", NULL};
+  assert_int_equal(run("rt_throw", arg, env), 128 + SIGABRT);
+  sp_fmt_rank r = {0};
+  assert_int_equal(load(&r), 1);
+  check_calls(&r, N);
+  sp_fmt_rank_free(&r);
+#else
+  skip();
+#endif
+}
+
+int main(void) {
+  struct rlimit nocore = {0, 0}; /* the crashes here are on purpose */
+  setrlimit(RLIMIT_CORE, &nocore);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_sigterm, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sigint, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sighup, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sigxcpu, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sigusr1, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sigusr2, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_segv, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exit_deep, setup, teardown),
+      cmocka_unit_test_setup_teardown(test__exit, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_own_handler, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_no_signals, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exception, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
