@@ -150,8 +150,16 @@ static inline void sp_stream_check_add(sp_stream_checker *k,
   k->n += nwords;
 }
 
+static inline uint64_t sp_stream_rotl(uint64_t x, int r) {
+  return (x << r) | (x >> (64 - r));
+}
+
+/* Lanes are combined by rotation, never by shifts: a word's change reaches
+ * only the bits of its lane at and above it (the multiply carries upward),
+ * so a shift would drop the top bits' changes. */
 static inline uint64_t sp_stream_check_end(const sp_stream_checker *k) {
-  uint64_t h = k->a ^ (k->b >> 7) ^ (k->c << 11) ^ (k->d >> 17) ^ k->n;
+  uint64_t h = k->a ^ sp_stream_rotl(k->b, 17) ^ sp_stream_rotl(k->c, 31) ^
+               sp_stream_rotl(k->d, 47) ^ k->n;
   h ^= h >> 33;
   h *= 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 33;

@@ -8,11 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "crash": every rank records 1000 * (rank + 1) calls of "work", then rank 1
+ * dies of a bad access while the others wait for it in a reduction (inside
+ * an open "wait" region) until the launcher kills them. */
+static volatile int *volatile nowhere;
+
+static int crash(int rank) {
+  int work = sp_region("work"), wait = sp_region("wait");
+  for (int i = 0; i < 1000 * (rank + 1); i++) {
+    sp_begin(work);
+    sp_end(work);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1)
+    *nowhere = 1;
+  double x = 1, y;
+  sp_begin(wait);
+  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  sp_end(wait);
+  MPI_Finalize();
+  return 0;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 1 && strcmp(argv[1], "crash") == 0)
+    return crash(rank);
   int at_exit = argc > 1 && strcmp(argv[1], "hide-atexit") == 0;
   if (argc > 1 && strncmp(argv[1], "hide", 4) == 0) {
     const char *vars[] = {
