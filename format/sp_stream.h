@@ -121,6 +121,10 @@ typedef struct sp_stream_checker {
   uint64_t a, b, c, d, n;
 } sp_stream_checker;
 
+static inline uint64_t sp_stream_rotl(uint64_t x, int r) {
+  return (x << r) | (x >> (64 - r));
+}
+
 static inline void sp_stream_check_begin(sp_stream_checker *k, uint32_t type,
                                          uint32_t size) {
   k->a = 0x9E3779B97F4A7C15ull ^ (((uint64_t)type << 32) | size);
@@ -142,21 +146,20 @@ static inline void sp_stream_check_add(sp_stream_checker *k,
       w0 = __builtin_bswap64(w0), w1 = __builtin_bswap64(w1);
       w2 = __builtin_bswap64(w2), w3 = __builtin_bswap64(w3);
     }
-    a = (a ^ w0) * m, b = (b ^ w1) * m, c = (c ^ w2) * m, d = (d ^ w3) * m;
+    a = sp_stream_rotl((a ^ w0) * m, 29);
+    b = sp_stream_rotl((b ^ w1) * m, 29);
+    c = sp_stream_rotl((c ^ w2) * m, 29);
+    d = sp_stream_rotl((d ^ w3) * m, 29);
   }
   for (; i < nwords; i++)
-    a = (a ^ (swap ? __builtin_bswap64(w[i]) : w[i])) * m;
+    a = sp_stream_rotl((a ^ (swap ? __builtin_bswap64(w[i]) : w[i])) * m, 29);
   k->a = a, k->b = b, k->c = c, k->d = d;
   k->n += nwords;
 }
 
-static inline uint64_t sp_stream_rotl(uint64_t x, int r) {
-  return (x << r) | (x >> (64 - r));
-}
-
-/* Lanes are combined by rotation, never by shifts: a word's change reaches
- * only the bits of its lane at and above it (the multiply carries upward),
- * so a shift would drop the top bits' changes. */
+/* A multiply carries a change only upward: the rotation after each one, and
+ * the rotations that combine the lanes, let a change in any bit of any word
+ * reach every bit of the result. */
 static inline uint64_t sp_stream_check_end(const sp_stream_checker *k) {
   uint64_t h = k->a ^ sp_stream_rotl(k->b, 17) ^ sp_stream_rotl(k->c, 31) ^
                sp_stream_rotl(k->d, 47) ^ k->n;
