@@ -153,7 +153,7 @@ int sp__finalize(int at_exit) {
              sp__stream_clock() != 0 ||
              (counters_to_stream(cnt), sp__stream_stop(0)) != 0) {
     stream_failed(path);
-  } else if (atomic_load(&sp__lost_calls)) {
+  } else if ((sp__pool_release_unused(), atomic_load(&sp__lost_calls))) {
     stream_failed(path); /* the writer failed earlier: no partial profile */
   } else if (convert(path, rank, &info, &err) != 0) {
     sp__warn("error: %s (the calls are kept in %s)",

@@ -139,6 +139,7 @@ SP_HIDDEN void sp__pool_walk(void (*f)(sp__chunk_t *c, void *arg), void *arg);
 SP_HIDDEN void sp__pool_lock(void); /* around fork */
 SP_HIDDEN void sp__pool_unlock(void);
 SP_HIDDEN void sp__pool_after_fork(void); /* in the child, lock held */
+SP_HIDDEN void sp__pool_release_unused(void); /* at finalize */
 SP_HIDDEN extern uint64_t sp__budget;
 SP_HIDDEN extern _Atomic uint64_t sp__wait_ns, sp__overrun_bytes;
 
@@ -157,7 +158,10 @@ typedef struct sp__buf {
  * writer (the end fast path then falls to the slow path, which writes the
  * end as an ENDS entry). */
 #define SP__DETACHED 0x80000000u
-enum { SP__F_INHERITED = 1 }; /* open at fork, in the parent's memory */
+enum {
+  SP__F_INHERITED = 1, /* open at fork, in the parent's memory */
+  SP__F_DROPPED = 2,   /* not recorded (no memory): its end writes nothing */
+};
 typedef struct sp__frame {
   int32_t region;
   uint32_t flags;

@@ -188,3 +188,19 @@ void sp__pool_after_fork(void) {
   pthread_mutex_unlock(&lock);
   pthread_cond_init(&freed, NULL);
 }
+
+/* Finalize: the reservation past the chunks carved so far is given back,
+ * so writing the final file finds address space even under a tight
+ * `ulimit -v`. Carved chunks stay: a late thread may still write to one. */
+void sp__pool_release_unused(void) {
+  pthread_mutex_lock(&lock);
+  char *at = atomic_load_explicit(&carved, memory_order_relaxed);
+  char *from = (char *)(((uintptr_t)at + SLAB - 1) & ~(uintptr_t)(SLAB - 1));
+  if (base && from < hard) {
+    munmap(from, (size_t)(hard - from));
+    hard = from;
+    if (soft > hard)
+      soft = hard;
+  }
+  pthread_mutex_unlock(&lock);
+}

@@ -78,11 +78,6 @@ sp__thread_t *sp__thread_slow(void) {
 }
 
 static sp__buf_t *buf_get(sp__thread_t *t, int32_t id) {
-  if ((uint32_t)id >=
-      (uint32_t)atomic_load_explicit(&sp__nregions, memory_order_acquire)) {
-    BUMP(t->n_invalid);
-    return NULL;
-  }
   sp__buf_t **page = &t->pages[(uint32_t)id >> SP__PAGE_BITS];
   if (!*page && !(*page = map(PAGE_BYTES)))
     return NULL;
@@ -109,6 +104,7 @@ static void detach(sp__thread_t *t, sp__pair_t *lo, sp__pair_t *hi,
     if (s >= lo && s < hi) {
       f->index = first + (s - lo);
       f->start = s->start;
+      f->flags = 0;
       f->slot = NULL;
       f->region = (int32_t)((uint32_t)f->region | SP__DETACHED);
     } else if (s->start < first_start) {
@@ -236,7 +232,8 @@ __attribute__((noinline)) void sp__begin_slow(int32_t id) {
   sp__thread_t *t = sp__tls;
   if (!t && !(t = sp__thread_slow()))
     goto out;
-  if ((uint32_t)id >= SP__MAX_REGIONS) {
+  if ((uint32_t)id >= (uint32_t)atomic_load_explicit(&sp__nregions,
+                                                      memory_order_acquire)) {
     BUMP(t->n_invalid);
     goto out;
   }
@@ -247,10 +244,15 @@ __attribute__((noinline)) void sp__begin_slow(int32_t id) {
     goto out;
   }
   sp__buf_t *b = buf_get(t, id);
-  if (!b)
-    goto out;
-  if (b->cur == b->end && refill(t, b, id) != 0) {
+  if (!b || (b->cur == b->end && refill(t, b, id) != 0)) {
+    /* No memory for it: the call is counted, and a frame that records
+     * nothing keeps its end matched. */
     BUMP(t->n_dropped);
+    sp__frame_t *f = &t->stack[t->depth++];
+    f->region = (int32_t)((uint32_t)id | SP__DETACHED);
+    f->flags = SP__F_DROPPED;
+    f->slot = NULL;
+    f->start = sp__now(); /* keeps frames in start order for detach() */
     goto out;
   }
   sp__pair_t *p = b->cur;
@@ -267,8 +269,6 @@ out:
 
 /* The end of a call whose chunk already went to the writer. */
 static void end_detached(sp__thread_t *t, const sp__frame_t *f, uint64_t now) {
-  if (f->flags & SP__F_INHERITED)
-    return; /* the parent's call, open at fork: the parent writes it */
   if (!enter())
     return; /* finalize closes it at its own time */
   sp__chunk_t *c = t->ends;
@@ -298,11 +298,13 @@ static void end_detached(sp__thread_t *t, const sp__frame_t *f, uint64_t now) {
   leave();
 }
 
+/* flags mean something only on a detached frame: the fast path reuses
+ * frames without clearing them. */
 static void close_frame(sp__thread_t *t, sp__frame_t *f, uint64_t now) {
-  if ((uint32_t)f->region & SP__DETACHED)
-    end_detached(t, f, now);
-  else
+  if (!((uint32_t)f->region & SP__DETACHED))
     SP__STORE(&f->slot->end, now);
+  else if (!(f->flags & (SP__F_INHERITED | SP__F_DROPPED)))
+    end_detached(t, f, now);
 }
 
 static int frame_is(const sp__frame_t *f, int32_t id) {
@@ -459,7 +461,7 @@ void sp__record_after_fork(void) {
   for (uint32_t i = 0; i < self->depth; i++) {
     sp__frame_t *f = &self->stack[i];
     f->region = (int32_t)((uint32_t)f->region | SP__DETACHED);
-    f->flags |= SP__F_INHERITED;
+    f->flags = SP__F_INHERITED;
     f->slot = NULL;
     f->start = 0;
   }

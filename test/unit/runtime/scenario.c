@@ -272,6 +272,72 @@ static int finalize_race(void) {
   return rc == 0 ? 0 : 2;
 }
 
+/* ---- long runs and lack of memory ---- */
+static long status_kib(const char *key) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long v = -1;
+  size_t n = strlen(key);
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, key, n)) {
+      v = strtol(line + n + 1, NULL, 10);
+      break;
+    }
+  if (f)
+    fclose(f);
+  return v;
+}
+
+/* n calls of "work" inside one "outer"; prints the peak resident KiB. */
+static int many_calls(long n) {
+  int outer = sp_region("outer"), work = sp_region("work");
+  sp_begin(outer);
+  for (long i = 0; i < n; i++) {
+    sp_begin(work);
+    sp_end(work);
+  }
+  sp_end(outer);
+  printf("%ld\n", status_kib("VmHWM:"));
+  return 0;
+}
+
+static void deep(int id, int depth) {
+  sp_begin(id);
+  if (depth > 0)
+    deep(id, depth - 1);
+  sp_end(id);
+}
+
+/* n calls, then the address space capped a little above what is in use:
+ * new regions' pages and a deep recursion's stack cannot all be had. */
+static int tight_memory(long n) {
+  int work = sp_region("work");
+  for (long i = 0; i < n; i++) {
+    sp_begin(work);
+    sp_end(work);
+  }
+  int ids[64];
+  char name[32];
+  for (int i = 0; i < 64; i++) { /* one per 4096-region page */
+    for (int k = 0; k < 4095; k++) {
+      snprintf(name, sizeof name, "filler_%d_%d", i, k);
+      sp_region(name);
+    }
+    snprintf(name, sizeof name, "paged_%d", i);
+    ids[i] = sp_region(name);
+  }
+  long vm = status_kib("VmSize:");
+  struct rlimit rl = {(rlim_t)(vm + 4096) * 1024, (rlim_t)(vm + 4096) * 1024};
+  if (vm < 0 || setrlimit(RLIMIT_AS, &rl) != 0)
+    return 2;
+  for (int i = 0; i < 64; i++) {
+    sp_begin(ids[i]);
+    sp_end(ids[i]);
+  }
+  deep(sp_region("deep"), 1000);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *s = argc > 1 ? argv[1] : "";
   if (argc > 2 && sp_init(argv[2]) != 0)
@@ -300,6 +366,10 @@ int main(int argc, char **argv) {
       return 1;
     return seq_threads(n, as);
   }
+  if (!strncmp(s, "calls:", 6))
+    return many_calls(atol(s + 6));
+  if (!strncmp(s, "tight:", 6))
+    return tight_memory(atol(s + 6));
   if (!strcmp(s, "finalize_race"))
     return finalize_race();
   if (!strncmp(s, "end:", 4)) { /* end:<mode>:<calls> */

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -739,6 +740,72 @@ static void test_finalize_race(void **state) {
   sp_fmt_rank_free(&r);
 }
 
+/* The address space capped part way: calls that cannot get memory are
+ * counted in one line, everything recorded before is written. */
+static void test_tight_memory(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), NULL};
+  assert_int_equal(run("rt_scenario", "tight:1000000", env), 0);
+  assert_non_null(strstr(errtext, "call(s) not recorded (out of memory"));
+  assert_ptr_equal(strchr(errtext, '\n'), errtext + strlen(errtext) - 1);
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  const sp_fmt_block *w = find_block(&r, 0, "work");
+  assert_non_null(w);
+  assert_int_equal(w->count, 1000000);
+  assert_ordered(w);
+  sp_fmt_rank_free(&r);
+}
+
+/* A long run in bounded memory: 200M calls through a 64 MiB budget, peak
+ * resident memory under 80 MiB, every call in the file, in order. */
+static void test_long_run_bounded(void **state) {
+  (void)state;
+  const long n = 200000000;
+  char out[600], arg[64];
+  snprintf(arg, sizeof arg, "calls:%ld", n);
+  const char *env[] = {ENV_OUT(out), "SP_MEMORY=64M", NULL};
+  assert_int_equal(run_out("rt_scenario", arg, env), 0);
+  assert_string_equal(errtext, "");
+  long kib = strtol(outtext, NULL, 10);
+  if (kib <= 0 || kib >= 80 * 1024)
+    fail_msg("peak resident %ld KiB, limit 80 MiB", kib);
+  char path[700];
+  snprintf(path, sizeof path, "%s/p_rank00000.spt", dir);
+  sp_fmt_rank r = {0};
+  sp_fmt_err err = {{0}};
+  if (sp_fmt_spt_index(path, &r, &err) != 0)
+    fail_msg("%s", err.msg);
+  const sp_fmt_block *w = find_block(&r, 0, "work"),
+                     *o = find_block(&r, 0, "outer");
+  assert_non_null(w);
+  assert_int_equal(w->count, n);
+  assert_int_equal(o->count, 1);
+  int fd = open(path, O_RDONLY), failed = 0;
+  sp_fmt_spt_calls c = {fd, r.foreign_order, w->file_offset, w->count,
+                        &failed};
+  sp_fmt_source src = {.count = w->count, .read = sp_fmt_spt_calls_read,
+                       .ctx = &c};
+  enum { B = 1 << 20 };
+  int64_t *st = malloc(B * sizeof *st), *en = malloc(B * sizeof *en);
+  int64_t prev_end = INT64_MIN;
+  for (int64_t at = 0; at < n; at += B) {
+    int64_t k = n - at < B ? n - at : B;
+    sp_fmt_spt_calls_read(&src, at, k, st, en);
+    for (int64_t i = 0; i < k; i++) {
+      if (st[i] < prev_end || en[i] < st[i])
+        fail_msg("call %lld out of order", (long long)(at + i));
+      prev_end = en[i];
+    }
+  }
+  assert_int_equal(failed, 0);
+  free(st);
+  free(en);
+  close(fd);
+  sp_fmt_rank_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_nest_roundtrip, setup, teardown),
@@ -755,6 +822,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_thread_churn_ulimit, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_finalize_race, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tight_memory, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_long_run_bounded, setup, teardown),
       cmocka_unit_test_setup_teardown(test_missing_dir_created, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_unwritable_dir, setup, teardown),
