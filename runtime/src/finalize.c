@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,6 +88,50 @@ static int convert(const char *path, int rank, sp_fmt_stream_info *info,
   return rc;
 }
 
+/* A short name beside path for the finished file until it is placed:
+ * short, so a prefix near the file-name limit still works. */
+static int private_name(const char *path, char *out, size_t size) {
+  const char *slash = strrchr(path, '/');
+  int dir = slash ? (int)(slash - path + 1) : 0;
+  int n = snprintf(out, size, "%.*s.sp-%ld.tmp", dir, path, (long)getpid());
+  return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/* Puts the finished file at path without ever replacing, silently, a file
+ * another process wrote there while this one ran (two runs sharing a
+ * prefix without %p): that one is kept, this profile goes beside it under
+ * a name with the pid, and one line says so. A file from before this run
+ * (the last run's) is replaced, as always. */
+static int place(const char *tmp, const char *path, int rank) {
+  if (link(tmp, path) == 0)
+    return unlink(tmp), 0;
+  int e = errno;
+  struct stat st;
+  if (e == EEXIST && stat(path, &st) == 0 &&
+      (st.st_mtim.tv_sec > sp__start_real.tv_sec ||
+       (st.st_mtim.tv_sec == sp__start_real.tv_sec &&
+        st.st_mtim.tv_nsec >= sp__start_real.tv_nsec))) {
+    char alt[PATH_MAX + 64], ext[32];
+    snprintf(ext, sizeof ext, ".%ld%s", (long)getpid(),
+             sp__cfg.format_h5 ? ".h5" : ".spt");
+    if (sp__output_path(sp__cfg.prefix, rank, ext, alt, sizeof alt) == 0 &&
+        rename(tmp, alt) == 0) {
+      sp__warn("warning: %s was written by another process while this one "
+               "ran; this profile is %s (put %%p in SP_OUTPUT)",
+               path, alt);
+      return 0;
+    }
+    e = errno;
+  } else if (rename(tmp, path) == 0) { /* older file, or no hard links */
+    return 0;
+  } else {
+    e = errno;
+  }
+  sp__warn("error: %s: %s (the calls are kept in %s)", path, strerror(e),
+           sp__stream_path);
+  return -1;
+}
+
 /* One line for a stream that could not be written whole: the calls lost,
  * and where what was written is kept (sp-import reads it). */
 static void stream_failed(const char *path) {
@@ -136,7 +181,7 @@ int sp__finalize(int at_exit) {
   sp__thread_counters(cnt);
   int rank = final_rank();
   sp__rank_guess = rank;
-  char path[PATH_MAX + 32];
+  char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
   sp_fmt_err err = {{0}};
   sp_fmt_stream_info info;
   memset(&info, 0, sizeof info);
@@ -155,9 +200,12 @@ int sp__finalize(int at_exit) {
     stream_failed(path);
   } else if ((sp__pool_release_unused(), atomic_load(&sp__lost_calls))) {
     stream_failed(path); /* the writer failed earlier: no partial profile */
-  } else if (convert(path, rank, &info, &err) != 0) {
+  } else if (private_name(path, tmp, sizeof tmp) != 0 ||
+             convert(tmp, rank, &info, &err) != 0) {
     sp__warn("error: %s (the calls are kept in %s)",
              err.msg[0] ? err.msg : path, sp__stream_path);
+  } else if (place(tmp, path, rank) != 0) {
+    unlink(tmp);
   } else {
     unlink(sp__stream_path);
     result = SP_OK;

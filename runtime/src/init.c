@@ -25,6 +25,7 @@ void sp__set_active(int on) {
 _Atomic int sp__state = SP__UNINIT;
 sp__config_t sp__cfg;
 int64_t sp__start_mono;
+struct timespec sp__start_real; /* for "written while we ran" at finalize */
 char sp__start_timestamp[64];
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -166,6 +167,7 @@ static void do_init(void) {
   sp__cfg.memory = env_memory();
   sp__clock_init();
   sp__start_mono = sp__mono_ns();
+  clock_gettime(CLOCK_REALTIME, &sp__start_real);
   {
     time_t now = time(NULL);
     struct tm tm;

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define SP_HIDDEN __attribute__((visibility("hidden")))
 #define SP_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -259,5 +260,6 @@ SP_HIDDEN void sp__metadata_collect(struct sp_fmt_meta *m);
 SP_HIDDEN int64_t sp__start_time_ns(void);
 SP_HIDDEN void sp__stream_meta_full(void); /* token held; not in a handler */
 SP_HIDDEN extern char sp__start_timestamp[64];
+SP_HIDDEN extern struct timespec sp__start_real;
 
 #endif /* SP_INTERNAL_H */

@@ -123,6 +123,38 @@ static void make_dirs(const char *path) {
     }
 }
 
+/* Decimal digits of v into out (at least width of them); their count. */
+static size_t put_num(char *out, uint64_t v, int width) {
+  char tmp[24];
+  int n = 0;
+  do
+    tmp[n++] = (char)('0' + v % 10);
+  while ((v /= 10) || n < width);
+  for (int i = 0; i < n; i++)
+    out[i] = tmp[n - 1 - i];
+  return (size_t)n;
+}
+
+/* <dir>/sp<pid>_rank<NNNNN>: the stream's base when the long one does not
+ * fit; 1 if it changed. */
+static int short_base(void) {
+  char *slash = strrchr(sp__stream_base, '/');
+  size_t at = slash ? (size_t)(slash - sp__stream_base + 1) : 0;
+  if (strncmp(sp__stream_base + at, "sp", 2) == 0 && at + 40 > strlen(sp__stream_base))
+    return 0; /* already short */
+  if (at + 40 > sizeof sp__stream_base)
+    return 0;
+  char *p = sp__stream_base + at;
+  memcpy(p, "sp", 2);
+  p += 2;
+  p += put_num(p, (uint64_t)getpid(), 1);
+  memcpy(p, "_rank", 5);
+  p += 5;
+  p += put_num(p, (uint64_t)(sp__rank_guess < 0 ? 0 : sp__rank_guess), 5);
+  *p = 0;
+  return 1;
+}
+
 int sp__stream_clock(void) {
   sp_stream_clock c;
   int64_t mono;
@@ -180,6 +212,11 @@ int sp__stream_open(void) {
                          0644);
     if (sp__stream_fd >= 0 || errno != EEXIST)
       break;
+  }
+  if (sp__stream_fd < 0 && errno == ENAMETOOLONG && short_base()) {
+    /* A prefix near the file-name limit: the final name may fit where
+     * the stream's longer one does not. */
+    return sp__stream_open();
   }
   if (sp__stream_fd < 0) {
     if (!sp__stream_errno)

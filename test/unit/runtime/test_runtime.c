@@ -806,6 +806,72 @@ static void test_long_run_bounded(void **state) {
   sp_fmt_rank_free(&r);
 }
 
+/* A prefix whose final name is 250 bytes long (the stream's and the
+ * temporary's would not fit): the final file is written. One whose final
+ * name cannot exist: the line names that name and the real reason. */
+static void test_long_prefix(void **state) {
+  (void)state;
+  char out[900], name[300];
+  memset(name, 'x', 236);
+  name[236] = 0;
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/%s", dir, name);
+  const char *env[] = {out, NULL};
+  assert_int_equal(run("rt_scenario", "nest", env), 0);
+  assert_string_equal(errtext, "");
+  char file[400];
+  snprintf(file, sizeof file, "%s_rank00000.spt", name);
+  assert_int_equal(strlen(file), 250);
+  sp_fmt_rank r = {0};
+  read_spt(file, &r);
+  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  sp_fmt_rank_free(&r);
+  assert_int_equal(count_files(), 1);
+
+  memset(name, 'y', 245);
+  name[245] = 0;
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/%s", dir, name);
+  assert_int_equal(run("rt_scenario", "nest", env), 0);
+  assert_non_null(strstr(errtext, "yyyy_rank00000.spt: File name too long "
+                                  "(the calls are kept in "));
+  assert_ptr_equal(strchr(errtext, '\n'), errtext + strlen(errtext) - 1);
+  assert_int_equal(count_files(), 2); /* and the stream, recoverable */
+}
+
+/* Another process wrote our final name while we ran (no %p): it is kept,
+ * ours goes beside it with the pid in its name, and one line says so. */
+static void test_no_silent_overwrite(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), NULL};
+  assert_int_equal(run("rt_scenario", "clash", env), 0);
+  assert_non_null(strstr(errtext, "p_rank00000.spt was written by another "
+                                  "process while this one ran; this profile "
+                                  "is "));
+  assert_ptr_equal(strchr(errtext, '\n'), errtext + strlen(errtext) - 1);
+  char theirs[700], buf[16] = {0};
+  snprintf(theirs, sizeof theirs, "%s/p_rank00000.spt", dir);
+  FILE *f = fopen(theirs, "r");
+  assert_non_null(f);
+  assert_int_equal(fread(buf, 1, sizeof buf - 1, f), 6);
+  fclose(f);
+  assert_string_equal(buf, "theirs");
+  const char *ours = strstr(errtext, "this profile is ") + 16;
+  const char *slash = strrchr(ours, '/');
+  char name[300];
+  snprintf(name, sizeof name, "%.*s", (int)strcspn(slash + 1, " "), slash + 1);
+  sp_fmt_rank r = {0};
+  read_spt(name, &r);
+  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  sp_fmt_rank_free(&r);
+  /* a file from before the run is the last run's: replaced, silently */
+  assert_int_equal(run("rt_scenario", "nest", env), 0);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank_free(&r);
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  sp_fmt_rank_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_nest_roundtrip, setup, teardown),
@@ -823,6 +889,9 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_finalize_race, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tight_memory, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_long_prefix, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_no_silent_overwrite, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_long_run_bounded, setup, teardown),
       cmocka_unit_test_setup_teardown(test_missing_dir_created, setup,
                                       teardown),
