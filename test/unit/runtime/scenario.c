@@ -196,6 +196,15 @@ static int endings(const char *mode, long n) {
     return end_deep(mode, 5);
   if (!strcmp(mode, "_exit"))
     _exit(5);
+  if (!strcmp(mode, "exec")) { /* a new image: /bin/sh exits 6 */
+    execl("/bin/sh", "sh", "-c", "exit 6", (char *)NULL);
+    return 2;
+  }
+  if (!strcmp(mode, "exec_fails")) { /* exec fails: recording goes on */
+    execl("/nonexistent/program", "program", (char *)NULL);
+    sp_end(outer);
+    return 0;
+  }
   sp_end(outer);
   return 0;
 }

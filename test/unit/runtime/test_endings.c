@@ -188,6 +188,24 @@ static void lossy(const char *mode, int status) {
   sp_fmt_rank_free(&r);
 }
 
+/* exec: the calls made before the new image starts are in the stream; an
+ * exec that fails changes nothing (the final file has every call once). */
+static void test_exec(void **s) { (void)s, ending("exec", 6, 1); }
+static void test_exec_fails(void **s) {
+  (void)s;
+  char out[600], arg[64];
+  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
+  snprintf(arg, sizeof arg, "end:exec_fails:%ld", N);
+  const char *env[] = {out, "SP_MEMORY=2M", NULL};
+  assert_int_equal(run("rt_scenario", arg, env), 0);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  assert_int_equal(load(&r), 0);
+  check_calls(&r, N);
+  assert_int_equal(block(&r, "work")->count, N);
+  sp_fmt_rank_free(&r);
+}
+
 static void test__exit(void **s) { (void)s, lossy("_exit", 5); }
 static void test_sigkill(void **s) { (void)s, lossy("sigkill", 128 + SIGKILL); }
 
@@ -255,6 +273,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_segv, setup, teardown),
       cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exit_deep, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exec, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exec_fails, setup, teardown),
       cmocka_unit_test_setup_teardown(test__exit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),
       cmocka_unit_test_setup_teardown(test_own_handler, setup, teardown),
