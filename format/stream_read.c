@@ -79,6 +79,11 @@ typedef struct lane {
   uint64_t first_start;
 } lane;
 
+typedef struct region {
+  int32_t id, line;
+  char *name, *file;
+} region; /* s->regs is in stream order */
+
 /* Where a lane is read: the next call's number, piece and index. */
 typedef struct cursor {
   int64_t call, piece, index;
@@ -100,16 +105,13 @@ typedef struct ssrc {
   int64_t l0, nl; /* s->slanes[l0 .. l0 + nl) */
   int32_t wthread;
   int64_t first_ns;
+  const region *loc; /* the REGION record its location comes from */
   cursor cur;
   mlane *m; /* merged sources: allocated at the first read */
   int64_t *heap, nheap;
   int64_t pos; /* calls given out so far */
 } ssrc;
 
-typedef struct region {
-  int32_t id, line;
-  char *name, *file;
-} region;
 
 /* Open addressing over 64-bit keys; values are index + 1, 0 = empty. */
 typedef struct table {
@@ -1184,14 +1186,16 @@ static int make_sources(sp_fmt_stream *s) {
       names.n++;
       sp_fmt_source *o = &s->srcs[found];
       o->name = name;
-      o->file = rg ? rg->file : NULL;
-      o->line = rg ? rg->line : -1;
+      o->line = -1;
       o->read = stream_src_read;
       o->ctx = &s->ss[found];
       s->ss[found] = (ssrc){.st = s, .wthread = L->thread};
-    } else if (rg && !s->srcs[found].file && s->srcs[found].line == -1 &&
-               (rg->file || rg->line != -1)) {
-      /* A location fills in one not known yet; the first stays. */
+    }
+    /* Of its ids' REGION records, the first in stream order that has a
+     * location gives it (as a .spt's first known location is kept). */
+    ssrc *x = &s->ss[found];
+    if (rg && (rg->file || rg->line != -1) && (!x->loc || rg < x->loc)) {
+      x->loc = rg;
       s->srcs[found].file = rg->file;
       s->srcs[found].line = rg->line;
     }
