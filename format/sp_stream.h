@@ -115,14 +115,26 @@ typedef struct sp_stream_stop {
 /* Record check: over the payload as 64-bit words in the file's byte order
  * (a reader of the other order swaps each word first), seeded with type and
  * size. Cheap (one multiply per word, four lanes) and enough to tell a torn
- * or zero-filled tail from a record. */
-static inline uint64_t sp_stream_check_words(uint32_t type, uint32_t size,
-                                             const uint64_t *w, size_t nwords,
-                                             int swap) {
-  uint64_t a = 0x9E3779B97F4A7C15ull ^ (((uint64_t)type << 32) | size);
-  uint64_t b = 0xC2B2AE3D27D4EB4Full, c = 0x165667B19E3779F9ull,
-           d = 0x27D4EB2F165667C5ull;
-  const uint64_t k = 0xff51afd7ed558ccdull;
+ * or zero-filled tail from a record. Incremental: a payload may be fed in
+ * pieces, each but the last a multiple of four words. */
+typedef struct sp_stream_checker {
+  uint64_t a, b, c, d, n;
+} sp_stream_checker;
+
+static inline void sp_stream_check_begin(sp_stream_checker *k, uint32_t type,
+                                         uint32_t size) {
+  k->a = 0x9E3779B97F4A7C15ull ^ (((uint64_t)type << 32) | size);
+  k->b = 0xC2B2AE3D27D4EB4Full;
+  k->c = 0x165667B19E3779F9ull;
+  k->d = 0x27D4EB2F165667C5ull;
+  k->n = 0;
+}
+
+static inline void sp_stream_check_add(sp_stream_checker *k,
+                                       const uint64_t *w, size_t nwords,
+                                       int swap) {
+  const uint64_t m = 0xff51afd7ed558ccdull;
+  uint64_t a = k->a, b = k->b, c = k->c, d = k->d;
   size_t i = 0;
   for (; i + 4 <= nwords; i += 4) {
     uint64_t w0 = w[i], w1 = w[i + 1], w2 = w[i + 2], w3 = w[i + 3];
@@ -130,15 +142,29 @@ static inline uint64_t sp_stream_check_words(uint32_t type, uint32_t size,
       w0 = __builtin_bswap64(w0), w1 = __builtin_bswap64(w1);
       w2 = __builtin_bswap64(w2), w3 = __builtin_bswap64(w3);
     }
-    a = (a ^ w0) * k, b = (b ^ w1) * k, c = (c ^ w2) * k, d = (d ^ w3) * k;
+    a = (a ^ w0) * m, b = (b ^ w1) * m, c = (c ^ w2) * m, d = (d ^ w3) * m;
   }
   for (; i < nwords; i++)
-    a = (a ^ (swap ? __builtin_bswap64(w[i]) : w[i])) * k;
-  uint64_t h = a ^ (b >> 7) ^ (c << 11) ^ (d >> 17) ^ nwords;
+    a = (a ^ (swap ? __builtin_bswap64(w[i]) : w[i])) * m;
+  k->a = a, k->b = b, k->c = c, k->d = d;
+  k->n += nwords;
+}
+
+static inline uint64_t sp_stream_check_end(const sp_stream_checker *k) {
+  uint64_t h = k->a ^ (k->b >> 7) ^ (k->c << 11) ^ (k->d >> 17) ^ k->n;
   h ^= h >> 33;
   h *= 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 33;
   return h;
+}
+
+static inline uint64_t sp_stream_check_words(uint32_t type, uint32_t size,
+                                             const uint64_t *w, size_t nwords,
+                                             int swap) {
+  sp_stream_checker k;
+  sp_stream_check_begin(&k, type, size);
+  sp_stream_check_add(&k, w, nwords, swap);
+  return sp_stream_check_end(&k);
 }
 
 /* The check of a record whose payload (size - 16 bytes) is at payload. */
