@@ -33,10 +33,10 @@ _Static_assert(sizeof(sp_stream_end) == 24, "ENDS entry layout");
 _Static_assert(sizeof(sp_stream_clock) == 16, "CLOCK layout");
 _Static_assert(sizeof(sp_stream_meta) == 24, "META layout");
 _Static_assert(sizeof(sp_stream_stop) == 16, "STOP layout");
-/* Whole pairs per window from a CALLS record's payload on, and room for
- * any record's fixed part. */
-_Static_assert(SP_STREAM_WINDOW % 16 == 0 && SP_STREAM_WINDOW >= 64,
-               "window: a multiple of 16 bytes, at least 64");
+/* Chunks of four words for the check, whole pairs from a CALLS record's
+ * payload on, and room for any record's fixed part. */
+_Static_assert(SP_STREAM_WINDOW % 32 == 0 && SP_STREAM_WINDOW >= 64,
+               "window: a multiple of 32 bytes, at least 64");
 
 /* One CALLS record. Its offset is also its place in stream order. */
 typedef struct crec {
@@ -111,7 +111,6 @@ typedef struct ssrc {
   int64_t *heap, nheap;
   int64_t pos; /* calls given out so far */
 } ssrc;
-
 
 /* Open addressing over 64-bit keys; values are index + 1, 0 = empty. */
 typedef struct table {
@@ -289,82 +288,6 @@ static int pread_all(int fd, void *dst, size_t n, int64_t off) {
   return 0;
 }
 
-/* ---- the record check, fed in pieces ------------------------------------
- */
-
-/* sp_stream_check_words over words given in any number of pieces: four
- * lanes take whole groups of four words, the last 0-3 words go to the
- * first lane, as in sp_stream.h. */
-typedef struct ck {
-  uint64_t a, b, c, d, carry[4];
-  uint64_t n; /* words fed */
-  int ncarry, swap;
-} ck;
-
-static const uint64_t CK_K = 0xff51afd7ed558ccdull;
-
-static void ck_init(ck *k, uint32_t type, uint32_t size, int swap) {
-  k->a = 0x9E3779B97F4A7C15ull ^ (((uint64_t)type << 32) | size);
-  k->b = 0xC2B2AE3D27D4EB4Full;
-  k->c = 0x165667B19E3779F9ull;
-  k->d = 0x27D4EB2F165667C5ull;
-  k->n = 0;
-  k->ncarry = 0;
-  k->swap = swap;
-}
-
-static void ck_feed(ck *k, const unsigned char *p, size_t nwords) {
-  k->n += nwords;
-  uint64_t a = k->a, b = k->b, c = k->c, d = k->d;
-  while (nwords && k->ncarry) { /* complete a group begun earlier */
-    uint64_t w;
-    memcpy(&w, p, 8);
-    k->carry[k->ncarry++] = k->swap ? __builtin_bswap64(w) : w;
-    p += 8;
-    nwords--;
-    if (k->ncarry == 4) {
-      a = (a ^ k->carry[0]) * CK_K, b = (b ^ k->carry[1]) * CK_K;
-      c = (c ^ k->carry[2]) * CK_K, d = (d ^ k->carry[3]) * CK_K;
-      k->ncarry = 0;
-    }
-  }
-  size_t i = 0;
-  if (!k->swap) {
-    for (; i + 4 <= nwords; i += 4) {
-      uint64_t w[4];
-      memcpy(w, p + i * 8, 32);
-      a = (a ^ w[0]) * CK_K, b = (b ^ w[1]) * CK_K;
-      c = (c ^ w[2]) * CK_K, d = (d ^ w[3]) * CK_K;
-    }
-  } else {
-    for (; i + 4 <= nwords; i += 4) {
-      uint64_t w[4];
-      memcpy(w, p + i * 8, 32);
-      a = (a ^ __builtin_bswap64(w[0])) * CK_K;
-      b = (b ^ __builtin_bswap64(w[1])) * CK_K;
-      c = (c ^ __builtin_bswap64(w[2])) * CK_K;
-      d = (d ^ __builtin_bswap64(w[3])) * CK_K;
-    }
-  }
-  for (; i < nwords; i++) {
-    uint64_t w;
-    memcpy(&w, p + i * 8, 8);
-    k->carry[k->ncarry++] = k->swap ? __builtin_bswap64(w) : w;
-  }
-  k->a = a, k->b = b, k->c = c, k->d = d;
-}
-
-static uint64_t ck_end(ck *k) {
-  uint64_t a = k->a;
-  for (int i = 0; i < k->ncarry; i++)
-    a = (a ^ k->carry[i]) * CK_K;
-  uint64_t h = a ^ (k->b >> 7) ^ (k->c << 11) ^ (k->d >> 17) ^ k->n;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
-}
-
 /* ---- indexing ------------------------------------------------------------
  */
 
@@ -413,8 +336,8 @@ static int torn(sp_fmt_stream *s, int64_t off, const char *fmt, ...) {
 
 /* The payload's words fed to the check and, for CALLS, counted: zeros,
  * open calls, first start, latest stamp. Returns 0 or -1 (read error). */
-static int scan_payload(sp_fmt_stream *s, int64_t at, int64_t n, ck *k,
-                        crec *c) {
+static int scan_payload(sp_fmt_stream *s, int64_t at, int64_t n,
+                        sp_stream_checker *k, crec *c) {
   while (n > 0) {
     /* Chunks start at the payload and every window size after it, so a
      * CALLS record's pairs never straddle two. */
@@ -422,8 +345,9 @@ static int scan_payload(sp_fmt_stream *s, int64_t at, int64_t n, ck *k,
     if (need(s, at, chunk) != 0)
       return -1;
     const unsigned char *p = wat(s, at);
-    if (k)
-      ck_feed(k, p, chunk / 8);
+    if (k) /* p is 8-aligned: windows start at record or payload offsets */
+      sp_stream_check_add(k, (const uint64_t *)(const void *)p, chunk / 8,
+                          s->swap);
     if (c) {
       /* Pairs only: the CALLS fixed part is in front of them. */
       int64_t skip = c->off > at ? c->off - at : 0;
@@ -575,14 +499,14 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
     }
   }
   if (!(s->flags & SP_FMT_STREAM_TRUST) || type == SP_STREAM_CALLS) {
-    ck k;
-    ck_init(&k, type, size, s->swap);
+    sp_stream_checker k;
+    sp_stream_check_begin(&k, type, size);
     int verify = !(s->flags & SP_FMT_STREAM_TRUST);
     uint64_t saved = s->last;
     if (scan_payload(s, at, pl, verify ? &k : NULL,
                      type == SP_STREAM_CALLS ? &c : NULL) != 0)
       return -1;
-    if (verify && ck_end(&k) != check) {
+    if (verify && sp_stream_check_end(&k) != check) {
       s->last = saved; /* the stamps of a torn record do not count */
       return torn(s, off, "%s record fails its check", what);
     }
