@@ -704,7 +704,8 @@ static int make_lanes(sp_fmt_stream *s) {
     s->ends[k++] = *e;
   }
   s->nends = k;
-  qsort(s->ends, (size_t)k, sizeof *s->ends, by_lane_index);
+  if (k > 0)
+    qsort(s->ends, (size_t)k, sizeof *s->ends, by_lane_index);
   for (int64_t i = 0; i < k; i++) {
     lane *L = &s->lanes[s->ends[i].lane];
     if (L->ne++ == 0)
