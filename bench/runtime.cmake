@@ -7,8 +7,8 @@ target_compile_options(bench_runtime PRIVATE -O2 ${SP_C_WARNINGS})
 target_compile_definitions(bench_runtime PRIVATE _GNU_SOURCE)
 target_link_libraries(bench_runtime PRIVATE scopeprof)
 
-# bench_stream: long runs with the trace streamed to disk (docs/performance.md).
-add_executable(bench_stream ${CMAKE_CURRENT_LIST_DIR}/bench_stream.c)
-target_compile_options(bench_stream PRIVATE -O2 ${SP_C_WARNINGS})
-target_compile_definitions(bench_stream PRIVATE _GNU_SOURCE)
-target_link_libraries(bench_stream PRIVATE scopeprof_static)
+# bench_longrun: long runs with the trace streamed to disk (docs/performance.md).
+add_executable(bench_longrun ${CMAKE_CURRENT_LIST_DIR}/bench_longrun.c)
+target_compile_options(bench_longrun PRIVATE -O2 ${SP_C_WARNINGS})
+target_compile_definitions(bench_longrun PRIVATE _GNU_SOURCE)
+target_link_libraries(bench_longrun PRIVATE scopeprof_static)

@@ -1,7 +1,9 @@
 #!/bin/sh
-# run.sh [SECONDS] [BUILD_DIR] - builds the .spt reader's libFuzzer target
-# with clang-22 and ASan/UBSan, and runs it from the committed seed corpus.
-# Exits non-zero on a finding; the crashing input lands in BUILD_DIR.
+# run.sh [SECONDS] [BUILD_DIR] [TARGET] - builds a format reader's libFuzzer
+# target with clang-22 and ASan/UBSan, and runs it from its committed seed
+# corpus: TARGET spt (default; fuzz_spt.c, corpus/) or stream
+# (fuzz_stream.c, corpus_stream/). Exits non-zero on a finding; the
+# crashing input lands in BUILD_DIR.
 # ASan keeps freed memory in quarantine, so a 10-minute run peaks near
 # 500 MB resident; the RSS limit leaves room for long runs.
 set -eu
@@ -9,17 +11,33 @@ secs=${1:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${2:-${SP_FUZZ_BUILD_DIR:-${TMPDIR:-/tmp}/scopeprof-fuzz}}
+target=${3:-spt}
 cc=${SP_FUZZ_CC:-clang-22}
-mkdir -p "$build/corpus"
 fmt=$root/format
-# Only what the reader and the statistics need: no HDF5. Files are read
-# through a 29-byte header window (16 KiB in the tools), so that inputs of
-# a few hundred bytes cross its edges everywhere.
-"$cc" -std=c11 -D_GNU_SOURCE -DSP_SPT_WINDOW=29 -g -O1 -Wall -Wextra -Werror \
+case $target in
+spt)
+  seeds=$here/corpus
+  # Files are read through a 29-byte header window (16 KiB in the tools),
+  # so that inputs of a few hundred bytes cross its edges everywhere.
+  flags="-DSP_SPT_WINDOW=29"
+  srcs="$fmt/spt_read.c" ;;
+stream)
+  seeds=$here/corpus_stream
+  # A 64-byte index window and 3-call read batches (4 MiB and 16 Ki in the
+  # tools), for the same reason.
+  flags="-DSP_STREAM_WINDOW=64 -DSP_STREAM_BATCH=3"
+  srcs="$fmt/stream_read.c" ;;
+*)
+  echo "run.sh: unknown target $target (spt or stream)" >&2
+  exit 2 ;;
+esac
+mkdir -p "$build/corpus"
+# Only what the reader and the statistics need: no HDF5.
+"$cc" -std=c11 -D_GNU_SOURCE $flags -g -O1 -Wall -Wextra -Werror \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$fmt" "$here/fuzz_spt.c" "$fmt/spt_read.c" "$fmt/source.c" \
-  "$fmt/stats.c" "$fmt/meta.c" "$fmt/atomic.c" -lm -o "$build/fuzz_spt"
+  -I"$fmt" "$here/fuzz_$target.c" $srcs "$fmt/source.c" \
+  "$fmt/stats.c" "$fmt/meta.c" "$fmt/atomic.c" -lm -lpthread -o "$build/fuzz_$target"
 # New inputs go to the build dir's corpus; the committed seeds stay as they are.
-exec "$build/fuzz_spt" -max_total_time="$secs" -timeout=10 \
+exec "$build/fuzz_$target" -max_total_time="$secs" -timeout=10 \
   -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1 \
-  -artifact_prefix="$build/" "$build/corpus" "$here/corpus"
+  -artifact_prefix="$build/" "$build/corpus" "$seeds"

@@ -12,3 +12,13 @@ sp_add_unit_test(test_stats SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_stats.c
   LIBS sp_format)
 sp_add_unit_test(test_meta SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_meta.c
   LIBS sp_format)
+# The .spts stream reader against streams built by stream_writer.h; again
+# with a 64-byte index window and 3-call read batches, so records, fields
+# and batches cross edges everywhere.
+sp_add_unit_test(test_stream SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_stream.c
+  LIBS sp_format)
+sp_add_unit_test(test_stream_window SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/test_stream.c
+  ${PROJECT_SOURCE_DIR}/format/stream_read.c LIBS sp_format)
+target_compile_definitions(test_stream_window PRIVATE SP_STREAM_WINDOW=64
+  SP_STREAM_BATCH=3)

@@ -1,0 +1,190 @@
+/* stream_writer.h - builds .spts stream images in memory for tests, the
+ * importer's test inputs, the fuzzer's seeds and the bench, in either byte
+ * order, with sp_stream.h's layout and check. */
+#ifndef SP_STREAM_WRITER_H
+#define SP_STREAM_WRITER_H
+
+#include "sp_stream.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sw {
+  unsigned char *b;
+  size_t n, cap;
+  int be;          /* 1: big-endian, else little-endian */
+  size_t rec;      /* offset of the record being built */
+  size_t ends[64]; /* offset after each record, for cutting tests */
+  int nrec;
+} sw;
+
+static void sw_put(sw *w, const void *p, size_t n) {
+  if (w->n + n > w->cap) {
+    size_t cap = w->cap ? w->cap : 4096;
+    while (cap < w->n + n)
+      cap *= 2;
+    unsigned char *b = realloc(w->b, cap);
+    if (!b)
+      abort();
+    w->b = b;
+    w->cap = cap;
+  }
+  memcpy(w->b + w->n, p, n);
+  w->n += n;
+}
+
+static void sw_u32(sw *w, uint32_t u) {
+  unsigned char x[4];
+  for (int i = 0; i < 4; i++)
+    x[w->be ? 3 - i : i] = (unsigned char)(u >> (8 * i));
+  sw_put(w, x, 4);
+}
+
+static void sw_u64(sw *w, uint64_t u) {
+  unsigned char x[8];
+  for (int i = 0; i < 8; i++)
+    x[w->be ? 7 - i : i] = (unsigned char)(u >> (8 * i));
+  sw_put(w, x, 8);
+}
+
+static void sw_set64(sw *w, size_t at, uint64_t u) {
+  for (int i = 0; i < 8; i++)
+    w->b[at + (size_t)(w->be ? 7 - i : i)] = (unsigned char)(u >> (8 * i));
+}
+
+static void sw_set32(sw *w, size_t at, uint32_t u) {
+  for (int i = 0; i < 4; i++)
+    w->b[at + (size_t)(w->be ? 3 - i : i)] = (unsigned char)(u >> (8 * i));
+}
+
+/* The header, version and byte-order mark as given. */
+static void sw_header_as(sw *w, uint32_t version, uint32_t bom, int32_t rank,
+                         int32_t pid, uint32_t clock) {
+  w->n = 0;
+  w->nrec = 0;
+  sw_put(w, SP_STREAM_MAGIC, 8);
+  sw_u32(w, version);
+  sw_u32(w, bom);
+  sw_u32(w, (uint32_t)rank);
+  sw_u32(w, (uint32_t)pid);
+  sw_u32(w, clock);
+  sw_u32(w, 0);
+}
+
+static void sw_header(sw *w, int32_t rank, int32_t pid, uint32_t clock) {
+  sw_header_as(w, SP_STREAM_VERSION, SP_STREAM_BOM, rank, pid, clock);
+}
+
+static void sw_begin(sw *w, uint32_t type) {
+  w->rec = w->n;
+  sw_u32(w, type);
+  sw_u32(w, 0); /* size, set by sw_end */
+  sw_u64(w, 0); /* check, set by sw_end */
+}
+
+/* Pads to 8 bytes, sets size and check (over the payload's words in the
+ * file's byte order: a big-endian image is swapped on this machine). */
+static void sw_end(sw *w) {
+  static const unsigned char zero[8];
+  if (w->n % 8)
+    sw_put(w, zero, 8 - w->n % 8);
+  uint32_t size = (uint32_t)(w->n - w->rec);
+  uint32_t type = 0;
+  for (int i = 0; i < 4; i++)
+    type |= (uint32_t)w->b[w->rec + (size_t)(w->be ? 3 - i : i)] << (8 * i);
+  sw_set32(w, w->rec + 4, size);
+  uint64_t *words = malloc(size);
+  if (!words)
+    abort();
+  memcpy(words, w->b + w->rec + 16, size - 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  int swap = w->be;
+#else
+  int swap = !w->be;
+#endif
+  sw_set64(w, w->rec + 8,
+           sp_stream_check_words(type, size, words, (size - 16) / 8, swap));
+  free(words);
+  if (w->nrec < 64)
+    w->ends[w->nrec++] = w->n;
+}
+
+static void sw_region(sw *w, int32_t id, int32_t line, const char *name,
+                      const char *file, uint64_t addr) {
+  sw_begin(w, SP_STREAM_REGION);
+  sw_u32(w, (uint32_t)id);
+  sw_u32(w, (uint32_t)line);
+  sw_u32(w, (uint32_t)strlen(name));
+  sw_u32(w, file ? (uint32_t)strlen(file) : 0);
+  sw_u64(w, addr);
+  sw_put(w, name, strlen(name));
+  if (file)
+    sw_put(w, file, strlen(file));
+  sw_end(w);
+}
+
+/* count pairs, start and end interleaved. */
+static void sw_calls(sw *w, int32_t thread, int32_t region, int64_t first,
+                     int64_t count, const uint64_t *pairs) {
+  sw_begin(w, SP_STREAM_CALLS);
+  sw_u32(w, (uint32_t)thread);
+  sw_u32(w, (uint32_t)region);
+  sw_u64(w, (uint64_t)first);
+  sw_u64(w, (uint64_t)count);
+  sw_u64(w, 0);
+  for (int64_t i = 0; i < 2 * count; i++)
+    sw_u64(w, pairs[i]);
+  sw_end(w);
+}
+
+static void sw_ends(sw *w, int64_t n, const sp_stream_end *e) {
+  sw_begin(w, SP_STREAM_ENDS);
+  sw_u64(w, (uint64_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    sw_u32(w, (uint32_t)e[i].thread);
+    sw_u32(w, (uint32_t)e[i].region);
+    sw_u64(w, (uint64_t)e[i].index);
+    sw_u64(w, e[i].end);
+  }
+  sw_end(w);
+}
+
+static void sw_clock(sw *w, uint64_t stamp, int64_t mono) {
+  sw_begin(w, SP_STREAM_CLOCK);
+  sw_u64(w, stamp);
+  sw_u64(w, (uint64_t)mono);
+  sw_end(w);
+}
+
+static void sw_meta(sw *w, const char *key, const char *str, int64_t ival) {
+  sw_begin(w, SP_STREAM_META);
+  sw_u32(w, str ? 's' : 'i');
+  sw_u32(w, (uint32_t)strlen(key));
+  sw_u32(w, str ? (uint32_t)strlen(str) : 0);
+  sw_u32(w, 0);
+  sw_u64(w, (uint64_t)ival);
+  sw_put(w, key, strlen(key));
+  if (str)
+    sw_put(w, str, strlen(str));
+  sw_end(w);
+}
+
+static void sw_stop(sw *w, uint64_t stamp, int32_t cause) {
+  sw_begin(w, SP_STREAM_STOP);
+  sw_u64(w, stamp);
+  sw_u32(w, (uint32_t)cause);
+  sw_u32(w, 0);
+  sw_end(w);
+}
+
+static int sw_save(const sw *w, const char *path, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return -1;
+  size_t n = len ? fwrite(w->b, 1, len, f) : 0;
+  return fclose(f) == 0 && n == len ? 0 : -1;
+}
+
+#endif /* SP_STREAM_WRITER_H */
