@@ -153,35 +153,11 @@ static int merge_into(block_t *dst, const sp__buf_t *src) {
 
 static int write_h5(const char *path, int rank, sp_fmt_source *src, int64_t n,
                     sp_fmt_err *err) {
-#ifdef SP_USE_HDF5
-  sp_fmt_stats *stats = calloc((size_t)(n ? n : 1), sizeof *stats);
-  if (!stats) {
-    snprintf(err->msg, sizeof err->msg, "%.900s: out of memory", path);
-    return -1;
-  }
-  if (sp_fmt_stats_rank(src, n, stats, NULL) < 0) { /* grouped by thread */
-    free(stats);
-    snprintf(err->msg, sizeof err->msg, "%.900s: out of memory", path);
-    return -1;
-  }
-  sp_fmt_h5w *w = sp_fmt_h5w_open(path, err);
-  int rc = w ? 0 : -1;
   sp_fmt_meta meta = {0};
   sp__metadata_collect(&meta);
-  if (!rc)
-    rc = sp_fmt_h5w_meta(w, &meta, err);
-  for (int64_t i = 0; !rc && i < n; i++)
-    rc = sp_fmt_h5w_row(w, rank, &src[i], &stats[i], err);
-  if (w)
-    rc = rc ? (sp_fmt_h5w_abort(w), -1) : sp_fmt_h5w_close(w, err);
+  int rc = sp__write_h5(path, rank, src, n, &meta, err);
   sp_fmt_meta_free(&meta);
-  free(stats);
   return rc;
-#else
-  (void)rank, (void)src, (void)n;
-  snprintf(err->msg, sizeof err->msg, "%.900s: built without HDF5", path);
-  return -1;
-#endif
 }
 
 static int write_output(void) {

@@ -77,9 +77,10 @@ static void do_init(void) {
   if (!p || !*p)
     p = "scope_profiler";
   snprintf(sp__cfg.prefix, sizeof sp__cfg.prefix, "%s", p);
+  /* .spt unless asked: .h5 loads HDF5 into the program (docs/runtime.md). */
   const char *fmt = getenv("SP_FORMAT");
 #ifdef SP_USE_HDF5
-  sp__cfg.format_h5 = !(fmt && strcmp(fmt, "spt") == 0);
+  sp__cfg.format_h5 = fmt && strcmp(fmt, "h5") == 0;
 #else
   sp__cfg.format_h5 = 0;
 #endif
