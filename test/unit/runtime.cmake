@@ -20,10 +20,35 @@ if(CMAKE_CXX_COMPILER)
   set(_sp_rt_cxx rt_cyg_cxx)
 endif()
 
+# The same scenarios on the static library.
+add_executable(rt_scenario_static ${CMAKE_CURRENT_LIST_DIR}/runtime/scenario.c)
+target_compile_options(rt_scenario_static PRIVATE ${SP_C_WARNINGS})
+target_link_libraries(rt_scenario_static PRIVATE scopeprof_static Threads::Threads)
+
 sp_add_unit_test(test_runtime
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_runtime.c
   LIBS sp_format)
-add_dependencies(test_runtime rt_scenario rt_cyg_prog ${_sp_rt_cxx})
+add_dependencies(test_runtime rt_scenario rt_scenario_static rt_cyg_prog ${_sp_rt_cxx})
+if(TARGET scopeprof_h5)
+  target_compile_definitions(test_runtime PRIVATE
+    SP_TEST_H5_MODULE="$<TARGET_FILE:scopeprof_h5>"
+    SP_TEST_H5_INSTALLED="${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/scopeprof/libscopeprof_h5.so")
+endif()
+
+# Neither library links HDF5; the module does.
+find_program(SP_READELF NAMES readelf)
+find_program(SP_NM NAMES nm)
+if(SP_READELF AND SP_NM)
+  set(_sp_h5_module_check "")
+  if(TARGET scopeprof_h5)
+    set(_sp_h5_module_check "; '${SP_READELF}' -d '$<TARGET_FILE:scopeprof_h5>' | grep -q 'NEEDED.*libhdf5'; \
+      test \"$('${SP_NM}' -D --defined-only '$<TARGET_FILE:scopeprof_h5>' | awk '{print $3}')\" = sp__h5_write")
+  endif()
+  add_test(NAME runtime_links_no_hdf5 COMMAND sh -c
+    "set -e; ! '${SP_READELF}' -d '$<TARGET_FILE:scopeprof>' | grep -i 'NEEDED.*hdf5'; \
+     ! '${SP_NM}' '$<TARGET_FILE:scopeprof_static>' | grep -E ' U H5'; \
+     ! '${SP_NM}' -D '$<TARGET_FILE:scopeprof>' | grep -E ' U H5'${_sp_h5_module_check}")
+endif()
 
 check_language(Fortran)
 if(CMAKE_Fortran_COMPILER)
@@ -67,6 +92,16 @@ if(SP_USE_HDF5)
      '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_h5.py' $d/p_rank00000.h5; \
      '${SP_H5DUMP}' -H $d/p_rank00000.h5 | grep -q 'DATASET \"threads\"'; \
      '${SP_H5DUMP}' -a scope_profiler_schema $d/p_rank00000.h5 | grep -q '(0): 2'; rm -rf $d")
+endif()
+
+# Every writer on a disk that fills at many sizes: the runtime (.h5 and
+# .spt), sp-import, sp-report.
+if(SP_USE_HDF5 AND TARGET sp-import)
+  add_test(NAME test_full_disk
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_full_disk.py
+      $<TARGET_FILE:rt_scenario> $<TARGET_FILE:sp-import> $<TARGET_FILE:sp-report>
+      ${CMAKE_CURRENT_BINARY_DIR}/test_full_disk_work)
+  set_tests_properties(test_full_disk PROPERTIES TIMEOUT 600)
 endif()
 
 # scope_profiler.h on its own, as strict C11 and as C++ (compile-only).
