@@ -16,7 +16,6 @@ typedef int (*sp__h5_write_fn)(const char *path, int32_t rank,
 
 #define SP__H5_MODULE "libscopeprof_h5.so"
 
-/* Sanitizer runtimes refuse RTLD_DEEPBIND and end the process. */
 static int sanitized(void) {
   static const char *const names[] = {"__asan_init", "__tsan_init",
                                       "__msan_init", "__hwasan_init"};
@@ -25,6 +24,30 @@ static int sanitized(void) {
       return 1;
   dlerror();
   return 0;
+}
+
+/* How the module binds HDF5. A program that has loaded another HDF5 (the
+ * MPI build: the same symbols under another soname, or one linked into
+ * the program) keeps it to itself only if the module looks in its own
+ * dependencies first (RTLD_DEEPBIND): the module and its serial HDF5 then
+ * use theirs, two libraries side by side. A program that has loaded the
+ * module's own HDF5 (same soname: one copy per process) shares it, and
+ * must be bound normally: the program holds copies of the library's
+ * variables (the H5T_NATIVE_*_g, H5P_CLS_*_g ids, copy relocations) that
+ * the library updates, and a deep-bound module would read the stale
+ * originals. Sanitizer runtimes refuse RTLD_DEEPBIND and end the process. */
+static int deep_bind(void) {
+  if (sanitized())
+    return 0;
+#ifdef SP_H5_SONAME
+  void *same = dlopen(SP_H5_SONAME, RTLD_LAZY | RTLD_NOLOAD);
+  if (same) {
+    dlclose(same);
+    return 0;
+  }
+  dlerror();
+#endif
+  return 1;
 }
 
 /* Candidates, in order: $SP_H5_MODULE alone when set; else scopeprof/ and
@@ -81,11 +104,7 @@ int sp__write_h5(const char *path, int32_t rank, const sp_fmt_source *srcs,
                      np > 2 ? paths[2] : "");
       return -1;
     }
-    /* Its own symbols first (RTLD_DEEPBIND): an application linking
-     * another HDF5 (the MPI build: same symbols, another soname) keeps it
-     * to itself, and the module and its serial HDF5 use theirs. One that
-     * links the same serial library shares it (one copy per soname). */
-    int flags = RTLD_NOW | RTLD_LOCAL | (sanitized() ? 0 : RTLD_DEEPBIND);
+    int flags = RTLD_NOW | RTLD_LOCAL | (deep_bind() ? RTLD_DEEPBIND : 0);
     void *h = dlopen(paths[found], flags);
     if (!h) {
       const char *why = dlerror();

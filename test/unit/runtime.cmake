@@ -104,6 +104,44 @@ if(SP_USE_HDF5 AND TARGET sp-import)
   set_tests_properties(test_full_disk PROPERTIES TIMEOUT 600)
 endif()
 
+# An application using HDF5 itself, built against serial HDF5 and against
+# the OpenMPI build (libhdf5-openmpi-dev, when installed), without and with
+# ScopeProf (-finstrument-functions): its file and its error reports must
+# not change. check_h5_app.py runs them.
+if(TARGET scopeprof_h5)
+  set(_sp_h5_apps "")
+  macro(sp_h5_app name inc lib defs)
+    add_executable(h5_app_${name}_plain ${CMAKE_CURRENT_LIST_DIR}/runtime/h5_app.c)
+    add_executable(h5_app_${name}_sp ${CMAKE_CURRENT_LIST_DIR}/runtime/h5_app.c)
+    target_compile_options(h5_app_${name}_sp PRIVATE -finstrument-functions)
+    target_link_libraries(h5_app_${name}_sp PRIVATE scopeprof)
+    foreach(t h5_app_${name}_plain h5_app_${name}_sp)
+      target_include_directories(${t} PRIVATE ${inc})
+      target_compile_definitions(${t} PRIVATE ${defs})
+      target_compile_options(${t} PRIVATE ${SP_C_WARNINGS})
+      target_link_libraries(${t} PRIVATE ${lib})
+    endforeach()
+    list(APPEND _sp_h5_apps ${name} $<TARGET_FILE:h5_app_${name}_plain>
+      $<TARGET_FILE:h5_app_${name}_sp>)
+  endmacro()
+  sp_h5_app(serial "${HDF5_C_INCLUDE_DIRS};${HDF5_INCLUDE_DIRS}"
+    "${HDF5_C_LIBRARIES}" "${HDF5_C_DEFINITIONS}")
+  find_path(SP_HDF5_MPI_INCLUDE H5pubconf.h
+    PATHS /usr/include/hdf5/openmpi NO_DEFAULT_PATH)
+  find_library(SP_HDF5_MPI_LIB hdf5
+    PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/hdf5/openmpi NO_DEFAULT_PATH)
+  find_package(MPI COMPONENTS C QUIET)
+  if(SP_HDF5_MPI_INCLUDE AND SP_HDF5_MPI_LIB AND MPI_C_FOUND)
+    sp_h5_app(mpi ${SP_HDF5_MPI_INCLUDE} "${SP_HDF5_MPI_LIB};MPI::MPI_C" H5_APP_MPI)
+  else()
+    message(STATUS "h5_app_mpi skipped: no OpenMPI HDF5 (scripts/deps.sh test)")
+  endif()
+  add_test(NAME runtime_h5_app COMMAND /usr/bin/python3
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/check_h5_app.py
+    ${CMAKE_CURRENT_BINARY_DIR}/h5_app_work ${_sp_h5_apps})
+  set_tests_properties(runtime_h5_app PROPERTIES TIMEOUT 300)
+endif()
+
 # scope_profiler.h on its own, as strict C11 and as C++ (compile-only).
 add_library(rt_header_c OBJECT ${CMAKE_CURRENT_LIST_DIR}/runtime/header_c.c)
 target_include_directories(rt_header_c PRIVATE ${PROJECT_SOURCE_DIR}/runtime/include)
