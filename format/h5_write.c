@@ -54,6 +54,8 @@ struct sp_fmt_h5w {
   int32_t *hash; /* open addressing: region index + 1, 0 = empty */
   int64_t hashcap;
   sp_fmt_meta meta;
+  sp__h5_sink sink; /* write errors the file driver kept from HDF5 */
+  hid_t driver;     /* that driver's id; -1 = none */
 };
 
 static void fail(sp_fmt_err *err, const char *path, const char *fmt, ...) {
@@ -68,8 +70,20 @@ static void fail(sp_fmt_err *err, const char *path, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* A write the file driver could not make (a full disk) is the reason for
+ * any failure after it; HDF5 itself never sees it (h5_vfd.c). */
+static int sunk(sp_fmt_h5w *w, sp_fmt_err *err) {
+  if (!w->sink.err)
+    return 0;
+  H5Eclear2(H5E_DEFAULT);
+  fail(err, w->path, "cannot write %s: %s", w->tmp, strerror(w->sink.err));
+  return -1;
+}
+
 static void h5fail(sp_fmt_h5w *w, sp_fmt_err *err, const char *what) {
   char why[256];
+  if (sunk(w, err))
+    return;
   sp__h5_reason(why, sizeof why);
   fail(err, w->path, "cannot write HDF5 %s: %s", what, why);
 }
@@ -175,6 +189,8 @@ static void free_w(sp_fmt_h5w *w) {
   free(w->buf_s);
   free(w->buf_e);
   sp_fmt_meta_free(&w->meta);
+  if (w->driver >= 0) /* after the file is closed: nothing uses it now */
+    H5FDunregister(w->driver);
   free(w->path);
   free(w->tmp);
   free(w);
@@ -210,6 +226,7 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
     return NULL;
   }
   w->file = w->ds_start = w->ds_end = -1;
+  w->driver = -1;
   w->reserved = -1;
   w->raw_fd = -1;
   w->path = strdup(path);
@@ -222,29 +239,30 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
     goto bad;
   }
   w->tmp = strdup(tmp);
-  /* Create the temporary ourselves first: errno gives a clearer reason
-   * (permission, missing directory) than HDF5's stack does. */
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-  if (fd < 0) {
-    fail(err, path, "cannot create %s: %s", tmp, strerror(errno));
+  if (!w->tmp) {
+    fail(err, path, "out of memory");
     goto bad;
   }
-  close(fd);
-  /* HDF5 then creates it anew, exclusively: opening it with O_TRUNC would
-   * make ext4 (auto_da_alloc) flush every block of the file on its last
-   * close, a third of a second per GiB here. */
-  unlink(tmp);
   /* Large datasets (sp-import's reserved events) start on a 256 KiB
    * boundary: the calls written into them then fill whole aligned pieces
    * (sp_fmt_stats_rank_at). The runtime's 2 MiB chunks are not moved. */
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl >= 0)
-    H5Pset_alignment(fapl, (hsize_t)4 << 20, (hsize_t)SP_H5W_PIECE);
-  w->file =
-      H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl >= 0 ? fapl : H5P_DEFAULT);
-  if (fapl >= 0)
-    H5Pclose(fapl);
+  hid_t fapl = sp__h5_sink_fapl(&w->sink, &w->driver);
+  if (fapl < 0) {
+    h5fail(w, err, "file (driver)");
+    goto bad;
+  }
+  H5Pset_alignment(fapl, (hsize_t)4 << 20, (hsize_t)SP_H5W_PIECE);
+  /* Created exclusively, never truncated: opening with O_TRUNC would make
+   * ext4 (auto_da_alloc) flush every block of the file on its last close,
+   * a third of a second per GiB here. */
+  w->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
   if (w->file < 0) {
+    if (w->sink.open_err) { /* errno: clearer than HDF5's stack */
+      H5Eclear2(H5E_DEFAULT);
+      fail(err, path, "cannot create %s: %s", tmp, strerror(w->sink.open_err));
+      goto bad;
+    }
     h5fail(w, err, "file");
     goto bad_unlink;
   }
@@ -320,7 +338,7 @@ static int write_events(sp_fmt_h5w *w, const void *starts, const void *ends,
     }
   }
   w->written += n;
-  return 0;
+  return sunk(w, err); /* the disk is full: stop here, not at close */
 }
 
 int sp_fmt_h5w_reserve(sp_fmt_h5w *w, int64_t n, sp_fmt_err *err) {
@@ -778,6 +796,8 @@ int sp_fmt_h5w_close(sp_fmt_h5w *w, sp_fmt_err *err) {
     h5fail(w, err, "file (close)");
     goto out;
   }
+  if (sunk(w, err)) /* the last writes (superblock, index) failed */
+    goto out;
   if (rename(w->tmp, w->path) != 0) {
     fail(err, w->path, "cannot rename %s into place: %s", w->tmp,
          strerror(errno));

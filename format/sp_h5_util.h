@@ -11,7 +11,7 @@
  * one line, so the stack is silenced and read back by sp__h5_reason. */
 static inline void sp__h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
 
-static herr_t sp__h5_walk(unsigned n, const H5E_error2_t *e, void *data) {
+static inline herr_t sp__h5_walk(unsigned n, const H5E_error2_t *e, void *data) {
   /* Walking upward, the first described entry is the most specific. */
   char *buf = data;
   (void)n;
@@ -21,14 +21,29 @@ static herr_t sp__h5_walk(unsigned n, const H5E_error2_t *e, void *data) {
 }
 
 /* Copies the most specific HDF5 error description into buf (or a generic
- * text) and clears the stack. */
+ * text), on one line, and clears the stack. */
 static inline const char *sp__h5_reason(char *buf, size_t size) {
   char inner[256] = "";
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, sp__h5_walk, inner);
   H5Eclear2(H5E_DEFAULT);
+  for (char *c = inner; *c; c++)
+    if (*c == '\n' || *c == '\r')
+      *c = ' ';
   snprintf(buf, size, "%s", inner[0] ? inner : "HDF5 error");
   return buf;
 }
+
+/* The writer's file driver (h5_vfd.c): a failed write or truncate is kept
+ * here instead of being reported to HDF5. */
+typedef struct sp__h5_sink {
+  int err;      /* errno of the first failed write, truncate or close */
+  int open_err; /* errno of a failed open */
+} sp__h5_sink;
+
+/* A file access list writing through that driver into sink (zeroed here);
+ * *driver gets the driver's id, to H5FDunregister once the file is closed.
+ * -1 on failure. */
+hid_t sp__h5_sink_fapl(sp__h5_sink *sink, hid_t *driver);
 
 /* Variable-length UTF-8 string type (caller closes). */
 static inline hid_t sp__h5_vlen_utf8(void) {

@@ -36,33 +36,19 @@ static void quiesce(void) {
   }
 }
 
+/* .h5 through the HDF5 module, loaded for this write only. */
 static int write_h5(const char *path, int rank, const sp_fmt_source *src,
                     int64_t n, sp_fmt_err *err) {
-#ifdef SP_USE_HDF5
-  sp_fmt_stats *stats = calloc((size_t)(n ? n : 1), sizeof *stats);
-  if (!stats || sp_fmt_stats_rank(src, n, stats, NULL) < 0) {
-    free(stats);
-    sp_fmt_err_set(err, "%s: out of memory", path);
-    return -1;
-  }
-  sp_fmt_h5w *w = sp_fmt_h5w_open(path, err);
-  int rc = w ? 0 : -1;
   sp_fmt_meta meta = {0};
   sp__metadata_collect(&meta);
-  if (!rc)
-    rc = sp_fmt_h5w_meta(w, &meta, err);
-  for (int64_t i = 0; !rc && i < n; i++)
-    rc = sp_fmt_h5w_row(w, rank, &src[i], &stats[i], err);
-  if (w)
-    rc = rc ? (sp_fmt_h5w_abort(w), -1) : sp_fmt_h5w_close(w, err);
+  sp_fmt_meta_set_int(&meta, "recording_wait_ns",
+                      (int64_t)atomic_load(&sp__wait_ns));
+  sp_fmt_meta_set_int(&meta, "memory_budget", (int64_t)sp__budget);
+  sp_fmt_meta_set_int(&meta, "memory_overrun_bytes",
+                      (int64_t)atomic_load(&sp__overrun_bytes));
+  int rc = sp__write_h5(path, rank, src, n, &meta, err);
   sp_fmt_meta_free(&meta);
-  free(stats);
   return rc;
-#else
-  (void)rank, (void)src, (void)n;
-  sp_fmt_err_set(err, "%s: this libscopeprof was built without HDF5", path);
-  return -1;
-#endif
 }
 
 /* The stream, complete, into the final file. */

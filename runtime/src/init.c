@@ -149,11 +149,17 @@ static void do_init(void) {
     p = "scope_profiler";
   snprintf(sp__cfg.prefix, sizeof sp__cfg.prefix, "%s", p);
   sp__cfg.verbose = env_bool("SP_VERBOSE", 0);
+  /* .spt unless asked: .h5 loads HDF5 into the program (docs/runtime.md). */
   const char *fmt = getenv("SP_FORMAT");
   sp__cfg.format_h5 = 0;
-  if (fmt && *fmt && strcmp(fmt, "h5") == 0)
+  if (fmt && *fmt && strcmp(fmt, "h5") == 0) {
+#ifdef SP_USE_HDF5
     sp__cfg.format_h5 = 1;
-  else if (fmt && *fmt && strcmp(fmt, "spt") != 0)
+#else
+    sp__warn("SP_FORMAT=h5 but this libscopeprof was built without HDF5; "
+             "writing spt");
+#endif
+  } else if (fmt && *fmt && strcmp(fmt, "spt") != 0)
     sp__warn("SP_FORMAT=%s is not spt or h5; writing spt", fmt);
   const char *label = getenv("SP_LABEL");
   snprintf(sp__cfg.label, sizeof sp__cfg.label, "%s", label ? label : "");

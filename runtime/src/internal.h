@@ -262,4 +262,16 @@ SP_HIDDEN void sp__stream_meta_full(void); /* token held; not in a handler */
 SP_HIDDEN extern char sp__start_timestamp[64];
 SP_HIDDEN extern struct timespec sp__start_real;
 
+/* ---- .h5 output (h5_load.c) ---- */
+struct sp_fmt_source;
+struct sp_fmt_err;
+/* Writes one rank's .h5 through libscopeprof_h5.so, loaded now: srcs are
+ * its (thread, region) sources ordered by thread, then first start. 0, or
+ * -1 with err set (also when the module or HDF5 cannot be loaded); on
+ * failure nothing is left under path. */
+SP_HIDDEN int sp__write_h5(const char *path, int32_t rank,
+                           const struct sp_fmt_source *srcs, int64_t n,
+                           const struct sp_fmt_meta *meta,
+                           struct sp_fmt_err *err);
+
 #endif /* SP_INTERNAL_H */

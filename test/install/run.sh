@@ -70,6 +70,14 @@ gcc -o "$tmp/pc_api" "$here/consumer/api.c" $(pkg-config --cflags --libs scopepr
 run pc "$tmp/pc_api"
 expect "$tmp/pc_rank00000.spt" "block rank=0 thread=0 region=by_hand file=api.c line=5 calls=2"
 
+# .h5 through the installed module (<libdir>/scopeprof/libscopeprof_h5.so,
+# found beside the installed libscopeprof.so), when it was built
+if [[ -e "$inst/lib/scopeprof/libscopeprof_h5.so" ]]; then
+  SP_FORMAT=h5 SP_OUTPUT="$tmp/pch5" "$tmp/pc_api" >/dev/null 2>"$tmp/pch5.err"
+  [[ ! -s "$tmp/pch5.err" ]] || fail "SP_FORMAT=h5: $(cat "$tmp/pch5.err")"
+  expect "$tmp/pch5_rank00000.h5" "block rank=0 thread=0 region=by_hand file=api.c line=5 calls=2"
+fi
+
 # make CC=sp-cc on a plain Makefile project
 cp -r "$here/makefile" "$tmp/mk"
 make -s -C "$tmp/mk" CC="$inst/bin/sp-cc" >/dev/null

@@ -21,10 +21,35 @@ if(CMAKE_CXX_COMPILER)
   set(_sp_rt_cxx rt_cyg_cxx)
 endif()
 
+# The same scenarios on the static library.
+add_executable(rt_scenario_static ${CMAKE_CURRENT_LIST_DIR}/runtime/scenario.c)
+target_compile_options(rt_scenario_static PRIVATE ${SP_C_WARNINGS})
+target_link_libraries(rt_scenario_static PRIVATE scopeprof_static Threads::Threads)
+
 sp_add_unit_test(test_runtime
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_runtime.c
   LIBS sp_format)
-add_dependencies(test_runtime rt_scenario rt_cyg_prog ${_sp_rt_cxx})
+add_dependencies(test_runtime rt_scenario rt_scenario_static rt_cyg_prog ${_sp_rt_cxx})
+if(TARGET scopeprof_h5)
+  target_compile_definitions(test_runtime PRIVATE
+    SP_TEST_H5_MODULE="$<TARGET_FILE:scopeprof_h5>"
+    SP_TEST_H5_INSTALLED="${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/scopeprof/libscopeprof_h5.so")
+endif()
+
+# Neither library links HDF5; the module does.
+find_program(SP_READELF NAMES readelf)
+find_program(SP_NM NAMES nm)
+if(SP_READELF AND SP_NM)
+  set(_sp_h5_module_check "")
+  if(TARGET scopeprof_h5)
+    set(_sp_h5_module_check "; '${SP_READELF}' -d '$<TARGET_FILE:scopeprof_h5>' | grep -q 'NEEDED.*libhdf5'; \
+      test \"$('${SP_NM}' -D --defined-only '$<TARGET_FILE:scopeprof_h5>' | awk '{print $3}')\" = sp__h5_write")
+  endif()
+  add_test(NAME runtime_links_no_hdf5 COMMAND sh -c
+    "set -e; ! '${SP_READELF}' -d '$<TARGET_FILE:scopeprof>' | grep -i 'NEEDED.*hdf5'; \
+     ! '${SP_NM}' '$<TARGET_FILE:scopeprof_static>' | grep -E ' U H5'; \
+     ! '${SP_NM}' -D '$<TARGET_FILE:scopeprof>' | grep -E ' U H5'${_sp_h5_module_check}")
+endif()
 
 check_language(Fortran)
 if(CMAKE_Fortran_COMPILER)
@@ -68,6 +93,54 @@ if(SP_USE_HDF5)
      '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_h5.py' $d/p_rank00000.h5; \
      '${SP_H5DUMP}' -H $d/p_rank00000.h5 | grep -q 'DATASET \"threads\"'; \
      '${SP_H5DUMP}' -a scope_profiler_schema $d/p_rank00000.h5 | grep -q '(0): 2'; rm -rf $d")
+endif()
+
+# Every writer on a disk that fills at many sizes: the runtime (.h5 and
+# .spt), sp-import, sp-report.
+if(SP_USE_HDF5 AND TARGET sp-import)
+  add_test(NAME test_full_disk
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_full_disk.py
+      $<TARGET_FILE:rt_scenario> $<TARGET_FILE:sp-import> $<TARGET_FILE:sp-report>
+      ${CMAKE_CURRENT_BINARY_DIR}/test_full_disk_work)
+  set_tests_properties(test_full_disk PROPERTIES TIMEOUT 600)
+endif()
+
+# An application using HDF5 itself, built against serial HDF5 and against
+# the OpenMPI build (libhdf5-openmpi-dev, when installed), without and with
+# ScopeProf (-finstrument-functions): its file and its error reports must
+# not change. check_h5_app.py runs them.
+if(TARGET scopeprof_h5)
+  set(_sp_h5_apps "")
+  macro(sp_h5_app name inc lib defs)
+    add_executable(h5_app_${name}_plain ${CMAKE_CURRENT_LIST_DIR}/runtime/h5_app.c)
+    add_executable(h5_app_${name}_sp ${CMAKE_CURRENT_LIST_DIR}/runtime/h5_app.c)
+    target_compile_options(h5_app_${name}_sp PRIVATE -finstrument-functions)
+    target_link_libraries(h5_app_${name}_sp PRIVATE scopeprof)
+    foreach(t h5_app_${name}_plain h5_app_${name}_sp)
+      target_include_directories(${t} PRIVATE ${inc})
+      target_compile_definitions(${t} PRIVATE ${defs})
+      target_compile_options(${t} PRIVATE ${SP_C_WARNINGS})
+      target_link_libraries(${t} PRIVATE ${lib})
+    endforeach()
+    list(APPEND _sp_h5_apps ${name} $<TARGET_FILE:h5_app_${name}_plain>
+      $<TARGET_FILE:h5_app_${name}_sp>)
+  endmacro()
+  sp_h5_app(serial "${HDF5_C_INCLUDE_DIRS};${HDF5_INCLUDE_DIRS}"
+    "${HDF5_C_LIBRARIES}" "${HDF5_C_DEFINITIONS}")
+  find_path(SP_HDF5_MPI_INCLUDE H5pubconf.h
+    PATHS /usr/include/hdf5/openmpi NO_DEFAULT_PATH)
+  find_library(SP_HDF5_MPI_LIB hdf5
+    PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/hdf5/openmpi NO_DEFAULT_PATH)
+  find_package(MPI COMPONENTS C QUIET)
+  if(SP_HDF5_MPI_INCLUDE AND SP_HDF5_MPI_LIB AND MPI_C_FOUND)
+    sp_h5_app(mpi ${SP_HDF5_MPI_INCLUDE} "${SP_HDF5_MPI_LIB};MPI::MPI_C" H5_APP_MPI)
+  else()
+    message(STATUS "h5_app_mpi skipped: no OpenMPI HDF5 (scripts/deps.sh test)")
+  endif()
+  add_test(NAME runtime_h5_app COMMAND /usr/bin/python3
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/check_h5_app.py
+    ${CMAKE_CURRENT_BINARY_DIR}/h5_app_work ${_sp_h5_apps})
+  set_tests_properties(runtime_h5_app PROPERTIES TIMEOUT 300)
 endif()
 
 # scope_profiler.h on its own, as strict C11 and as C++ (compile-only).

@@ -872,6 +872,108 @@ static void test_no_silent_overwrite(void **state) {
   sp_fmt_rank_free(&r);
 }
 
+static void test_default_format_is_spt(void **state) {
+  (void)state;
+  char out[600];
+  const char *env[] = {ENV_OUT(out), NULL};
+  assert_int_equal(run("rt_scenario", "nest", env), 0);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(find_block(&r, 0, "rec")->count, 5);
+  sp_fmt_rank_free(&r);
+  assert_int_equal(count_files(), 1);
+}
+
+/* HDF5 enters the process only to write .h5 (rt_scenario hdf5_maps looks
+ * in /proc/self/maps after sp_finalize: 5 = mapped, 0 = not). */
+static void test_hdf5_loaded_only_for_h5(void **state) {
+  (void)state;
+  char out[600];
+  const char *dflt[] = {ENV_OUT(out), NULL};
+  assert_int_equal(run("rt_scenario", "hdf5_maps", dflt), 0);
+  assert_string_equal(errtext, "");
+  const char *spt[] = {ENV_OUT(out), "SP_FORMAT=spt", "SP_RANK=1", NULL};
+  assert_int_equal(run("rt_scenario", "hdf5_maps", spt), 0);
+  assert_string_equal(errtext, "");
+#ifdef SP_USE_HDF5
+  const char *h5[] = {ENV_OUT(out), "SP_FORMAT=h5", "SP_RANK=2", NULL};
+  assert_int_equal(run("rt_scenario", "hdf5_maps", h5), 5);
+  assert_string_equal(errtext, "");
+  assert_int_equal(count_files(), 3);
+  char path[700];
+  snprintf(path, sizeof path, "%s/p_rank00002.h5", dir);
+  assert_int_equal(sp_fmt_is_h5(path), 1);
+#endif
+}
+
+#ifdef SP_USE_HDF5
+static void test_h5_module_missing(void **state) {
+  (void)state;
+  char out[600], want[2000];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=h5",
+                       "SP_H5_MODULE=/nonexistent/libscopeprof_h5.so", NULL};
+  assert_int_equal(run("rt_scenario", "unwritable", env), 3);
+  snprintf(want, sizeof want,
+           "scopeprof: error: %s/p_rank00000.h5: cannot write .h5: the HDF5 "
+           "writer libscopeprof_h5.so was not found (looked for "
+           "/nonexistent/libscopeprof_h5.so)\n",
+           dir);
+  assert_string_equal(errtext, want);
+  assert_int_equal(count_files(), 0);
+}
+
+static void test_h5_module_not_loadable(void **state) {
+  (void)state;
+  char out[600], mod[700], env_mod[800], want[2000];
+  snprintf(mod, sizeof mod, "%s/not_a_module.so", SP_TEST_BINARY_DIR);
+  FILE *f = fopen(mod, "w");
+  assert_non_null(f);
+  for (int i = 0; i < 16; i++) /* longer than an ELF header */
+    fputs("not an ELF file\n", f);
+  fclose(f);
+  snprintf(env_mod, sizeof env_mod, "SP_H5_MODULE=%s", mod);
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=h5", env_mod, NULL};
+  assert_int_equal(run("rt_scenario", "unwritable", env), 3);
+  snprintf(want, sizeof want,
+           "scopeprof: error: %s/p_rank00000.h5: cannot load the HDF5 "
+           "writer: %s: invalid ELF header\n",
+           dir, mod);
+  assert_string_equal(errtext, want);
+  assert_int_equal(count_files(), 0);
+  unlink(mod);
+}
+
+/* The static library finds the module at its install path, or where
+ * SP_H5_MODULE says. */
+static void test_h5_static_library(void **state) {
+  (void)state;
+  char out[600], env_mod[800], want[2000], path[700];
+  snprintf(env_mod, sizeof env_mod, "SP_H5_MODULE=%s", SP_TEST_H5_MODULE);
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=h5", env_mod, NULL};
+  assert_int_equal(run("rt_scenario_static", "hdf5_maps", env), 5);
+  assert_string_equal(errtext, "");
+  snprintf(path, sizeof path, "%s/p_rank00000.h5", dir);
+  sp_fmt_h5_summary sum = {0};
+  sp_fmt_err err = {{0}};
+  if (sp_fmt_h5_read_summary(path, &sum, &err) != 0)
+    fail_msg("%s", err.msg);
+  assert_int_equal(sum.nrows, 4);
+  sp_fmt_h5_summary_free(&sum);
+  unlink(path);
+  if (access(SP_TEST_H5_INSTALLED, F_OK) == 0)
+    return; /* installed: the next case would find it */
+  const char *env2[] = {ENV_OUT(out), "SP_FORMAT=h5", NULL};
+  assert_int_equal(run("rt_scenario_static", "unwritable", env2), 3);
+  snprintf(want, sizeof want,
+           "scopeprof: error: %s/p_rank00000.h5: cannot write .h5: the HDF5 "
+           "writer libscopeprof_h5.so was not found (looked for %s)\n",
+           dir, SP_TEST_H5_INSTALLED);
+  assert_string_equal(errtext, want);
+  assert_int_equal(count_files(), 0);
+}
+#endif
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_nest_roundtrip, setup, teardown),
@@ -907,8 +1009,16 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fortran_module_api, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fortran_module_api_flang_plugin,
                                       setup, teardown),
+      cmocka_unit_test_setup_teardown(test_default_format_is_spt, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_hdf5_loaded_only_for_h5, setup,
+                                      teardown),
 #ifdef SP_USE_HDF5
       cmocka_unit_test_setup_teardown(test_h5_output, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_h5_module_missing, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_h5_module_not_loadable, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_h5_static_library, setup, teardown),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

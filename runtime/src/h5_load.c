@@ -1,0 +1,125 @@
+/* h5_load.c - finds and loads libscopeprof_h5.so, the HDF5 writer, when a
+ * rank writes .h5, so HDF5 never enters a process that does not. */
+#include "internal.h"
+#include "sp_format.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef int (*sp__h5_write_fn)(const char *path, int32_t rank,
+                               const sp_fmt_source *srcs, int64_t n,
+                               const sp_fmt_meta *meta, sp_fmt_err *err);
+
+#define SP__H5_MODULE "libscopeprof_h5.so"
+
+static int sanitized(void) {
+  static const char *const names[] = {"__asan_init", "__tsan_init",
+                                      "__msan_init", "__hwasan_init"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (dlsym(RTLD_DEFAULT, names[i]))
+      return 1;
+  dlerror();
+  return 0;
+}
+
+/* How the module binds HDF5. A program that has loaded another HDF5 (the
+ * MPI build: the same symbols under another soname, or one linked into
+ * the program) keeps it to itself only if the module looks in its own
+ * dependencies first (RTLD_DEEPBIND): the module and its serial HDF5 then
+ * use theirs, two libraries side by side. A program that has loaded the
+ * module's own HDF5 (same soname: one copy per process) shares it, and
+ * must be bound normally: the program holds copies of the library's
+ * variables (the H5T_NATIVE_*_g, H5P_CLS_*_g ids, copy relocations) that
+ * the library updates, and a deep-bound module would read the stale
+ * originals. Sanitizer runtimes refuse RTLD_DEEPBIND and end the process. */
+static int deep_bind(void) {
+  if (sanitized())
+    return 0;
+#ifdef SP_H5_SONAME
+  void *same = dlopen(SP_H5_SONAME, RTLD_LAZY | RTLD_NOLOAD);
+  if (same) {
+    dlclose(same);
+    return 0;
+  }
+  dlerror();
+#endif
+  return 1;
+}
+
+/* Candidates, in order: $SP_H5_MODULE alone when set; else scopeprof/ and
+ * then the directory of the libscopeprof.so this code is in (not for the
+ * static library, which is part of the program); then the install path. */
+static int candidates(char paths[3][PATH_MAX]) {
+  const char *env = getenv("SP_H5_MODULE");
+  int n = 0;
+  if (env && *env) {
+    snprintf(paths[n++], PATH_MAX, "%s", env);
+    return n;
+  }
+  Dl_info info;
+  struct link_map *lm = NULL;
+  if (dladdr1((void *)&sp__write_h5, &info, (void **)&lm, RTLD_DL_LINKMAP) &&
+      lm && lm->l_name && lm->l_name[0] && info.dli_fname) {
+    const char *slash = strrchr(info.dli_fname, '/');
+    int len = slash ? (int)(slash - info.dli_fname) : 1;
+    const char *dir = slash ? info.dli_fname : ".";
+    if (snprintf(paths[n], PATH_MAX, "%.*s/scopeprof/%s", len, dir,
+                 SP__H5_MODULE) < PATH_MAX)
+      n++;
+    if (snprintf(paths[n], PATH_MAX, "%.*s/%s", len, dir, SP__H5_MODULE) <
+        PATH_MAX)
+      n++;
+  }
+#ifdef SP_H5_MODULE_PATH
+  snprintf(paths[n++], PATH_MAX, "%s", SP_H5_MODULE_PATH);
+#endif
+  return n;
+}
+
+int sp__write_h5(const char *path, int32_t rank, const sp_fmt_source *srcs,
+                 int64_t n, const sp_fmt_meta *meta, sp_fmt_err *err) {
+#ifndef SP_USE_HDF5
+  (void)rank, (void)srcs, (void)n, (void)meta;
+  sp_fmt_err_set(err, "%.900s: this libscopeprof was built without HDF5",
+                 path);
+  return -1;
+#else
+  static sp__h5_write_fn write_fn;
+  if (!write_fn) {
+    char paths[3][PATH_MAX];
+    int np = candidates(paths), found = -1;
+    for (int i = 0; i < np && found < 0; i++)
+      if (access(paths[i], F_OK) == 0)
+        found = i;
+    if (found < 0) {
+      sp_fmt_err_set(err,
+                     "%.900s: cannot write .h5: the HDF5 writer %s was not "
+                     "found (looked for %s%s%s%s%s)",
+                     path, SP__H5_MODULE, paths[0], np > 1 ? ", " : "",
+                     np > 1 ? paths[1] : "", np > 2 ? ", " : "",
+                     np > 2 ? paths[2] : "");
+      return -1;
+    }
+    int flags = RTLD_NOW | RTLD_LOCAL | (deep_bind() ? RTLD_DEEPBIND : 0);
+    void *h = dlopen(paths[found], flags);
+    if (!h) {
+      const char *why = dlerror();
+      sp_fmt_err_set(err, "%.900s: cannot load the HDF5 writer: %s", path,
+                     why ? why : paths[found]);
+      return -1;
+    }
+    /* Kept loaded: HDF5 may hold thread-specific data and exit handlers. */
+    write_fn = (sp__h5_write_fn)dlsym(h, "sp__h5_write");
+    if (!write_fn) {
+      sp_fmt_err_set(err, "%.900s: cannot load the HDF5 writer: %s has no "
+                     "sp__h5_write", path, paths[found]);
+      return -1;
+    }
+  }
+  return write_fn(path, rank, srcs, n, meta, err);
+#endif
+}

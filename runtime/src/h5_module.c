@@ -1,0 +1,76 @@
+/* h5_module.c - libscopeprof_h5.so, the runtime's HDF5 writer: loaded by
+ * h5_load.c only when a rank writes .h5; one entry point, sp__h5_write. */
+#include "sp_format.h"
+#include "sp_h5_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The HDF5 this module uses may be the application's own (the same shared
+ * library, when the application links Debian's serial HDF5): everything
+ * it could observe is put back as it was. The error printing it chose
+ * (H5Eset_auto2, or H5Eset_auto1 in older code) and its current error
+ * stack are saved and restored around the write; the writer's file driver
+ * is registered for the write only; the library is never closed (no
+ * H5close, no H5dont_atexit). */
+typedef struct app_state {
+  int vers; /* 2: auto2 saved, 1: auto1 saved, 0: nothing */
+  H5E_auto2_t f2;
+  H5E_auto1_t f1;
+  void *data;
+  hid_t stack; /* the application's error stack, or -1 */
+} app_state;
+
+static void save(app_state *s) {
+  s->vers = 0;
+  s->stack = H5Eget_current_stack(); /* a copy; the current one is cleared */
+  if (H5Eget_auto2(H5E_DEFAULT, &s->f2, &s->data) >= 0) {
+    s->vers = 2;
+    return;
+  }
+  H5Eclear2(H5E_DEFAULT); /* "wrong API function": H5Eset_auto1 is in use */
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+  if (H5Eget_auto1(&s->f1, &s->data) >= 0)
+    s->vers = 1;
+#endif
+}
+
+static void restore(const app_state *s) {
+  H5Eclear2(H5E_DEFAULT);
+  if (s->vers == 2)
+    H5Eset_auto2(H5E_DEFAULT, s->f2, s->data);
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+  else if (s->vers == 1)
+    H5Eset_auto1(s->f1, s->data);
+#endif
+  if (s->stack >= 0)
+    H5Eset_current_stack(s->stack); /* also closes the copy */
+}
+
+static int write_rank(const char *path, int32_t rank, const sp_fmt_source *srcs,
+                      int64_t n, const sp_fmt_meta *meta, sp_fmt_err *err) {
+  sp_fmt_stats *stats = calloc((size_t)(n ? n : 1), sizeof *stats);
+  if (!stats || sp_fmt_stats_rank(srcs, n, stats, NULL) < 0) {
+    free(stats);
+    sp_fmt_err_set(err, "%.900s: out of memory", path);
+    return -1;
+  }
+  sp_fmt_h5w *w = sp_fmt_h5w_open(path, err); /* silences HDF5's printing */
+  int rc = w ? sp_fmt_h5w_meta(w, meta, err) : -1;
+  for (int64_t i = 0; rc == 0 && i < n; i++)
+    rc = sp_fmt_h5w_row(w, rank, &srcs[i], &stats[i], err);
+  if (w)
+    rc = rc ? (sp_fmt_h5w_abort(w), -1) : sp_fmt_h5w_close(w, err);
+  free(stats);
+  return rc;
+}
+
+__attribute__((visibility("default"))) int
+sp__h5_write(const char *path, int32_t rank, const sp_fmt_source *srcs,
+             int64_t n, const sp_fmt_meta *meta, sp_fmt_err *err) {
+  app_state s;
+  save(&s);
+  int rc = write_rank(path, rank, srcs, n, meta, err);
+  restore(&s);
+  return rc;
+}
