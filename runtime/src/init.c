@@ -55,18 +55,22 @@ void sp__debug(const char *fmt, ...) {
 
 static void at_exit(void) { sp__finalize(1); }
 
+/* The locks a fork must not copy half-held: the pool's before the
+ * writer's (the order every thread takes them in). */
+static int fork_locked;
 static void fork_prepare(void) {
   sp__registry_lock();
-  if (atomic_load(&sp__state) == SP__RUNNING) {
-    sp__writer_lock();
+  fork_locked = atomic_load(&sp__state) == SP__RUNNING;
+  if (fork_locked) {
     sp__pool_lock();
+    sp__writer_lock();
   }
 }
 
 static void fork_parent(void) {
-  if (atomic_load(&sp__state) == SP__RUNNING) {
-    sp__pool_unlock();
+  if (fork_locked) {
     sp__writer_unlock();
+    sp__pool_unlock();
   }
   sp__registry_unlock();
 }
@@ -76,8 +80,13 @@ static void fork_parent(void) {
  * it records nothing. */
 static void fork_child(void) {
   sp__registry_unlock();
-  if (atomic_load(&sp__state) != SP__RUNNING)
+  if (!fork_locked)
     return;
+  if (atomic_load(&sp__state) != SP__RUNNING) { /* finalized meanwhile */
+    sp__writer_unlock();
+    sp__pool_unlock();
+    return;
+  }
   sp__pool_after_fork();
   sp__writer_after_fork();
   sp__stream_after_fork();

@@ -24,6 +24,7 @@ endif()
 # The same scenarios on the static library.
 add_executable(rt_scenario_static ${CMAKE_CURRENT_LIST_DIR}/runtime/scenario.c)
 target_compile_options(rt_scenario_static PRIVATE ${SP_C_WARNINGS})
+target_compile_definitions(rt_scenario_static PRIVATE _GNU_SOURCE)
 target_link_libraries(rt_scenario_static PRIVATE scopeprof_static Threads::Threads)
 
 sp_add_unit_test(test_runtime
