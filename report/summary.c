@@ -209,6 +209,13 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
   double span = p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo) : 0;
   fprintf(f, "%s: %lld rank%s, span %s\n", p->label, (long long)p->nranks,
           p->nranks == 1 ? "" : "s", rp_time(span, b[0], sizeof b[0]));
+  /* Time the recording threads spent waiting for the runtime's writer: the
+   * disk did not keep up, and the program ran that much slower. */
+  const sp_fmt_meta_item *wait = sp_fmt_meta_get(&p->meta, "recording_wait_ns");
+  if (wait && wait->type == SP_FMT_META_INT && wait->i64 > 0)
+    fprintf(f, "note: recording waited %s for the disk (SP_MEMORY: a larger "
+               "budget absorbs longer bursts)\n",
+            rp_time((double)wait->i64, b[0], sizeof b[0]));
   fprintf(f, "%-*s %5s %10s %10s %10s %10s %10s %10s %10s %6s %6s\n", w,
           "region", o->by_rank ? "rank" : "ranks", "calls", "total", "avg",
           "min", "max", "std", "excl", "%span", "imbal");

@@ -118,6 +118,19 @@ try:
         del h["rank_region_index/summary_statistics"]
     check(run(OLD).stdout == run(MERGED).stdout.replace(MERGED, OLD),
           "no summary records: statistics from the calls")
+    # Time the runtime waited for the disk is said under the header, and
+    # only when it is not zero.
+    WAITED = WORK + "/waited.h5"
+    shutil.copy(MERGED, WAITED)
+    with h5py.File(WAITED, "r+") as h:
+        h["metadata"].attrs["recording_wait_ns"] = 1500000000
+    t = run(WAITED).stdout.splitlines()
+    check(t[1].startswith("note: recording waited 1.500 s for the disk"),
+          f"wait note: {t[:2]}")
+    with h5py.File(WAITED, "r+") as h:
+        h["metadata"].attrs["recording_wait_ns"] = 0
+    check(run(WAITED).stdout == run(MERGED).stdout.replace(MERGED, WAITED),
+          "no note without a wait")
 except ImportError:
     print("note: h5py absent, summary-only check skipped")
 
