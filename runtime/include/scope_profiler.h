@@ -61,8 +61,15 @@ SP_API extern int sp_active_;
 /* Calls made through this header check sp_active_ inline (the functions
  * stay callable by address, from Fortran and through dlsym). */
 #ifndef SP_NO_INLINE_CHECK
-#define sp_begin(region) ((void)(sp_active_ ? sp_begin(region) : (void)0))
-#define sp_end(region) ((void)(sp_active_ ? sp_end(region) : (void)0))
+/* A relaxed atomic read (a plain load on every target): sp_finalize() in
+ * one thread may clear the flag while others record. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SP_ACTIVE_ __atomic_load_n(&sp_active_, __ATOMIC_RELAXED)
+#else
+#define SP_ACTIVE_ sp_active_
+#endif
+#define sp_begin(region) ((void)(SP_ACTIVE_ ? sp_begin(region) : (void)0))
+#define sp_end(region) ((void)(SP_ACTIVE_ ? sp_end(region) : (void)0))
 #endif
 
 #ifdef __cplusplus

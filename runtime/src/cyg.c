@@ -4,7 +4,7 @@
 #include "hotpath.h"
 
 static __attribute__((noinline)) int32_t addr_slow(const void *fn) {
-  if (!sp__active)
+  if (!SP__ACTIVE())
     return -1;
   sp__thread_t *t = sp__tls;
   if (!t && !(t = sp__thread_slow()))

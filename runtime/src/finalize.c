@@ -83,6 +83,18 @@ static int private_name(const char *path, char *out, size_t size) {
   return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
+/* The message of a failed write names the file the user knows: the final
+ * name, not the private one it was being written under. */
+static void rename_in_msg(char *msg, size_t size, const char *tmp,
+                          const char *path) {
+  char *at = strstr(msg, tmp);
+  if (!at)
+    return;
+  char rest[sizeof((sp_fmt_err *)0)->msg];
+  snprintf(rest, sizeof rest, "%s", at + strlen(tmp));
+  snprintf(at, size - (size_t)(at - msg), "%s%s", path, rest);
+}
+
 /* Puts the finished file at path without ever replacing, silently, a file
  * another process wrote there while this one ran (two runs sharing a
  * prefix without %p): that one is kept, this profile goes beside it under
@@ -158,8 +170,10 @@ int sp__finalize(int at_exit) {
     pthread_mutex_unlock(&lock);
     return st == SP__FINALIZED ? result : SP_OK;
   }
-  atomic_store(&sp__state, SP__FINALIZING);
+  /* The flag first: a thread that finds the state changed must also find
+   * the flag clear, or its end would look for a begin that never was. */
   sp__set_active(0);
+  atomic_store(&sp__state, SP__FINALIZING);
   quiesce();
   sp__writer_stop();
 
@@ -188,6 +202,8 @@ int sp__finalize(int at_exit) {
     stream_failed(path); /* the writer failed earlier: no partial profile */
   } else if (private_name(path, tmp, sizeof tmp) != 0 ||
              convert(tmp, rank, &info, &err) != 0) {
+    unlink(tmp);
+    rename_in_msg(err.msg, sizeof err.msg, tmp, path);
     sp__warn("error: %s (the calls are kept in %s)",
              err.msg[0] ? err.msg : path, sp__stream_path);
   } else if (place(tmp, path, rank) != 0) {

@@ -9,6 +9,10 @@
 /* The exported flag, read through a hidden alias: no GOT load. */
 SP_HIDDEN extern int sp__active;
 
+/* Cleared by finalize while other threads record: read atomically (a
+ * plain load on x86). */
+#define SP__ACTIVE() __atomic_load_n(&sp__active, __ATOMIC_RELAXED)
+
 SP_HIDDEN void sp__begin_slow(int32_t id);
 SP_HIDDEN void sp__end_slow(sp__thread_t *t, int32_t id, uint64_t now);
 
@@ -20,7 +24,7 @@ SP_HIDDEN void sp__end_slow(sp__thread_t *t, int32_t id, uint64_t now);
 
 static inline __attribute__((always_inline)) void sp__begin_fast(int32_t id) {
   sp__thread_t *t = sp__tls;
-  if (SP_UNLIKELY(!t || !sp__active || (uint32_t)id >= SP__MAX_REGIONS)) {
+  if (SP_UNLIKELY(!t || !SP__ACTIVE() || (uint32_t)id >= SP__MAX_REGIONS)) {
     sp__begin_slow(id);
     return;
   }
@@ -51,7 +55,7 @@ static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {
   if (SP_UNLIKELY(!t))
     return; /* this thread never began a call */
   uint64_t now = sp__now();
-  if (SP_UNLIKELY(!sp__active))
+  if (SP_UNLIKELY(!SP__ACTIVE()))
     return;
   uint32_t d = t->depth;
   if (SP_LIKELY(d && t->stack[d - 1].region == id && !t->overflow)) {

@@ -19,8 +19,8 @@ extern int sp__active
     __attribute__((alias("sp_active_"), visibility("hidden")));
 
 void sp__set_active(int on) {
-  sp_active_ = on;
-  sp__active = on;
+  __atomic_store_n(&sp_active_, on, __ATOMIC_RELAXED);
+  __atomic_store_n(&sp__active, on, __ATOMIC_RELAXED);
 }
 _Atomic int sp__state = SP__UNINIT;
 sp__config_t sp__cfg;

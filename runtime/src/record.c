@@ -227,7 +227,7 @@ static int grow_stack(sp__thread_t *t) {
 /* Every rare case of a begin: first call on this thread, a region new to
  * the thread, a full chunk, a stack to grow, recording stopped. */
 __attribute__((noinline)) void sp__begin_slow(int32_t id) {
-  if (!sp__active || !enter())
+  if (!SP__ACTIVE() || !enter())
     return;
   sp__thread_t *t = sp__tls;
   if (!t && !(t = sp__thread_slow()))
@@ -405,7 +405,7 @@ SP_API void sp_end(int region) { sp__end_fast(region); }
 
 /* ---- the calls the pass plugin inserts (sp_hooks.h) ---- */
 static __attribute__((noinline)) void site_enter_slow(sp_site *s) {
-  if (!sp__active)
+  if (!SP__ACTIVE())
     return;
   int32_t id = sp__register(s->name && *s->name ? s->name : "<unnamed>",
                             s->file, s->line);

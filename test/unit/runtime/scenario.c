@@ -248,33 +248,40 @@ static int seq_threads(long n, long as_kib) {
   return 0;
 }
 
-static atomic_long recorded;
+static atomic_long recorded[8];
 static atomic_int stop_recording;
 
 static void *record_until_stopped(void *arg) {
   int id = sp_region("racing"), inner = sp_region("racing_inner");
-  (void)arg;
+  atomic_long *n = arg;
   while (!atomic_load_explicit(&stop_recording, memory_order_relaxed)) {
     sp_begin(id);
     sp_begin(inner);
     sp_end(inner);
     sp_end(id);
-    atomic_fetch_add_explicit(&recorded, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(n, 1, memory_order_relaxed);
   }
   return NULL;
+}
+
+static void wait_all(long at_least) {
+  for (int i = 0; i < 8; i++)
+    while (atomic_load(&recorded[i]) < at_least)
+      sched_yield();
 }
 
 /* sp_finalize from main while 8 threads record at full speed. */
 static int finalize_race(void) {
   pthread_t t[8];
   for (int i = 0; i < 8; i++)
-    pthread_create(&t[i], NULL, record_until_stopped, NULL);
-  while (atomic_load(&recorded) < 8 * 50000)
-    sched_yield();
+    pthread_create(&t[i], NULL, record_until_stopped, &recorded[i]);
+  wait_all(20000);
   int rc = sp_finalize();
-  long after = atomic_load(&recorded);
-  while (atomic_load(&recorded) < after + 8 * 10000) /* still recording */
-    sched_yield();
+  long after = 0;
+  for (int i = 0; i < 8; i++)
+    if (atomic_load(&recorded[i]) > after)
+      after = atomic_load(&recorded[i]);
+  wait_all(after + 10000); /* every thread still recording after it */
   atomic_store(&stop_recording, 1);
   for (int i = 0; i < 8; i++)
     pthread_join(t[i], NULL);
