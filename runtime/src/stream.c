@@ -231,8 +231,12 @@ int sp__stream_open(void) {
                         0};
   memcpy(h.magic, SP_STREAM_MAGIC, 8);
   struct iovec iov = {&h, sizeof h};
-  if (put(&iov, 1) != 0)
+  if (put(&iov, 1) != 0) { /* no header: nothing a reader could use */
+    close(sp__stream_fd);
+    sp__stream_fd = -1;
+    unlink(path);
     return -1;
+  }
   sp_stream_clock c0;
   sp__clock_origin(&c0.stamp, &c0.mono_ns);
   memcpy(payload(), &c0, sizeof c0);
