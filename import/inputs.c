@@ -10,10 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Per-rank names only (as sp_finalize writes them), so a merged profile
- * lying beside them is not swallowed by the next import. */
+/* Per-rank names only (as sp_finalize writes them, and the stream a
+ * process writes while it runs), so a merged profile lying beside them is
+ * not swallowed by the next import. */
 static int per_rank_name(const char *name) {
-  return fnmatch("*.spt", name, 0) == 0 ||
+  return fnmatch("*.spt", name, 0) == 0 || fnmatch("*.spts", name, 0) == 0 ||
          fnmatch("*_rank[0-9]*.h5", name, 0) == 0;
 }
 
@@ -88,7 +89,9 @@ static int add_dir(sp_imp_inputs *in, const char *dir, sp_fmt_err *err) {
     free(names[i]);
   free(names);
   if (rc == 0 && found == 0) {
-    sp_fmt_err_set(err, "%s: directory holds no *.spt or *_rank<N>.h5 files",
+    sp_fmt_err_set(err,
+                   "%s: directory holds no *.spt, *.spts or *_rank<N>.h5 "
+                   "files",
                    dir);
     rc = -1;
   }
@@ -135,9 +138,11 @@ static int dedup(sp_imp_inputs *in, sp_fmt_err *err) {
     }
     in->v[n] = in->v[i];
     /* By content, not name: an explicitly named file may be called
-     * anything. Whatever is not HDF5 goes to the .spt reader, whose
-     * message then says what is wrong with it. */
-    in->v[n].kind = sp_fmt_is_h5(in->v[n].path) ? SP_IMP_H5 : SP_IMP_SPT;
+     * anything. Whatever is neither HDF5 nor a stream goes to the .spt
+     * reader, whose message then says what is wrong with it. */
+    in->v[n].kind = sp_fmt_is_h5(in->v[n].path)       ? SP_IMP_H5
+                    : sp_fmt_is_stream(in->v[n].path) ? SP_IMP_STREAM
+                                                      : SP_IMP_SPT;
     n++;
   }
   in->n = n;

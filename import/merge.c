@@ -1,5 +1,6 @@
 /* merge.c - streams the ranks into one schema-2 file, in rank order. Each
- * rank is read (a .spt's index, an .h5 whole) and its rows placed (their
+ * rank is read (a .spt's index, a stream's index, an .h5 whole) and its
+ * rows placed (their
  * order, hence where their calls go, is known before any statistics, from
  * the counts the scan found); then its statistics, which write a .spt's
  * calls to the output as they read them (an .h5's calls, in memory already,
@@ -34,14 +35,16 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* One input in memory: a .spt's rank, or every rank of an .h5. Shared by
- * the slots made from it; freed with the last of them. */
+/* One input in memory: a .spt's rank, or every rank of an .h5, or a
+ * stream's rank (its blocks only count its sources' calls). Shared by the
+ * slots made from it; freed with the last of them. */
 typedef struct loaded {
   int64_t input;
   sp_fmt_rank *ranks;
   int64_t n;
   int refs;
   int fd; /* a .spt: its calls are read from here; -1 for an .h5 */
+  sp_fmt_stream *stream; /* a stream: its calls are read through it */
 } loaded;
 
 /* Each step of a slot's rank: to do, running (outside the lock), done. */
@@ -90,8 +93,31 @@ static void release(pipeline *p, loaded *l) {
     free(l->ranks);
     if (l->fd >= 0)
       close(l->fd);
+    sp_fmt_stream_close(l->stream);
     free(l);
   }
+}
+
+/* A stream's rank as the merge sees one: rank, metadata, and a block per
+ * source with its count (the calls stay in the file). */
+static int stream_rank(sp_fmt_stream *s, sp_fmt_rank *r) {
+  sp_fmt_stream_info info;
+  sp_fmt_stream_get_info(s, &info);
+  int64_t n = sp_fmt_stream_nsources(s);
+  const sp_fmt_source *src = sp_fmt_stream_sources(s);
+  memset(r, 0, sizeof *r);
+  r->rank = info.rank;
+  r->blocks = calloc(n ? (size_t)n : 1, sizeof *r->blocks);
+  if (!r->blocks || sp_fmt_meta_copy(&r->meta, sp_fmt_stream_meta(s)) != 0)
+    return -1;
+  r->nblocks = n;
+  for (int64_t i = 0; i < n; i++) {
+    r->blocks[i].thread = src[i].thread;
+    r->blocks[i].region = (int32_t)i;
+    r->blocks[i].count = src[i].count;
+    r->blocks[i].file_offset = -1;
+  }
+  return 0;
 }
 
 static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
@@ -106,6 +132,17 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
   int rc;
   if (x->kind == SP_IMP_H5) {
     rc = sp_fmt_h5_read(x->path, &l->ranks, &l->n, err);
+  } else if (x->kind == SP_IMP_STREAM) {
+    /* Indexed again (the scan closed it): bounded by its records. */
+    rc = sp_fmt_stream_open(x->path, 0, &l->stream, err);
+    if (rc == 0 && (!(l->ranks = calloc(1, sizeof *l->ranks)) ||
+                    stream_rank(l->stream, l->ranks) != 0)) {
+      sp_fmt_err_set(err, "%s: out of memory", x->path);
+      if (l->ranks)
+        sp_fmt_rank_free(l->ranks);
+      rc = -1;
+    }
+    l->n = rc == 0;
   } else if (!(l->ranks = calloc(1, sizeof *l->ranks))) {
     sp_fmt_err_set(err, "%s: out of memory", x->path);
     rc = -1;
@@ -126,6 +163,7 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
   if (rc != 0) {
     if (l->fd >= 0)
       close(l->fd);
+    sp_fmt_stream_close(l->stream);
     free(l->ranks);
     free(l);
     return NULL;
@@ -165,7 +203,9 @@ static int read_claim(pipeline *p, int64_t c, slot *s, sp_fmt_err *err) {
     release(p, p->cur);
     p->cur = NULL;
   }
-  return sp__imp_place(r, x->path, s->l->fd, p->base[c], &s->rows_v, err);
+  return sp__imp_place(
+      r, s->l->stream ? sp_fmt_stream_sources(s->l->stream) : NULL, x->path,
+      s->l->fd, p->base[c], &s->rows_v, err);
 }
 
 /* The slot's rows in the writer (kept in memory until close): no HDF5
@@ -225,8 +265,10 @@ static int step(pipeline *p, int main_thread) {
       what = T_STATS;
     }
   }
+  /* A .spt or a stream: read without HDF5, calls written by the
+   * statistics step. */
   int spt = p->next_read < p->nclaims &&
-            p->in->v[p->claims[p->next_read].input].kind == SP_IMP_SPT;
+            p->in->v[p->claims[p->next_read].input].kind != SP_IMP_H5;
   /* An .h5 is read with HDF5: this thread only. */
   if (!s && !p->reading && p->next_read < p->nclaims &&
       p->slots[p->next_read % p->nslots].claim == -1 && (main_thread || spt)) {
@@ -260,7 +302,7 @@ static int step(pipeline *p, int main_thread) {
   if (what == T_READ)
     rc = read_claim(p, s->claim, s, &err);
   else if (what == T_STATS)
-    rc = sp__imp_stats(s->r, path, fd, p->w, s->rows_v, &err);
+    rc = sp__imp_stats(s->r, path, fd, s->l->stream, p->w, s->rows_v, &err);
   else if (what == T_COPY)
     rc = sp__imp_copy(p->w, s->r, s->rows_v, &err);
   else

@@ -43,8 +43,9 @@ static int by_first_start(const void *a, const void *b) {
   return strcmp(x->src.name, y->src.name);
 }
 
-int sp__imp_place(const sp_fmt_rank *r, const char *path, int fd, int64_t base,
-                  sp_imp_row **out, sp_fmt_err *err) {
+int sp__imp_place(const sp_fmt_rank *r, const sp_fmt_source *given,
+                  const char *path, int fd, int64_t base, sp_imp_row **out,
+                  sp_fmt_err *err) {
   int64_t n = r->nblocks;
   size_t cnt = n ? (size_t)n : 1;
   sp_fmt_source *srcs = malloc(cnt * sizeof *srcs);
@@ -57,11 +58,17 @@ int sp__imp_place(const sp_fmt_rank *r, const char *path, int fd, int64_t base,
     sp_fmt_err_set(err, "%s: out of memory", path);
     return -1;
   }
-  sp_fmt_rank_sources(r, srcs);
+  if (given)
+    memcpy(srcs, given, (size_t)n * sizeof *srcs);
+  else
+    sp_fmt_rank_sources(r, srcs);
   for (int64_t k = 0; k < n; k++) {
-    const sp_fmt_block *b = srcs[k].ctx;
+    const sp_fmt_block *b = given ? NULL : srcs[k].ctx;
     int64_t first = 0, end;
-    if (b->count > 0 && fd >= 0) {
+    if (given) {
+      if (srcs[k].count > 0)
+        srcs[k].read(&srcs[k], 0, 1, &first, &end);
+    } else if (b->count > 0 && fd >= 0) {
       sp_fmt_spt_calls one = {fd, r->foreign_order, b->file_offset, b->count,
                               &failed};
       sp_fmt_source s1 = srcs[k];
@@ -89,11 +96,13 @@ int sp__imp_place(const sp_fmt_rank *r, const char *path, int fd, int64_t base,
 
 /* A block's calls as the statistics read them, batch by batch, and on
  * into the output at the row's place while the batch is still in cache:
- * each call is read from its .spt once, and copied twice (into memory, out
- * to the output's page cache), as a file-to-file copy plus a read for the
- * statistics would. */
+ * each call is read from its .spt (or stream) once, and copied twice (into
+ * memory, out to the output's page cache), as a file-to-file copy plus a
+ * read for the statistics would. */
 typedef struct tee {
   sp_fmt_spt_calls calls;
+  sp_fmt_source inner; /* reads the calls: of calls, or a stream's source */
+  const sp_fmt_stream *stream; /* its read failures */
   const sp_fmt_h5w *w;
   int64_t at; /* the row's first call in the output */
   int *put_failed;
@@ -125,10 +134,8 @@ static void tee_read(const sp_fmt_source *src, int64_t first, int64_t n,
     pthread_mutex_unlock(&sp__imp_put_mu);
     t->pend_n = 0;
   }
-  sp_fmt_source one = *src;
-  one.ctx = &t->calls;
-  sp_fmt_spt_calls_read(&one, first, n, starts, ends);
-  if (*t->calls.failed)
+  t->inner.read(&t->inner, first, n, starts, ends);
+  if (*t->calls.failed || (t->stream && sp_fmt_stream_failed(t->stream)))
     return;
   if (first + n == t->calls.count) { /* the last batch: no later chance */
     pthread_mutex_lock(&sp__imp_put_mu);
@@ -144,22 +151,32 @@ static void tee_read(const sp_fmt_source *src, int64_t first, int64_t n,
 }
 
 int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
-                  const sp_fmt_h5w *w, sp_imp_row *rows, sp_fmt_err *err) {
+                  const sp_fmt_stream *stream, const sp_fmt_h5w *w,
+                  sp_imp_row *rows, sp_fmt_err *err) {
   int64_t n = r->nblocks;
   size_t cnt = n ? (size_t)n : 1;
   sp_fmt_source *srcs = malloc(cnt * sizeof *srcs);
   sp_fmt_stats *st = malloc(cnt * sizeof *st);
-  tee *calls = fd >= 0 ? malloc(cnt * sizeof *calls) : NULL;
+  int teed = fd >= 0 || stream; /* calls go to the output from here */
+  tee *calls = teed ? malloc(cnt * sizeof *calls) : NULL;
   int64_t *at = malloc(cnt * sizeof *at); /* where batches are written */
   int failed = 0, put_failed = 0, rc = -1;
-  if (!srcs || !st || !at || (fd >= 0 && !calls)) {
+  if (!srcs || !st || !at || (teed && !calls)) {
     sp_fmt_err_set(err, "%s: out of memory", path);
     goto out;
   }
   for (int64_t j = 0; j < n; j++) {
     srcs[j] = rows[j].src;
     at[j] = rows[j].at;
-    if (fd >= 0) { /* an index: the calls stream from the file */
+    if (stream) { /* a stream's source reads the file itself */
+      calls[j] = (tee){.calls = {.failed = &failed},
+                       .inner = rows[j].src,
+                       .stream = stream,
+                       .w = w,
+                       .at = rows[j].at,
+                       .put_failed = &put_failed,
+                       .err = err};
+    } else if (fd >= 0) { /* an index: the calls stream from the file */
       const sp_fmt_block *b = rows[j].src.ctx;
       calls[j] = (tee){
           .calls = {fd, r->foreign_order, b->file_offset, b->count, &failed},
@@ -167,6 +184,11 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
           .at = rows[j].at,
           .put_failed = &put_failed,
           .err = err};
+      calls[j].inner = rows[j].src;
+      calls[j].inner.read = sp_fmt_spt_calls_read;
+      calls[j].inner.ctx = &calls[j].calls;
+    }
+    if (teed) {
       srcs[j].read = tee_read;
       srcs[j].ctx = &calls[j];
     }
@@ -179,6 +201,8 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
     sp_fmt_err_set(err, "%s: out of memory", path);
     goto out;
   }
+  if (!failed && stream)
+    failed = sp_fmt_stream_failed(stream);
   if (failed) {
     sp_fmt_err_set(err, "%s: cannot read calls: %s", path, strerror(failed));
     goto out;

@@ -3,6 +3,7 @@
 #include "sp_import.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,7 +36,21 @@ int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
   for (int64_t i = 0; i < in->n; i++) {
     const char *path = in->v[i].path;
     int rc = 0;
-    if (in->v[i].kind == SP_IMP_SPT) {
+    if (in->v[i].kind == SP_IMP_STREAM) {
+      /* Read whole here (index only): the one warning line it gets. */
+      sp_fmt_stream *s;
+      rc = sp_fmt_stream_open(path, 0, &s, err);
+      if (rc == 0) {
+        sp_fmt_stream_info info;
+        sp_fmt_stream_get_info(s, &info);
+        sp_fmt_stream_close(s);
+        char line[2048];
+        sp_fmt_stream_describe(&info, path, line, sizeof line);
+        fprintf(stderr, "sp-import: warning: %s\n", line);
+        if (push(&v, &n, &cap, info.rank, i, info.calls) != 0)
+          rc = -2;
+      }
+    } else if (in->v[i].kind == SP_IMP_SPT) {
       sp_fmt_rank r;
       rc = sp_fmt_spt_index(path, &r, err);
       int64_t events = 0;

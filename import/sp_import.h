@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <sys/types.h>
 
-enum sp_imp_kind { SP_IMP_SPT, SP_IMP_H5 };
+enum sp_imp_kind { SP_IMP_SPT, SP_IMP_H5, SP_IMP_STREAM };
 
 typedef struct sp_imp_input {
   char *path; /* as named or found; used in messages */
@@ -36,8 +36,10 @@ int sp__imp_find(char *const *args, int nargs, sp_imp_inputs *out,
 void sp__imp_inputs_free(sp_imp_inputs *in);
 
 /* Learns each input's ranks and call counts without reading calls (a .spt's
- * headers, validated whole; an .h5's index) and returns the claims sorted
- * by rank; two inputs claiming one rank is an error naming both. */
+ * headers, validated whole; an .h5's index; a stream's index, for which it
+ * prints the one warning line of sp_fmt_stream_describe) and returns the
+ * claims sorted by rank; two inputs claiming one rank is an error naming
+ * both. */
 int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
                  int64_t *nclaims, sp_fmt_err *err);
 
@@ -53,17 +55,23 @@ typedef struct sp_imp_row {
 /* Rank r's rows in DESIGN order (thread, then the start of each row's
  * first call) into *rows (malloc'd, r->nblocks entries), each with the
  * place of its calls in the output (`at`, from base on), statistics not
- * yet made. fd >= 0: r is an index (sp_fmt_spt_index of that open file)
- * and first starts are read from the file; else r has its arrays. */
-int sp__imp_place(const sp_fmt_rank *r, const char *path, int fd, int64_t base,
-                  sp_imp_row **rows, sp_fmt_err *err);
+ * yet made. srcs, if given, are r's sources (a stream's: r->blocks only
+ * count them) and first starts are read through them; else fd >= 0: r is
+ * an index (sp_fmt_spt_index of that open file) and first starts are read
+ * from the file; else r has its arrays. */
+int sp__imp_place(const sp_fmt_rank *r, const sp_fmt_source *srcs,
+                  const char *path, int fd, int64_t base, sp_imp_row **rows,
+                  sp_fmt_err *err);
 
-/* The rows' statistics, their calls streamed from fd in batches (fd >= 0),
- * each batch also written to the reserved writer w at its row's place; or
- * read from r's arrays (then sp__imp_copy writes them). Improper nesting is
- * not an error: sp__imp_nesting_report() warns about it once. Any thread. */
+/* The rows' statistics, their calls streamed in batches from fd (fd >= 0)
+ * or through the rows' own read() (a stream's sources; stream given to
+ * learn of read failures), each batch also written to the reserved writer
+ * w at its row's place; or read from r's arrays (then sp__imp_copy writes
+ * them). Improper nesting is not an error: sp__imp_nesting_report() warns
+ * about it once. Any thread. */
 int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
-                  const sp_fmt_h5w *w, sp_imp_row *rows, sp_fmt_err *err);
+                  const sp_fmt_stream *stream, const sp_fmt_h5w *w,
+                  sp_imp_row *rows, sp_fmt_err *err);
 
 /* Taken around every write of calls to the output (rows.c says why). */
 extern pthread_mutex_t sp__imp_put_mu;

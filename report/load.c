@@ -255,6 +255,22 @@ static int load_input(rp_profile *p, const sp_imp_input *in, int64_t ix,
                    in->path);
     return -1;
 #endif
+  } else if (in->kind == SP_IMP_STREAM) {
+    /* A stream (a run that has not finished, or crashed): its complete
+     * records, said once on stderr as sp-import says it. */
+    sp_fmt_stream *s;
+    if (sp_fmt_stream_open(in->path, 0, &s, err) != 0)
+      return -1;
+    sp_fmt_stream_info info;
+    sp_fmt_stream_get_info(s, &info);
+    sp_fmt_stream_close(s);
+    char line[2048];
+    sp_fmt_stream_describe(&info, in->path, line, sizeof line);
+    fprintf(stderr, "sp-report: warning: %s\n", line);
+    if (sp_fmt_stream_read(in->path, &one, err) != 0)
+      return -1;
+    rs = &one;
+    n = 1;
   } else {
     if (sp_fmt_spt_read(in->path, &one, err) != 0)
       return -1;

@@ -1,7 +1,9 @@
 /* import_gen.c - writes the inputs of the sp-import test: rank 0 as a
  * per-rank .h5, rank 1 as .spt v1 big-endian, rank 2 as .spt v3, plus
- * expected.json describing every call, for test_import.py to check. */
+ * expected.json describing every call, for test_import.py to check; with
+ * --stream, rank 0 as .spt and rank 1 as a torn .spts stream instead. */
 #include "sp_format.h"
+#include "stream_writer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,9 +93,93 @@ static int die(const sp_fmt_err *err) {
   return 1;
 }
 
+static void read_pairs(const sp_fmt_source *src, int64_t first, int64_t n,
+                       int64_t *starts, int64_t *ends) {
+  const int64_t *v = src->ctx;
+  for (int64_t i = 0; i < n; i++) {
+    starts[i] = v[2 * (first + i)];
+    ends[i] = v[2 * (first + i) + 1];
+  }
+}
+
+/* Rank 0 as a .spt, rank 1 as a stream that a signal ended, with a torn
+ * tail: two ids named "solve" on one thread, an open call, an ENDS, a
+ * dropped call, writer threads 3 and 9 (rows' threads 0 and 1). The
+ * expected rows are what the stream's rules make of it. */
+static int stream_case(const char *dir) {
+  char path[4096];
+  sp_fmt_err err;
+  static const int64_t main0[] = {100, 900}, solve0[] = {200, 400};
+  sp_fmt_source src[2] = {
+      {0, "main", "app.c", 3, 1, read_pairs, main0, 0},
+      {0, "solve", NULL, -1, 1, read_pairs, solve0, 0},
+  };
+  snprintf(path, sizeof path, "%s/job_rank00000.spt", dir);
+  if (sp_fmt_spt_write(path, 0, 2, src, 2, 0, &err) != 0)
+    return die(&err);
+  sw w = {0};
+  sw_header(&w, 1, 4321, SP_STREAM_CLOCK_NS);
+  sw_region(&w, 0, 5, "main", "main.c", 0);
+  sw_region(&w, 1, -1, "solve", NULL, 0);
+  sw_region(&w, 2, 42, "solve", "solver.c", 0);
+  sw_region(&w, 3, -1, "io", NULL, 0);
+  sw_meta(&w, "hostname", "stream-node", 0);
+  sw_meta(&w, "omp_num_threads", NULL, 4);
+  static const uint64_t m3[] = {1000, 0}, s1[] = {1100, 1200, 1300, 1400},
+                        s2[] = {1250, 1290}, io3[] = {1150, 1160, 0, 0},
+                        m9[] = {1010, 0}, io9[] = {1020, 1030};
+  const sp_stream_end e9[] = {{9, 0, 0, 1900}};
+  sw_calls(&w, 3, 0, 0, 1, m3);
+  sw_calls(&w, 3, 1, 0, 2, s1);
+  sw_calls(&w, 9, 0, 0, 1, m9);
+  sw_calls(&w, 3, 2, 0, 1, s2);
+  sw_calls(&w, 3, 3, 0, 2, io3);
+  sw_calls(&w, 9, 3, 0, 1, io9);
+  sw_ends(&w, 1, e9);
+  sw_stop(&w, 2000, 11);
+  size_t torn = w.n;
+  sw_calls(&w, 9, 3, 1, 1, io9); /* cut short below */
+  snprintf(path, sizeof path, "%s/job_rank00001.spts", dir);
+  if (sw_save(&w, path, w.n - 10) != 0) {
+    perror(path);
+    return 1;
+  }
+  free(w.b);
+  snprintf(path, sizeof path, "%s/expected.json", dir);
+  FILE *j = fopen(path, "w");
+  if (!j) {
+    perror(path);
+    return 1;
+  }
+  fprintf(j,
+          "{\"torn\": %zu, \"ranks\": [\n"
+          "  {\"rank\": 0, \"blocks\": [\n"
+          "    {\"thread\": 0, \"region\": \"main\", \"file\": \"app.c\", "
+          "\"line\": 3, \"starts\": [100], \"ends\": [900]},\n"
+          "    {\"thread\": 0, \"region\": \"solve\", \"file\": \"\", "
+          "\"line\": -1, \"starts\": [200], \"ends\": [400]}]},\n"
+          "  {\"rank\": 1, \"blocks\": [\n"
+          "    {\"thread\": 0, \"region\": \"main\", \"file\": \"main.c\", "
+          "\"line\": 5, \"starts\": [1000], \"ends\": [2000]},\n"
+          "    {\"thread\": 0, \"region\": \"solve\", \"file\": "
+          "\"solver.c\", \"line\": 42, \"starts\": [1100, 1250, 1300], "
+          "\"ends\": [1200, 1290, 1400]},\n"
+          "    {\"thread\": 0, \"region\": \"io\", \"file\": \"\", "
+          "\"line\": -1, \"starts\": [1150], \"ends\": [1160]},\n"
+          "    {\"thread\": 1, \"region\": \"main\", \"file\": \"main.c\", "
+          "\"line\": 5, \"starts\": [1010], \"ends\": [1900]},\n"
+          "    {\"thread\": 1, \"region\": \"io\", \"file\": \"\", "
+          "\"line\": -1, \"starts\": [1020], \"ends\": [1030]}]}\n"
+          "]}\n",
+          torn);
+  return fclose(j) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--stream") == 0)
+    return stream_case(argv[2]);
   if (argc != 2) {
-    fprintf(stderr, "usage: import_gen DIR\n");
+    fprintf(stderr, "usage: import_gen [--stream] DIR\n");
     return 2;
   }
   const char *dir = argv[1];

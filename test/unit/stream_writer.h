@@ -20,7 +20,7 @@ typedef struct sw {
   int nrec;
 } sw;
 
-static void sw_put(sw *w, const void *p, size_t n) {
+static inline void sw_put(sw *w, const void *p, size_t n) {
   if (w->n + n > w->cap) {
     size_t cap = w->cap ? w->cap : 4096;
     while (cap < w->n + n)
@@ -35,33 +35,33 @@ static void sw_put(sw *w, const void *p, size_t n) {
   w->n += n;
 }
 
-static void sw_u32(sw *w, uint32_t u) {
+static inline void sw_u32(sw *w, uint32_t u) {
   unsigned char x[4];
   for (int i = 0; i < 4; i++)
     x[w->be ? 3 - i : i] = (unsigned char)(u >> (8 * i));
   sw_put(w, x, 4);
 }
 
-static void sw_u64(sw *w, uint64_t u) {
+static inline void sw_u64(sw *w, uint64_t u) {
   unsigned char x[8];
   for (int i = 0; i < 8; i++)
     x[w->be ? 7 - i : i] = (unsigned char)(u >> (8 * i));
   sw_put(w, x, 8);
 }
 
-static void sw_set64(sw *w, size_t at, uint64_t u) {
+static inline void sw_set64(sw *w, size_t at, uint64_t u) {
   for (int i = 0; i < 8; i++)
     w->b[at + (size_t)(w->be ? 7 - i : i)] = (unsigned char)(u >> (8 * i));
 }
 
-static void sw_set32(sw *w, size_t at, uint32_t u) {
+static inline void sw_set32(sw *w, size_t at, uint32_t u) {
   for (int i = 0; i < 4; i++)
     w->b[at + (size_t)(w->be ? 3 - i : i)] = (unsigned char)(u >> (8 * i));
 }
 
 /* The header, version and byte-order mark as given. */
-static void sw_header_as(sw *w, uint32_t version, uint32_t bom, int32_t rank,
-                         int32_t pid, uint32_t clock) {
+static inline void sw_header_as(sw *w, uint32_t version, uint32_t bom,
+                                int32_t rank, int32_t pid, uint32_t clock) {
   w->n = 0;
   w->nrec = 0;
   sw_put(w, SP_STREAM_MAGIC, 8);
@@ -73,11 +73,11 @@ static void sw_header_as(sw *w, uint32_t version, uint32_t bom, int32_t rank,
   sw_u32(w, 0);
 }
 
-static void sw_header(sw *w, int32_t rank, int32_t pid, uint32_t clock) {
+static inline void sw_header(sw *w, int32_t rank, int32_t pid, uint32_t clock) {
   sw_header_as(w, SP_STREAM_VERSION, SP_STREAM_BOM, rank, pid, clock);
 }
 
-static void sw_begin(sw *w, uint32_t type) {
+static inline void sw_begin(sw *w, uint32_t type) {
   w->rec = w->n;
   sw_u32(w, type);
   sw_u32(w, 0); /* size, set by sw_end */
@@ -86,7 +86,7 @@ static void sw_begin(sw *w, uint32_t type) {
 
 /* Pads to 8 bytes, sets size and check (over the payload's words in the
  * file's byte order: a big-endian image is swapped on this machine). */
-static void sw_end(sw *w) {
+static inline void sw_end(sw *w) {
   static const unsigned char zero[8];
   if (w->n % 8)
     sw_put(w, zero, 8 - w->n % 8);
@@ -111,8 +111,8 @@ static void sw_end(sw *w) {
     w->ends[w->nrec++] = w->n;
 }
 
-static void sw_region(sw *w, int32_t id, int32_t line, const char *name,
-                      const char *file, uint64_t addr) {
+static inline void sw_region(sw *w, int32_t id, int32_t line, const char *name,
+                             const char *file, uint64_t addr) {
   sw_begin(w, SP_STREAM_REGION);
   sw_u32(w, (uint32_t)id);
   sw_u32(w, (uint32_t)line);
@@ -126,8 +126,9 @@ static void sw_region(sw *w, int32_t id, int32_t line, const char *name,
 }
 
 /* count pairs, start and end interleaved. */
-static void sw_calls(sw *w, int32_t thread, int32_t region, int64_t first,
-                     int64_t count, const uint64_t *pairs) {
+static inline void sw_calls(sw *w, int32_t thread, int32_t region,
+                            int64_t first, int64_t count,
+                            const uint64_t *pairs) {
   sw_begin(w, SP_STREAM_CALLS);
   sw_u32(w, (uint32_t)thread);
   sw_u32(w, (uint32_t)region);
@@ -139,7 +140,7 @@ static void sw_calls(sw *w, int32_t thread, int32_t region, int64_t first,
   sw_end(w);
 }
 
-static void sw_ends(sw *w, int64_t n, const sp_stream_end *e) {
+static inline void sw_ends(sw *w, int64_t n, const sp_stream_end *e) {
   sw_begin(w, SP_STREAM_ENDS);
   sw_u64(w, (uint64_t)n);
   for (int64_t i = 0; i < n; i++) {
@@ -151,14 +152,15 @@ static void sw_ends(sw *w, int64_t n, const sp_stream_end *e) {
   sw_end(w);
 }
 
-static void sw_clock(sw *w, uint64_t stamp, int64_t mono) {
+static inline void sw_clock(sw *w, uint64_t stamp, int64_t mono) {
   sw_begin(w, SP_STREAM_CLOCK);
   sw_u64(w, stamp);
   sw_u64(w, (uint64_t)mono);
   sw_end(w);
 }
 
-static void sw_meta(sw *w, const char *key, const char *str, int64_t ival) {
+static inline void sw_meta(sw *w, const char *key, const char *str,
+                           int64_t ival) {
   sw_begin(w, SP_STREAM_META);
   sw_u32(w, str ? 's' : 'i');
   sw_u32(w, (uint32_t)strlen(key));
@@ -171,7 +173,7 @@ static void sw_meta(sw *w, const char *key, const char *str, int64_t ival) {
   sw_end(w);
 }
 
-static void sw_stop(sw *w, uint64_t stamp, int32_t cause) {
+static inline void sw_stop(sw *w, uint64_t stamp, int32_t cause) {
   sw_begin(w, SP_STREAM_STOP);
   sw_u64(w, stamp);
   sw_u32(w, (uint32_t)cause);
@@ -179,7 +181,7 @@ static void sw_stop(sw *w, uint64_t stamp, int32_t cause) {
   sw_end(w);
 }
 
-static int sw_save(const sw *w, const char *path, size_t len) {
+static inline int sw_save(const sw *w, const char *path, size_t len) {
   FILE *f = fopen(path, "wb");
   if (!f)
     return -1;

@@ -55,7 +55,7 @@ def exclusive(rows):
     return excl
 
 
-def check_merged(path, label, ranks):
+def check_merged(path, label, ranks, meta=None):
     rows = expected_rows(ranks)
     # A region's location is the first one any row (in row order) has.
     loc = {}
@@ -108,6 +108,10 @@ def check_merged(path, label, ranks):
         check(m["label"] == label, f"label {m['label']!r} != {label!r}")
         check(int(m["mpi_size"]) == len(ranks), "mpi_size")
         check(m["mpi_size"].dtype == np.int64, "mpi_size is int64")
+        if meta is not None:
+            for k, v in meta.items():
+                check(m[k] == v, f"metadata {k} {m[k]!r} != {v!r}")
+            return
         check(m["hostname"] == "node-0", "hostname from rank 0")
         check(int(m["omp_num_threads"]) == 2, "omp_num_threads int")
         check(list(m["modules"]) == ["profile/base", "gcc/12.3.0", "openmpi/4.1"],
@@ -132,6 +136,54 @@ def spt(version, rank, regions, order="<"):
 def put(path, data):
     with open(path, "wb") as fh:
         fh.write(data)
+
+
+def stream_case(out):
+    """A directory holding rank 0's .spt and rank 1's torn stream: merged
+    like any ranks, with exactly one warning line for the stream."""
+    d = os.path.join(WORK, "stream")
+    os.makedirs(d)
+    subprocess.run([GEN, "--stream", d], check=True)
+    with open(os.path.join(d, "expected.json")) as fh:
+        exp = json.load(fh)
+    os.remove(os.path.join(d, "expected.json"))
+    spts = os.path.join(d, "job_rank00001.spts")
+    warning = (f"sp-import: warning: {spts}: rank 1 recovered from a stream: "
+               f"7 calls (1 left open), ended by signal 11; torn tail "
+               f"ignored from byte {exp['torn']}\n")
+    for mode in ("0", "1"):
+        merged = os.path.join(out, f"stream{mode}.h5")
+        rc, err = run(d, "-o", merged, env=dict(os.environ, SP_IMPORT_THREAD=mode))
+        check(rc == 0, f"stream import (thread={mode}): {rc} {err!r}")
+        check(err == warning, f"stream warning (thread={mode}): {err!r} != {warning!r}")
+        check_merged(merged, f"stream{mode}", exp["ranks"],
+                     meta={"hostname": "stream-node", "omp_num_threads": 4})
+    # Named explicitly (whatever its name), the same; named twice, read once.
+    named = os.path.join(WORK, "named.bin")
+    shutil.copy(spts, named)
+    merged = os.path.join(out, "named.h5")
+    rc, err = run("-o", merged, os.path.join(d, "job_rank00000.spt"), named, named)
+    check(rc == 0 and err == warning.replace(spts, named),
+          f"named stream: {rc} {err!r}")
+    check_merged(merged, "named", exp["ranks"],
+                 meta={"hostname": "stream-node", "omp_num_threads": 4})
+    # The stream and a .spt of the same rank: the usual clash.
+    clash = os.path.join(WORK, "stream_clash")
+    os.makedirs(clash)
+    shutil.copy(spts, os.path.join(clash, "a_rank00001.spts"))
+    put(os.path.join(clash, "b_rank00001.spt"),
+        spt(2, 1, [(0, "f", "f.c", 3, [10], [15])]))
+    rc, err = run("-o", os.path.join(out, "clash.h5"), clash)
+    lines = err.splitlines()
+    check(rc == 1 and len(lines) == 2 and lines[0].startswith("sp-import: warning: ")
+          and "rank 1 is also in" in lines[1] and "a_rank00001.spts" in lines[1]
+          and "b_rank00001.spt" in lines[1], f"stream clash: {rc} {err!r}")
+    # A stream that is not one: one error line with the offset.
+    bad = os.path.join(WORK, "bad_rank00005.spts")
+    put(bad, b"SPSTREAM" + struct.pack("<II", 2, 0x01020304) + b"\0" * 16)
+    rc, err = run("-o", os.path.join(out, "bad.h5"), bad)
+    check(rc == 1 and err == f"sp-import: {bad}: offset 8: unknown stream version 2 (supports 1)\n",
+          f"bad stream: {rc} {err!r}")
 
 
 def main():
@@ -277,6 +329,8 @@ def main():
     check(not os.path.exists(os.path.dirname(nodir)), "unwritable: nothing made")
     rc, err = run("-o", target)
     check(rc == 2, "no input is a usage error")
+
+    stream_case(out)
 
     if failures:
         print(f"{len(failures)} failures")

@@ -69,7 +69,7 @@ typedef struct job {
 
 static void *run_stats(void *arg) {
   job *j = arg;
-  j->rc = sp__imp_stats(j->r, j->path, j->fd, j->w, j->rows, &j->err);
+  j->rc = sp__imp_stats(j->r, j->path, j->fd, NULL, j->w, j->rows, &j->err);
   __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
   return NULL;
 }
@@ -112,7 +112,7 @@ static void check_tee(int big_endian) {
   int fd = open(in, O_RDONLY);
   assert_true(fd >= 0);
   sp_imp_row *rows;
-  assert_int_equal(sp__imp_place(&idx, in, fd, 0, &rows, &err), 0);
+  assert_int_equal(sp__imp_place(&idx, NULL, in, fd, 0, &rows, &err), 0);
   /* DESIGN order: by the start of each row's first call. */
   assert_string_equal(rows[0].src.name, "step");
   assert_string_equal(rows[1].src.name, "kernel");
@@ -199,7 +199,7 @@ static void test_tee_write_fails(void **state) {
   int fd = open(in, O_RDONLY);
   assert_true(fd >= 0);
   sp_imp_row *rows;
-  assert_int_equal(sp__imp_place(&idx, in, fd, 0, &rows, &err), 0);
+  assert_int_equal(sp__imp_place(&idx, NULL, in, fd, 0, &rows, &err), 0);
   sp_fmt_h5w *w = sp_fmt_h5w_open(out, &err);
   assert_non_null(w);
   assert_int_equal(sp_fmt_h5w_reserve(w, 4 * STEPS, &err), 0);
@@ -209,7 +209,7 @@ static void test_tee_write_fails(void **state) {
   small.rlim_cur = 1 << 20;
   signal(SIGXFSZ, SIG_IGN);
   assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-  int rc = sp__imp_stats(&idx, in, fd, w, rows, &err);
+  int rc = sp__imp_stats(&idx, in, fd, NULL, w, rows, &err);
   assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
   assert_int_not_equal(rc, 0);
   assert_non_null(strstr(err.msg, "cannot write events"));
