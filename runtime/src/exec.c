@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 /* The stream made whole, with the writer paused while it is done. */
-static void before_exec(void) {
+void sp__flush_to_stream(int cause) {
   if (atomic_load(&sp__state) != SP__RUNNING)
     return;
+  sp__stream_meta_prepare();
+  sp__stream_resolve();
   int taken = 0;
   for (int i = 0; i < 200000 && !(taken = sp__token_take(SP__TOKEN_WRITER, 0));
        i++)
@@ -26,13 +28,15 @@ static void before_exec(void) {
   if (sp__stream_open() == 0) {
     if (fresh)
       sp__stream_meta_full();
-    sp__stream_regions(1);
+    sp__stream_regions();
     sp__stream_snapshot();
     sp__stream_clock();
-    sp__stream_stop(0);
+    sp__stream_stop(cause);
   }
   sp__token_give();
 }
+
+static void before_exec(void) { sp__flush_to_stream(0); }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);

@@ -186,6 +186,8 @@ int sp__finalize(int at_exit) {
   sp_fmt_stream_info info;
   memset(&info, 0, sizeof info);
   result = SP_EIO;
+  sp__stream_meta_prepare();
+  sp__stream_resolve();
   if (!sp__token_take(SP__TOKEN_WRITER, 0)) {
     /* a signal handler owns the stream: the process is ending */
   } else if (sp__output_path(sp__cfg.prefix, rank,
@@ -194,7 +196,7 @@ int sp__finalize(int at_exit) {
     sp__warn("error: output name from prefix '%s' is too long",
              sp__cfg.prefix);
   } else if (sp__stream_open() != 0 || (sp__stream_meta_full(), 0) ||
-             sp__stream_regions(1) != 0 || sp__stream_snapshot() != 0 ||
+             sp__stream_regions() != 0 || sp__stream_snapshot() != 0 ||
              sp__stream_clock() != 0 ||
              (counters_to_stream(cnt), sp__stream_stop(0)) != 0) {
     stream_failed(path);

@@ -232,7 +232,8 @@ SP_HIDDEN extern char sp__stream_base[PATH_MAX + 64]; /* without .spts */
 SP_HIDDEN extern int32_t sp__rank_guess; /* the rank known at start-up */
 SP_HIDDEN extern int sp__stream_fd;
 SP_HIDDEN int sp__stream_open(void);
-SP_HIDDEN int sp__stream_regions(int resolve); /* REGION records for new ids */
+SP_HIDDEN void sp__stream_resolve(void); /* names regions; before the token */
+SP_HIDDEN int sp__stream_regions(void);  /* REGION records for new ids */
 SP_HIDDEN int sp__stream_clock(void);          /* a CLOCK record of now */
 SP_HIDDEN int sp__stream_chunks(sp__chunk_t **cs, int n); /* as they stand */
 /* Every chunk still in memory (queued or being filled), as records. */
@@ -246,6 +247,10 @@ SP_HIDDEN void sp__stream_after_fork(void);
 /* Names the stream <prefix>_rank<NNNNN>.<pid>.spts; 0, or -1 if too long. */
 SP_HIDDEN int sp__stream_set_path(int rank);
 
+/* Everything recorded so far to the stream, from a normal context (exec,
+ * MPI_Abort): the writer pauses meanwhile; recording goes on after. */
+SP_HIDDEN void sp__flush_to_stream(int cause);
+
 /* ---- signals (signals.c) ---- */
 SP_HIDDEN void sp__signals_install(void);
 SP_HIDDEN void sp__signals_after_fork(void);
@@ -258,6 +263,7 @@ SP_HIDDEN char *sp__symbol_name(const void *addr);
 struct sp_fmt_meta;
 SP_HIDDEN void sp__metadata_collect(struct sp_fmt_meta *m);
 SP_HIDDEN int64_t sp__start_time_ns(void);
+SP_HIDDEN void sp__stream_meta_prepare(void); /* before taking the token */
 SP_HIDDEN void sp__stream_meta_full(void); /* token held; not in a handler */
 SP_HIDDEN extern char sp__start_timestamp[64];
 SP_HIDDEN extern struct timespec sp__start_real;

@@ -117,16 +117,26 @@ void sp__metadata_collect(sp_fmt_meta *m) {
 }
 
 /* The run metadata as META records of the stream, so a stream recovered
- * after a crash carries it too. Writer thread or finalize only. */
+ * after a crash carries it too. Collected once, before the token is taken
+ * (reading /proc and the user database may be slow, and a signal handler
+ * may be waiting for the token); written with the token held. */
+static sp_fmt_meta collected;
+static int have_collected;
+
+void sp__stream_meta_prepare(void) {
+  if (have_collected)
+    return;
+  sp__metadata_collect(&collected);
+  have_collected = 1;
+}
+
 void sp__stream_meta_full(void) {
-  sp_fmt_meta m = {0, NULL};
-  sp__metadata_collect(&m);
-  for (int64_t i = 0; i < m.n; i++) {
-    const sp_fmt_meta_item *it = &m.items[i];
+  sp__stream_meta_prepare();
+  for (int64_t i = 0; i < collected.n; i++) {
+    const sp_fmt_meta_item *it = &collected.items[i];
     if (it->type == SP_FMT_META_STR)
       sp__stream_meta_str(it->key, it->str);
     else if (it->type == SP_FMT_META_INT)
       sp__stream_meta_int(it->key, it->i64);
   }
-  sp_fmt_meta_free(&m);
 }

@@ -60,3 +60,14 @@ SP_API int MPI_Finalize(void) {
       (int (*)(void))(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Finalize");
   return pmpi ? pmpi() : 16; /* MPI_ERR_OTHER in the MPICH and OpenMPI ABIs */
 }
+
+/* MPI_Abort ends this process without exit handlers and the launcher kills
+ * the others: what this rank recorded goes to its stream first (as before
+ * an exec). MPI_Comm is a pointer (OpenMPI) or an int (MPICH ABI); either
+ * passes through unchanged in the first argument register. */
+SP_API int MPI_Abort(void *comm, int code) {
+  sp__flush_to_stream(0);
+  int (*pmpi)(void *, int) =
+      (int (*)(void *, int))(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Abort");
+  return pmpi ? pmpi(comm, code) : 16;
+}

@@ -39,7 +39,7 @@ static void flush(int sig) {
     return;
   if (sp__stream_open() != 0)
     return;
-  sp__stream_regions(0);
+  sp__stream_regions();
   sp__stream_snapshot();
   sp__stream_clock();
   sp__stream_stop(sig);

@@ -20,7 +20,7 @@ int sp__stream_fd = -1;
 int sp__stream_errno;
 _Atomic uint64_t sp__lost_calls;
 static int64_t good_size;       /* bytes of whole records in the file */
-static int32_t regions_written; /* REGION records written for ids below */
+static _Atomic int32_t regions_written; /* REGION records for ids below */
 static _Atomic int token;
 static unsigned char recbuf[1 << 16]; /* one record at a time (token) */
 
@@ -264,17 +264,30 @@ static size_t hex_name(char *out, uintptr_t a) {
   return (size_t)n + 2;
 }
 
-int sp__stream_regions(int resolve) {
+/* Names of address regions not yet written, from the symbol tables: slow
+ * (the tables are read), so done before the token is taken. Not in a
+ * signal handler. */
+void sp__stream_resolve(void) {
   int32_t n = atomic_load_explicit(&sp__nregions, memory_order_acquire);
-  for (; regions_written < n; regions_written++) {
-    sp__region_t *r = sp__region_get(regions_written);
-    const char *name = __atomic_load_n(&r->name, __ATOMIC_ACQUIRE);
-    if (!name && resolve) {
-      name = sp__symbol_name(r->addr); /* malloc'd; kept for good */
+  for (int32_t id = atomic_load_explicit(&regions_written, memory_order_relaxed);
+       id < n; id++) {
+    sp__region_t *r = sp__region_get(id);
+    if (!__atomic_load_n(&r->name, __ATOMIC_ACQUIRE)) {
+      char *name = sp__symbol_name(r->addr); /* malloc'd; kept for good */
       if (name)
         __atomic_store_n(&r->name, name, __ATOMIC_RELEASE);
     }
-    sp_stream_region g = {regions_written, r->file ? r->line : -1, 0, 0,
+  }
+}
+
+int sp__stream_regions(void) {
+  int32_t n = atomic_load_explicit(&sp__nregions, memory_order_acquire);
+  for (int32_t id; (id = atomic_load_explicit(&regions_written,
+                                              memory_order_relaxed)) < n;
+       atomic_store_explicit(&regions_written, id + 1, memory_order_relaxed)) {
+    sp__region_t *r = sp__region_get(id);
+    const char *name = __atomic_load_n(&r->name, __ATOMIC_ACQUIRE);
+    sp_stream_region g = {id, r->file ? r->line : -1, 0, 0,
                           (uint64_t)(uintptr_t)r->addr};
     unsigned char *p = payload();
     size_t room = sizeof recbuf - sizeof(sp_stream_rec) - sizeof g - 8;
@@ -407,7 +420,7 @@ void sp__stream_after_fork(void) {
   sp__stream_fd = -1;
   sp__stream_errno = 0;
   good_size = 0;
-  regions_written = 0;
+  atomic_store(&regions_written, 0);
   atomic_store(&token, SP__TOKEN_FREE);
   atomic_store(&sp__lost_calls, 0);
 }

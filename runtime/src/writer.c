@@ -29,12 +29,15 @@ int sp__writer_busy(void) {
  * token goes back, so a signal handler that takes it next never writes
  * them twice. */
 static void write_batch(sp__chunk_t **cs, int n, int64_t *last_clock) {
+  if (sp__stream_fd < 0)
+    sp__stream_meta_prepare();
+  sp__stream_resolve();
   if (sp__token_take(SP__TOKEN_WRITER, 0)) {
     int fresh = sp__stream_fd < 0;
     if (sp__stream_open() == 0) {
       if (fresh)
         sp__stream_meta_full();
-      sp__stream_regions(1);
+      sp__stream_regions();
       struct timespec ts;
       clock_gettime(CLOCK_MONOTONIC, &ts);
       int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;

@@ -175,14 +175,17 @@ if(MPI_C_FOUND AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
        rm -rf $d")
     set_tests_properties(runtime_mpirun_${mode} PROPERTIES TIMEOUT 120 LABELS mpi)
   endforeach()
-  # Rank 1 of 3 crashes; the launcher kills the others: all three merge.
-  add_test(NAME runtime_mpirun_crash COMMAND sh -c
-    "d=$(mktemp -d); \
-     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SP_OUTPUT=$d/mpi \
-     '${SP_MPIRUN}' --oversubscribe -np 3 '$<TARGET_FILE:rt_mpi_prog>' crash >/dev/null 2>&1; \
-     '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_mpi_crash.py' $d '$<TARGET_FILE:sp-import>' \
-       && rm -rf $d")
-  set_tests_properties(runtime_mpirun_crash PROPERTIES TIMEOUT 120 LABELS mpi)
+  # Rank 1 of 3 crashes, or calls MPI_Abort; the launcher kills the others:
+  # all three merge.
+  foreach(mode crash abort)
+    add_test(NAME runtime_mpirun_${mode} COMMAND sh -c
+      "d=$(mktemp -d); \
+       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SP_OUTPUT=$d/mpi \
+       '${SP_MPIRUN}' --oversubscribe -np 3 '$<TARGET_FILE:rt_mpi_prog>' ${mode} >/dev/null 2>&1; \
+       '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_mpi_crash.py' $d '$<TARGET_FILE:sp-import>' ${mode} \
+         && rm -rf $d")
+    set_tests_properties(runtime_mpirun_${mode} PROPERTIES TIMEOUT 120 LABELS mpi)
+  endforeach()
 endif()
 
 # Every way a process ends: signals, crashes, abort, exit, _exit, SIGKILL.

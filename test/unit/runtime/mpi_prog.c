@@ -13,13 +13,15 @@
  * an open "wait" region) until the launcher kills them. */
 static volatile int *volatile nowhere;
 
-static int crash(int rank) {
+static int crash(int rank, int use_abort) {
   int work = sp_region("work"), wait = sp_region("wait");
   for (int i = 0; i < 1000 * (rank + 1); i++) {
     sp_begin(work);
     sp_end(work);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1 && use_abort)
+    MPI_Abort(MPI_COMM_WORLD, 3);
   if (rank == 1)
     *nowhere = 1;
   double x = 1, y;
@@ -36,7 +38,9 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc > 1 && strcmp(argv[1], "crash") == 0)
-    return crash(rank);
+    return crash(rank, 0);
+  if (argc > 1 && strcmp(argv[1], "abort") == 0)
+    return crash(rank, 1);
   int at_exit = argc > 1 && strcmp(argv[1], "hide-atexit") == 0;
   if (argc > 1 && strncmp(argv[1], "hide", 4) == 0) {
     const char *vars[] = {
