@@ -25,9 +25,9 @@ sp_add_unit_test(test_runtime
   LIBS sp_format LABELS threads)
 sp_unit_test_depends(test_runtime rt_scenario rt_cyg_prog ${_sp_rt_cxx})
 
-check_language(Fortran)
-if(CMAKE_Fortran_COMPILER)
-  enable_language(Fortran)
+# Fortran programs only when the build has Fortran (SP_BUILD_FORTRAN, whose
+# default is ON when a Fortran compiler is found).
+if(SP_BUILD_FORTRAN)
   add_executable(rt_cyg_f90 ${CMAKE_CURRENT_LIST_DIR}/runtime/cyg_prog.f90)
   target_compile_options(rt_cyg_f90 PRIVATE -O1 -finstrument-functions)
   target_link_libraries(rt_cyg_f90 PRIVATE scopeprof)
