@@ -2,6 +2,7 @@
  * exact integers, exclusive time from nesting reconstructed by containment
  * over a k-way merge. */
 #include "sp_format.h"
+#include "sp_sanitizer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -161,12 +162,13 @@ static void acc_arrays(void *ctx, const int64_t *s, const int64_t *e,
 /* Durations of 0 to 2^32-1 ns (4.3 s) square into 64 bits, summed in two
  * 32-bit halves that cannot overflow below 2^32 calls: this loop
  * vectorises (a 128-bit sum does not), ~6x faster here. Returns 0 when
- * some duration is outside that range: then acc_arrays redoes the batch. */
+ * some duration is outside that range: then acc_arrays redoes the batch.
+ * No clones in sanitized builds: their ifunc resolver runs before the
+ * sanitizer's runtime is initialised and crashes at load. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&         \
-    !defined(__SANITIZE_ADDRESS__)
+    !SP_SANITIZED
 __attribute__((target_clones("avx2", "default"), optimize("O3")))
-#elif defined(__x86_64__) && defined(__clang__) &&                             \
-    !defined(__SANITIZE_ADDRESS__)
+#elif defined(__x86_64__) && defined(__clang__) && !SP_SANITIZED
 __attribute__((target_clones("avx2", "default")))
 #endif
 static int

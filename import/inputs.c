@@ -76,7 +76,8 @@ static int add_dir(sp_imp_inputs *in, const char *dir, sp_fmt_err *err) {
   closedir(d);
   if (rc != 0)
     sp_fmt_err_set(err, "%s: out of memory", dir);
-  qsort(names, n, sizeof *names, by_name);
+  if (n > 1) /* names is NULL when nothing matched; qsort's must not be */
+    qsort(names, n, sizeof *names, by_name);
   size_t found = 0;
   for (size_t i = 0; rc == 0 && i < n; i++) {
     struct stat st;

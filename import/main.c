@@ -35,7 +35,13 @@ static char *stem(const char *path) {
 int main(int argc, char **argv) {
   const char *out = "profiling_data.h5", *label = NULL;
   char **inputs = calloc((size_t)argc, sizeof *inputs);
-  int ninputs = 0, opts = 1;
+  int ninputs = 0, opts = 1, rc = 2;
+  const char *why = NULL; /* a usage error */
+  char *own_label = NULL;
+  sp_imp_claim *claims = NULL;
+  int64_t nclaims = 0;
+  sp_fmt_err err = {""};
+  sp_imp_inputs in;
   if (!inputs)
     return 1;
   /* Ranks are read one after another into arrays of similar sizes: keep
@@ -49,38 +55,40 @@ int main(int argc, char **argv) {
       opts = 0;
     } else if (opts && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
       fputs(USAGE, stdout);
-      free(inputs);
-      return 0;
+      rc = 0;
+      goto done;
     } else if (opts && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
-      if (++i == argc)
-        return usage("-o needs a file name");
+      if (++i == argc) {
+        why = "-o needs a file name";
+        goto usage_error;
+      }
       out = argv[i];
     } else if (opts && strncmp(a, "--output=", 9) == 0) {
       out = a + 9;
     } else if (opts && strcmp(a, "--label") == 0) {
-      if (++i == argc)
-        return usage("--label needs a value");
+      if (++i == argc) {
+        why = "--label needs a value";
+        goto usage_error;
+      }
       label = argv[i];
     } else if (opts && strncmp(a, "--label=", 8) == 0) {
       label = a + 8;
     } else if (opts && a[0] == '-' && a[1]) {
       fprintf(stderr, "sp-import: unknown option %s\n", a);
-      return usage(NULL);
+      goto usage_error;
     } else {
       inputs[ninputs++] = argv[i];
     }
   }
   if (ninputs == 0)
-    return usage("no input files or directories given");
-  if (!out[0])
-    return usage("-o needs a file name");
+    why = "no input files or directories given";
+  else if (!out[0])
+    why = "-o needs a file name";
+  if (why)
+    goto usage_error;
 
-  char *own_label = label ? NULL : stem(out);
-  sp_fmt_err err = {""};
-  sp_imp_inputs in;
-  sp_imp_claim *claims = NULL;
-  int64_t nclaims = 0;
-  int rc = 1;
+  own_label = label ? NULL : stem(out);
+  rc = 1;
   if (!label && !own_label) {
     fprintf(stderr, "sp-import: out of memory\n");
     goto done;
@@ -96,6 +104,9 @@ int main(int argc, char **argv) {
   sp__imp_inputs_free(&in);
   sp__imp_nesting_report();
   rc = 0;
+  goto done;
+usage_error:
+  rc = usage(why);
   goto done;
 fail:
   fprintf(stderr, "sp-import: %s\n", err.msg);

@@ -99,19 +99,17 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
   return rp_print_table(ps[0], o, f, err);
 }
 
-int main(int argc, char **argv) {
+/* Parses the options into o and the profiles named into args, loads them
+ * into *pps (*pn of them), writes the output; returns the exit status.
+ * main frees what these hold, whichever way this returns. */
+static int report(int argc, char **argv, char **args, rp_opts *o,
+                  rp_profile ***pps, int *pn) {
   static const char *const exports[] = {"csv",    "json",   "events",
                                         "chrome", "folded", NULL};
   static const char *const svgs[] = {"flame", "timeline", "compare", "speedup",
                                      NULL};
   static const char *const metrics[] = {"avg", "total", "min", "max", NULL};
-  rp_opts o;
-  memset(&o, 0, sizeof o);
-  o.win_lo = o.win_hi = -1;
-  char **args = calloc((size_t)argc + 1, sizeof *args);
   int nargs = 0, opts = 1;
-  if (!args)
-    return 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     if (!opts || a[0] != '-' || !a[1]) {
@@ -122,15 +120,15 @@ int main(int argc, char **argv) {
       fputs(USAGE, stdout);
       return 0;
     } else if (!strcmp(a, "--by-rank")) {
-      o.by_rank = 1;
+      o->by_rank = 1;
     } else if (!strcmp(a, "--tree")) {
-      o.tree = 1;
+      o->tree = 1;
     } else if (!strcmp(a, "--events")) {
-      o.events = 1;
+      o->events = 1;
     } else if (!strcmp(a, "--diff")) {
-      o.diff = 1;
+      o->diff = 1;
     } else if ((v = value(argc, argv, &i, "--sort"))) {
-      if (!(o.sort = rp_sort_column(v))) {
+      if (!(o->sort = rp_sort_column(v))) {
         fprintf(stderr,
                 "sp-report: --sort '%s': not a column (region ranks rank "
                 "calls total avg min max std excl span imbal)\n",
@@ -138,50 +136,50 @@ int main(int argc, char **argv) {
         return 2;
       }
     } else if ((v = value(argc, argv, &i, "--include"))) {
-      if (o.have_include)
-        regfree(&o.include);
-      if (compile(&o.include, "--include", v) != 0)
+      if (o->have_include)
+        regfree(&o->include);
+      if (compile(&o->include, "--include", v) != 0)
         return 2;
-      o.have_include = 1;
+      o->have_include = 1;
     } else if ((v = value(argc, argv, &i, "--exclude"))) {
-      if (o.have_exclude)
-        regfree(&o.exclude);
-      if (compile(&o.exclude, "--exclude", v) != 0)
+      if (o->have_exclude)
+        regfree(&o->exclude);
+      if (compile(&o->exclude, "--exclude", v) != 0)
         return 2;
-      o.have_exclude = 1;
+      o->have_exclude = 1;
     } else if ((v = value(argc, argv, &i, "--ranks"))) {
-      if (rp_parse_ranks(v, &o) != 0) {
+      if (rp_parse_ranks(v, o) != 0) {
         fprintf(stderr, "sp-report: --ranks '%s': not a list like 0,2-3\n", v);
         return 2;
       }
     } else if ((v = value(argc, argv, &i, "--top"))) {
       char *end;
-      o.top = strtoll(v, &end, 10);
-      if (*end || end == v || o.top <= 0)
+      o->top = strtoll(v, &end, 10);
+      if (*end || end == v || o->top <= 0)
         return usage("--top needs a positive number");
     } else if ((v = value(argc, argv, &i, "--export"))) {
       if (!one_of(v, exports))
         return usage("--export: one of csv, json, events, chrome, folded");
-      o.export_fmt = v;
+      o->export_fmt = v;
     } else if ((v = value(argc, argv, &i, "--svg"))) {
       if (!one_of(v, svgs))
         return usage("--svg: one of flame, timeline, compare, speedup");
-      o.svg = v;
+      o->svg = v;
     } else if ((v = value(argc, argv, &i, "--metric"))) {
       if (!one_of(v, metrics))
         return usage("--metric: one of avg, total, min, max");
-      o.metric = v;
+      o->metric = v;
     } else if ((v = value(argc, argv, &i, "--window"))) {
       char *end;
-      o.win_lo = strtod(v, &end);
-      if (*end != ':' || o.win_lo < 0)
+      o->win_lo = strtod(v, &end);
+      if (*end != ':' || o->win_lo < 0)
         return usage("--window A:B, in seconds, 0 <= A < B");
-      o.win_hi = strtod(end + 1, &end);
-      if (*end || o.win_hi <= o.win_lo)
+      o->win_hi = strtod(end + 1, &end);
+      if (*end || o->win_hi <= o->win_lo)
         return usage("--window A:B, in seconds, 0 <= A < B");
     } else if ((v = value(argc, argv, &i, "-o")) ||
                (v = value(argc, argv, &i, "--output"))) {
-      o.out = v;
+      o->out = v;
     } else {
       fprintf(stderr, "sp-report: unknown option %s (see sp-report --help)\n",
               a);
@@ -190,56 +188,71 @@ int main(int argc, char **argv) {
   }
   if (nargs == 0)
     return usage("no profile given");
-  if ((o.export_fmt != NULL) + (o.svg != NULL) + o.diff + o.tree > 1)
+  if ((o->export_fmt != NULL) + (o->svg != NULL) + o->diff + o->tree > 1)
     return usage("one of --tree, --export, --svg and --diff at a time");
-  if (o.diff && nargs != 2)
+  if (o->diff && nargs != 2)
     return usage("--diff compares two profiles: A B");
-  if (o.out && !o.out[0])
+  if (o->out && !o->out[0])
     return usage("-o needs a file name");
 
   /* Only the outputs that walk calls need events; the rest read an .h5's
    * summary records. */
-  const char *x = o.export_fmt, *s = o.svg;
-  int events = o.events || o.tree ||
+  const char *x = o->export_fmt, *s = o->svg;
+  int events = o->events || o->tree ||
                (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||
                       !strcmp(x, "events"))) ||
                (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
-  int each = o.diff || (x && !strcmp(x, "json")) ||
+  int each = o->diff || (x && !strcmp(x, "json")) ||
              (s && (!strcmp(s, "compare") || !strcmp(s, "speedup")));
   int n = each ? nargs : 1;
-  rp_profile **ps = calloc((size_t)n, sizeof *ps);
+  rp_profile **ps = *pps = calloc((size_t)n, sizeof *ps);
   sp_fmt_err err = {""};
   if (!ps)
     return 1;
+  *pn = n;
   for (int i = 0; i < n; i++) {
     if (!(ps[i] = calloc(1, sizeof **ps)))
       return 1;
-    if (rp_load(each ? &args[i] : args, each ? 1 : nargs, &o, events, ps[i],
+    if (rp_load(each ? &args[i] : args, each ? 1 : nargs, o, events, ps[i],
                 &err) != 0)
       return fail(&err);
   }
 
   int rc;
-  if (o.out && strcmp(o.out, "-") != 0) {
+  if (o->out && strcmp(o->out, "-") != 0) {
     rp_out out;
-    if (rp_out_open(&out, o.out, &err) != 0)
+    if (rp_out_open(&out, o->out, &err) != 0)
       return fail(&err);
-    rc = run(ps, n, &o, out.f, &err);
+    rc = run(ps, n, o, out.f, &err);
     if (rc != 0)
       rp_out_abort(&out);
     else
       rc = rp_out_commit(&out, &err);
   } else {
-    rc = run(ps, n, &o, stdout, &err);
+    rc = run(ps, n, o, stdout, &err);
     if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
       sp_fmt_err_set(&err, "standard output: write error");
       rc = -1;
     }
   }
-  for (int i = 0; i < n; i++) {
-    rp_profile_free(ps[i]);
-    free(ps[i]);
-  }
+  return rc == 0 ? 0 : fail(&err);
+}
+
+int main(int argc, char **argv) {
+  rp_opts o;
+  memset(&o, 0, sizeof o);
+  o.win_lo = o.win_hi = -1;
+  char **args = calloc((size_t)argc + 1, sizeof *args);
+  rp_profile **ps = NULL;
+  int n = 0;
+  if (!args)
+    return 1;
+  int rc = report(argc, argv, args, &o, &ps, &n);
+  for (int i = 0; i < n; i++)
+    if (ps[i]) {
+      rp_profile_free(ps[i]);
+      free(ps[i]);
+    }
   free(ps);
   free(args);
   free(o.ranks);
@@ -247,5 +260,5 @@ int main(int argc, char **argv) {
     regfree(&o.include);
   if (o.have_exclude)
     regfree(&o.exclude);
-  return rc == 0 ? 0 : fail(&err);
+  return rc;
 }

@@ -8,6 +8,6 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SP_BUILD_DIR_19:-$root/build-test-llvm19}"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm -DSP_TEST_ONLY=none \
-  -DSP_BUILD_BENCH=OFF >/dev/null
+  -DSP_BUILD_BENCH=OFF -DSP_WERROR=ON >/dev/null
 cmake --build "$build" -j2 --target ScopeProf scopeprof sp-dump
 cd "$build" && ctest -R lit-plugin --output-on-failure

@@ -4,6 +4,8 @@
 # corpus: TARGET spt (default; fuzz_spt.c, corpus/) or stream
 # (fuzz_stream.c, corpus_stream/). Exits non-zero on a finding; the
 # crashing input lands in BUILD_DIR.
+# SP_FUZZ_WERROR=1 (set by ctest when the build has SP_WERROR=ON) makes
+# warnings errors.
 # ASan keeps freed memory in quarantine, so a 10-minute run peaks near
 # 500 MB resident; the RSS limit leaves room for long runs.
 set -eu
@@ -31,9 +33,11 @@ stream)
   echo "run.sh: unknown target $target (spt or stream)" >&2
   exit 2 ;;
 esac
+werror=
+if [ "${SP_FUZZ_WERROR:-0}" = 1 ]; then werror=-Werror; fi
 mkdir -p "$build/corpus"
 # Only what the reader and the statistics need: no HDF5.
-"$cc" -std=c11 -D_GNU_SOURCE $flags -g -O1 -Wall -Wextra -Werror \
+"$cc" -std=c11 -D_GNU_SOURCE $flags -g -O1 -Wall -Wextra $werror \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$fmt" "$here/fuzz_$target.c" $srcs "$fmt/source.c" \
   "$fmt/stats.c" "$fmt/meta.c" "$fmt/atomic.c" -lm -lpthread -o "$build/fuzz_$target"

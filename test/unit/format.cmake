@@ -6,8 +6,8 @@ sp_add_unit_test(test_spt SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spt.c
 # in the library), so every field of the test files crosses a window edge;
 # this spt_read.c takes the place of the archive's.
 sp_add_unit_test(test_spt_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spt.c
-  ${PROJECT_SOURCE_DIR}/format/spt_read.c LIBS sp_format)
-target_compile_definitions(test_spt_window PRIVATE SP_SPT_WINDOW=29)
+  ${PROJECT_SOURCE_DIR}/format/spt_read.c LIBS sp_format
+  DEFINITIONS SP_SPT_WINDOW=29)
 sp_add_unit_test(test_stats SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_stats.c
   LIBS sp_format)
 sp_add_unit_test(test_meta SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_meta.c

@@ -6,7 +6,8 @@ if(SP_FUZZ_CLANG)
     COMMAND sh ${PROJECT_SOURCE_DIR}/test/fuzz/run.sh 30
       ${CMAKE_BINARY_DIR}/fuzz-short)
   set_tests_properties(fuzz_spt_short PROPERTIES
-    ENVIRONMENT "SP_FUZZ_CC=${SP_FUZZ_CLANG}" TIMEOUT 300)
+    ENVIRONMENT "SP_FUZZ_CC=${SP_FUZZ_CLANG};SP_FUZZ_WERROR=$<BOOL:${SP_WERROR}>"
+    TIMEOUT 300)
 endif()
 # The same for the .spts stream reader (test/fuzz/fuzz_stream.c).
 if(SP_FUZZ_CLANG)

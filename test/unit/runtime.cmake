@@ -29,8 +29,8 @@ target_link_libraries(rt_scenario_static PRIVATE scopeprof_static Threads::Threa
 
 sp_add_unit_test(test_runtime
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_runtime.c
-  LIBS sp_format)
-add_dependencies(test_runtime rt_scenario rt_scenario_static rt_cyg_prog ${_sp_rt_cxx})
+  LIBS sp_format LABELS threads)
+sp_unit_test_depends(test_runtime rt_scenario rt_scenario_static rt_cyg_prog ${_sp_rt_cxx})
 if(TARGET scopeprof_h5)
   target_compile_definitions(test_runtime PRIVATE
     SP_TEST_H5_MODULE="$<TARGET_FILE:scopeprof_h5>"
@@ -52,19 +52,19 @@ if(SP_READELF AND SP_NM)
      ! '${SP_NM}' -D '$<TARGET_FILE:scopeprof>' | grep -E ' U H5'${_sp_h5_module_check}")
 endif()
 
-check_language(Fortran)
-if(CMAKE_Fortran_COMPILER)
-  enable_language(Fortran)
+# Fortran programs only when the build has Fortran (SP_BUILD_FORTRAN, whose
+# default is ON when a Fortran compiler is found).
+if(SP_BUILD_FORTRAN)
   add_executable(rt_cyg_f90 ${CMAKE_CURRENT_LIST_DIR}/runtime/cyg_prog.f90)
   target_compile_options(rt_cyg_f90 PRIVATE -O1 -finstrument-functions)
   target_link_libraries(rt_cyg_f90 PRIVATE scopeprof)
-  add_dependencies(test_runtime rt_cyg_f90)
+  sp_unit_test_depends(test_runtime rt_cyg_f90)
   if(TARGET scopeprof_fortran)
     # The module API, with the runtime's hooks on as well.
     add_executable(rt_f90_api ${CMAKE_CURRENT_LIST_DIR}/runtime/f90_api.f90)
     target_compile_options(rt_f90_api PRIVATE -O1 -finstrument-functions)
     target_link_libraries(rt_f90_api PRIVATE scopeprof_fortran)
-    add_dependencies(test_runtime rt_f90_api)
+    sp_unit_test_depends(test_runtime rt_f90_api)
   endif()
 endif()
 
@@ -82,7 +82,7 @@ if(TARGET ScopeProf AND TARGET scopeprof_fortran_flang AND LLVM_VERSION_MAJOR GR
       scopeprof_fortran_flang
     COMMENT "Building rt_f90_api_flang with flang and the plugin")
   add_custom_target(rt_f90_api_flang_bin ALL DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/rt_f90_api_flang)
-  add_dependencies(test_runtime rt_f90_api_flang_bin)
+  sp_unit_test_depends(test_runtime rt_f90_api_flang_bin)
 endif()
 
 # The runtime's .h5, read by h5py (independent reader) and h5dump.
@@ -94,6 +94,7 @@ if(SP_USE_HDF5)
      '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_h5.py' $d/p_rank00000.h5; \
      '${SP_H5DUMP}' -H $d/p_rank00000.h5 | grep -q 'DATASET \"threads\"'; \
      '${SP_H5DUMP}' -a scope_profiler_schema $d/p_rank00000.h5 | grep -q '(0): 2'; rm -rf $d")
+  set_tests_properties(runtime_h5_h5py PROPERTIES LABELS "sanitize;threads")
 endif()
 
 # Every writer on a disk that fills at many sizes: the runtime (.h5 and
@@ -151,11 +152,11 @@ target_compile_options(rt_header_c PRIVATE ${SP_C_WARNINGS} -pedantic -std=c11)
 if(CMAKE_CXX_COMPILER)
   add_library(rt_header_cxx OBJECT ${CMAKE_CURRENT_LIST_DIR}/runtime/header_cxx.cpp)
   target_include_directories(rt_header_cxx PRIVATE ${PROJECT_SOURCE_DIR}/runtime/include)
-  target_compile_options(rt_header_cxx PRIVATE -Wall -Wextra -Werror -pedantic)
+  target_compile_options(rt_header_cxx PRIVATE ${SP_CXX_WARNINGS} -pedantic)
   set_target_properties(rt_header_cxx PROPERTIES CXX_STANDARD 11)
-  add_dependencies(test_runtime rt_header_cxx)
+  sp_unit_test_depends(test_runtime rt_header_cxx)
 endif()
-add_dependencies(test_runtime rt_header_c)
+sp_unit_test_depends(test_runtime rt_header_c)
 
 # MPI: mpirun -np 2 writes two rank files with the right ranks, from the
 # launcher's variables or, with them hidden, from MPI itself.

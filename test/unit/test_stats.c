@@ -316,7 +316,7 @@ static void many_sources_in_batches(void **state) {
   gen *g = calloc(NSRC, sizeof *g);
   sp_fmt_source *srcs = calloc(NSRC, sizeof *srcs);
   sp_fmt_stats *o = calloc(NSRC, sizeof *o);
-  char(*names)[16] = calloc(NSRC, sizeof *names);
+  char(*names)[24] = calloc(NSRC, sizeof *names); /* "r" and any int64 */
   for (int64_t j = 0; j < NSRC; j++) {
     g[j].j = j;
     snprintf(names[j], sizeof names[j], "r%lld", (long long)j);

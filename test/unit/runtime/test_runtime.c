@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,9 +22,23 @@
 
 extern char **environ;
 
-static char dir[512];
+static char dir[PATH_MAX];
 static char errtext[8192];
 static const char *stdout_to; /* NULL: /dev/null */
+
+/* snprintf into the array buf; a result that does not fit fails the test
+ * instead of running on with a truncated path. Returns buf. */
+#define FMT(buf, ...) fmt_into(buf, sizeof buf, __VA_ARGS__)
+__attribute__((format(printf, 3, 4))) static char *
+fmt_into(char *buf, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, size, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= size)
+    fail_msg("'%s' needs %d bytes, has %zu", fmt, n, size);
+  return buf;
+}
 
 /* Runs prog with extra environment entries; stderr lands in errtext. */
 static int run(const char *prog, const char *arg, const char *const *env) {
@@ -39,16 +54,16 @@ static int run(const char *prog, const char *arg, const char *const *env) {
   for (; env && *env; env++)
     envp[n++] = (char *)*env;
   envp[n] = NULL;
-  char errfile[600];
-  snprintf(errfile, sizeof errfile, "%s/stderr.txt", dir);
+  char errfile[PATH_MAX];
+  FMT(errfile, "%s/stderr.txt", dir);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 2, errfile,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 1, stdout_to ? stdout_to : "/dev/null",
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  char path[600];
-  snprintf(path, sizeof path, "%s/%s", SP_TEST_BINARY_DIR, prog);
+  char path[PATH_MAX];
+  FMT(path, "%s/%s", SP_TEST_BINARY_DIR, prog);
   char *argv[] = {path, (char *)arg, NULL};
   pid_t pid;
   int rc = posix_spawn(&pid, path, &fa, NULL, argv, envp);
@@ -84,15 +99,15 @@ static int run_out(const char *prog, const char *arg, const char *const *env) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(dir, sizeof dir, "%s/rt_XXXXXX", SP_TEST_BINARY_DIR);
+  FMT(dir, "%s/rt_XXXXXX", SP_TEST_BINARY_DIR);
   assert_non_null(mkdtemp(dir));
   return 0;
 }
 
 static int teardown(void **state) {
   (void)state;
-  char cmd[700];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  char cmd[PATH_MAX + 16];
+  FMT(cmd, "rm -rf '%s'", dir);
   return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -122,15 +137,15 @@ static const sp_fmt_region *region_of(const sp_fmt_rank *r,
 }
 
 static void read_spt(const char *name, sp_fmt_rank *r) {
-  char path[700];
+  char path[PATH_MAX];
   sp_fmt_err err = {{0}};
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FMT(path, "%s/%s", dir, name);
   int rc = sp_fmt_spt_read(path, r, &err);
   if (rc != 0)
     fail_msg("%s", err.msg);
 }
 
-#define ENV_OUT(buf) (snprintf(buf, sizeof buf, "SP_OUTPUT=%s/p", dir), buf)
+#define ENV_OUT(buf) FMT(buf, "SP_OUTPUT=%s/p", dir)
 
 static void assert_ordered(const sp_fmt_block *b) {
   for (int64_t i = 0; i < b->count; i++) {
@@ -142,7 +157,7 @@ static void assert_ordered(const sp_fmt_block *b) {
 
 static void test_nest_roundtrip(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "nest", env), 0);
   assert_string_equal(errtext, "");
@@ -180,7 +195,7 @@ static void test_nest_roundtrip(void **state) {
 
 static void test_threads16_v3(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "threads16", env), 0);
   sp_fmt_rank r = {0};
@@ -207,7 +222,7 @@ static void test_threads16_v3(void **state) {
 
 static void test_one_thread_v2(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "threads1", env), 0);
   sp_fmt_rank r = {0};
@@ -220,7 +235,7 @@ static void test_one_thread_v2(void **state) {
 
 static void test_many_regions(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "many_regions", env), 0);
   sp_fmt_rank r = {0};
@@ -236,7 +251,7 @@ static void test_many_regions(void **state) {
 
 static void test_mismatched_ends(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "mismatch", env), 0);
   assert_non_null(strstr(errtext, "1 sp_end call(s) did not match the "
@@ -261,7 +276,7 @@ static void test_mismatched_ends(void **state) {
 /* Calls still open at exit end then, silently (SP_VERBOSE=1 says so). */
 static void test_open_at_exit(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "open_at_exit", env), 0);
   assert_string_equal(errtext, "");
@@ -280,7 +295,7 @@ static void test_open_at_exit(void **state) {
 
 static void test_finalize_twice(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "finalize_twice", env), 0);
   assert_string_equal(errtext, "");
@@ -293,7 +308,7 @@ static void test_finalize_twice(void **state) {
 
 static void test_enable_0(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", "SP_ENABLE=0", NULL};
   assert_int_equal(run("rt_scenario", "nest", env), 0);
   assert_int_equal(count_files(), 0);
@@ -302,7 +317,7 @@ static void test_enable_0(void **state) {
 
 static void test_fork(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "fork", env), 0);
   assert_int_equal(count_files(), 1); /* no %p: the child writes nothing */
@@ -315,8 +330,8 @@ static void test_fork(void **state) {
 
 static void test_fork_with_pid(void **state) {
   (void)state;
-  char out[600];
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/p%%p", dir);
+  char out[PATH_MAX];
+  FMT(out, "SP_OUTPUT=%s/p%%p", dir);
   const char *env[] = {out, "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "fork", env), 0);
   assert_int_equal(count_files(), 2); /* parent and child, one each */
@@ -348,8 +363,8 @@ static void test_fork_with_pid(void **state) {
 /* A missing directory is created, as LLVM's profile runtime does. */
 static void test_missing_dir_created(void **state) {
   (void)state;
-  char out[600];
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/a/b/p", dir);
+  char out[PATH_MAX];
+  FMT(out, "SP_OUTPUT=%s/a/b/p", dir);
   const char *env[] = {out, "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "unwritable", env), 3);
   assert_string_equal(errtext, "");
@@ -380,7 +395,7 @@ static void test_unwritable_dir(void **state) {
  * stream stays readable. */
 static void test_write_fails_midway(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "fsize_limit", env), 3);
   assert_non_null(strstr(errtext, "scopeprof: error: "));
@@ -409,7 +424,7 @@ static void test_write_fails_midway(void **state) {
 
 static void test_rank_from_env(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *e1[] = {ENV_OUT(out), "SP_FORMAT=spt", "SP_RANK=3",
                       "OMPI_COMM_WORLD_RANK=7", NULL};
   assert_int_equal(run("rt_scenario", "nest", e1), 0);
@@ -434,12 +449,12 @@ static void test_rank_from_env(void **state) {
 
 static void test_prefix_expansion(void **state) {
   (void)state;
-  char out[600], host[256], want[1200];
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/run_%%h_100%%%%", dir);
+  char out[PATH_MAX], host[256], want[PATH_MAX];
+  FMT(out, "SP_OUTPUT=%s/run_%%h_100%%%%", dir);
   const char *env[] = {out, "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "nest", env), 0);
   gethostname(host, sizeof host);
-  snprintf(want, sizeof want, "%s/run_%s_100%%_rank00000.spt", dir, host);
+  FMT(want, "%s/run_%s_100%%_rank00000.spt", dir, host);
   struct stat st;
   assert_int_equal(stat(want, &st), 0);
 }
@@ -447,20 +462,20 @@ static void test_prefix_expansion(void **state) {
 static void test_init_prefix_argument(void **state) {
   (void)state;
   /* scenario's argv[2] goes to sp_init(), which wins over SP_OUTPUT */
-  char cmd[2000], want[700];
-  snprintf(cmd, sizeof cmd,
-           "env -u SP_RANK SP_FORMAT=spt SP_OUTPUT=/nonexistent/x "
-           "'%s/rt_scenario' nest '%s/fromapi'",
-           SP_TEST_BINARY_DIR, dir);
+  char cmd[3 * PATH_MAX], want[PATH_MAX];
+  FMT(cmd,
+      "env -u SP_RANK SP_FORMAT=spt SP_OUTPUT=/nonexistent/x "
+      "'%s/rt_scenario' nest '%s/fromapi'",
+      SP_TEST_BINARY_DIR, dir);
   assert_int_equal(system(cmd), 0);
-  snprintf(want, sizeof want, "%s/fromapi_rank00000.spt", dir);
+  FMT(want, "%s/fromapi_rank00000.spt", dir);
   struct stat st;
   assert_int_equal(stat(want, &st), 0);
 }
 
 static void test_cyg_names(void **state) {
   (void)state;
-  char out[600];
+  char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_cyg_prog", NULL, env), 0);
   sp_fmt_rank r = {0};
@@ -474,8 +489,8 @@ static void test_cyg_names(void **state) {
 
 static void test_cyg_cxx_names(void **state) {
   (void)state;
-  char out[600], path[600];
-  snprintf(path, sizeof path, "%s/rt_cyg_cxx", SP_TEST_BINARY_DIR);
+  char out[PATH_MAX], path[PATH_MAX];
+  FMT(path, "%s/rt_cyg_cxx", SP_TEST_BINARY_DIR);
   if (access(path, X_OK) != 0)
     skip();
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
@@ -492,8 +507,8 @@ static void test_cyg_cxx_names(void **state) {
 
 static void test_cyg_fortran_names(void **state) {
   (void)state;
-  char out[600], path[600];
-  snprintf(path, sizeof path, "%s/rt_cyg_f90", SP_TEST_BINARY_DIR);
+  char out[PATH_MAX], path[PATH_MAX];
+  FMT(path, "%s/rt_cyg_f90", SP_TEST_BINARY_DIR);
   if (access(path, X_OK) != 0)
     skip();
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
@@ -512,8 +527,8 @@ static void test_cyg_fortran_names(void **state) {
 
 static void test_fortran_module_api(void **state) {
   (void)state;
-  char out[600], path[600];
-  snprintf(path, sizeof path, "%s/rt_f90_api", SP_TEST_BINARY_DIR);
+  char out[PATH_MAX], path[PATH_MAX];
+  FMT(path, "%s/rt_f90_api", SP_TEST_BINARY_DIR);
   if (access(path, X_OK) != 0)
     skip();
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
@@ -549,8 +564,8 @@ static void test_fortran_module_api(void **state) {
 
 static void test_fortran_module_api_flang_plugin(void **state) {
   (void)state;
-  char out[600], path[600];
-  snprintf(path, sizeof path, "%s/rt_f90_api_flang", SP_TEST_BINARY_DIR);
+  char out[PATH_MAX], path[PATH_MAX];
+  FMT(path, "%s/rt_f90_api_flang", SP_TEST_BINARY_DIR);
   if (access(path, X_OK) != 0)
     skip();
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
@@ -588,14 +603,14 @@ static void test_fortran_module_api_flang_plugin(void **state) {
 #ifdef SP_USE_HDF5
 static void test_h5_output(void **state) {
   (void)state;
-  char out[600], path[700];
+  char out[PATH_MAX], path[PATH_MAX];
   const char *env[] = {
       ENV_OUT(out), "SP_FORMAT=h5",           "SP_LABEL=nightly",
       "SP_RANK=2",  "OMPI_COMM_WORLD_SIZE=4", "LOADEDMODULES=gcc/12:hdf5/1.10",
       NULL};
   assert_int_equal(run("rt_scenario", "nest", env), 0);
   assert_string_equal(errtext, "");
-  snprintf(path, sizeof path, "%s/p_rank00002.h5", dir);
+  FMT(path, "%s/p_rank00002.h5", dir);
   sp_fmt_rank *ranks = NULL;
   int64_t n = 0;
   sp_fmt_err err = {{0}};
