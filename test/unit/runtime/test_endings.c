@@ -23,6 +23,20 @@
 
 extern char **environ;
 
+/* snprintf into the array buf; a result that does not fit fails the test
+ * instead of running on with a truncated path. Returns buf. */
+#define FMT(buf, ...) fmt_into(buf, sizeof buf, __VA_ARGS__)
+__attribute__((format(printf, 3, 4))) static char *
+fmt_into(char *buf, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, size, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= size)
+    fail_msg("'%s' needs %d bytes, has %zu", fmt, n, size);
+  return buf;
+}
+
 #define N 300000L           /* calls: more than the budget holds */
 #define BUDGET (2L << 20)   /* SP_MEMORY=2M */
 #define PAIR 16L
@@ -51,9 +65,9 @@ static int run(const char *prog, const char *arg, const char *const *env) {
     envp[n++] = (char *)*env;
   envp[n] = NULL;
   char errfile[600], outfile[600], path[600];
-  snprintf(errfile, sizeof errfile, "%s/stderr.txt", dir);
-  snprintf(outfile, sizeof outfile, "%s/stdout.txt", dir);
-  snprintf(path, sizeof path, "%s/%s", SP_TEST_BINARY_DIR, prog);
+  FMT(errfile, "%s/stderr.txt", dir);
+  FMT(outfile, "%s/stdout.txt", dir);
+  FMT(path, "%s/%s", SP_TEST_BINARY_DIR, prog);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 2, errfile,
@@ -73,7 +87,7 @@ static int run(const char *prog, const char *arg, const char *const *env) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(dir, sizeof dir, "%s/end_XXXXXX", SP_TEST_BINARY_DIR);
+  FMT(dir, "%s/end_XXXXXX", SP_TEST_BINARY_DIR);
   assert_non_null(mkdtemp(dir));
   return 0;
 }
@@ -81,7 +95,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
   (void)state;
   char cmd[700];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  FMT(cmd, "rm -rf '%s'", dir);
   return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -99,14 +113,14 @@ static int load(sp_fmt_rank *r) {
     if (n[0] == '.' || !strcmp(n, "stderr.txt") || !strcmp(n, "stdout.txt"))
       continue;
     files++;
-    snprintf(found, sizeof found, "%s", n);
+    FMT(found, "%s", n);
     stream = len > 5 && !strcmp(n + len - 5, ".spts");
   }
   closedir(d);
   if (files != 1)
     fail_msg("expected one profile file in %s, found %d", dir, files);
   char path[900];
-  snprintf(path, sizeof path, "%s/%s", dir, found);
+  FMT(path, "%s/%s", dir, found);
   sp_fmt_err err = {{0}};
   int rc = stream ? sp_fmt_stream_read(path, r, &err)
                   : sp_fmt_spt_read(path, r, &err);
@@ -144,8 +158,8 @@ static void check_calls(const sp_fmt_rank *r, long min_calls) {
 
 static void ending(const char *mode, int status, int want_stream) {
   char out[600], arg[64];
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
-  snprintf(arg, sizeof arg, "end:%s:%ld", mode, N);
+  FMT(out, "SP_OUTPUT=%s/p", dir);
+  FMT(arg, "end:%s:%ld", mode, N);
   const char *env[] = {out, "SP_MEMORY=2M", NULL};
   assert_int_equal(run("rt_scenario", arg, env), status);
   assert_string_equal(errtext, "");
@@ -177,8 +191,8 @@ static void test_exit_deep(void **s) {
  * most one budget's worth of calls is not. */
 static void lossy(const char *mode, int status) {
   char out[600], arg[64];
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
-  snprintf(arg, sizeof arg, "end:%s:%ld", mode, N);
+  FMT(out, "SP_OUTPUT=%s/p", dir);
+  FMT(arg, "end:%s:%ld", mode, N);
   const char *env[] = {out, "SP_MEMORY=2M", NULL};
   assert_int_equal(run("rt_scenario", arg, env), status);
   assert_string_equal(errtext, "");
@@ -194,8 +208,8 @@ static void test_exec(void **s) { (void)s, ending("exec", 6, 1); }
 static void test_exec_fails(void **s) {
   (void)s;
   char out[600], arg[64];
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
-  snprintf(arg, sizeof arg, "end:exec_fails:%ld", N);
+  FMT(out, "SP_OUTPUT=%s/p", dir);
+  FMT(arg, "end:exec_fails:%ld", N);
   const char *env[] = {out, "SP_MEMORY=2M", NULL};
   assert_int_equal(run("rt_scenario", arg, env), 0);
   assert_string_equal(errtext, "");
@@ -214,8 +228,8 @@ static void test_sigkill(void **s) { (void)s, lossy("sigkill", 128 + SIGKILL); }
 static void test_own_handler(void **s) {
   (void)s;
   char out[600], arg[64];
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
-  snprintf(arg, sizeof arg, "end:own_sigterm:%ld", N);
+  FMT(out, "SP_OUTPUT=%s/p", dir);
+  FMT(arg, "end:own_sigterm:%ld", N);
   const char *env[] = {out, "SP_MEMORY=2M", NULL};
   assert_int_equal(run("rt_scenario", arg, env), 3);
   assert_string_equal(outtext, "own handler\n");
@@ -231,8 +245,8 @@ static void test_own_handler(void **s) {
 static void test_no_signals(void **s) {
   (void)s;
   char out[600], arg[64];
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
-  snprintf(arg, sizeof arg, "end:sigterm:%ld", N);
+  FMT(out, "SP_OUTPUT=%s/p", dir);
+  FMT(arg, "end:sigterm:%ld", N);
   const char *env[] = {out, "SP_MEMORY=2M", "SP_SIGNALS=0", NULL};
   assert_int_equal(run("rt_scenario", arg, env), 128 + SIGTERM);
   sp_fmt_rank r = {0};
@@ -247,8 +261,8 @@ static void test_exception(void **s) {
   (void)s;
 #ifdef SP_HAVE_CXX
   char out[600], arg[32];
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/p", dir);
-  snprintf(arg, sizeof arg, "%ld", N);
+  FMT(out, "SP_OUTPUT=%s/p", dir);
+  FMT(arg, "%ld", N);
   const char *env[] = {out, "SP_MEMORY=2M", NULL};
   assert_int_equal(run("rt_throw", arg, env), 128 + SIGABRT);
   sp_fmt_rank r = {0};

@@ -1,6 +1,7 @@
 /* test_runtime.c - runs scenario programs against libscopeprof in child
  * processes and checks what they wrote, value by value. */
 #include "sp_format.h"
+#include "sp_sanitizer.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,7 +85,7 @@ static char outtext[4096];
 /* As run, with the child's stdout in outtext. */
 static int run_out(const char *prog, const char *arg, const char *const *env) {
   char outfile[600];
-  snprintf(outfile, sizeof outfile, "%s/stdout.txt", dir);
+  FMT(outfile, "%s/stdout.txt", dir);
   stdout_to = outfile;
   int rc = run(prog, arg, env);
   stdout_to = NULL;
@@ -379,9 +380,9 @@ static void test_missing_dir_created(void **state) {
 static void test_unwritable_dir(void **state) {
   (void)state;
   char out[600], file[600];
-  snprintf(file, sizeof file, "%s/file", dir);
+  FMT(file, "%s/file", dir);
   close(open(file, O_WRONLY | O_CREAT, 0644));
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/file/p", dir);
+  FMT(out, "SP_OUTPUT=%s/file/p", dir);
   const char *env[] = {out, "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "unwritable", env), 3);
   assert_non_null(strstr(errtext, "scopeprof: error: "));
@@ -409,7 +410,7 @@ static void test_write_fails_midway(void **state) {
     assert_false(strcmp(e->d_name, "p_rank00000.spt") == 0);
     if (strstr(e->d_name, ".spts")) {
       char path[1200];
-      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      FMT(path, "%s/%s", dir, e->d_name);
       sp_fmt_rank r = {0};
       sp_fmt_err err = {{0}};
       assert_int_equal(sp_fmt_stream_read(path, &r, &err), 0);
@@ -698,7 +699,8 @@ static void check_seq_threads(const char *arg, long n, long max_kib) {
   assert_string_equal(errtext, "");
   long kib = strtol(outtext, NULL, 10);
   assert_true(kib > 0);
-  if (kib >= max_kib)
+  /* a sanitizer's own memory would be measured too */
+  if (!SP_SANITIZED && kib >= max_kib)
     fail_msg("peak resident %ld KiB, limit %ld KiB", kib, max_kib);
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
@@ -719,6 +721,8 @@ static void test_thread_churn(void **state) {
 /* 3000 short threads under a 400 MB address-space limit: every call. */
 static void test_thread_churn_ulimit(void **state) {
   (void)state;
+  if (SP_SANITIZED) /* a sanitizer's shadow memory needs the address space */
+    skip();
   check_seq_threads("seq_threads:3000:400000", 3000, 64 * 1024);
 }
 
@@ -759,6 +763,8 @@ static void test_finalize_race(void **state) {
  * counted in one line, everything recorded before is written. */
 static void test_tight_memory(void **state) {
   (void)state;
+  if (SP_SANITIZED) /* a sanitizer's shadow memory needs the address space */
+    skip();
   char out[600];
   const char *env[] = {ENV_OUT(out), NULL};
   assert_int_equal(run("rt_scenario", "tight:1000000", env), 0);
@@ -777,17 +783,17 @@ static void test_tight_memory(void **state) {
  * resident memory under 80 MiB, every call in the file, in order. */
 static void test_long_run_bounded(void **state) {
   (void)state;
-  const long n = 200000000;
+  const long n = SP_SANITIZED ? 2000000 : 200000000; /* sanitizers: slower */
   char out[600], arg[64];
-  snprintf(arg, sizeof arg, "calls:%ld", n);
+  FMT(arg, "calls:%ld", n);
   const char *env[] = {ENV_OUT(out), "SP_MEMORY=64M", NULL};
   assert_int_equal(run_out("rt_scenario", arg, env), 0);
   assert_string_equal(errtext, "");
   long kib = strtol(outtext, NULL, 10);
-  if (kib <= 0 || kib >= 80 * 1024)
+  if (kib <= 0 || (!SP_SANITIZED && kib >= 80 * 1024))
     fail_msg("peak resident %ld KiB, limit 80 MiB", kib);
   char path[700];
-  snprintf(path, sizeof path, "%s/p_rank00000.spt", dir);
+  FMT(path, "%s/p_rank00000.spt", dir);
   sp_fmt_rank r = {0};
   sp_fmt_err err = {{0}};
   if (sp_fmt_spt_index(path, &r, &err) != 0)
@@ -829,12 +835,12 @@ static void test_long_prefix(void **state) {
   char out[900], name[300];
   memset(name, 'x', 236);
   name[236] = 0;
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/%s", dir, name);
+  FMT(out, "SP_OUTPUT=%s/%s", dir, name);
   const char *env[] = {out, NULL};
   assert_int_equal(run("rt_scenario", "nest", env), 0);
   assert_string_equal(errtext, "");
   char file[400];
-  snprintf(file, sizeof file, "%s_rank00000.spt", name);
+  FMT(file, "%s_rank00000.spt", name);
   assert_int_equal(strlen(file), 250);
   sp_fmt_rank r = {0};
   read_spt(file, &r);
@@ -844,7 +850,7 @@ static void test_long_prefix(void **state) {
 
   memset(name, 'y', 245);
   name[245] = 0;
-  snprintf(out, sizeof out, "SP_OUTPUT=%s/%s", dir, name);
+  FMT(out, "SP_OUTPUT=%s/%s", dir, name);
   assert_int_equal(run("rt_scenario", "nest", env), 0);
   assert_non_null(strstr(errtext, "yyyy_rank00000.spt: File name too long "
                                   "(the calls are kept in "));
@@ -864,7 +870,7 @@ static void test_no_silent_overwrite(void **state) {
                                   "is "));
   assert_ptr_equal(strchr(errtext, '\n'), errtext + strlen(errtext) - 1);
   char theirs[700], buf[16] = {0};
-  snprintf(theirs, sizeof theirs, "%s/p_rank00000.spt", dir);
+  FMT(theirs, "%s/p_rank00000.spt", dir);
   FILE *f = fopen(theirs, "r");
   assert_non_null(f);
   assert_int_equal(fread(buf, 1, sizeof buf - 1, f), 6);
@@ -873,7 +879,7 @@ static void test_no_silent_overwrite(void **state) {
   const char *ours = strstr(errtext, "this profile is ") + 16;
   const char *slash = strrchr(ours, '/');
   char name[300];
-  snprintf(name, sizeof name, "%.*s", (int)strcspn(slash + 1, " "), slash + 1);
+  FMT(name, "%.*s", (int)strcspn(slash + 1, " "), slash + 1);
   sp_fmt_rank r = {0};
   read_spt(name, &r);
   assert_int_equal(find_block(&r, 0, "b")->count, 2);
@@ -917,7 +923,7 @@ static void test_hdf5_loaded_only_for_h5(void **state) {
   assert_string_equal(errtext, "");
   assert_int_equal(count_files(), 3);
   char path[700];
-  snprintf(path, sizeof path, "%s/p_rank00002.h5", dir);
+  FMT(path, "%s/p_rank00002.h5", dir);
   assert_int_equal(sp_fmt_is_h5(path), 1);
 #endif
 }
@@ -934,9 +940,9 @@ static void assert_kept_in_stream(const char *want) {
   assert_true(n > 5 && !strncmp(name + n - 5, ".spts", 5));
   assert_int_equal(count_files(), 1);
   char stream[300];
-  snprintf(stream, sizeof stream, "%.*s", (int)n, name);
+  FMT(stream, "%.*s", (int)n, name);
   char path[1000];
-  snprintf(path, sizeof path, "%s/%s", dir, stream);
+  FMT(path, "%s/%s", dir, stream);
   sp_fmt_rank r = {0};
   sp_fmt_err err = {{0}};
   if (sp_fmt_stream_read(path, &r, &err) != 0)
@@ -951,7 +957,7 @@ static void test_h5_module_missing(void **state) {
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=h5",
                        "SP_H5_MODULE=/nonexistent/libscopeprof_h5.so", NULL};
   assert_int_equal(run("rt_scenario", "unwritable", env), 3);
-  snprintf(want, sizeof want,
+  FMT(want,
            "scopeprof: error: %s/p_rank00000.h5: cannot write .h5: the HDF5 "
            "writer libscopeprof_h5.so was not found (looked for "
            "/nonexistent/libscopeprof_h5.so) (the calls are kept in %s/",
@@ -962,16 +968,16 @@ static void test_h5_module_missing(void **state) {
 static void test_h5_module_not_loadable(void **state) {
   (void)state;
   char out[600], mod[700], env_mod[800], want[2000];
-  snprintf(mod, sizeof mod, "%s/not_a_module.so", SP_TEST_BINARY_DIR);
+  FMT(mod, "%s/not_a_module.so", SP_TEST_BINARY_DIR);
   FILE *f = fopen(mod, "w");
   assert_non_null(f);
   for (int i = 0; i < 16; i++) /* longer than an ELF header */
     fputs("not an ELF file\n", f);
   fclose(f);
-  snprintf(env_mod, sizeof env_mod, "SP_H5_MODULE=%s", mod);
+  FMT(env_mod, "SP_H5_MODULE=%s", mod);
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=h5", env_mod, NULL};
   assert_int_equal(run("rt_scenario", "unwritable", env), 3);
-  snprintf(want, sizeof want,
+  FMT(want,
            "scopeprof: error: %s/p_rank00000.h5: cannot load the HDF5 "
            "writer: %s: invalid ELF header (the calls are kept in %s/",
            dir, mod, dir);
@@ -984,11 +990,11 @@ static void test_h5_module_not_loadable(void **state) {
 static void test_h5_static_library(void **state) {
   (void)state;
   char out[600], env_mod[800], want[2000], path[700];
-  snprintf(env_mod, sizeof env_mod, "SP_H5_MODULE=%s", SP_TEST_H5_MODULE);
+  FMT(env_mod, "SP_H5_MODULE=%s", SP_TEST_H5_MODULE);
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=h5", env_mod, NULL};
   assert_int_equal(run("rt_scenario_static", "hdf5_maps", env), 5);
   assert_string_equal(errtext, "");
-  snprintf(path, sizeof path, "%s/p_rank00000.h5", dir);
+  FMT(path, "%s/p_rank00000.h5", dir);
   sp_fmt_h5_summary sum = {0};
   sp_fmt_err err = {{0}};
   if (sp_fmt_h5_read_summary(path, &sum, &err) != 0)
@@ -1000,7 +1006,7 @@ static void test_h5_static_library(void **state) {
     return; /* installed: the next case would find it */
   const char *env2[] = {ENV_OUT(out), "SP_FORMAT=h5", NULL};
   assert_int_equal(run("rt_scenario_static", "unwritable", env2), 3);
-  snprintf(want, sizeof want,
+  FMT(want,
            "scopeprof: error: %s/p_rank00000.h5: cannot write .h5: the HDF5 "
            "writer libscopeprof_h5.so was not found (looked for %s) (the "
            "calls are kept in %s/",
