@@ -1015,6 +1015,53 @@ static void test_h5_static_library(void **state) {
 }
 #endif
 
+/* A value a variable does not take: one line naming the variable and the
+ * value used instead, and the run goes on with it. */
+static void test_bad_settings(void **state) {
+  (void)state;
+  static const struct {
+    const char *var, *line;
+  } cases[] = {
+      {"SP_RANK=abc", "scopeprof: SP_RANK=abc is not a rank (0-99999); "
+                      "using 0\n"},
+      {"SP_MEMORY=lots", "scopeprof: SP_MEMORY=lots is not a size (bytes, or "
+                         "a number with K, M or G); using 32M\n"},
+      {"SP_MEMORY=1K", "scopeprof: SP_MEMORY=1K is below the minimum; using "
+                       "2M\n"},
+      {"SP_ENABLE=maybe", "scopeprof: SP_ENABLE=maybe is not 1/0, true/false, "
+                          "on/off or yes/no; using 1\n"},
+      {"SP_VERBOSE=loud", "scopeprof: SP_VERBOSE=loud is not 1/0, "
+                          "true/false, on/off or yes/no; using 0\n"},
+      {"SP_FORMAT=xml", "scopeprof: SP_FORMAT=xml is not spt or h5; writing "
+                        "spt\n"},
+  };
+  char out[PATH_MAX];
+  for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *env[] = {ENV_OUT(out), cases[i].var, NULL};
+    assert_int_equal(run("rt_scenario", "nest", env), 0);
+    assert_string_equal(errtext, cases[i].line);
+    sp_fmt_rank r = {0};
+    read_spt("p_rank00000.spt", &r);
+    assert_int_equal(find_block(&r, 0, "rec")->count, 5);
+    sp_fmt_rank_free(&r);
+  }
+  /* SP_CLOCK: the message says which clock is used, which depends on the
+   * machine */
+  const char *env[] = {ENV_OUT(out), "SP_CLOCK=sundial", NULL};
+  assert_int_equal(run("rt_scenario", "nest", env), 0);
+  assert_true(!strcmp(errtext, "scopeprof: SP_CLOCK=sundial is not "
+                               "monotonic, tsc or auto; using tsc\n") ||
+              !strcmp(errtext, "scopeprof: SP_CLOCK=sundial is not "
+                               "monotonic, tsc or auto; using monotonic\n"));
+  /* boolean spellings: SP_ENABLE=off records nothing, quietly */
+  char old[PATH_MAX];
+  unlink(FMT(old, "%s/p_rank00000.spt", dir));
+  const char *off[] = {ENV_OUT(out), "SP_ENABLE=OFF", NULL};
+  assert_int_equal(run("rt_scenario", "nest", off), 0);
+  assert_string_equal(errtext, "");
+  assert_int_equal(count_files(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_nest_roundtrip, setup, teardown),
@@ -1032,6 +1079,7 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_finalize_race, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tight_memory, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_settings, setup, teardown),
       cmocka_unit_test_setup_teardown(test_long_prefix, setup, teardown),
       cmocka_unit_test_setup_teardown(test_no_silent_overwrite, setup,
                                       teardown),
