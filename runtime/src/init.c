@@ -64,11 +64,13 @@ static void fork_prepare(void) {
   if (fork_locked) {
     sp__pool_lock();
     sp__writer_lock();
+    sp__states_lock();
   }
 }
 
 static void fork_parent(void) {
   if (fork_locked) {
+    sp__states_unlock();
     sp__writer_unlock();
     sp__pool_unlock();
   }
@@ -83,15 +85,17 @@ static void fork_child(void) {
   if (!fork_locked)
     return;
   if (atomic_load(&sp__state) != SP__RUNNING) { /* finalized meanwhile */
+    sp__states_unlock();
     sp__writer_unlock();
     sp__pool_unlock();
     return;
   }
-  sp__pool_after_fork();
+  sp__record_after_fork();
+  sp__states_unlock();
   sp__writer_after_fork();
+  sp__pool_after_fork();
   sp__stream_after_fork();
   sp__signals_after_fork();
-  sp__record_after_fork();
   if (!strstr(sp__cfg.prefix, "%p") || sp__stream_set_path(sp__rank_guess)) {
     sp__set_active(0);
     atomic_store(&sp__state, SP__FINALIZED);

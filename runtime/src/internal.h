@@ -193,7 +193,9 @@ typedef struct sp__thread {
 SP_HIDDEN extern __thread sp__thread_t *sp__tls;
 SP_HIDDEN extern _Atomic(sp__thread_t *) sp__threads; /* newest first */
 SP_HIDDEN sp__thread_t *sp__thread_slow(void);
-SP_HIDDEN void sp__record_after_fork(void);
+SP_HIDDEN void sp__record_after_fork(void); /* states' lock held */
+SP_HIDDEN void sp__states_lock(void);       /* around fork */
+SP_HIDDEN void sp__states_unlock(void);
 /* Slow paths in progress: finalize waits for them to leave. */
 SP_HIDDEN extern _Atomic int sp__in_slow;
 /* Every call count of a chunk another thread may be filling. */

@@ -436,7 +436,6 @@ SP_API void sp__exit(sp_site *s) {
 void sp__record_after_fork(void) {
   sp__thread_t *self = sp__tls;
   free_states = NULL;
-  pthread_mutex_init(&states_lock, NULL);
   for (sp__thread_t *t = atomic_load(&sp__threads); t; t = t->next) {
     if (t == self)
       continue;
@@ -469,3 +468,7 @@ void sp__record_after_fork(void) {
   self->n_mismatch = self->n_closed_above = self->n_unmatched = 0;
   self->n_dropped = self->n_invalid = 0;
 }
+
+/* Around fork, so that no thread holds the states' lock in the copy. */
+void sp__states_lock(void) { pthread_mutex_lock(&states_lock); }
+void sp__states_unlock(void) { pthread_mutex_unlock(&states_lock); }

@@ -145,10 +145,10 @@ void sp__writer_unlock(void) { pthread_mutex_unlock(&qlock); }
 
 /* A forked child has no writer thread and owns none of the queued chunks
  * (the pool takes them back). */
-void sp__writer_after_fork(void) {
+void sp__writer_after_fork(void) { /* qlock held since fork_prepare */
   q_head = q_tail = NULL;
   q_len = writing = stop_req = started = 0;
   i_am_writer = 0;
-  pthread_mutex_init(&qlock, NULL);
   pthread_cond_init(&qcond, NULL);
+  pthread_mutex_unlock(&qlock);
 }
