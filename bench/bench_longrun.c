@@ -89,6 +89,7 @@ static int child(long calls, long window, const char *dir) {
   free(naive);
   long peak = status_kib("VmHWM:");
   uint64_t wait = atomic_load(&sp__wait_ns);
+  sync(); /* both start with nothing dirty to write back */
   double f0 = now_s();
   int rc = sp_finalize();
   double f1 = now_s();
@@ -97,6 +98,7 @@ static int child(long calls, long window, const char *dir) {
   snprintf(copy, sizeof copy, "%s/copy.bin", dir);
   struct stat st;
   long bytes = stat(path, &st) == 0 ? (long)st.st_size : -1;
+  sync();
   double c = copy_file(path, copy);
   printf("R %ld %llu %.3f %.3f %ld %.0f %d\n", peak, (unsigned long long)wait,
          f1 - f0, c, bytes, (double)calls / rec_s, rc);
