@@ -1480,7 +1480,9 @@ static void stream_src_read(const sp_fmt_source *src, int64_t first, int64_t n,
   if (n <= 0)
     return;
   if (first < 0 || n > src->count - first) {
-    rc = EINVAL;
+    rc = EINVAL; /* the caller's mistake: n zero calls, and it is said */
+    memset(starts, 0, (size_t)n * 8);
+    memset(ends, 0, (size_t)n * 8);
   } else if (x->nl == 1) {
     const lane *L = &s->lanes[s->slanes[x->l0]];
     if (x->cur.call != first || first == 0)
@@ -1526,7 +1528,7 @@ static void stream_src_read(const sp_fmt_source *src, int64_t first, int64_t n,
     }
   }
   if (rc) {
-    if (x->nl == 1) {
+    if (x->nl == 1 && rc != EINVAL) {
       memset(starts, 0, (size_t)n * 8);
       memset(ends, 0, (size_t)n * 8);
       x->cur.call = -1;
