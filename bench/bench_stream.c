@@ -43,8 +43,10 @@ static void generate(const char *path, int64_t mib, int tsc) {
     perror(path);
     exit(1);
   }
-  sp_stream_header h = {{0}, SP_STREAM_VERSION, SP_STREAM_BOM, 0, getpid(),
-                        tsc ? SP_STREAM_CLOCK_TSC : SP_STREAM_CLOCK_NS, 0};
+  sp_stream_header h = {
+      {0}, SP_STREAM_VERSION, SP_STREAM_BOM,
+      0,   getpid(),          tsc ? SP_STREAM_CLOCK_TSC : SP_STREAM_CLOCK_NS,
+      0};
   memcpy(h.magic, SP_STREAM_MAGIC, 8);
   fwrite(&h, sizeof h, 1, f);
   static const char *names[3] = {"outer", "inner_a", "inner_b"};

@@ -259,7 +259,9 @@ const sp_fmt_meta *sp_fmt_stream_meta(const sp_fmt_stream *s);
  * renumbered from 0 in order of the writer's thread numbers, sources
  * ordered by thread then first start, calls in start order and in CLOCK_-
  * MONOTONIC ns: what sp_fmt_spt_write and the statistics take. Their read()
- * reads the file; a failed read makes sp_fmt_stream_failed non-zero. */
+ * reads the file (fastest forwards; they share one buffer, so one thread
+ * at a time); a failed read makes sp_fmt_stream_failed non-zero and gives
+ * calls of 0. Valid until sp_fmt_stream_close. */
 int64_t sp_fmt_stream_nsources(const sp_fmt_stream *s);
 const sp_fmt_source *sp_fmt_stream_sources(const sp_fmt_stream *s);
 int sp_fmt_stream_failed(const sp_fmt_stream *s); /* errno of a read, or 0 */

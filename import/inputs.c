@@ -140,10 +140,14 @@ static int dedup(sp_imp_inputs *in, sp_fmt_err *err) {
     in->v[n] = in->v[i];
     /* By content, not name: an explicitly named file may be called
      * anything. Whatever is neither HDF5 nor a stream goes to the .spt
-     * reader, whose message then says what is wrong with it. */
-    in->v[n].kind = sp_fmt_is_h5(in->v[n].path)       ? SP_IMP_H5
-                    : sp_fmt_is_stream(in->v[n].path) ? SP_IMP_STREAM
-                                                      : SP_IMP_SPT;
+     * reader, whose message then says what is wrong with it; but a
+     * broken *.spts to the stream reader, whose message fits it. */
+    const char *p = in->v[n].path;
+    size_t len = strlen(p);
+    int spts = len >= 5 && strcmp(p + len - 5, ".spts") == 0;
+    in->v[n].kind = sp_fmt_is_h5(p)               ? SP_IMP_H5
+                    : spts || sp_fmt_is_stream(p) ? SP_IMP_STREAM
+                                                  : SP_IMP_SPT;
     n++;
   }
   in->n = n;

@@ -48,8 +48,8 @@ static int64_t *read_all(const sp_fmt_stream *s, int64_t *total) {
   const sp_fmt_source *src = sp_fmt_stream_sources(s);
   for (int64_t i = 0; i < n; i++) {
     sum += src[i].count;
-    if (src[i].count <= 0 || src[i].thread < 0 ||
-        src[i].thread >= in.threads || !src[i].name[0])
+    if (src[i].count <= 0 || src[i].thread < 0 || src[i].thread >= in.threads ||
+        !src[i].name[0])
       abort();
     if (i > 0 && src[i].thread < src[i - 1].thread)
       abort();

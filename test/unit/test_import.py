@@ -184,6 +184,11 @@ def stream_case(out):
     rc, err = run("-o", os.path.join(out, "bad.h5"), bad)
     check(rc == 1 and err == f"sp-import: {bad}: offset 8: unknown stream version 2 (supports 1)\n",
           f"bad stream: {rc} {err!r}")
+    # A *.spts that is not a stream at all gets the stream reader's word.
+    put(bad, b"NOTASTREAM" + b"\0" * 40)
+    rc, err = run("-o", os.path.join(out, "bad.h5"), bad)
+    check(rc == 1 and err == f"sp-import: {bad}: offset 0: bad magic: not a ScopeProf .spts stream\n",
+          f"not a stream: {rc} {err!r}")
 
 
 def main():
