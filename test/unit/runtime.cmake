@@ -202,7 +202,7 @@ if(TARGET rt_throw)
 endif()
 sp_add_unit_test(test_endings
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_endings.c
-  LIBS sp_format DEFINITIONS ${_sp_endings_defs})
+  LIBS sp_format DEFINITIONS ${_sp_endings_defs} NO_SANITIZE)
 sp_unit_test_depends(test_endings rt_scenario)
 if(TARGET rt_throw)
   sp_unit_test_depends(test_endings rt_throw)
