@@ -22,6 +22,20 @@ SP_HIDDEN void sp__end_slow(sp__thread_t *t, int32_t id, uint64_t now);
 #define SP__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define SP__PUBLISH(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
+/* Opens a call in slot p of b at stack depth d (both checked). */
+static inline __attribute__((always_inline)) void
+sp__open_call(sp__thread_t *t, sp__buf_t *b, sp__pair_t *p, uint32_t d,
+              int32_t id) {
+  t->stack[d].region = id;
+  t->stack[d].slot = p;
+  t->depth = d + 1;
+  /* The call is published (cur) only once its start is stored, so a
+   * reader never takes a recycled chunk's old stamp for it. */
+  SP__STORE(&p->end, 0);
+  SP__STORE(&p->start, sp__now());
+  SP__PUBLISH(&b->cur, p + 1);
+}
+
 static inline __attribute__((always_inline)) void sp__begin_fast(int32_t id) {
   sp__thread_t *t = sp__tls;
   if (SP_UNLIKELY(!t || !SP__ACTIVE() || (uint32_t)id >= SP__MAX_REGIONS)) {
@@ -40,14 +54,7 @@ static inline __attribute__((always_inline)) void sp__begin_fast(int32_t id) {
     sp__begin_slow(id);
     return;
   }
-  t->stack[d].region = id;
-  t->stack[d].slot = p;
-  t->depth = d + 1;
-  /* The call is published (cur) only once its start is stored, so a
-   * reader never takes a recycled chunk's old stamp for it. */
-  SP__STORE(&p->end, 0);
-  SP__STORE(&p->start, sp__now());
-  SP__PUBLISH(&b->cur, p + 1);
+  sp__open_call(t, b, p, d, id);
 }
 
 static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {

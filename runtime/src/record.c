@@ -255,14 +255,7 @@ __attribute__((noinline)) void sp__begin_slow(int32_t id) {
     f->start = sp__now(); /* keeps frames in start order for detach() */
     goto out;
   }
-  sp__pair_t *p = b->cur;
-  uint32_t d = t->depth;
-  t->stack[d].region = id;
-  t->stack[d].slot = p;
-  t->depth = d + 1;
-  SP__STORE(&p->end, 0);
-  SP__STORE(&p->start, sp__now());
-  SP__PUBLISH(&b->cur, p + 1);
+  sp__open_call(t, b, b->cur, t->depth, id);
 out:
   leave();
 }

@@ -9,6 +9,8 @@
 /* cmocka.h needs the three above first */
 #include <cmocka.h>
 
+#include "test_fmt.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,19 +29,6 @@ static char dir[PATH_MAX];
 static char errtext[8192];
 static const char *stdout_to; /* NULL: /dev/null */
 
-/* snprintf into the array buf; a result that does not fit fails the test
- * instead of running on with a truncated path. Returns buf. */
-#define FMT(buf, ...) fmt_into(buf, sizeof buf, __VA_ARGS__)
-__attribute__((format(printf, 3, 4))) static char *
-fmt_into(char *buf, size_t size, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(buf, size, fmt, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= size)
-    fail_msg("'%s' needs %d bytes, has %zu", fmt, n, size);
-  return buf;
-}
 
 /* Runs prog with extra environment entries; stderr lands in errtext. */
 static int run(const char *prog, const char *arg, const char *const *env) {
