@@ -155,6 +155,24 @@ static void counters_to_stream(const uint64_t c[5]) {
   sp__stream_meta_int("ends_unmatched", (int64_t)c[2]);
 }
 
+/* Everything still in memory, the run's metadata and counters, and a STOP
+ * record, appended to the stream (token held): from then on the stream
+ * holds every call, whatever happens to the final file. */
+static int append_rest(const uint64_t cnt[5]) {
+  if (sp__stream_open() != 0)
+    return -1;
+  sp__stream_meta_full();
+  if (sp__stream_regions() != 0 || sp__stream_snapshot() != 0 ||
+      sp__stream_clock() != 0)
+    return -1;
+  counters_to_stream(cnt);
+  if (sp__stream_stop(0) != 0)
+    return -1;
+  atomic_store(&sp__stream_complete, 1);
+  sp__pool_release_unused();
+  return 0;
+}
+
 /* at_exit: 1 when the exit handler runs it, 0 for the program's own call. */
 int sp__finalize(int at_exit) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -186,22 +204,20 @@ int sp__finalize(int at_exit) {
   sp_fmt_stream_info info;
   memset(&info, 0, sizeof info);
   result = SP_EIO;
+  int named = sp__output_path(sp__cfg.prefix, rank,
+                              sp__cfg.format_h5 ? ".h5" : ".spt", path,
+                              sizeof path) == 0;
   sp__stream_meta_prepare();
   sp__stream_resolve();
   if (!sp__token_take(SP__TOKEN_WRITER, 0)) {
     /* a signal handler owns the stream: the process is ending */
-  } else if (sp__output_path(sp__cfg.prefix, rank,
-                             sp__cfg.format_h5 ? ".h5" : ".spt", path,
-                             sizeof path) != 0) {
-    sp__warn("error: output name from prefix '%s' is too long",
-             sp__cfg.prefix);
-  } else if (sp__stream_open() != 0 || (sp__stream_meta_full(), 0) ||
-             sp__stream_regions() != 0 || sp__stream_snapshot() != 0 ||
-             sp__stream_clock() != 0 ||
-             (counters_to_stream(cnt), sp__stream_stop(0)) != 0) {
-    stream_failed(path);
-  } else if ((sp__pool_release_unused(), atomic_load(&sp__lost_calls))) {
-    stream_failed(path); /* the writer failed earlier: no partial profile */
+  } else if (append_rest(cnt) != 0 || atomic_load(&sp__lost_calls)) {
+    /* a write failed, now or earlier in the writer: no partial profile */
+    stream_failed(named ? path : sp__cfg.prefix);
+  } else if (!named) {
+    sp__warn("error: output name from prefix '%s' is too long (the calls "
+             "are kept in %s)",
+             sp__cfg.prefix, sp__stream_path);
   } else if (private_name(path, tmp, sizeof tmp) != 0 ||
              convert(tmp, rank, &info, &err) != 0) {
     unlink(tmp);

@@ -244,6 +244,8 @@ SP_HIDDEN int sp__stream_meta_int(const char *key, int64_t v);
 SP_HIDDEN int sp__stream_meta_str(const char *key, const char *v);
 SP_HIDDEN int sp__stream_stop(int cause);
 SP_HIDDEN extern int sp__stream_errno; /* first failed write, or 0 */
+/* Set by finalize once the stream holds every call (STOP written). */
+SP_HIDDEN extern _Atomic int sp__stream_complete;
 SP_HIDDEN extern _Atomic uint64_t sp__lost_calls;
 SP_HIDDEN void sp__stream_after_fork(void);
 /* Names the stream <prefix>_rank<NNNNN>.<pid>.spts; 0, or -1 if too long. */

@@ -34,6 +34,11 @@ static void flush(int sig) {
   int st = atomic_load(&sp__state);
   if (st != SP__RUNNING && st != SP__FINALIZING)
     return;
+  /* Finalize has put everything in the stream already and is writing the
+   * final file: the stream stays whole if that is cut short; a second
+   * stream would only claim the rank twice. */
+  if (atomic_load(&sp__stream_complete))
+    return;
   /* A crash inside the writer itself: it holds the token, take it over. */
   if (!sp__token_take(SP__TOKEN_HANDLER, sp__writer_is_me() ? 0 : 2000))
     return;

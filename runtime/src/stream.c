@@ -18,6 +18,7 @@ char sp__stream_base[PATH_MAX + 64];
 int32_t sp__rank_guess;
 int sp__stream_fd = -1;
 int sp__stream_errno;
+_Atomic int sp__stream_complete;
 _Atomic uint64_t sp__lost_calls;
 static int64_t good_size;       /* bytes of whole records in the file */
 static _Atomic int32_t regions_written; /* REGION records for ids below */
@@ -423,4 +424,5 @@ void sp__stream_after_fork(void) {
   atomic_store(&regions_written, 0);
   atomic_store(&token, SP__TOKEN_FREE);
   atomic_store(&sp__lost_calls, 0);
+  atomic_store(&sp__stream_complete, 0);
 }
