@@ -46,7 +46,8 @@ static long status_kib(const char *key) {
 static double copy_file(const char *from, const char *to) {
   static char buf[1 << 20];
   double t0 = now_s();
-  int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int in = open(from, O_RDONLY),
+      out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   ssize_t n;
   while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
     if (write(out, buf, (size_t)n) != n)
@@ -218,8 +219,8 @@ int main(int argc, char **argv) {
   qsort(fin_ratio, (size_t)procs, sizeof(double), cmp_d);
   printf("\nover %d processes: per-process median ratio: median %.2f, best "
          "%.2f, worst %.2f; worst window of any process %.2f\n",
-         procs, proc_median[procs / 2], proc_median[0],
-         proc_median[procs - 1], proc_max[procs - 1]);
+         procs, proc_median[procs / 2], proc_median[0], proc_median[procs - 1],
+         proc_max[procs - 1]);
   printf("finalize speed / copy speed: median %.2f, best %.2f, worst %.2f\n",
          fin_ratio[procs / 2], fin_ratio[procs - 1], fin_ratio[0]);
   return 0;

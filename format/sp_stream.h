@@ -52,8 +52,8 @@ typedef struct sp_stream_rec {
 /* SP_STREAM_REGION: then name_len bytes of name, file_len bytes of file,
  * zeros up to the next multiple of 8. file_len 0: no source file. */
 typedef struct sp_stream_region {
-  int32_t id; /* the process's region id, >= 0 */
-  int32_t line; /* -1: unknown */
+  int32_t id;        /* the process's region id, >= 0 */
+  int32_t line;      /* -1: unknown */
   uint32_t name_len; /* >= 1 */
   uint32_t file_len;
   uint64_t addr; /* function address of a -finstrument-functions region */
@@ -134,9 +134,8 @@ static inline void sp_stream_check_begin(sp_stream_checker *k, uint32_t type,
   k->n = 0;
 }
 
-static inline void sp_stream_check_add(sp_stream_checker *k,
-                                       const uint64_t *w, size_t nwords,
-                                       int swap) {
+static inline void sp_stream_check_add(sp_stream_checker *k, const uint64_t *w,
+                                       size_t nwords, int swap) {
   const uint64_t m = 0xff51afd7ed558ccdull;
   uint64_t a = k->a, b = k->b, c = k->c, d = k->d;
   size_t i = 0;

@@ -213,8 +213,9 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
    * disk did not keep up, and the program ran that much slower. */
   const sp_fmt_meta_item *wait = sp_fmt_meta_get(&p->meta, "recording_wait_ns");
   if (wait && wait->type == SP_FMT_META_INT && wait->i64 > 0)
-    fprintf(f, "note: recording waited %s for the disk (SP_MEMORY: a larger "
-               "budget absorbs longer bursts)\n",
+    fprintf(f,
+            "note: recording waited %s for the disk (SP_MEMORY: a larger "
+            "budget absorbs longer bursts)\n",
             rp_time((double)wait->i64, b[0], sizeof b[0]));
   fprintf(f, "%-*s %5s %10s %10s %10s %10s %10s %10s %10s %6s %6s\n", w,
           "region", o->by_rank ? "rank" : "ranks", "calls", "total", "avg",

@@ -11,11 +11,10 @@
 
 int sp__clock_tsc;
 
-/* Two calibration points (tsc, mono) taken at init and at finalize; stamps
- * in between map linearly, so both ends land exactly on CLOCK_MONOTONIC. */
-static uint64_t tsc0, tsc1;
-static int64_t mono0, mono1;
-static uint64_t mult; /* ns per tick, 32.32 fixed point */
+/* The start-up calibration point (tsc, mono): the stream's first clock
+ * record; its readers map stamps linearly between it and the last one. */
+static uint64_t tsc0;
+static int64_t mono0;
 
 int64_t sp__mono_ns(void) {
   struct timespec ts;
@@ -77,25 +76,6 @@ void sp__clock_init(void) {
   else
     mono0 = sp__mono_ns();
   sp__clock_tsc = want_tsc;
-}
-
-void sp__clock_end(void) {
-  if (!sp__clock_tsc)
-    return;
-  paired_read(&tsc1, &mono1);
-  if (tsc1 <= tsc0 || mono1 <= mono0) {
-    mult = 1ull << 32; /* cannot happen with an invariant TSC; stay sane */
-    return;
-  }
-  mult =
-      (uint64_t)((((unsigned __int128)(mono1 - mono0)) << 32) / (tsc1 - tsc0));
-}
-
-int64_t sp__clock_ns(uint64_t stamp) {
-  if (!sp__clock_tsc)
-    return (int64_t)stamp;
-  __int128 dt = (__int128)stamp - (__int128)tsc0;
-  return mono0 + (int64_t)((dt * (__int128)mult) >> 32);
 }
 
 const char *sp__clock_name(void) {

@@ -62,8 +62,8 @@ static int convert(const char *path, int rank, sp_fmt_stream_info *info,
   int64_t n = sp_fmt_stream_nsources(s);
   int rc = sp__cfg.format_h5
                ? write_h5(path, rank, src, n, err)
-               : sp_fmt_spt_write(path, rank, info->threads > 1 ? 3 : 2, src,
-                                  n, 0, err);
+               : sp_fmt_spt_write(path, rank, info->threads > 1 ? 3 : 2, src, n,
+                                  0, err);
   if (rc == 0 && sp_fmt_stream_failed(s)) {
     sp_fmt_err_set(err, "%s: %s", sp__stream_path,
                    strerror(sp_fmt_stream_failed(s)));
@@ -204,9 +204,9 @@ int sp__finalize(int at_exit) {
   sp_fmt_stream_info info;
   memset(&info, 0, sizeof info);
   result = SP_EIO;
-  int named = sp__output_path(sp__cfg.prefix, rank,
-                              sp__cfg.format_h5 ? ".h5" : ".spt", path,
-                              sizeof path) == 0;
+  int named =
+      sp__output_path(sp__cfg.prefix, rank, sp__cfg.format_h5 ? ".h5" : ".spt",
+                      path, sizeof path) == 0;
   sp__stream_meta_prepare();
   sp__stream_resolve();
   if (!sp__token_take(SP__TOKEN_WRITER, 0)) {
@@ -229,8 +229,8 @@ int sp__finalize(int at_exit) {
   } else {
     unlink(sp__stream_path);
     result = SP_OK;
-    sp__debug("wrote %s (%lld calls, %d threads)", path,
-              (long long)info.calls, info.threads);
+    sp__debug("wrote %s (%lld calls, %d threads)", path, (long long)info.calls,
+              info.threads);
   }
   if (sp__stream_fd >= 0) {
     close(sp__stream_fd);

@@ -84,8 +84,7 @@ int sp__write_h5(const char *path, int32_t rank, const sp_fmt_source *srcs,
                  int64_t n, const sp_fmt_meta *meta, sp_fmt_err *err) {
 #ifndef SP_USE_HDF5
   (void)rank, (void)srcs, (void)n, (void)meta;
-  sp_fmt_err_set(err, "%.900s: this libscopeprof was built without HDF5",
-                 path);
+  sp_fmt_err_set(err, "%.900s: this libscopeprof was built without HDF5", path);
   return -1;
 #else
   static sp__h5_write_fn write_fn;
@@ -115,8 +114,10 @@ int sp__write_h5(const char *path, int32_t rank, const sp_fmt_source *srcs,
     /* Kept loaded: HDF5 may hold thread-specific data and exit handlers. */
     write_fn = (sp__h5_write_fn)dlsym(h, "sp__h5_write");
     if (!write_fn) {
-      sp_fmt_err_set(err, "%.900s: cannot load the HDF5 writer: %s has no "
-                     "sp__h5_write", path, paths[found]);
+      sp_fmt_err_set(err,
+                     "%.900s: cannot load the HDF5 writer: %s has no "
+                     "sp__h5_write",
+                     path, paths[found]);
       return -1;
     }
   }

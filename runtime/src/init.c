@@ -116,8 +116,8 @@ static int env_bool(const char *name, int dflt) {
     if (strcasecmp(v, no[i]) == 0)
       return 0;
   }
-  sp__warn("%s=%s is not 1/0, true/false, on/off or yes/no; using %d", name,
-           v, dflt);
+  sp__warn("%s=%s is not 1/0, true/false, on/off or yes/no; using %d", name, v,
+           dflt);
   return dflt;
 }
 
@@ -135,15 +135,26 @@ static uint64_t env_memory(void) {
   unsigned shift = 0;
   if (end != v && *end && !end[1]) {
     switch (*end) {
-    case 'k': case 'K': shift = 10, end++; break;
-    case 'm': case 'M': shift = 20, end++; break;
-    case 'g': case 'G': shift = 30, end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+      shift = 10, end++;
+      break;
+    case 'm':
+    case 'M':
+      shift = 20, end++;
+      break;
+    case 'g':
+    case 'G':
+      shift = 30, end++;
+      break;
+    default:
+      break;
     }
   }
   if (end == v || *end || errno || v[0] == '-' || n > (1ull << 44) >> shift) {
     sp__warn("SP_MEMORY=%s is not a size (bytes, or a number with K, M or "
-             "G); using 32M", v);
+             "G); using 32M",
+             v);
     return DEFAULT_MEMORY;
   }
   uint64_t bytes = (uint64_t)n << shift;

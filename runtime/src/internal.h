@@ -33,7 +33,13 @@ SP_HIDDEN void sp__debug(const char *fmt, ...)
 #define SP__STACK_MAX (1u << 20) /* nesting depth per thread */
 
 /* ---- life cycle ---- */
-enum { SP__UNINIT = 0, SP__RUNNING, SP__DISABLED, SP__FINALIZING, SP__FINALIZED };
+enum {
+  SP__UNINIT = 0,
+  SP__RUNNING,
+  SP__DISABLED,
+  SP__FINALIZING,
+  SP__FINALIZED
+};
 SP_HIDDEN extern _Atomic int sp__state;
 SP_HIDDEN void sp__ensure_init(void);
 SP_HIDDEN void sp__set_active(int on);
@@ -44,7 +50,7 @@ typedef struct sp__config {
   char prefix[PATH_MAX]; /* before %p/%h expansion */
   int format_h5;         /* 1: write .h5, 0: .spt */
   int verbose;
-  int signals; /* SP_SIGNALS: install handlers */
+  int signals;     /* SP_SIGNALS: install handlers */
   uint64_t memory; /* SP_MEMORY: bytes */
   char label[256];
 } sp__config_t;
@@ -65,9 +71,6 @@ SP_HIDDEN int sp__output_path(const char *prefix, int rank, const char *ext,
 /* ---- clock ---- */
 SP_HIDDEN extern int sp__clock_tsc; /* 1: raw TSC ticks, 0: CLOCK_MONOTONIC */
 SP_HIDDEN void sp__clock_init(void);
-SP_HIDDEN void sp__clock_end(void); /* second calibration point */
-/* Converts a recorded stamp to CLOCK_MONOTONIC ns. */
-SP_HIDDEN int64_t sp__clock_ns(uint64_t stamp);
 SP_HIDDEN int64_t sp__mono_ns(void);
 SP_HIDDEN const char *sp__clock_name(void);
 SP_HIDDEN void sp__clock_origin(uint64_t *stamp, int64_t *mono);
@@ -139,7 +142,7 @@ SP_HIDDEN void sp__chunk_put(sp__chunk_t *c); /* back to the free lists */
 SP_HIDDEN void sp__pool_walk(void (*f)(sp__chunk_t *c, void *arg), void *arg);
 SP_HIDDEN void sp__pool_lock(void); /* around fork */
 SP_HIDDEN void sp__pool_unlock(void);
-SP_HIDDEN void sp__pool_after_fork(void); /* in the child, lock held */
+SP_HIDDEN void sp__pool_after_fork(void);     /* in the child, lock held */
 SP_HIDDEN void sp__pool_release_unused(void); /* at finalize */
 SP_HIDDEN extern uint64_t sp__budget;
 SP_HIDDEN extern _Atomic uint64_t sp__wait_ns, sp__overrun_bytes;
@@ -236,7 +239,7 @@ SP_HIDDEN extern int sp__stream_fd;
 SP_HIDDEN int sp__stream_open(void);
 SP_HIDDEN void sp__stream_resolve(void); /* names regions; before the token */
 SP_HIDDEN int sp__stream_regions(void);  /* REGION records for new ids */
-SP_HIDDEN int sp__stream_clock(void);          /* a CLOCK record of now */
+SP_HIDDEN int sp__stream_clock(void);    /* a CLOCK record of now */
 SP_HIDDEN int sp__stream_chunks(sp__chunk_t **cs, int n); /* as they stand */
 /* Every chunk still in memory (queued or being filled), as records. */
 SP_HIDDEN int sp__stream_snapshot(void);
@@ -268,7 +271,7 @@ struct sp_fmt_meta;
 SP_HIDDEN void sp__metadata_collect(struct sp_fmt_meta *m);
 SP_HIDDEN int64_t sp__start_time_ns(void);
 SP_HIDDEN void sp__stream_meta_prepare(void); /* before taking the token */
-SP_HIDDEN void sp__stream_meta_full(void); /* token held; not in a handler */
+SP_HIDDEN void sp__stream_meta_full(void);    /* token held; not in a handler */
 SP_HIDDEN extern char sp__start_timestamp[64];
 SP_HIDDEN extern struct timespec sp__start_real;
 

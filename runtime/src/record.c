@@ -20,7 +20,9 @@ static _Atomic uint64_t gone[5];
 #define FIRST_STACK 256u /* frames */
 #define PAGE_BYTES (SP__PAGE_SIZE * sizeof(sp__buf_t))
 
-#define BUMP(x) __atomic_store_n(&(x), __atomic_load_n(&(x), __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED)
+#define BUMP(x)                                                                \
+  __atomic_store_n(&(x), __atomic_load_n(&(x), __ATOMIC_RELAXED) + 1,          \
+                   __ATOMIC_RELAXED)
 
 /* A slow path runs between enter and leave; finalize waits until none is
  * in progress after it changed the state, so none hands off a chunk or
@@ -232,8 +234,8 @@ __attribute__((noinline)) void sp__begin_slow(int32_t id) {
   sp__thread_t *t = sp__tls;
   if (!t && !(t = sp__thread_slow()))
     goto out;
-  if ((uint32_t)id >= (uint32_t)atomic_load_explicit(&sp__nregions,
-                                                      memory_order_acquire)) {
+  if ((uint32_t)id >=
+      (uint32_t)atomic_load_explicit(&sp__nregions, memory_order_acquire)) {
     BUMP(t->n_invalid);
     goto out;
   }

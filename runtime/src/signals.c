@@ -6,8 +6,8 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <ucontext.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 /* Signals batch systems send before a kill, and those of a crash. The

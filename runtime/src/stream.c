@@ -20,7 +20,7 @@ int sp__stream_fd = -1;
 int sp__stream_errno;
 _Atomic int sp__stream_complete;
 _Atomic uint64_t sp__lost_calls;
-static int64_t good_size;       /* bytes of whole records in the file */
+static int64_t good_size;               /* bytes of whole records in the file */
 static _Atomic int32_t regions_written; /* REGION records for ids below */
 static _Atomic int token;
 static unsigned char recbuf[1 << 16]; /* one record at a time (token) */
@@ -141,7 +141,8 @@ static size_t put_num(char *out, uint64_t v, int width) {
 static int short_base(void) {
   char *slash = strrchr(sp__stream_base, '/');
   size_t at = slash ? (size_t)(slash - sp__stream_base + 1) : 0;
-  if (strncmp(sp__stream_base + at, "sp", 2) == 0 && at + 40 > strlen(sp__stream_base))
+  if (strncmp(sp__stream_base + at, "sp", 2) == 0 &&
+      at + 40 > strlen(sp__stream_base))
     return 0; /* already short */
   if (at + 40 > sizeof sp__stream_base)
     return 0;
@@ -209,8 +210,8 @@ int sp__stream_open(void) {
       path[at++] = (char)('0' + k % 10);
     }
     memcpy(path + at, SP_STREAM_EXT, e);
-    sp__stream_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
-                         0644);
+    sp__stream_fd =
+        open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (sp__stream_fd >= 0 || errno != EEXIST)
       break;
   }
@@ -226,9 +227,13 @@ int sp__stream_open(void) {
   }
   memcpy(sp__stream_path, path, strlen(path) + 1);
   good_size = 0;
-  sp_stream_header h = {{0}, SP_STREAM_VERSION, SP_STREAM_BOM,
-                        sp__rank_guess, (int32_t)getpid(),
-                        sp__clock_tsc ? SP_STREAM_CLOCK_TSC : SP_STREAM_CLOCK_NS,
+  sp_stream_header h = {{0},
+                        SP_STREAM_VERSION,
+                        SP_STREAM_BOM,
+                        sp__rank_guess,
+                        (int32_t)getpid(),
+                        sp__clock_tsc ? SP_STREAM_CLOCK_TSC
+                                      : SP_STREAM_CLOCK_NS,
                         0};
   memcpy(h.magic, SP_STREAM_MAGIC, 8);
   struct iovec iov = {&h, sizeof h};
@@ -270,7 +275,8 @@ static size_t hex_name(char *out, uintptr_t a) {
  * signal handler. */
 void sp__stream_resolve(void) {
   int32_t n = atomic_load_explicit(&sp__nregions, memory_order_acquire);
-  for (int32_t id = atomic_load_explicit(&regions_written, memory_order_relaxed);
+  for (int32_t id =
+           atomic_load_explicit(&regions_written, memory_order_relaxed);
        id < n; id++) {
     sp__region_t *r = sp__region_get(id);
     if (!__atomic_load_n(&r->name, __ATOMIC_ACQUIRE)) {
@@ -283,8 +289,8 @@ void sp__stream_resolve(void) {
 
 int sp__stream_regions(void) {
   int32_t n = atomic_load_explicit(&sp__nregions, memory_order_acquire);
-  for (int32_t id; (id = atomic_load_explicit(&regions_written,
-                                              memory_order_relaxed)) < n;
+  for (int32_t id;
+       (id = atomic_load_explicit(&regions_written, memory_order_relaxed)) < n;
        atomic_store_explicit(&regions_written, id + 1, memory_order_relaxed)) {
     sp__region_t *r = sp__region_get(id);
     const char *name = __atomic_load_n(&r->name, __ATOMIC_ACQUIRE);
@@ -366,8 +372,8 @@ int sp__stream_chunks(sp__chunk_t **cs, int n) {
  * atomic loads, so the record checked is the record written. */
 static int copy_out(sp__chunk_t *c, int64_t n) {
   size_t head = c->kind == SP__CH_ENDS ? 8 : sizeof(sp_stream_calls);
-  size_t item = c->kind == SP__CH_ENDS ? sizeof(sp_stream_end)
-                                       : sizeof(sp__pair_t);
+  size_t item =
+      c->kind == SP__CH_ENDS ? sizeof(sp_stream_end) : sizeof(sp__pair_t);
   size_t len = head + (size_t)n * item;
   if (sizeof(sp_stream_rec) + len > sizeof recbuf)
     return -1;

@@ -4,8 +4,8 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,7 +141,6 @@ static int fsize_limit(void) {
   return 3; /* the exit status must survive the failed write */
 }
 
-
 /* ---- endings: N calls of "work" inside one open "outer", then the end
  * named by mode; the test checks every call is in the profile. ---- */
 static volatile int *volatile nowhere;
@@ -179,8 +178,9 @@ static int endings(const char *mode, long n) {
   static const struct {
     const char *name;
     int sig;
-  } sigs[] = {{"sigterm", SIGTERM}, {"sigint", SIGINT},   {"sighup", SIGHUP},
-              {"sigxcpu", SIGXCPU}, {"sigusr1", SIGUSR1}, {"sigusr2", SIGUSR2},
+  } sigs[] = {{"sigterm", SIGTERM}, {"sigint", SIGINT},
+              {"sighup", SIGHUP},   {"sigxcpu", SIGXCPU},
+              {"sigusr1", SIGUSR1}, {"sigusr2", SIGUSR2},
               {"sigkill", SIGKILL}, {"own_sigterm", SIGTERM}};
   for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
     if (!strcmp(mode, sigs[i].name)) {

@@ -25,9 +25,8 @@
 
 extern char **environ;
 
-
-#define N 300000L           /* calls: more than the budget holds */
-#define BUDGET (2L << 20)   /* SP_MEMORY=2M */
+#define N 300000L         /* calls: more than the budget holds */
+#define BUDGET (2L << 20) /* SP_MEMORY=2M */
 #define PAIR 16L
 
 static char dir[512];
@@ -158,12 +157,24 @@ static void ending(const char *mode, int status, int want_stream) {
   sp_fmt_rank_free(&r);
 }
 
-static void test_sigterm(void **s) { (void)s, ending("sigterm", 128 + SIGTERM, 1); }
-static void test_sigint(void **s) { (void)s, ending("sigint", 128 + SIGINT, 1); }
-static void test_sighup(void **s) { (void)s, ending("sighup", 128 + SIGHUP, 1); }
-static void test_sigxcpu(void **s) { (void)s, ending("sigxcpu", 128 + SIGXCPU, 1); }
-static void test_sigusr1(void **s) { (void)s, ending("sigusr1", 128 + SIGUSR1, 1); }
-static void test_sigusr2(void **s) { (void)s, ending("sigusr2", 128 + SIGUSR2, 1); }
+static void test_sigterm(void **s) {
+  (void)s, ending("sigterm", 128 + SIGTERM, 1);
+}
+static void test_sigint(void **s) {
+  (void)s, ending("sigint", 128 + SIGINT, 1);
+}
+static void test_sighup(void **s) {
+  (void)s, ending("sighup", 128 + SIGHUP, 1);
+}
+static void test_sigxcpu(void **s) {
+  (void)s, ending("sigxcpu", 128 + SIGXCPU, 1);
+}
+static void test_sigusr1(void **s) {
+  (void)s, ending("sigusr1", 128 + SIGUSR1, 1);
+}
+static void test_sigusr2(void **s) {
+  (void)s, ending("sigusr2", 128 + SIGUSR2, 1);
+}
 static void test_segv(void **s) { (void)s, ending("segv", 128 + SIGSEGV, 1); }
 static void test_abort(void **s) { (void)s, ending("abort", 128 + SIGABRT, 1); }
 /* exit() from six frames deep: the exit handler writes the final file. */

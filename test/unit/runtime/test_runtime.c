@@ -29,7 +29,6 @@ static char dir[PATH_MAX];
 static char errtext[8192];
 static const char *stdout_to; /* NULL: /dev/null */
 
-
 /* Runs prog with extra environment entries; stderr lands in errtext. */
 static int run(const char *prog, const char *arg, const char *const *env) {
   char *envp[512];
@@ -801,10 +800,9 @@ static void test_long_run_bounded(void **state) {
   assert_int_equal(w->count, n);
   assert_int_equal(o->count, 1);
   int fd = open(path, O_RDONLY), failed = 0;
-  sp_fmt_spt_calls c = {fd, r.foreign_order, w->file_offset, w->count,
-                        &failed};
-  sp_fmt_source src = {.count = w->count, .read = sp_fmt_spt_calls_read,
-                       .ctx = &c};
+  sp_fmt_spt_calls c = {fd, r.foreign_order, w->file_offset, w->count, &failed};
+  sp_fmt_source src = {
+      .count = w->count, .read = sp_fmt_spt_calls_read, .ctx = &c};
   enum { B = 1 << 20 };
   int64_t *st = malloc(B * sizeof *st), *en = malloc(B * sizeof *en);
   int64_t prev_end = INT64_MIN;
@@ -955,10 +953,10 @@ static void test_h5_module_missing(void **state) {
                        "SP_H5_MODULE=/nonexistent/libscopeprof_h5.so", NULL};
   assert_int_equal(run("rt_scenario", "unwritable", env), 3);
   FMT(want,
-           "scopeprof: error: %s/p_rank00000.h5: cannot write .h5: the HDF5 "
-           "writer libscopeprof_h5.so was not found (looked for "
-           "/nonexistent/libscopeprof_h5.so) (the calls are kept in %s/",
-           dir, dir);
+      "scopeprof: error: %s/p_rank00000.h5: cannot write .h5: the HDF5 "
+      "writer libscopeprof_h5.so was not found (looked for "
+      "/nonexistent/libscopeprof_h5.so) (the calls are kept in %s/",
+      dir, dir);
   assert_kept_in_stream(want);
 }
 
@@ -975,9 +973,9 @@ static void test_h5_module_not_loadable(void **state) {
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=h5", env_mod, NULL};
   assert_int_equal(run("rt_scenario", "unwritable", env), 3);
   FMT(want,
-           "scopeprof: error: %s/p_rank00000.h5: cannot load the HDF5 "
-           "writer: %s: invalid ELF header (the calls are kept in %s/",
-           dir, mod, dir);
+      "scopeprof: error: %s/p_rank00000.h5: cannot load the HDF5 "
+      "writer: %s: invalid ELF header (the calls are kept in %s/",
+      dir, mod, dir);
   assert_kept_in_stream(want);
   unlink(mod);
 }
@@ -1004,10 +1002,10 @@ static void test_h5_static_library(void **state) {
   const char *env2[] = {ENV_OUT(out), "SP_FORMAT=h5", NULL};
   assert_int_equal(run("rt_scenario_static", "unwritable", env2), 3);
   FMT(want,
-           "scopeprof: error: %s/p_rank00000.h5: cannot write .h5: the HDF5 "
-           "writer libscopeprof_h5.so was not found (looked for %s) (the "
-           "calls are kept in %s/",
-           dir, SP_TEST_H5_INSTALLED, dir);
+      "scopeprof: error: %s/p_rank00000.h5: cannot write .h5: the HDF5 "
+      "writer libscopeprof_h5.so was not found (looked for %s) (the "
+      "calls are kept in %s/",
+      dir, SP_TEST_H5_INSTALLED, dir);
   assert_kept_in_stream(want);
 }
 #endif
