@@ -156,8 +156,8 @@ static void overlay(const vfd_file *f, haddr_t addr, size_t size, void *buf) {
   for (size_t i = 0; i < f->next; i++) {
     const vfd_extent *e = &f->ext[i];
     haddr_t lo = e->addr > addr ? e->addr : addr;
-    haddr_t hi = e->addr + e->size < addr + size ? e->addr + e->size
-                                                 : addr + size;
+    haddr_t hi =
+        e->addr + e->size < addr + size ? e->addr + e->size : addr + size;
     if (lo < hi)
       memcpy((unsigned char *)buf + (lo - addr), e->data + (lo - e->addr),
              (size_t)(hi - lo));
@@ -188,8 +188,8 @@ static void keep(vfd_file *f, haddr_t addr, size_t size, const void *data) {
   f->ext[f->next++] = (vfd_extent){addr, size, copy};
 }
 
-static herr_t vfd_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl,
-                        haddr_t addr, size_t size, const void *buf) {
+static herr_t vfd_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr,
+                        size_t size, const void *buf) {
   vfd_file *f = (vfd_file *)file;
   const unsigned char *p = buf;
   haddr_t a = addr;

@@ -1,4 +1,4 @@
-/* h5_write.c - the schema-2 HDF5 writer (DESIGN section 5). Events stream
+/* h5_write.c - the schema-2 HDF5 writer (docs/format-hdf5.md). Events stream
  * into chunked, growing datasets one whole chunk at a time; the small
  * per-row index is kept in memory and written at close. */
 #include "sp_format.h"

@@ -120,7 +120,7 @@ static inline int sp_fmt_source_arrays(const sp_fmt_source *src,
   return 1;
 }
 
-/* ---- summary statistics (DESIGN section 5) ------------------------------- */
+/* ---- summary statistics (schema 2's summary_statistics) ------------------ */
 
 typedef struct sp_fmt_stats {
   int64_t calls, total_ns, min_ns, max_ns, first_start_ns, last_end_ns;

@@ -11,7 +11,8 @@
  * one line, so the stack is silenced and read back by sp__h5_reason. */
 static inline void sp__h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
 
-static inline herr_t sp__h5_walk(unsigned n, const H5E_error2_t *e, void *data) {
+static inline herr_t sp__h5_walk(unsigned n, const H5E_error2_t *e,
+                                 void *data) {
   /* Walking upward, the first described entry is the most specific. */
   char *buf = data;
   (void)n;

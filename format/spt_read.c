@@ -381,7 +381,7 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
     }
     if (name) {
       /* Known name: a location fills in one not known yet, else the first
-       * one stays (DESIGN: the first registration's location is kept). */
+       * one stays (as the runtime keeps a name's first registered location). */
       sp_fmt_region *rg = &out->regions[reg];
       if (!rg->file && rg->line == -1 && (file || line != -1)) {
         rg->file = file;

@@ -1,4 +1,4 @@
-/* rows.c - one rank's rows in DESIGN order (thread, then first start):
+/* rows.c - one rank's rows in schema-2 order (thread, then first start):
  * their places in the output, their statistics (exclusive time
  * reconstructed per thread), and their calls written into the output. */
 #include "sp_import.h"

@@ -52,7 +52,7 @@ typedef struct sp_imp_row {
   int64_t at;    /* index of its first call in the output */
 } sp_imp_row;
 
-/* Rank r's rows in DESIGN order (thread, then the start of each row's
+/* Rank r's rows in schema-2 order (thread, then the start of each row's
  * first call) into *rows (malloc'd, r->nblocks entries), each with the
  * place of its calls in the output (`at`, from base on), statistics not
  * yet made. srcs, if given, are r's sources (a stream's: r->blocks only

@@ -1,5 +1,5 @@
-/* export_events.c - one CSV row per call (the seed's long-form events
- * view): rank, thread, region, times from the first call, depth. */
+/* export_events.c - one CSV row per call (scope-profiler's long-form
+ * events view): rank, thread, region, times from the first call, depth. */
 #include "report.h"
 
 typedef struct {

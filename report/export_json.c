@@ -1,5 +1,6 @@
-/* export_json.c - region statistics as JSON in the layout of the seed's
- * region_statistics.json (seconds, per rank, names common to all inputs). */
+/* export_json.c - region statistics as JSON in the layout of
+ * scope-profiler's region_statistics.json (seconds, per rank, names common
+ * to all inputs). */
 #include "report.h"
 
 #include <stdlib.h>

@@ -197,8 +197,9 @@ static int keep_rank(rp_profile *p, sp_fmt_rank *r) {
 
 #ifdef SP_USE_HDF5
 /* Files written before summary records existed have only the index: the
- * seed's rule is to fall back to reading their calls. Anything odd here is
- * left to the reader, whose message says what is wrong. */
+ * rule (as scope-profiler's reader has it) is to fall back to reading their
+ * calls. Anything odd here is left to the reader, whose message says what
+ * is wrong. */
 static int has_summary(const char *path) {
   int yes = 1;
   H5E_BEGIN_TRY {

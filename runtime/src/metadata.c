@@ -1,5 +1,5 @@
-/* metadata.c - the run metadata of seed 003 ("metadata" attributes),
- * collected once at finalize. */
+/* metadata.c - the run metadata (the "metadata" attributes of schema 2:
+ * host, user, platform, environment), collected once per process. */
 #include "internal.h"
 #include "sp_format.h"
 

@@ -28,7 +28,7 @@ def run(*args, env=None):
 
 
 def expected_rows(ranks):
-    """Rows in DESIGN order: rank, thread, first start."""
+    """Rows in schema-2 order: rank, thread, first start."""
     rows = []
     for r in sorted(ranks, key=lambda r: r["rank"]):
         blocks = sorted(r["blocks"], key=lambda b: (b["thread"], min(b["starts"])))

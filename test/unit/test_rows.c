@@ -46,7 +46,7 @@ static void gen(const sp_fmt_source *src, int64_t first, int64_t n,
 }
 
 static void write_rank(const char *path, int big_endian) {
-  /* In the file out of DESIGN order, so rows are reordered. */
+  /* In the file out of row order (thread, then first start): reordered. */
   sp_fmt_source src[3] = {
       {0, "io", "x.c", 30, STEPS, gen, NULL, 0},
       {0, "kernel", "x.c", 20, 2 * STEPS, gen, NULL, 0},
@@ -113,7 +113,7 @@ static void check_tee(int big_endian) {
   assert_true(fd >= 0);
   sp_imp_row *rows;
   assert_int_equal(sp__imp_place(&idx, NULL, in, fd, 0, &rows, &err), 0);
-  /* DESIGN order: by the start of each row's first call. */
+  /* Row order: by the start of each row's first call. */
   assert_string_equal(rows[0].src.name, "step");
   assert_string_equal(rows[1].src.name, "kernel");
   assert_string_equal(rows[2].src.name, "io");

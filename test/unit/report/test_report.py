@@ -173,7 +173,7 @@ check(rows["io"]["calls"] == "2" and rows["io"]["total_ns"] == "200",
       rows["io"])
 check(run("--ranks", "0,1", A).stdout == run(A).stdout, "--ranks 0,1")
 
-# ---- json: the seed's region_statistics.json layout ------------------------
+# ---- json: scope-profiler's region_statistics.json layout ------------------
 j = json.loads(run("--export", "json", A, WORK + "/s1.h5").stdout)
 check(len(j["files"]) == 2, j.keys())
 ra = j["files"][0]["regions"]

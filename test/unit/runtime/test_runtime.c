@@ -626,7 +626,7 @@ static void test_h5_output(void **state) {
   assert_int_equal(region_of(r, a)->line, 10);
   assert_true(a->starts[0] <= b->starts[0] && b->ends[1] <= a->ends[0]);
 
-  /* metadata: every key of the seed a native run can fill, typed */
+  /* metadata: every schema-2 key a native run can fill, typed */
   const char *strs[] = {"timestamp",
                         "user",
                         "hostname",
