@@ -1,5 +1,5 @@
 /* atomic.c - write-to-a-temporary-then-rename helpers shared by the writers,
- * error formatting, and the HDF5 signature check (which needs no HDF5). */
+ * error formatting, and the magic and HDF5 signature checks (no HDF5). */
 #include "sp_format.h"
 
 #include <errno.h>
@@ -34,6 +34,16 @@ int sp_fmt_tmp_commit(const char *tmp, const char *path, sp_fmt_err *err) {
   unlink(tmp);
   sp_fmt_err_set(err, "%s: %s", path, strerror(e));
   return -1;
+}
+
+int sp_fmt_starts_with(const char *path, const char magic[8]) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char b[8];
+  ssize_t n = read(fd, b, 8);
+  close(fd);
+  return n == 8 && memcmp(b, magic, 8) == 0;
 }
 
 /* HDF5 files start with the signature at 0, or at 512, 1024, ... after a

@@ -220,6 +220,9 @@ typedef struct sp_fmt_spt_calls {
 void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
                            int64_t *starts, int64_t *ends);
 
+/* 1 if the file at path starts with the 8 bytes of magic. */
+int sp_fmt_starts_with(const char *path, const char magic[8]);
+
 /* 1 if the first bytes of the file at path are the .spt magic. */
 int sp_fmt_is_spt(const char *path);
 

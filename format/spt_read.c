@@ -502,13 +502,7 @@ int sp_fmt_spt_index(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
 }
 
 int sp_fmt_is_spt(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  char b[8];
-  ssize_t n = read(fd, b, 8);
-  close(fd);
-  return n == 8 && memcmp(b, SP_FMT_MAGIC, 8) == 0;
+  return sp_fmt_starts_with(path, SP_FMT_MAGIC);
 }
 
 void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,

@@ -1796,13 +1796,7 @@ int sp_fmt_stream_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
 }
 
 int sp_fmt_is_stream(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  char b[8];
-  ssize_t n = read(fd, b, 8);
-  close(fd);
-  return n == 8 && memcmp(b, SP_STREAM_MAGIC, 8) == 0;
+  return sp_fmt_starts_with(path, SP_STREAM_MAGIC);
 }
 
 void sp_fmt_stream_describe(const sp_fmt_stream_info *info, const char *path,

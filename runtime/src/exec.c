@@ -6,7 +6,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,25 +13,9 @@
 
 /* The stream made whole, with the writer paused while it is done. */
 void sp__flush_to_stream(int cause) {
-  if (atomic_load(&sp__state) != SP__RUNNING)
+  if (atomic_load(&sp__state) != SP__RUNNING || !sp__stream_acquire(2000))
     return;
-  sp__stream_meta_prepare();
-  sp__stream_resolve();
-  int taken = 0;
-  for (int i = 0; i < 200000 && !(taken = sp__token_take(SP__TOKEN_WRITER, 0));
-       i++)
-    sched_yield();
-  if (!taken)
-    return;
-  int fresh = sp__stream_fd < 0;
-  if (sp__stream_open() == 0) {
-    if (fresh)
-      sp__stream_meta_full();
-    sp__stream_regions();
-    sp__stream_snapshot();
-    sp__stream_clock();
-    sp__stream_stop(cause);
-  }
+  sp__stream_flush(cause, 1);
   sp__token_give();
 }
 

@@ -155,18 +155,14 @@ static void counters_to_stream(const uint64_t c[5]) {
   sp__stream_meta_int("ends_unmatched", (int64_t)c[2]);
 }
 
-/* Everything still in memory, the run's metadata and counters, and a STOP
- * record, appended to the stream (token held): from then on the stream
- * holds every call, whatever happens to the final file. */
+/* Everything still in memory, the counters and a STOP record appended to
+ * the stream (token held): from then on the stream holds every call,
+ * whatever happens to the final file. */
 static int append_rest(const uint64_t cnt[5]) {
-  if (sp__stream_open() != 0)
-    return -1;
-  sp__stream_meta_full();
-  if (sp__stream_regions() != 0 || sp__stream_snapshot() != 0 ||
-      sp__stream_clock() != 0)
+  if (sp__stream_open(1) != 0)
     return -1;
   counters_to_stream(cnt);
-  if (sp__stream_stop(0) != 0)
+  if (sp__stream_flush(0, 1) != 0)
     return -1;
   atomic_store(&sp__stream_complete, 1);
   sp__pool_release_unused();
@@ -207,9 +203,7 @@ int sp__finalize(int at_exit) {
   int named =
       sp__output_path(sp__cfg.prefix, rank, sp__cfg.format_h5 ? ".h5" : ".spt",
                       path, sizeof path) == 0;
-  sp__stream_meta_prepare();
-  sp__stream_resolve();
-  if (!sp__token_take(SP__TOKEN_WRITER, 0)) {
+  if (!sp__stream_acquire(0)) {
     /* a signal handler owns the stream: the process is ending */
   } else if (append_rest(cnt) != 0 || atomic_load(&sp__lost_calls)) {
     /* a write failed, now or earlier in the writer: no partial profile */

@@ -138,6 +138,8 @@ SP_HIDDEN sp__chunk_t *sp__chunk_get(uint32_t cls);
 /* As sp__chunk_get, but past the budget when none is free (counted). */
 SP_HIDDEN sp__chunk_t *sp__chunk_get_over(uint32_t cls);
 SP_HIDDEN void sp__chunk_put(sp__chunk_t *c); /* back to the free lists */
+/* n written chunks back at once, waking threads that wait for memory. */
+SP_HIDDEN void sp__chunks_put(sp__chunk_t **cs, int n);
 /* Calls f on every chunk carved so far; async-signal-safe. */
 SP_HIDDEN void sp__pool_walk(void (*f)(sp__chunk_t *c, void *arg), void *arg);
 SP_HIDDEN void sp__pool_lock(void); /* around fork */
@@ -221,8 +223,6 @@ SP_HIDDEN void sp__writer_lock(void); /* around fork */
 SP_HIDDEN void sp__writer_unlock(void);
 SP_HIDDEN void sp__writer_after_fork(void);
 SP_HIDDEN int sp__writer_is_me(void);
-/* Wakes threads waiting for memory (the writer freed some). */
-SP_HIDDEN void sp__pool_wake(void);
 
 /* Who may append to the stream: the writer thread or finalize, or, for
  * good, a signal handler. */
@@ -236,7 +236,9 @@ SP_HIDDEN extern char sp__stream_path[PATH_MAX + 64];
 SP_HIDDEN extern char sp__stream_base[PATH_MAX + 64]; /* without .spts */
 SP_HIDDEN extern int32_t sp__rank_guess; /* the rank known at start-up */
 SP_HIDDEN extern int sp__stream_fd;
-SP_HIDDEN int sp__stream_open(void);
+/* Creates the stream if need be; normal: not in a signal handler, so the
+ * run's metadata goes in as well. */
+SP_HIDDEN int sp__stream_open(int normal);
 SP_HIDDEN void sp__stream_resolve(void); /* names regions; before the token */
 SP_HIDDEN int sp__stream_regions(void);  /* REGION records for new ids */
 SP_HIDDEN int sp__stream_clock(void);    /* a CLOCK record of now */
@@ -246,6 +248,11 @@ SP_HIDDEN int sp__stream_snapshot(void);
 SP_HIDDEN int sp__stream_meta_int(const char *key, int64_t v);
 SP_HIDDEN int sp__stream_meta_str(const char *key, const char *v);
 SP_HIDDEN int sp__stream_stop(int cause);
+/* Everything in memory, a clock and a STOP record, appended (token held). */
+SP_HIDDEN int sp__stream_flush(int cause, int normal);
+/* Normal context: the slow parts (metadata, region names) gathered, then
+ * the token taken as a writer, waiting up to wait_ms. 1 if taken. */
+SP_HIDDEN int sp__stream_acquire(int wait_ms);
 SP_HIDDEN extern int sp__stream_errno; /* first failed write, or 0 */
 /* Set by finalize once the stream holds every call (STOP written). */
 SP_HIDDEN extern _Atomic int sp__stream_complete;

@@ -154,8 +154,14 @@ void sp__chunk_put(sp__chunk_t *c) {
   pthread_mutex_unlock(&lock);
 }
 
-void sp__pool_wake(void) {
+void sp__chunks_put(sp__chunk_t **cs, int n) {
+  for (int i = 0; i < n; i++)
+    __atomic_store_n(&cs[i]->state, SP__CH_FREE, __ATOMIC_RELEASE);
   pthread_mutex_lock(&lock);
+  for (int i = 0; i < n; i++) {
+    cs[i]->next = free_list[cs[i]->cls];
+    free_list[cs[i]->cls] = cs[i];
+  }
   pthread_cond_broadcast(&freed);
   pthread_mutex_unlock(&lock);
 }

@@ -42,12 +42,7 @@ static void flush(int sig) {
   /* A crash inside the writer itself: it holds the token, take it over. */
   if (!sp__token_take(SP__TOKEN_HANDLER, sp__writer_is_me() ? 0 : 2000))
     return;
-  if (sp__stream_open() != 0)
-    return;
-  sp__stream_regions();
-  sp__stream_snapshot();
-  sp__stream_clock();
-  sp__stream_stop(sig);
+  sp__stream_flush(sig, 0);
 }
 
 static int is_crash(int sig) {

@@ -32,24 +32,32 @@ static int64_t now_ns(void) {
 }
 
 int sp__token_take(int who, int wait_ms) {
-  int free_ = SP__TOKEN_FREE;
-  if (atomic_compare_exchange_strong(&token, &free_, who))
-    return 1;
-  if (who != SP__TOKEN_HANDLER)
-    return 0;
-  /* A handler waits for the writer's current write to finish, within
-   * bounds: a writer stuck on a dead file system must not hang the exit. */
+  /* Waits, within bounds, for a writer's current write to finish: a writer
+   * stuck on a dead file system must not hang the process. A handler then
+   * takes the token anyway; nobody waits for a handler, which never gives
+   * it back. */
   int64_t until = now_ns() + (int64_t)wait_ms * 1000000;
-  while (now_ns() < until) {
-    free_ = SP__TOKEN_FREE;
-    if (atomic_compare_exchange_strong(&token, &free_, who))
+  for (;;) {
+    int cur = SP__TOKEN_FREE;
+    if (atomic_compare_exchange_strong(&token, &cur, who))
       return 1;
-    if (free_ == SP__TOKEN_HANDLER)
-      return 0; /* another handler (a second signal) owns it */
+    if (cur == SP__TOKEN_HANDLER)
+      return 0;
+    if (now_ns() >= until) {
+      if (who != SP__TOKEN_HANDLER)
+        return 0;
+      atomic_store(&token, who);
+      return 1;
+    }
     sched_yield();
   }
-  atomic_store(&token, who);
-  return 1;
+}
+
+int sp__stream_acquire(int wait_ms) {
+  if (sp__stream_fd < 0)
+    sp__stream_meta_prepare();
+  sp__stream_resolve();
+  return sp__token_take(SP__TOKEN_WRITER, wait_ms);
 }
 
 void sp__token_give(void) {
@@ -189,7 +197,7 @@ int sp__stream_meta_str(const char *key, const char *v) {
   return meta('s', key, v, 0);
 }
 
-int sp__stream_open(void) {
+int sp__stream_open(int normal) {
   if (sp__stream_fd >= 0)
     return 0;
   if (!sp__stream_base[0])
@@ -218,7 +226,7 @@ int sp__stream_open(void) {
   if (sp__stream_fd < 0 && errno == ENAMETOOLONG && short_base()) {
     /* A prefix near the file-name limit: the final name may fit where
      * the stream's longer one does not. */
-    return sp__stream_open();
+    return sp__stream_open(normal);
   }
   if (sp__stream_fd < 0) {
     if (!sp__stream_errno)
@@ -253,6 +261,8 @@ int sp__stream_open(void) {
   sp__stream_meta_str("timestamp", sp__start_timestamp);
   if (sp__cfg.label[0])
     sp__stream_meta_str("label", sp__cfg.label);
+  if (normal)
+    sp__stream_meta_full();
   return 0;
 }
 
@@ -412,6 +422,13 @@ int sp__stream_snapshot(void) {
   int rc = 0;
   sp__pool_walk(snap_one, &rc);
   return rc;
+}
+
+int sp__stream_flush(int cause, int normal) {
+  if (sp__stream_open(normal) != 0 || sp__stream_regions() != 0 ||
+      sp__stream_snapshot() != 0 || sp__stream_clock() != 0)
+    return -1;
+  return sp__stream_stop(cause);
 }
 
 int sp__stream_stop(int cause) {

@@ -27,39 +27,29 @@ int sp__writer_busy(void) {
 
 /* Writes a batch under the token; the chunks are free (state) before the
  * token goes back, so a signal handler that takes it next never writes
- * them twice. */
+ * them twice. The token may be held a while by an exec or MPI_Abort
+ * flushing the stream: wait for it (only a handler never gives it back). */
 static void write_batch(sp__chunk_t **cs, int n, int64_t *last_clock) {
-  if (sp__stream_fd < 0)
-    sp__stream_meta_prepare();
-  sp__stream_resolve();
-  if (sp__token_take(SP__TOKEN_WRITER, 0)) {
-    int fresh = sp__stream_fd < 0;
-    if (sp__stream_open() == 0) {
-      if (fresh)
-        sp__stream_meta_full();
-      sp__stream_regions();
-      struct timespec ts;
-      clock_gettime(CLOCK_MONOTONIC, &ts);
-      int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-      if (now - *last_clock > 1000000000) { /* keeps the mapping current */
-        sp__stream_clock();
-        *last_clock = now;
-      }
-      sp__stream_chunks(cs, n);
-    } else {
-      for (int i = 0; i < n; i++)
-        if (cs[i]->kind == SP__CH_CALLS)
-          atomic_fetch_add(&sp__lost_calls, (uint64_t)SP__CALLS(cs[i])->count);
-    }
-    for (int i = 0; i < n; i++)
-      __atomic_store_n(&cs[i]->state, SP__CH_FREE, __ATOMIC_RELEASE);
-    sp__token_give();
-  } else {
+  if (!sp__stream_acquire(60000))
     return; /* a handler owns the stream now and writes what is queued */
+  if (sp__stream_open(1) == 0 && sp__stream_regions() == 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    if (now - *last_clock > 1000000000) { /* keeps the mapping current */
+      sp__stream_clock();
+      *last_clock = now;
+    }
+    sp__stream_chunks(cs, n);
+  } else {
+    for (int i = 0; i < n; i++)
+      if (cs[i]->kind == SP__CH_CALLS)
+        atomic_fetch_add(&sp__lost_calls, (uint64_t)SP__CALLS(cs[i])->count);
   }
   for (int i = 0; i < n; i++)
-    sp__chunk_put(cs[i]);
-  sp__pool_wake();
+    __atomic_store_n(&cs[i]->state, SP__CH_FREE, __ATOMIC_RELEASE);
+  sp__token_give();
+  sp__chunks_put(cs, n);
 }
 
 static void *writer_main(void *arg) {

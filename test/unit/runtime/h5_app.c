@@ -37,8 +37,8 @@ static int own_file(const char *path) {
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   H5Pset_obj_track_times(dcpl, 0); /* so the bytes do not hold the time */
   hid_t sp = H5Screate_simple(1, &n, NULL);
-  hid_t d =
-      H5Dcreate2(f, "values", H5T_STD_I32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  hid_t d = H5Dcreate2(f, "values", H5T_STD_I32LE, sp, H5P_DEFAULT, dcpl,
+                       H5P_DEFAULT);
   int rc = 0;
   for (int k = 1; k <= 3; k++)
     if (fill(v, 1000, k) < 0)
@@ -71,9 +71,9 @@ static void say_handler(void) {
   void *data;
   H5Eget_auto2(H5E_DEFAULT, &func, &data);
   fprintf(stderr, "handler: %s\n",
-          func == app_handler                              ? (const char *)data
+          func == app_handler                        ? (const char *)data
           : func == first_func && data == first_data ? "initial"
-                                                           : "changed");
+                                                     : "changed");
 }
 
 /* argv[1]: directory for the file; argv[2]: what happens when:

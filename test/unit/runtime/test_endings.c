@@ -144,16 +144,31 @@ static void check_calls(const sp_fmt_rank *r, long min_calls) {
   }
 }
 
-static void ending(const char *mode, int status, int want_stream) {
+/* Runs prog (rt_scenario end:<mode>:N, or rt_throw N) with SP_MEMORY=2M
+ * and extra (may be NULL); checks its exit status, an empty stderr if
+ * quiet, that it left a stream (want_stream) or a final file, and at least
+ * min_calls whole calls in it. r keeps the profile. */
+static void end_run(const char *prog, const char *mode, const char *extra,
+                    int status, int quiet, int want_stream, long min_calls,
+                    sp_fmt_rank *r) {
   char out[600], arg[64];
   FMT(out, "SP_OUTPUT=%s/p", dir);
-  FMT(arg, "end:%s:%ld", mode, N);
-  const char *env[] = {out, "SP_MEMORY=2M", NULL};
-  assert_int_equal(run("rt_scenario", arg, env), status);
-  assert_string_equal(errtext, "");
+  if (mode)
+    FMT(arg, "end:%s:%ld", mode, N);
+  else
+    FMT(arg, "%ld", N);
+  const char *env[] = {out, "SP_MEMORY=2M", extra, NULL};
+  assert_int_equal(run(prog, arg, env), status);
+  if (quiet)
+    assert_string_equal(errtext, "");
+  assert_int_equal(load(r), want_stream);
+  check_calls(r, min_calls);
+}
+
+/* Every call, in the stream or the final file. */
+static void ending(const char *mode, int status, int want_stream) {
   sp_fmt_rank r = {0};
-  assert_int_equal(load(&r), want_stream);
-  check_calls(&r, N);
+  end_run("rt_scenario", mode, NULL, status, 1, want_stream, N, &r);
   sp_fmt_rank_free(&r);
 }
 
@@ -180,9 +195,8 @@ static void test_abort(void **s) { (void)s, ending("abort", 128 + SIGABRT, 1); }
 /* exit() from six frames deep: the exit handler writes the final file. */
 static void test_exit_deep(void **s) {
   (void)s;
-  ending("exit", 7, 0);
   sp_fmt_rank r = {0};
-  load(&r);
+  end_run("rt_scenario", "exit", NULL, 7, 1, 0, N, &r);
   assert_int_equal(block(&r, "deep")->count, 6);
   sp_fmt_rank_free(&r);
 }
@@ -190,15 +204,8 @@ static void test_exit_deep(void **s) {
 /* _exit and SIGKILL run nothing of ours: what the writer had is there, at
  * most one budget's worth of calls is not. */
 static void lossy(const char *mode, int status) {
-  char out[600], arg[64];
-  FMT(out, "SP_OUTPUT=%s/p", dir);
-  FMT(arg, "end:%s:%ld", mode, N);
-  const char *env[] = {out, "SP_MEMORY=2M", NULL};
-  assert_int_equal(run("rt_scenario", arg, env), status);
-  assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
-  assert_int_equal(load(&r), 1);
-  check_calls(&r, N - BUDGET / PAIR);
+  end_run("rt_scenario", mode, NULL, status, 1, 1, N - BUDGET / PAIR, &r);
   sp_fmt_rank_free(&r);
 }
 
@@ -207,15 +214,8 @@ static void lossy(const char *mode, int status) {
 static void test_exec(void **s) { (void)s, ending("exec", 6, 1); }
 static void test_exec_fails(void **s) {
   (void)s;
-  char out[600], arg[64];
-  FMT(out, "SP_OUTPUT=%s/p", dir);
-  FMT(arg, "end:exec_fails:%ld", N);
-  const char *env[] = {out, "SP_MEMORY=2M", NULL};
-  assert_int_equal(run("rt_scenario", arg, env), 0);
-  assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
-  assert_int_equal(load(&r), 0);
-  check_calls(&r, N);
+  end_run("rt_scenario", "exec_fails", NULL, 0, 1, 0, N, &r);
   assert_int_equal(block(&r, "work")->count, N);
   sp_fmt_rank_free(&r);
 }
@@ -227,16 +227,9 @@ static void test_sigkill(void **s) { (void)s, lossy("sigkill", 128 + SIGKILL); }
  * profile as any exit does). */
 static void test_own_handler(void **s) {
   (void)s;
-  char out[600], arg[64];
-  FMT(out, "SP_OUTPUT=%s/p", dir);
-  FMT(arg, "end:own_sigterm:%ld", N);
-  const char *env[] = {out, "SP_MEMORY=2M", NULL};
-  assert_int_equal(run("rt_scenario", arg, env), 3);
-  assert_string_equal(outtext, "own handler\n");
-  assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
-  assert_int_equal(load(&r), 0);
-  check_calls(&r, N);
+  end_run("rt_scenario", "own_sigterm", NULL, 3, 1, 0, N, &r);
+  assert_string_equal(outtext, "own handler\n");
   sp_fmt_rank_free(&r);
 }
 
@@ -244,30 +237,19 @@ static void test_own_handler(void **s) {
  * yet, and the status is SIGTERM's. */
 static void test_no_signals(void **s) {
   (void)s;
-  char out[600], arg[64];
-  FMT(out, "SP_OUTPUT=%s/p", dir);
-  FMT(arg, "end:sigterm:%ld", N);
-  const char *env[] = {out, "SP_MEMORY=2M", "SP_SIGNALS=0", NULL};
-  assert_int_equal(run("rt_scenario", arg, env), 128 + SIGTERM);
   sp_fmt_rank r = {0};
-  assert_int_equal(load(&r), 1);
-  check_calls(&r, N - BUDGET / PAIR);
-  const sp_fmt_block *w = block(&r, "work");
-  assert_true(w->count < N); /* the last chunks were in memory */
+  end_run("rt_scenario", "sigterm", "SP_SIGNALS=0", 128 + SIGTERM, 0, 1,
+          N - BUDGET / PAIR, &r);
+  assert_true(block(&r, "work")->count <
+              N); /* the last chunks were in memory */
   sp_fmt_rank_free(&r);
 }
 
 static void test_exception(void **s) {
   (void)s;
 #ifdef SP_HAVE_CXX
-  char out[600], arg[32];
-  FMT(out, "SP_OUTPUT=%s/p", dir);
-  FMT(arg, "%ld", N);
-  const char *env[] = {out, "SP_MEMORY=2M", NULL};
-  assert_int_equal(run("rt_throw", arg, env), 128 + SIGABRT);
   sp_fmt_rank r = {0};
-  assert_int_equal(load(&r), 1);
-  check_calls(&r, N);
+  end_run("rt_throw", NULL, NULL, 128 + SIGABRT, 0, 1, N, &r);
   sp_fmt_rank_free(&r);
 #else
   skip();
