@@ -8,11 +8,15 @@
 #include <string.h>
 
 static const char USAGE[] =
-    "usage: sp-import [-o OUT.h5] [--label L] INPUT...\n"
+    "usage: sp-import [-o OUT.h5] [--label L] [--merge-processes] INPUT...\n"
     "  INPUT: .spt traces, .h5 profiles, or directories holding\n"
     "         *.spt and *_rank<N>.h5 files (searched non-recursively)\n"
     "  -o OUT.h5   merged profile to write (default profiling_data.h5)\n"
-    "  --label L   run label (default: OUT's name without extension)\n";
+    "  --label L   run label (default: OUT's name without extension)\n"
+    "  --merge-processes\n"
+    "              inputs claiming one rank are processes of it (a forked\n"
+    "              child, a test suite's runs): their threads are numbered\n"
+    "              one process after the other in that rank\n";
 
 static int usage(const char *why) {
   if (why)
@@ -35,7 +39,7 @@ static char *stem(const char *path) {
 int main(int argc, char **argv) {
   const char *out = "profiling_data.h5", *label = NULL;
   char **inputs = calloc((size_t)argc, sizeof *inputs);
-  int ninputs = 0, opts = 1, rc = 2;
+  int ninputs = 0, opts = 1, rc = 2, processes = 0;
   const char *why = NULL; /* a usage error */
   char *own_label = NULL;
   sp_imp_claim *claims = NULL;
@@ -65,6 +69,8 @@ int main(int argc, char **argv) {
       out = argv[i];
     } else if (opts && strncmp(a, "--output=", 9) == 0) {
       out = a + 9;
+    } else if (opts && strcmp(a, "--merge-processes") == 0) {
+      processes = 1;
     } else if (opts && strcmp(a, "--label") == 0) {
       if (++i == argc) {
         why = "--label needs a value";
@@ -95,7 +101,7 @@ int main(int argc, char **argv) {
   }
   if (sp__imp_find(inputs, ninputs, &in, &err) != 0)
     goto fail;
-  if (sp__imp_scan(&in, &claims, &nclaims, &err) != 0 ||
+  if (sp__imp_scan(&in, processes, &claims, &nclaims, &err) != 0 ||
       sp__imp_merge(&in, claims, nclaims, out, label ? label : own_label,
                     &err) != 0) {
     sp__imp_inputs_free(&in);

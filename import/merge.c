@@ -219,7 +219,9 @@ static int add_rows(pipeline *p, slot *s, sp_fmt_err *err) {
                      (long long)row->at, (long long)sp_fmt_h5w_events(p->w));
       return -1;
     }
-    if (sp_fmt_h5w_row(p->w, s->r->rank, &row->src, &row->st, err) != 0)
+    sp_fmt_source src = row->src; /* in its process's place in the rank */
+    src.thread += p->claims[s->claim].thread_base;
+    if (sp_fmt_h5w_row(p->w, s->r->rank, &src, &row->st, err) != 0)
       return -1;
   }
   if (!p->have_meta && s->r->meta.n > 0) {
@@ -347,6 +349,43 @@ static void *helper(void *arg) {
   return NULL;
 }
 
+static int64_t distinct_ranks(const sp_imp_claim *claims, int64_t n) {
+  int64_t d = 0;
+  for (int64_t c = 0; c < n; c++)
+    d += c == 0 || claims[c].rank != claims[c - 1].rank;
+  return d;
+}
+
+/* Where each process of a rank merged from several went: "rank R threads
+ * A-B: PATH" for every input of such a rank. Nothing when none was. */
+static int processes_meta(sp_fmt_meta *m, const sp_imp_inputs *in,
+                          const sp_imp_claim *claims, int64_t n) {
+  int64_t k = 0;
+  char **v = calloc(n > 0 ? (size_t)n : 1, sizeof *v);
+  int rc = v ? 0 : -1;
+  for (int64_t c = 0; rc == 0 && c < n; c++) {
+    int shared = (c > 0 && claims[c - 1].rank == claims[c].rank) ||
+                 (c + 1 < n && claims[c + 1].rank == claims[c].rank);
+    if (!shared)
+      continue;
+    const char *path = in->v[claims[c].input].path;
+    size_t len = strlen(path) + 64;
+    if (!(v[k] = malloc(len))) {
+      rc = -1;
+      break;
+    }
+    snprintf(v[k++], len, "rank %d threads %d-%d: %s", claims[c].rank,
+             claims[c].thread_base,
+             claims[c].thread_base + claims[c].threads - 1, path);
+  }
+  if (rc == 0 && k > 0)
+    rc = sp_fmt_meta_set_strlist(m, "processes", (const char *const *)v, k);
+  for (int64_t i = 0; v && i < k; i++)
+    free(v[i]);
+  free(v);
+  return rc;
+}
+
 int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
                   int64_t nclaims, const char *out, const char *label,
                   sp_fmt_err *err) {
@@ -408,7 +447,9 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
     empty_slot(&p, &p.slots[i]);
   release(&p, p.cur);
   if (!failed && (sp_fmt_meta_set_str(&p.meta, "label", label) != 0 ||
-                  sp_fmt_meta_set_int(&p.meta, "mpi_size", nclaims) != 0)) {
+                  sp_fmt_meta_set_int(&p.meta, "mpi_size",
+                                      distinct_ranks(claims, nclaims)) != 0 ||
+                  processes_meta(&p.meta, in, claims, nclaims) != 0)) {
     sp_fmt_err_set(err, "%s: out of memory", out);
     failed = 1;
   }

@@ -3,6 +3,7 @@
 #include "sp_import.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@ static int by_rank(const void *a, const void *b) {
 }
 
 static int push(sp_imp_claim **v, int64_t *n, int64_t *cap, int32_t rank,
-                int64_t input, int64_t events) {
+                int64_t input, int64_t events, int32_t threads) {
   if (*n == *cap) {
     int64_t c = *cap ? *cap * 2 : 64;
     sp_imp_claim *p = realloc(*v, (size_t)c * sizeof *p);
@@ -25,11 +26,12 @@ static int push(sp_imp_claim **v, int64_t *n, int64_t *cap, int32_t rank,
     *v = p;
     *cap = c;
   }
-  (*v)[(*n)++] = (sp_imp_claim){rank, input, events};
+  (*v)[(*n)++] =
+      (sp_imp_claim){rank, input, events, threads > 0 ? threads : 1, 0};
   return 0;
 }
 
-int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
+int sp__imp_scan(const sp_imp_inputs *in, int processes, sp_imp_claim **claims,
                  int64_t *nclaims, sp_fmt_err *err) {
   sp_imp_claim *v = NULL;
   int64_t n = 0, cap = 0;
@@ -47,16 +49,20 @@ int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
         char line[2048];
         sp_fmt_stream_describe(&info, path, line, sizeof line);
         fprintf(stderr, "sp-import: warning: %s\n", line);
-        if (push(&v, &n, &cap, info.rank, i, info.calls) != 0)
+        if (push(&v, &n, &cap, info.rank, i, info.calls, info.threads) != 0)
           rc = -2;
       }
     } else if (in->v[i].kind == SP_IMP_SPT) {
       sp_fmt_rank r;
       rc = sp_fmt_spt_index(path, &r, err);
       int64_t events = 0;
-      for (int64_t k = 0; rc == 0 && k < r.nblocks; k++)
+      int32_t threads = 1;
+      for (int64_t k = 0; rc == 0 && k < r.nblocks; k++) {
         events += r.blocks[k].count;
-      if (rc == 0 && push(&v, &n, &cap, r.rank, i, events) != 0)
+        if (r.blocks[k].thread >= threads)
+          threads = r.blocks[k].thread + 1;
+      }
+      if (rc == 0 && push(&v, &n, &cap, r.rank, i, events, threads) != 0)
         rc = -2;
       if (rc != -1)
         sp_fmt_rank_free(&r);
@@ -69,16 +75,21 @@ int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
       if (rc == 0 && !rk)
         rc = -2;
       for (int64_t k = 0; rc == 0 && k < s.nrows; k++)
-        rk[k] = (sp_imp_claim){s.rows[k].rank, i, s.rows[k].event_count};
+        rk[k] = (sp_imp_claim){s.rows[k].rank, i, s.rows[k].event_count,
+                               s.rows[k].thread + 1, 0};
       if (rc == 0)
         qsort(rk, (size_t)s.nrows, sizeof *rk, by_rank);
       for (int64_t k = 0, lo = 0; rc == 0 && k < s.nrows; k++) {
         if (k + 1 < s.nrows && rk[k + 1].rank == rk[k].rank)
           continue;
         int64_t events = 0;
-        for (; lo <= k; lo++)
+        int32_t threads = 1;
+        for (; lo <= k; lo++) {
           events += rk[lo].events;
-        if (push(&v, &n, &cap, rk[k].rank, i, events))
+          if (rk[lo].threads > threads)
+            threads = rk[lo].threads;
+        }
+        if (push(&v, &n, &cap, rk[k].rank, i, events, threads))
           rc = -2;
       }
       free(rk);
@@ -93,13 +104,25 @@ int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
     }
   }
   qsort(v, (size_t)n, sizeof *v, by_rank);
-  for (int64_t k = 1; k < n; k++)
-    if (v[k].rank == v[k - 1].rank) {
-      sp_fmt_err_set(err, "%s: rank %d is also in %s", in->v[v[k].input].path,
-                     v[k].rank, in->v[v[k - 1].input].path);
+  for (int64_t k = 1; k < n; k++) {
+    if (v[k].rank != v[k - 1].rank)
+      continue;
+    int64_t base = (int64_t)v[k - 1].thread_base + v[k - 1].threads;
+    if (!processes || base > INT32_MAX - v[k].threads) {
+      if (processes)
+        sp_fmt_err_set(err, "%s: rank %d: too many threads in one rank",
+                       in->v[v[k].input].path, v[k].rank);
+      else
+        sp_fmt_err_set(err,
+                       "%s: rank %d is also in %s (processes of one rank? "
+                       "--merge-processes merges them)",
+                       in->v[v[k].input].path, v[k].rank,
+                       in->v[v[k - 1].input].path);
       free(v);
       return -1;
     }
+    v[k].thread_base = (int32_t)base;
+  }
   *claims = v;
   *nclaims = n;
   return 0;

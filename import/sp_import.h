@@ -22,11 +22,14 @@ typedef struct sp_imp_inputs {
   int64_t n, cap;
 } sp_imp_inputs;
 
-/* One rank, the input that holds it and its number of calls. */
+/* One rank, the input that holds it and its number of calls; with
+ * --merge-processes, where its threads start in the merged rank. */
 typedef struct sp_imp_claim {
   int32_t rank;
   int64_t input;
   int64_t events;
+  int32_t threads;     /* its highest thread + 1 (at least 1) */
+  int32_t thread_base; /* added to its threads in the output */
 } sp_imp_claim;
 
 /* Files and directories to a list of distinct input files (by device and
@@ -39,8 +42,9 @@ void sp__imp_inputs_free(sp_imp_inputs *in);
  * headers, validated whole; an .h5's index; a stream's index, for which it
  * prints the one warning line of sp_fmt_stream_describe) and returns the
  * claims sorted by rank; two inputs claiming one rank is an error naming
- * both. */
-int sp__imp_scan(const sp_imp_inputs *in, sp_imp_claim **claims,
+ * both, unless processes is set: then they are processes of that rank and
+ * each input's threads follow the previous one's (thread_base). */
+int sp__imp_scan(const sp_imp_inputs *in, int processes, sp_imp_claim **claims,
                  int64_t *nclaims, sp_fmt_err *err);
 
 /* One row to write: a block of a rank (src, read from its arrays; its ctx

@@ -378,8 +378,11 @@ int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
     qsort(cl, (size_t)ncl, sizeof *cl, by_claim);
   for (int64_t i = 1; rc == 0 && i < ncl; i++)
     if (cl[i].rank == cl[i - 1].rank && cl[i].input != cl[i - 1].input) {
-      sp_fmt_err_set(err, "%s: rank %d is also in %s", in.v[cl[i].input].path,
-                     cl[i].rank, in.v[cl[i - 1].input].path);
+      sp_fmt_err_set(err,
+                     "%s: rank %d is also in %s (processes of one rank? "
+                     "sp-import --merge-processes merges them)",
+                     in.v[cl[i].input].path, cl[i].rank,
+                     in.v[cl[i - 1].input].path);
       rc = -1;
     }
   /* Distinct selected ranks. */

@@ -1,10 +1,13 @@
 /* e2e_import_prog.c - a small program profiled through the public API,
  * run as several ranks by test_e2e_import.py: nested regions with source
- * lines, and a second thread, with call counts that depend on the rank. */
+ * lines, and a second thread, with call counts that depend on the rank;
+ * with E2E_FORK, a forked child too. */
 #include "scope_profiler.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static volatile double sink;
 
@@ -54,6 +57,22 @@ int main(void) {
     int n = 4;
     pthread_create(&t, NULL, worker, &n);
     pthread_join(t, NULL);
+  }
+  /* E2E_FORK: a forked child records 5 io calls of its own and exits. */
+  if (getenv("E2E_FORK")) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      for (int i = 0; i < 5; i++) {
+        sp_begin(io);
+        spin(50);
+        sp_end(io);
+      }
+      exit(0);
+    }
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+        WEXITSTATUS(st) != 0)
+      return 1;
   }
   return sp_finalize() == 0 ? 0 : 1;
 }

@@ -67,6 +67,63 @@ def read_h5_rank(path):
         return int(ix["ranks"][0]), out
 
 
+def fork_case():
+    """Rank 1 forks a child under SP_OUTPUT=...%p: two files claim rank 1;
+    --merge-processes puts the child's thread after the parent's two."""
+    work = os.path.join(WORK, "fork")
+    os.makedirs(work)
+    env = dict(os.environ, SP_RANK="1", SP_FORMAT="spt", E2E_FORK="1",
+               SP_OUTPUT=os.path.join(work, "f%p"))
+    subprocess.run([PROG], env=env, check=True)
+    files = sorted(f for f in os.listdir(work) if f.endswith(".spt"))
+    check(len(files) == 2, f"fork: files {files}")
+    if len(files) != 2:
+        return
+    got = {f: read_spt(os.path.join(work, f)) for f in files}
+    parent = [f for f in files if (0, "outer") in got[f][1]]
+    child = [f for f in files if f not in parent]
+    check(len(parent) == 1 and len(child) == 1, f"fork: parent {parent}")
+    if len(parent) != 1:
+        return
+    parent, child = parent[0], child[0]
+    cb = got[child][1]
+    check(got[child][0] == 1 and sorted(cb) == [(0, "io")] and len(cb[(0, "io")][2]) == 5,
+          f"fork: child holds its 5 io calls only: {sorted(cb)}")
+    merged = os.path.join(WORK, "fork.h5")
+    p = subprocess.run([IMPORT, "-o", merged, work], capture_output=True, text=True)
+    want_err = (f"sp-import: {os.path.join(work, files[1])}: rank 1 is also in "
+                f"{os.path.join(work, files[0])} (processes of one rank? "
+                "--merge-processes merges them)\n")
+    check(p.returncode == 1 and p.stderr == want_err, f"fork: without the flag: {p.stderr!r}")
+    check(not os.path.exists(merged), "fork: no output after the refusal")
+    p = subprocess.run([IMPORT, "--merge-processes", "-o", merged, work],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and p.stderr == "", f"fork: --merge-processes: {p.stderr}")
+    # Files in name order: the first keeps threads 0-1 (parent) or 0
+    # (child); the second follows it.
+    base = {files[0]: 0}
+    base[files[1]] = 2 if files[0] == parent else 1
+    want = {}
+    for f in files:
+        for (t, name), (_, _, s, e) in got[f][1].items():
+            want[(1, t + base[f], name)] = (s, e)
+    with h5py.File(merged, "r") as h:
+        names = list(h["region_table/names"].asstr()[()])
+        ix = h["rank_region_index"]
+        st, en = h["events/start_times"][()], h["events/end_times"][()]
+        rows = {}
+        for i in range(len(ix["ranks"])):
+            o, c = ix["event_offsets"][i], ix["event_counts"][i]
+            rows[(int(ix["ranks"][i]), int(ix["threads"][i]), names[ix["region_ids"][i]])] = (
+                st[o:o + c].tolist(), en[o:o + c].tolist())
+        check(rows == want, f"fork: merged rows {sorted(rows)} != {sorted(want)}")
+        m = h["metadata"].attrs
+        procs = [f"rank 1 threads {base[f]}-{base[f] + (1 if f == parent else 0)}: "
+                 f"{os.path.join(work, f)}" for f in files]
+        check(list(m["processes"]) == procs, f"fork: processes {list(m['processes'])}")
+        check(int(m["mpi_size"]) == 1, "fork: mpi_size counts ranks")
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -135,6 +192,7 @@ def main():
         check(w[4]["exclusive_ns"] == w[4]["total_ns"] - ws[4]["total_ns"], "worker exclusive")
         m = f["metadata"].attrs
         check(m["label"] == "merged" and int(m["mpi_size"]) == 3, "label, mpi_size")
+    fork_case()
     if failures:
         print(f"{len(failures)} failures")
         sys.exit(1)
