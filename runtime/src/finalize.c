@@ -237,6 +237,13 @@ int sp__finalize(int at_exit) {
   if (info.open_calls)
     sp__debug("%lld call(s) still open at finalize (closed then)",
               (long long)info.open_calls);
+  /* A .spt has no metadata to keep the wait in; a short wait is normal
+   * (a busy disk), so it is a verbose line, not a warning. */
+  uint64_t waited = atomic_load(&sp__wait_ns);
+  if (waited)
+    sp__debug("recording waited %.3f s for the disk in all (SP_MEMORY %lld "
+              "bytes)",
+              (double)waited * 1e-9, (long long)sp__budget);
   if (cnt[0])
     sp__warn("%llu sp_end call(s) did not match the innermost open region "
              "(%llu region(s) opened above them were closed with them)",
