@@ -146,18 +146,18 @@ class EventTable:
         _seconds(ends, self._origin, block[1])
         _durations(starts, ends, block[2])
         frame = pd.DataFrame(block.T, columns=["start", "end", "duration"], copy=False)
-        cat = pd.Categorical.from_codes(self.codes, categories=pd.Index(self.names),
-                                        validate=False) \
-            if _from_codes_validates() else \
-            pd.Categorical.from_codes(self.codes, categories=pd.Index(self.names))
-        frame.insert(0, "name", cat)
-        frame.insert(1, "rank", self.column("rank"))
-        frame.insert(2, "thread", self.column("thread"))
-        frame.insert(3, "call_index", self.column("call_index"))
+        del block
+        # insert() copies its column: each per-call array is dropped as soon
+        # as it is in, so at most one column exists twice at a time.
+        codes = self._cache.pop("codes", None)
+        if codes is None:
+            codes = self.codes
+            self._cache.pop("codes")
+        frame.insert(0, "name", pd.Categorical.from_codes(
+            codes, categories=pd.Index(self.names)))
+        del codes
+        for i, key in enumerate(("rank", "thread", "call_index"), start=1):
+            frame.insert(i, key, self.column(key))
+            self._cache.pop(key, None)
         return frame
 
-
-def _from_codes_validates():
-    import inspect
-    import pandas as pd
-    return "validate" in inspect.signature(pd.Categorical.from_codes).parameters
