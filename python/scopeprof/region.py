@@ -161,17 +161,22 @@ class RegionData:
 
     # -- where it is defined -------------------------------------------------
     @property
+    def _loc_row(self):
+        loc = getattr(self, "_loc", self._rows)
+        return int(loc[0]) if loc.size else None
+
+    @property
     def source_file(self):
-        if not self._rows.size:
+        if self._loc_row is None:
             return None
-        f = self._cols.files[self._rows[0]]
+        f = self._cols.files[self._loc_row]
         return f or None
 
     @property
     def source_lineno(self):
-        if not self._rows.size:
+        if self._loc_row is None:
             return None
-        line = int(self._cols.lines[self._rows[0]])
+        line = int(self._cols.lines[self._loc_row])
         return line if line >= 0 else None
 
     @property
@@ -212,9 +217,11 @@ class RankRegion(RegionData):
     calls of every thread; the per-call arrays hold thread 0's calls, then
     thread 1's, ... (each in recorded order)."""
 
-    def __init__(self, results, name, rows, rank):
+    def __init__(self, results, name, rows, rank, loc_rows=None):
         super().__init__(results, name, rows)
         self.rank = rank
+        if loc_rows is not None:
+            self._loc = loc_rows
 
     def thread(self, thread):
         rows = self._rows[self._cols.thread[self._rows] == thread]
@@ -237,9 +244,11 @@ class Region(RegionData):
 
     def __getitem__(self, rank):
         rows = self._rows[self._cols.rank[self._rows] == rank]
-        if not rows.size:
-            raise KeyError("%s: no calls on rank %r" % (self.name, rank))
-        return RankRegion(self._results, self.name, rows, rank)
+        if not rows.size and rank not in self._results.ranks:
+            raise KeyError("%s: rank %r is not in the profile" % (self.name, rank))
+        # A rank of the run that never called the region: no calls, as in
+        # scope-profiler, where every region has an entry on every rank.
+        return RankRegion(self._results, self.name, rows, rank, self._rows[:1])
 
     def __contains__(self, rank):
         return bool(np.any(self._cols.rank[self._rows] == rank))
