@@ -1,0 +1,24 @@
+# scopeprof: ScopeProf's profiles (.h5 schema 2, .spt traces) in Python,
+# with the reading API of scope-profiler plus threads; see docs/python.md.
+from .callstack import (CallArrays, NestingError, build_call_arrays,
+                        call_stack_children, call_stack_roots)
+from .events import EventTable
+from .region import Region, RankRegion, SummaryOnlyError, ThreadRegion
+from .results import ProfilingResults, read_h5, read_h5_summary
+
+__version__ = "0.1.0"
+
+__all__ = ["read_h5", "read_h5_summary", "ProfilingResults", "Region",
+           "RankRegion", "ThreadRegion", "EventTable", "CallArrays",
+           "NestingError", "SummaryOnlyError", "build_call_arrays",
+           "call_stack_children", "call_stack_roots",
+           "plot_gantt", "plot_durations", "plot_flame_chart",
+           "plot_duration_timeseries", "plot_speedup"]
+
+
+def __getattr__(name):
+    # matplotlib is imported only when a plot is asked for.
+    if name.startswith("plot_"):
+        from . import plotting_scripts
+        return getattr(plotting_scripts, name)
+    raise AttributeError(name)

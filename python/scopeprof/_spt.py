@@ -1,0 +1,123 @@
+# Reader of .spt binary traces, versions 1 to 3 in either byte order, with
+# the checks of docs/format.md ("Reading rules").
+import struct
+
+import numpy as np
+
+MAGIC = b"SCOPEPRF"
+MIN_BLOCK = {1: 13, 2: 21, 3: 25}
+
+
+def is_spt(path):
+    with open(path, "rb") as f:
+        return f.read(8) == MAGIC
+
+
+class _Reader:
+    def __init__(self, path, buf, order):
+        self.path, self.buf, self.o, self.pos = path, buf, order, 0
+
+    def fail(self, at, what):
+        raise ValueError("%s: offset %d: %s" % (self.path, at, what))
+
+    def take(self, fmt, size, field):
+        left = len(self.buf) - self.pos
+        if left < size:
+            self.fail(self.pos, "truncated: expected %s (%d bytes), %d left"
+                      % (field, size, left))
+        (v,) = struct.unpack_from(self.o + fmt, self.buf, self.pos)
+        self.pos += size
+        return v
+
+    def text(self, n, field, what):
+        left = len(self.buf) - self.pos
+        if left < n:
+            self.fail(self.pos, "truncated: expected %s (%d bytes), %d left"
+                      % (field, n, left))
+        raw = self.buf[self.pos:self.pos + n]
+        if b"\0" in raw:
+            self.fail(self.pos, "%s contains a NUL byte" % what)
+        self.pos += n
+        return raw.decode("utf-8", "replace")
+
+
+def read(path):
+    """(rank, blocks) where each block is a dict with thread, name, file
+    ('' = unknown), line, starts, ends (native int64 arrays)."""
+    with open(path, "rb") as f:
+        buf = f.read()
+    if len(buf) < 8:
+        raise ValueError('%s: offset 0: truncated: expected magic "SCOPEPRF" '
+                         '(8 bytes), %d left' % (path, len(buf)))
+    if buf[:8] != MAGIC:
+        raise ValueError("%s: offset 0: bad magic: not a ScopeProf .spt trace" % path)
+    if len(buf) < 12:
+        raise ValueError("%s: offset 8: truncated: expected int32 version "
+                         "(4 bytes), %d left" % (path, len(buf) - 8))
+    le = struct.unpack_from("<i", buf, 8)[0]
+    be = struct.unpack_from(">i", buf, 8)[0]
+    order = "<" if 1 <= le <= 0xFFFF else ">" if 1 <= be <= 0xFFFF else "<"
+    r = _Reader(path, buf, order)
+    r.pos = 8
+    version = r.take("i", 4, "int32 version")
+    if 4 <= version <= 0xFFFF:
+        r.fail(8, "version %d is newer than this reader (supports 1-3)" % version)
+    if version not in (1, 2, 3):
+        r.fail(8, "unknown version %d (supports 1-3)" % version)
+    rank = r.take("i", 4, "int32 rank")
+    if rank < 0:
+        r.fail(12, "negative rank %d" % rank)
+    nblocks = r.take("q", 8, "int64 number of regions")
+    if nblocks < 0:
+        r.fail(16, "negative number of regions %d" % nblocks)
+    left = len(buf) - r.pos
+    if nblocks > left // MIN_BLOCK[version]:
+        r.fail(16, "number of regions %d does not fit in the %d bytes left "
+               "(at least %d each)" % (nblocks, left, MIN_BLOCK[version]))
+    dt = np.dtype(order + "i8")
+    blocks, seen = [], set()
+    for _ in range(nblocks):
+        at = r.pos
+        thread = 0
+        if version == 3:
+            thread = r.take("i", 4, "int32 thread")
+            if thread < 0:
+                r.fail(at, "negative thread %d" % thread)
+        p = r.pos
+        ln = r.take("i", 4, "int32 name length")
+        if ln < 0:
+            r.fail(p, "negative name length %d" % ln)
+        if ln == 0:
+            r.fail(r.pos, "empty region name")
+        name = r.text(ln, "region name", "region name")
+        file, line = "", -1
+        if version >= 2:
+            p = r.pos
+            fl = r.take("i", 4, "int32 file length")
+            if fl < 0:
+                r.fail(p, "negative file length %d" % fl)
+            file = r.text(fl, "source file path", "source file path")
+            p = r.pos
+            line = r.take("i", 4, "int32 source line")
+            if line < -1:
+                r.fail(p, "invalid source line %d" % line)
+        p = r.pos
+        n = r.take("q", 8, "int64 number of calls")
+        if n < 0:
+            r.fail(p, "negative number of calls %d" % n)
+        left = len(buf) - r.pos
+        if n > left // 16:
+            r.fail(p, "number of calls %d does not fit in the %d bytes left "
+                   "(16 each)" % (n, left))
+        starts = np.frombuffer(buf, dt, n, r.pos).astype(np.int64)
+        ends = np.frombuffer(buf, dt, n, r.pos + 8 * n).astype(np.int64)
+        r.pos += 16 * n
+        if (thread, name) in seen:
+            r.fail(at, 'duplicate block for region "%s" on thread %d' % (name, thread))
+        seen.add((thread, name))
+        blocks.append({"thread": thread, "name": name, "file": file,
+                       "line": line, "starts": starts, "ends": ends})
+    if r.pos != len(buf):
+        r.fail(r.pos, "%d trailing byte(s) after the last region block"
+               % (len(buf) - r.pos))
+    return rank, blocks

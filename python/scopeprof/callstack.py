@@ -1,0 +1,104 @@
+# Call stacks: build_call_arrays (numpy columns, for millions of calls) and
+# the helpers that walk call_stack()'s list of dicts as a tree.
+import numpy as np
+
+from . import _nesting
+from ._nesting import NestingError
+
+
+class CallArrays:
+    """Reconstructed calls of one rank, thread after thread, each thread in
+    walk order (start ascending, end descending). Every column is indexed
+    by call id: region (index into `names`), thread, call_index (within
+    its region's row), start_ns, end_ns, duration_ns, depth (0 = no
+    caller), parent (call id, -1 = none), exclusive_ns."""
+
+    def __init__(self, names, **cols):
+        self.names = names
+        for k, v in cols.items():
+            setattr(self, k, v)
+
+    def __len__(self):
+        return self.depth.size
+
+
+def build_call_arrays(regions, rank=0, threads=None):
+    """The call stack of `rank` over the calls of `regions` (Region objects,
+    e.g. results.get_regions()): calls of other regions are left out and
+    their children attach to the nearest kept caller. Raises NestingError
+    when two calls of one thread overlap without nesting."""
+    regions = list(regions)
+    names = [r.name for r in regions]
+    empty = np.empty(0, dtype=np.int64)
+    if not regions:
+        return CallArrays(names, region=empty.astype(np.int32), thread=empty.astype(np.int32),
+                          call_index=empty, start_ns=empty, end_ns=empty,
+                          duration_ns=empty, depth=empty.astype(np.int32),
+                          parent=empty, exclusive_ns=empty)
+    res = regions[0]._results
+    cols = res._cols
+    if not cols.has_events:
+        raise RuntimeError("call stacks need read_h5(), not read_h5_summary()")
+    sel, owner = [], []
+    for k, r in enumerate(regions):
+        rows = r._rows[cols.rank[r._rows] == rank]
+        if threads is not None:
+            rows = rows[np.isin(cols.thread[rows], list(np.atleast_1d(threads)))]
+        sel.append(rows)
+        owner.append(np.full(rows.size, k, dtype=np.int32))
+    rows = np.concatenate(sel)
+    owner = np.concatenate(owner)
+    o = np.argsort(rows, kind="stable")
+    rows, owner = rows[o], owner[o]
+    parts = {k: [] for k in ("region", "thread", "call_index", "start_ns",
+                             "end_ns", "depth", "parent", "exclusive_ns")}
+    base = 0
+    for t in np.unique(cols.thread[rows]).tolist():
+        trows = rows[cols.thread[rows] == t]
+        towner = owner[cols.thread[rows] == t]
+        counts = cols.count[trows]
+        s, e = cols.row_calls(trows)
+        if s.size == 0:
+            continue
+        tie = np.repeat(np.arange(trows.size, dtype=np.int64), counts)
+        w = _nesting.Walk(s, e, tie, strict=True)
+        if w.bad is not None:
+            a, b = w.order[w.bad[0]], w.order[w.bad[1]]
+            raise NestingError(
+                "rank %d thread %d: call of %s at %d overlaps %s at %d without "
+                "nesting" % (rank, t, cols.names[cols.region[trows[tie[b]]]], s[b],
+                             cols.names[cols.region[trows[tie[a]]]], s[a]))
+        first = np.repeat(np.cumsum(counts) - counts, counts)
+        idx = np.arange(s.size, dtype=np.int64) - first
+        parts["region"].append(towner[tie[w.order]])
+        parts["thread"].append(np.full(s.size, t, dtype=np.int32))
+        parts["call_index"].append(idx[w.order])
+        parts["start_ns"].append(w.s)
+        parts["end_ns"].append(w.e)
+        parts["depth"].append(w.depth())
+        parts["parent"].append(np.where(w.parent >= 0, w.parent + base, -1))
+        parts["exclusive_ns"].append(w.exclusive)
+        base += s.size
+    out = {}
+    for k, v in parts.items():
+        out[k] = np.concatenate(v) if v else empty
+    out["duration_ns"] = out["end_ns"] - out["start_ns"]
+    return CallArrays(names, **out)
+
+
+def call_stack_children(calls):
+    """For call_stack()'s list: the indices of each call's direct children."""
+    children = [[] for _ in calls]
+    for i, c in enumerate(calls):
+        if c["parent"] >= 0:
+            children[c["parent"]].append(i)
+    return children
+
+
+def call_stack_roots(calls):
+    """Indices of the calls that have no caller."""
+    return [i for i, c in enumerate(calls) if c["parent"] < 0]
+
+
+__all__ = ["CallArrays", "NestingError", "build_call_arrays",
+           "call_stack_children", "call_stack_roots"]

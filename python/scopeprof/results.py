@@ -1,0 +1,233 @@
+# ProfilingResults, what read_h5 and read_h5_summary return: regions,
+# statistics, calls and call stacks of one profile.
+import sys
+
+import numpy as np
+
+from . import _filters, _inputs
+from .callstack import build_call_arrays
+from .events import EventTable
+from .region import Region, SummaryOnlyError
+
+NS = 1e9
+
+
+def read_h5(path):
+    """Every call of a profile: a schema-2 .h5 (merged or per-rank), an
+    .spt trace, a list of such files, or a directory of one run's per-rank
+    files (its *.spt and *_rank<N>.h5)."""
+    return ProfilingResults(_inputs.load(path, events=True))
+
+
+def read_h5_summary(path, regions=None, ranks=None, fallback=True, **_ignored):
+    """Statistics only, from rank_region_index/summary_statistics; the
+    event columns are never read. regions/ranks restrict what is kept. An
+    .h5 without summary records is read in full unless fallback=False (then
+    ValueError); .spt traces have no such records and are always read in
+    full. Options of scope-profiler for payloads ScopeProf does not write
+    (include_likwid, include_line_profile) are accepted and ignored."""
+    cols = _inputs.load(path, events=False, fallback=fallback)
+    return ProfilingResults(cols, regions=regions, ranks=ranks)
+
+
+class ProfilingResults:
+    """One profile. Statistics come from the summary records; per-call data
+    (events, percentiles, call stacks) is there when read by read_h5."""
+
+    def __init__(self, cols, regions=None, ranks=None):
+        self._cols = cols
+        mask = np.ones(cols.nrows, dtype=bool)
+        if regions is not None:
+            wanted = set([regions] if isinstance(regions, str) else regions)
+            mask &= np.array([cols.names[r] in wanted for r in cols.region], dtype=bool)
+        if ranks is not None:
+            mask &= np.isin(cols.rank, _filters.id_list(ranks))
+        self._mask = mask
+        self._regions = None
+
+    # -- the run ---------------------------------------------------------------
+    @property
+    def metadata(self):
+        return self._cols.metadata
+
+    @property
+    def is_root(self):
+        """Always True: a profile read from files is the whole run."""
+        return True
+
+    @property
+    def summary_only(self):
+        return not self._cols.has_events
+
+    @property
+    def ranks(self):
+        return sorted(set(self._cols.rank[self._mask].tolist()))
+
+    @property
+    def num_ranks(self):
+        return len(self.ranks)
+
+    def threads(self, rank=None):
+        sel = self._mask if rank is None else self._mask & (self._cols.rank == rank)
+        return sorted(set(self._cols.thread[sel].tolist()))
+
+    # -- regions ---------------------------------------------------------------
+    def _all_regions(self):
+        if self._regions is None:
+            cols, rows = self._cols, np.flatnonzero(self._mask)
+            by = {}
+            for r in rows.tolist():
+                by.setdefault(int(cols.region[r]), []).append(r)
+            regs = [Region(self, cols.names[k], v) for k, v in by.items()]
+            # First start order; regions without calls last, by name.
+            regs.sort(key=lambda g: (g.num_calls == 0,
+                                     g._pooled().first_start_ns or 0, g.name))
+            self._regions = {g.name: g for g in regs}
+        return self._regions
+
+    def get_regions(self, include=None, exclude=None):
+        """Regions sorted by first start time, filtered by regexes."""
+        keep = _filters.name_matcher(include, exclude)
+        return [g for n, g in self._all_regions().items() if keep(n)]
+
+    def get_region(self, name):
+        return self._all_regions()[name]
+
+    __getitem__ = get_region
+
+    def __contains__(self, name):
+        return name in self._all_regions()
+
+    @property
+    def region_names(self):
+        return list(self._all_regions())
+
+    @property
+    def results(self):
+        """{name: Region}, as scope-profiler's results mapping."""
+        return dict(self._all_regions())
+
+    # -- timeline anchors (seconds of the raw clock) ---------------------------
+    def _window_ns(self):
+        st = self._cols.stats[self._mask]
+        st = st[st["calls"] > 0]
+        if not st.size:
+            return None, None
+        return int(st["first_start_ns"].min()), int(st["last_end_ns"].max())
+
+    @property
+    def minimum_start_time(self):
+        lo, _ = self._window_ns()
+        return lo / NS if lo is not None else 0.0
+
+    @property
+    def maximum_end_time(self):
+        _, hi = self._window_ns()
+        return hi / NS if hi is not None else 0.0
+
+    @property
+    def time_span(self):
+        lo, hi = self._window_ns()
+        return (hi - lo) / NS if lo is not None else 0.0
+
+    @property
+    def run_start_time(self):
+        """The runtime's start (metadata start_time_ns), or None."""
+        v = self.metadata.get("start_time_ns")
+        return v / NS if isinstance(v, (int, np.integer)) else None
+
+    @property
+    def startup_time(self):
+        if self.run_start_time is None:
+            return 0.0
+        lo, _ = self._window_ns()
+        return (lo - int(self.metadata["start_time_ns"])) / NS if lo is not None else 0.0
+
+    def _time_origin_ns(self):
+        v = self.metadata.get("start_time_ns")
+        if isinstance(v, (int, np.integer)):
+            return int(v)
+        lo, _ = self._window_ns()
+        return lo or 0
+
+    @property
+    def time_origin(self):
+        return self._time_origin_ns() / NS
+
+    def _origin_ns(self, relative, origin):
+        if not relative:
+            return 0
+        if origin is None:
+            return self._time_origin_ns()
+        return int(round(origin * NS))
+
+    # -- calls -----------------------------------------------------------------
+    def _rows(self, include, exclude, ranks, threads):
+        m = self._mask & _filters.row_mask(self._cols, include, exclude, ranks, threads)
+        return np.flatnonzero(m)
+
+    def events(self, include=None, exclude=None, ranks=None, threads=None,
+               relative=True, origin=None):
+        """Every selected call as an EventTable (one dict per call when
+        iterated): name, rank, thread, call_index, start, end, duration in
+        seconds from time_origin (origin= another zero in raw clock seconds,
+        relative=False the raw clock). Rows of the profile in order (rank,
+        thread, then region), each region's calls in recorded order."""
+        if self.summary_only:
+            raise SummaryOnlyError("events need read_h5(), not read_h5_summary()")
+        return EventTable(self._cols, self._rows(include, exclude, ranks, threads),
+                          self._origin_ns(relative, origin))
+
+    def to_events_dataframe(self, include=None, exclude=None, ranks=None,
+                            threads=None, relative=True, origin=None):
+        return self.events(include, exclude, ranks, threads, relative,
+                           origin).to_dataframe()
+
+    def to_dataframe(self):
+        """One row per region and rank (threads pooled), in seconds."""
+        import pandas as pd
+        recs = []
+        for g in self.get_regions():
+            for r in g.ranks:
+                rr = g[r]
+                recs.append({"name": g.name, "rank": r, "threads": len(rr.threads),
+                             "num_calls": rr.num_calls,
+                             "total_duration": rr.total_duration,
+                             "average_duration": rr.average_duration,
+                             "min_duration": rr.min_duration,
+                             "max_duration": rr.max_duration,
+                             "std_duration": rr.std_duration,
+                             "exclusive_duration": rr.exclusive_duration,
+                             "source_file": rr.source_file,
+                             "source_lineno": rr.source_lineno})
+        return pd.DataFrame(recs, columns=[
+            "name", "rank", "threads", "num_calls", "total_duration",
+            "average_duration", "min_duration", "max_duration", "std_duration",
+            "exclusive_duration", "source_file", "source_lineno"])
+
+    def call_stack(self, rank=0, threads=None, include=None, exclude=None):
+        """The reconstructed calls of one rank as dicts (name, rank, thread,
+        call_index, start, end, duration, exclusive in seconds from
+        time_origin; depth; parent = index in the list, -1 = none), thread
+        after thread. Raises NestingError on improperly nested calls."""
+        c = build_call_arrays(self.get_regions(include, exclude), rank=rank,
+                              threads=threads)
+        o = self._time_origin_ns()
+        start = ((c.start_ns - o) / NS).tolist()
+        end = ((c.end_ns - o) / NS).tolist()
+        dur = (c.duration_ns / NS).tolist()
+        excl = (c.exclusive_ns / NS).tolist()
+        out = []
+        for i, (reg, t, ci, d, p) in enumerate(zip(c.region.tolist(), c.thread.tolist(),
+                                                   c.call_index.tolist(), c.depth.tolist(),
+                                                   c.parent.tolist())):
+            out.append({"name": c.names[reg], "rank": rank, "thread": t,
+                        "call_index": ci, "start": start[i], "end": end[i],
+                        "duration": dur[i], "exclusive": excl[i], "depth": d,
+                        "parent": p})
+        return out
+
+    # -- printing --------------------------------------------------------------
+    def print_summary(self, columns=None, file=None):
+        from ._table import summary_table
+        print(summary_table(self, columns), file=file or sys.stdout)
