@@ -231,7 +231,11 @@ int sp_fmt_is_spt(const char *path);
 typedef struct sp_fmt_stream sp_fmt_stream;
 
 /* Flags of sp_fmt_stream_open. */
-#define SP_FMT_STREAM_TRUST 1 /* the caller wrote it: skip record checks */
+/* The caller wrote it (the runtime at finalize): no record checks, and
+ * CALLS records not marked partial are not read while indexing (they hold
+ * no start of 0; no stamp later than the last CLOCK or STOP record), so
+ * open_calls counts the open calls of partial records only. */
+#define SP_FMT_STREAM_TRUST 1
 
 /* Indexes the stream at path: every complete record up to the first one
  * that is cut short or fails its check (the torn tail, then ignored). Keeps

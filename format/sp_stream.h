@@ -68,8 +68,13 @@ typedef struct sp_stream_calls {
   int32_t region; /* a region id of a REGION record */
   int64_t first;
   int64_t count;
-  int64_t reserved; /* 0 */
+  int64_t flags; /* SP_STREAM_CALLS_PARTIAL, or 0 */
 } sp_stream_calls;
+
+/* Copied from a buffer a thread may still have been filling (a flush at
+ * a signal, exec or finalize): pairs may have a start of 0. Without it,
+ * every pair has a start; a reader trusting the writer counts nothing. */
+#define SP_STREAM_CALLS_PARTIAL 1
 
 typedef struct sp_stream_pair {
   uint64_t start; /* 0: the call was not begun yet: not a call */

@@ -300,7 +300,10 @@ static int pread_all(int fd, void *dst, size_t n, int64_t off) {
 static int need(sp_fmt_stream *s, int64_t at, size_t n) {
   if (at >= s->woff && at + (int64_t)n <= s->woff + s->wlen)
     return 0;
-  size_t want = n > SP_STREAM_WINDOW ? n : SP_STREAM_WINDOW;
+  /* A trusted stream's index reads record heads, not calls: a small
+   * window keeps it from reading the calls on the way. */
+  size_t min = (s->flags & SP_FMT_STREAM_TRUST) ? 512 : SP_STREAM_WINDOW;
+  size_t want = n > min ? n : min;
   if ((int64_t)want > s->info.size - at)
     want = (size_t)(s->info.size - at);
   if (want > s->wcap) {
@@ -550,7 +553,17 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
                     (long long)i);
     }
   }
-  if (!(s->flags & SP_FMT_STREAM_TRUST) || type == SP_STREAM_CALLS) {
+  /* Trusted: a CALLS record has no start of 0 unless marked partial (its
+   * first start is its first pair's; open ends are closed at the STOP
+   * record's stamp, the latest); else its pairs are counted. */
+  int trusted_calls = (s->flags & SP_FMT_STREAM_TRUST) &&
+                      type == SP_STREAM_CALLS &&
+                      !(get64(s, p + 24) & SP_STREAM_CALLS_PARTIAL);
+  if (trusted_calls && c.count > 0) {
+    if (need(s, c.off, 16) != 0)
+      return -1;
+    c.first_start = get64(s, wat(s, c.off));
+  } else if (!(s->flags & SP_FMT_STREAM_TRUST) || type == SP_STREAM_CALLS) {
     sp_stream_checker k;
     sp_stream_check_begin(&k, type, size);
     int verify = !(s->flags & SP_FMT_STREAM_TRUST);
@@ -564,7 +577,10 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
     }
   }
   /* Complete: take it in. */
-  if (need(s, at, (size_t)pl < SP_STREAM_WINDOW ? (size_t)pl : fixed) != 0)
+  if (need(s, at,
+           type != SP_STREAM_CALLS && (size_t)pl < SP_STREAM_WINDOW
+               ? (size_t)pl
+               : fixed) != 0)
     return -1;
   p = wat(s, at);
   switch (type) {

@@ -203,7 +203,7 @@ static int refill(sp__thread_t *t, sp__buf_t *b, int32_t id) {
   h->region = id;
   h->first = b->next_first;
   h->count = 0;
-  h->reserved = 0;
+  h->flags = 0;
   __atomic_store_n(&c->state, SP__CH_OWNED, __ATOMIC_RELEASE);
   b->chunk = c;
   b->cls = c->cls + 1 < SP__NCLASSES ? c->cls + 1 : c->cls;
@@ -371,6 +371,17 @@ void sp__thread_counters(uint64_t out[5]) {
     out[3] += __atomic_load_n(&t->n_dropped, __ATOMIC_RELAXED);
     out[4] += __atomic_load_n(&t->n_invalid, __ATOMIC_RELAXED);
   }
+}
+
+/* Calls open on the threads still alive (an exiting thread closes its
+ * own): those finalize closes. Depths only: a thread still running may be
+ * growing its stack (frames a fork inherited or not recorded count too). */
+int64_t sp__open_calls(void) {
+  int64_t n = 0;
+  for (sp__thread_t *t = atomic_load(&sp__threads); t; t = t->next)
+    if (__atomic_load_n(&t->live, __ATOMIC_ACQUIRE))
+      n += __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
+  return n;
 }
 
 int64_t sp__chunk_count(const sp__chunk_t *c) {

@@ -393,6 +393,7 @@ static int copy_out(sp__chunk_t *c, int64_t n) {
   } else {
     sp_stream_calls h = *SP__CALLS(c);
     h.count = n;
+    h.flags = SP_STREAM_CALLS_PARTIAL;
     memcpy(p, &h, sizeof h);
   }
   const uint64_t *from = (const uint64_t *)(void *)(c->payload + head);

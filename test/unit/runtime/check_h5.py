@@ -60,4 +60,9 @@ with h5py.File(path, "r") as f:
                 "mpi_size", "total_cores", "modules", "start_time_ns"]:
         assert key in meta, key
     assert int(meta["mpi_size"]) == 1
+    # threads16 closes every call and waits for no disk at 32M
+    assert int(meta["calls_open_at_exit"]) == 0, meta["calls_open_at_exit"]
+    assert int(meta["memory_budget"]) == 32 << 20, meta["memory_budget"]
+    assert int(meta["memory_overrun_bytes"]) == 0
+    assert "recording_wait_ns" in meta
 print("h5py: layout and values ok")

@@ -201,6 +201,18 @@ static void test_exit_deep(void **s) {
   sp_fmt_rank_free(&r);
 }
 
+/* The calls exit() left open (outer and six deep ones) are counted: a
+ * line with SP_VERBOSE=1, nothing without (above). */
+static void test_exit_deep_verbose(void **s) {
+  (void)s;
+  sp_fmt_rank r = {0};
+  end_run("rt_scenario", "exit", "SP_VERBOSE=1", 7, 0, 0, N, &r);
+  assert_non_null(strstr(errtext,
+                         "scopeprof: 7 call(s) still open at finalize (closed "
+                         "then)\n"));
+  sp_fmt_rank_free(&r);
+}
+
 /* _exit and SIGKILL run nothing of ours: what the writer had is there, at
  * most one budget's worth of calls is not. */
 static void lossy(const char *mode, int status) {
@@ -269,6 +281,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_segv, setup, teardown),
       cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exit_deep, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exit_deep_verbose, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exec, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exec_fails, setup, teardown),
       cmocka_unit_test_setup_teardown(test__exit, setup, teardown),
