@@ -37,6 +37,8 @@ def child(mode, path):
     """One measurement in this fresh process; prints a JSON line."""
     import resource
 
+    import numpy
+
     import pandas  # noqa: F401  (imported once per session, not per call)
     import scopeprof
 
@@ -60,8 +62,22 @@ def child(mode, path):
     df = r.to_events_dataframe()
     t = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"t": t, "read": t_read, "rows": len(df),
-                      "frame_ratio": int(df.memory_usage(deep=True).sum()) / ev_bytes,
+    rows, frame_ratio = len(df), int(df.memory_usage(deep=True).sum()) / ev_bytes
+    # This machine's cost of memory never touched before (page faults of a
+    # VM whose freed pages go back to the host), for reading the figures.
+    probe = numpy.empty(32 << 20)
+    t0 = time.perf_counter()
+    probe.fill(1)
+    touch = probe.nbytes / (time.perf_counter() - t0)
+    del probe
+    # Again in the same process, into the memory the first frame just freed:
+    # the cost of the code without the first touch of fresh memory.
+    del df
+    t0 = time.perf_counter()
+    df = r.to_events_dataframe()
+    t_again = time.perf_counter() - t0
+    print(json.dumps({"t": t, "again": t_again, "read": t_read, "rows": rows,
+                      "frame_ratio": frame_ratio, "touch_mb_s": touch / 1e6,
                       "peak_ratio": (max(peak, before) - before) / ev_bytes,
                       "ev_bytes": ev_bytes}))
 
@@ -101,6 +117,10 @@ def main():
     print("to_events_dataframe(): median %.2f s, best %.2f s over %d processes "
           "(read_h5 before it: median %.2f s)" % (
               statistics.median(ts), min(ts), n, statistics.median(e["read"] for e in ev)))
+    ta = [e["again"] for e in ev]
+    print("  again in the same process (memory recycled): median %.2f s, best %.2f s; "
+          "first touch of fresh memory: median %.0f MB/s" % (
+              statistics.median(ta), min(ta), statistics.median(e["touch_mb_s"] for e in ev)))
     print("  frame size / event columns: %.2fx; peak RSS growth while building / "
           "event columns: median %.2fx, worst %.2fx" % (
               ev[0]["frame_ratio"], statistics.median(e["peak_ratio"] for e in ev),

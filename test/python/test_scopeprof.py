@@ -153,7 +153,78 @@ def compare_with_h5py(label, path):
                               relative=False)
             check(np.array_equal(t_ev["start_ns"], st[a:a + n]), label + " events() ns")
             eq(list(t_ev["call_index"]), list(range(n)), label + " call_index")
-        eq(res.metadata.get("mpi_size"), int(f["metadata"].attrs["mpi_size"]), label + " metadata")
+        if "mpi_size" in f["metadata"].attrs:
+            eq(res.metadata.get("mpi_size"), int(f["metadata"].attrs["mpi_size"]),
+               label + " metadata")
+        region_ids, ranks = ix["region_ids"][()], ix["ranks"][()]
+        offsets, counts = ix["event_offsets"][()], ix["event_counts"][()]
+    # The events frame, built here from the file with plain numpy: rows in
+    # file order, each row's calls as stored.
+    rows = [i for i in range(len(counts)) if counts[i]]
+    sel = np.concatenate([np.arange(offsets[i], offsets[i] + counts[i]) for i in rows]
+                         or [np.zeros(0, np.int64)])
+    want = {"name": np.repeat(np.array(names, dtype=object)[region_ids[rows]], counts[rows]),
+            "rank": np.repeat(ranks[rows], counts[rows]),
+            "thread": np.repeat(np.asarray(threads)[rows], counts[rows]),
+            "call_index": np.concatenate([np.arange(counts[i]) for i in rows]
+                                         or [np.zeros(0, np.int64)]),
+            "start": st[sel] / 1e9, "end": en[sel] / 1e9, "duration": (en[sel] - st[sel]) / 1e9}
+    df = res.to_events_dataframe(relative=False)
+    eq(list(df.columns), list(want), label + " frame columns")
+    for k, v in want.items():
+        check(np.array_equal(df[k].to_numpy(dtype=object if k == "name" else None), v),
+              "%s frame column %s" % (label, k))
+    check_frame_types(label, df, len(names), int(ranks.max(initial=0)),
+                      int(np.max(threads, initial=0)))
+
+
+def narrowest(top):
+    return next(t for t in (np.int8, np.int16, np.int32, np.int64) if top <= np.iinfo(t).max)
+
+
+def check_frame_types(label, df, nnames, top_rank, top_thread):
+    """docs/python.md: categorical name over the region names, rank and
+    thread the narrowest integer types, call_index int32, three float64
+    columns; and (pandas 1.x) one block per type, as pandas consolidates."""
+    eq([str(t) for t in df.dtypes[1:]],
+       [np.dtype(narrowest(top_rank)).name, np.dtype(narrowest(top_thread)).name,
+        "int32", "float64", "float64", "float64"], label + " frame dtypes")
+    eq(df["name"].dtype.name, "category", label + " name categorical")
+    eq(len(df["name"].cat.categories), nnames, label + " categories: the profile's names")
+    import pandas as pd
+    if pd.__version__.startswith("1."):
+        check(df._mgr.is_consolidated(), label + " frame consolidated")
+        eq(len(df._mgr.blocks), len(set(str(t) for t in df.dtypes)),
+           label + " one block per type")
+
+
+def many_rows_profile():
+    """Rows of a few calls each (the vectorised paths of the events frame),
+    150 regions (int16 codes), rank 200 (int16), three threads."""
+    d = os.path.join(WORK, "many")
+    os.makedirs(d)
+    rng = np.random.default_rng(7)
+    for rank in (0, 1, 5, 200):
+        blocks = []
+        for t in (0, 1, 2):
+            for r in range(150):
+                # Empty rows too, but every region has calls on thread 0.
+                k = 0 if r % 7 == 0 and t == 1 else int(rng.integers(1 - min(t, 1), 8))
+                base = 10 ** 12 + r * 10 ** 7 + t * 10 ** 9 + rank * 10 ** 10
+                s = [base + 1000 * i for i in range(k)]
+                blocks.append((t, "reg%03d" % r, "m.c", r, s, [x + 10 + i for i, x in enumerate(s)]))
+        write_spt(os.path.join(d, "m_rank%05d.spt" % rank), rank, 3, blocks)
+    merged = os.path.join(WORK, "many.h5")
+    subprocess.run([IMPORT, "-o", merged, d], check=True, capture_output=True)
+    compare_with_report("many rows", merged)
+    compare_with_h5py("many rows", merged)
+    res = read_h5(merged)
+    df = res.to_events_dataframe(ranks=[0, 5], exclude="reg00[0-4]")
+    eq(df["rank"].dtype.name, "int8", "many rows: rank narrowed to the selection")
+    ev = res.events(ranks=[0, 5], exclude="reg00[0-4]")
+    for k in ("rank", "thread", "call_index", "start", "end", "duration"):
+        check(np.array_equal(df[k].to_numpy(), ev[k]), "many rows: frame = events() " + k)
+    check(np.array_equal(df["name"].to_numpy(dtype=object), ev["name"]), "many rows: names")
 
 
 def summary_never_reads_events(label, path):
@@ -324,6 +395,7 @@ def main():
     runtime_profiles()
     spt_profiles()
     report_gen_profiles()
+    many_rows_profile()
     errors()
     if failures:
         print("%d failure(s)" % len(failures))
