@@ -302,7 +302,9 @@ static int need(sp_fmt_stream *s, int64_t at, size_t n) {
     return 0;
   /* A trusted stream's index reads record heads, not calls: a small
    * window keeps it from reading the calls on the way. */
-  size_t min = (s->flags & SP_FMT_STREAM_TRUST) ? 512 : SP_STREAM_WINDOW;
+  size_t min = (s->flags & SP_FMT_STREAM_TRUST) && SP_STREAM_WINDOW > 512
+                   ? 512
+                   : SP_STREAM_WINDOW;
   size_t want = n > min ? n : min;
   if ((int64_t)want > s->info.size - at)
     want = (size_t)(s->info.size - at);
