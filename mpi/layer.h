@@ -1,0 +1,52 @@
+/* layer.h - what the generated PMPI wrappers of libscopeprof_mpi.so share:
+ * each MPI call becomes one call of the region named after its C function.
+ *
+ * Fortran entry points forward a fixed number (16) of pointer-sized
+ * arguments. Every argument of an MPI Fortran binding is an address or a
+ * hidden string length, all integer class: on x86-64 (System V) and aarch64
+ * (AAPCS64, Linux) they travel in the integer registers and then in 8-byte
+ * stack slots in order, so the forwarder passes each one on in the same
+ * register or slot. Slots the caller did not fill are read from its frame
+ * (mapped memory) and ignored by the callee. Not so where stack arguments are
+ * packed below 8 bytes (Apple arm64) or floats are passed: no binding does
+ * that except the functions left out (MPI_Wtime, MPI_Wtick return a double). */
+#ifndef SP_MPI_LAYER_H
+#define SP_MPI_LAYER_H
+
+#include <mpi.h>
+#include <scope_profiler.h>
+
+#include "wrappers_count.h"
+
+#define SP_MPI_EXPORT __attribute__((visibility("default")))
+
+/* Region id + 1 of each wrapped function (0: not registered yet). */
+extern int sp_mpi__ids[SP_MPI_NFUNCS];
+extern const char *const sp_mpi__names[SP_MPI_NFUNCS];
+/* Non-zero unless SP_MPI=0. */
+extern int sp_mpi__on;
+
+/* Registers function fn's region; returns its id (or -1). */
+int sp_mpi__register(int fn);
+/* Non-zero when the return address ra lies in libscopeprof.so's code. */
+int sp_mpi__from_runtime(const void *ra);
+/* Reports a Fortran entry point whose PMPI twin is not loaded; aborts. */
+__attribute__((noreturn)) void sp_mpi__missing(const char *sym);
+
+/* Opens a call of function fn's region; returns the region to close. */
+static inline int sp_mpi__enter(int fn) {
+  if (!sp_mpi__on || !SP_ACTIVE_)
+    return -1;
+  int id = __atomic_load_n(&sp_mpi__ids[fn], __ATOMIC_RELAXED) - 1;
+  if (id < 0)
+    id = sp_mpi__register(fn);
+  sp_begin(id);
+  return id;
+}
+
+static inline void sp_mpi__leave(int id) {
+  if (id >= 0)
+    sp_end(id);
+}
+
+#endif

@@ -1,0 +1,34 @@
+# libscopeprof_mpi.so: MPI calls recorded as regions, on 3 ranks, by every
+# route a program gets the layer (link, sp-cc, mpicc, CMake, LD_PRELOAD),
+# from C and Fortran, and SP_MPI=0. Label mpi.
+find_program(SP_MPIRUN NAMES mpirun mpiexec)
+find_program(SP_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
+   AND TARGET sp-report)
+  set(_d ${CMAKE_CURRENT_LIST_DIR}/mpi)
+  add_executable(mpi_calls ${_d}/calls.c)
+  target_link_libraries(mpi_calls PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
+  target_compile_options(mpi_calls PRIVATE ${SP_C_WARNINGS})
+  add_executable(mpi_calls_plain ${_d}/calls.c)
+  target_compile_definitions(mpi_calls_plain PRIVATE SP_PLAIN)
+  target_link_libraries(mpi_calls_plain PRIVATE MPI::MPI_C)
+  target_compile_options(mpi_calls_plain PRIVATE ${SP_C_WARNINGS})
+  set(_modes link off preload ompi-cc cmake)
+  if(SP_BUILD_PASS)
+    list(APPEND _modes sp-cc)
+  endif()
+  find_program(SP_MPIF90 mpif90)
+  if(MPI_Fortran_FOUND AND SP_MPIF90 AND TARGET scopeprof_fortran)
+    list(APPEND _modes f-mpi f-f08)
+  endif()
+  find_program(SP_FLANG22 flang-22)
+  if(MPI_Fortran_FOUND AND SP_FLANG22 AND SP_BUILD_PASS)
+    list(APPEND _modes flang-mpifh)
+  endif()
+  foreach(mode IN LISTS _modes)
+    add_test(NAME mpi_layer_${mode} COMMAND ${_d}/run.sh ${mode})
+    set_tests_properties(mpi_layer_${mode} PROPERTIES TIMEOUT 300 LABELS mpi
+      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};PROG=$<TARGET_FILE:mpi_calls>;PLAIN=$<TARGET_FILE:mpi_calls_plain>;SRC=${_d};BUILD=${PROJECT_BINARY_DIR}")
+  endforeach()
+  # The cmake test installs the tree: it needs everything built.
+endif()
