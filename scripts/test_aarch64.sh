@@ -4,7 +4,8 @@
 # --target=aarch64-linux-gnu) and their unit tests run under qemu-aarch64:
 # test_runtime and test_endings (the runtime, through the programs they
 # start) and the format library's test_spt, test_stats, test_meta,
-# test_stream. No HDF5 (SP_USE_HDF5=OFF), no plugin, no tools.
+# test_stream, and sp-dump for a check of its own. No HDF5
+# (SP_USE_HDF5=OFF), no plugin, no sp-import or sp-report.
 #
 # Usage: scripts/test_aarch64.sh [gcc|clang]...   (default: both)
 #   SP_AARCH64_BUILD_DIR   build directories' prefix (default build-aarch64)
