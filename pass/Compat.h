@@ -4,6 +4,11 @@
 
 #include "llvm/Config/llvm-config.h"
 
+// pass/CMakeLists.txt checks this too, with the versions CI tests.
+#if LLVM_VERSION_MAJOR < 19
+#error "ScopeProf.so needs LLVM 19 or later"
+#endif
+
 // PassPlugin.h moved from llvm/Passes/ to llvm/Plugins/ in LLVM 22.
 #if LLVM_VERSION_MAJOR >= 22
 #include "llvm/Plugins/PassPlugin.h"

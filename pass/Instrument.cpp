@@ -180,9 +180,7 @@ Instrumenter::Stats Instrumenter::instrument(Function &F, GlobalVariable *Site,
 
 void Instrumenter::replaceHook(CallBase &Hook, GlobalVariable *Site,
                                bool IsEnter) {
-  IRBuilder<> B(&Hook);
-  CallInst *New = B.CreateCall(IsEnter ? Enter : Exit, {Site});
-  New->setDebugLoc(Hook.getDebugLoc());
+  emit(IsEnter ? Enter : Exit, Site, &Hook, Hook.getDebugLoc());
 }
 
 } // namespace scopeprof

@@ -34,7 +34,8 @@ public:
   // region when an exception passes through F.
   Stats instrument(llvm::Function &F, llvm::GlobalVariable *Site, bool WithEH);
 
-  // Replaces a lowered hook call with the ScopeProf call for Site.
+  // Puts the ScopeProf call for Site (behind the sp_active_ test if
+  // enabled) before a lowered hook call, which the caller then erases.
   void replaceHook(llvm::CallBase &Hook, llvm::GlobalVariable *Site,
                    bool IsEnter);
 

@@ -5,6 +5,11 @@
 
 #include "llvm/Passes/PassBuilder.h"
 
+// The project's version, from CMake.
+#ifndef SP_PLUGIN_VERSION
+#error "SP_PLUGIN_VERSION is defined by pass/CMakeLists.txt"
+#endif
+
 using namespace llvm;
 using scopeprof::ScopeProfPass;
 using scopeprof::Stage;
@@ -43,5 +48,6 @@ static void registerCallbacks(PassBuilder &PB) {
 extern "C" LLVM_ATTRIBUTE_WEAK
     LLVM_ATTRIBUTE_VISIBILITY_DEFAULT PassPluginLibraryInfo
     llvmGetPassPluginInfo() {
-  return {LLVM_PLUGIN_API_VERSION, "ScopeProf", "0.1.0", registerCallbacks};
+  return {LLVM_PLUGIN_API_VERSION, "ScopeProf", SP_PLUGIN_VERSION,
+          registerCallbacks};
 }

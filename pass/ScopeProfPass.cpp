@@ -18,9 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
-#include <map>
 #include <memory>
-#include <optional>
 
 using namespace llvm;
 
@@ -70,33 +68,31 @@ static void diagnose(Module &M, DiagnosticSeverity Sev, const Twine &Msg) {
 
 static void error(Module &M, const Twine &Msg) { diagnose(M, DS_Error, Msg); }
 
-// The filter is read once per process (clang compiles one TU, but opt and
-// LTO may run the pass on many modules). Returns false after diagnosing.
-static bool getFilter(Module &M, const Filter *&Out) {
-  static std::map<std::string, std::pair<std::optional<Filter>, std::string>>
-      Cache;
+bool ScopeProfPass::getFilter(Module &M, const Filter *&Out) {
   Out = nullptr;
   std::string Path = FilterFile;
   if (Path.empty())
     if (const char *Env = std::getenv("SP_FILTER"))
       Path = Env;
+  if (!FS.Loaded || FS.Path != Path) {
+    FS = FilterState();
+    FS.Loaded = true;
+    FS.Path = Path;
+    if (!Path.empty()) {
+      Expected<Filter> F = Filter::load(Path);
+      if (F)
+        FS.Flt = std::move(*F);
+      else
+        FS.Error = toString(F.takeError());
+    }
+  }
   if (Path.empty())
     return true;
-  auto It = Cache.find(Path);
-  if (It == Cache.end()) {
-    Expected<Filter> F = Filter::load(Path);
-    std::pair<std::optional<Filter>, std::string> Entry;
-    if (F)
-      Entry.first = std::move(*F);
-    else
-      Entry.second = toString(F.takeError());
-    It = Cache.emplace(Path, std::move(Entry)).first;
-  }
-  if (!It->second.first) {
-    error(M, It->second.second);
+  if (!FS.Flt) {
+    error(M, FS.Error);
     return false;
   }
-  Out = &*It->second.first;
+  Out = &*FS.Flt;
   return true;
 }
 

@@ -3,7 +3,12 @@
 #ifndef SCOPEPROF_PASS_H
 #define SCOPEPROF_PASS_H
 
+#include "Filter.h"
+
 #include "llvm/IR/PassManager.h"
+
+#include <optional>
+#include <string>
 
 namespace scopeprof {
 
@@ -22,7 +27,21 @@ public:
   static bool isRequired() { return true; }
 
 private:
+  // The -sp-filter / $SP_FILTER file, read on this instance's first run and
+  // kept for its later ones (opt and LTO may run it on many modules). The
+  // state is the instance's own: lld's ThinLTO backends build a pipeline
+  // per thread and run them in parallel.
+  struct FilterState {
+    bool Loaded = false;
+    std::string Path;          // what was read ("" = no filter)
+    std::optional<Filter> Flt; // set if it parsed
+    std::string Error;         // else why not
+  };
+  // Out is null when there is no filter. False after diagnosing an error.
+  bool getFilter(llvm::Module &M, const Filter *&Out);
+
   Stage S;
+  FilterState FS;
 };
 
 } // namespace scopeprof

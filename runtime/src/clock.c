@@ -1,9 +1,12 @@
-/* clock.c - the recording clock: raw TSC ticks where the TSC is invariant
- * and the kernel itself uses it, else CLOCK_MONOTONIC; output is always
- * CLOCK_MONOTONIC ns. */
+/* clock.c - the recording clock: raw ticks of the CPU's counter where it
+ * runs at a constant rate and the kernel itself uses it (x86: the invariant
+ * TSC; aarch64: the generic timer, cntvct_el0), else CLOCK_MONOTONIC;
+ * output is always CLOCK_MONOTONIC ns. */
 #include "internal.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,18 +25,38 @@ int64_t sp__mono_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int cpu_has_invariant_tsc(void) {
+#if defined(__x86_64__) || defined(__i386__)
+static int cpu_has_counter(void) {
   unsigned a, b, c, d;
   if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
     return 0;
   __get_cpuid(0x80000007u, &a, &b, &c, &d);
   return (d >> 8) & 1;
 }
+#elif defined(__aarch64__)
+/* The generic timer's frequency as the firmware programmed it. The counter
+ * itself runs at a constant rate on every ARMv8 CPU; a zero frequency means
+ * firmware that did not set the timer up, so it is not trusted. The
+ * frequency is not needed for the mapping (the calibration points give
+ * it), only reported. */
+static uint64_t cntfrq(void) {
+  uint64_t f;
+  __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(f));
+  return f;
+}
+static int cpu_has_counter(void) { return cntfrq() != 0; }
+static char counter_name[64]; /* with the frequency, by sp__clock_init */
+#else
+static int cpu_has_counter(void) { return 0; }
+#endif
 
 /* The kernel drops the TSC as clocksource when it finds it unsynchronized
  * across CPUs; following its choice keeps threads on one timeline. A KVM
- * guest's kvm-clock is itself the host TSC scaled, so it vouches as well. */
-static int kernel_uses_tsc(void) {
+ * guest's kvm-clock is itself the host TSC scaled, so it vouches as well.
+ * On aarch64 the kernel's clocksource over the generic timer is
+ * arch_sys_counter (also where it works around a CPU's timer erratum: then
+ * the kernel traps and fixes user-space reads, which stay correct). */
+static int kernel_uses_counter(void) {
   FILE *f = fopen(
       "/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
   char buf[32] = {0};
@@ -42,17 +65,21 @@ static int kernel_uses_tsc(void) {
   if (!fgets(buf, sizeof buf, f))
     buf[0] = 0;
   fclose(f);
+#if defined(__aarch64__)
+  return strncmp(buf, "arch_sys_counter", 16) == 0;
+#else
   return strncmp(buf, "tsc", 3) == 0 || strncmp(buf, "kvm-clock", 9) == 0;
+#endif
 }
 
-/* Reads tsc and mono as close together as possible: the TSC halfway
+/* Reads ticks and mono as close together as possible: the ticks halfway
  * through the slowest clock_gettime call of a few is discarded. */
 static void paired_read(uint64_t *tsc, int64_t *mono) {
   uint64_t best = UINT64_MAX;
   for (int i = 0; i < 5; i++) {
-    uint64_t a = __builtin_ia32_rdtsc();
+    uint64_t a = sp__ticks();
     int64_t m = sp__mono_ns();
-    uint64_t b = __builtin_ia32_rdtsc();
+    uint64_t b = sp__ticks();
     if (b - a < best) {
       best = b - a;
       *tsc = a + (b - a) / 2;
@@ -63,11 +90,11 @@ static void paired_read(uint64_t *tsc, int64_t *mono) {
 
 void sp__clock_init(void) {
   const char *force = getenv("SP_CLOCK");
-  int want_tsc = cpu_has_invariant_tsc() && kernel_uses_tsc();
+  int want_tsc = cpu_has_counter() && kernel_uses_counter();
   if (force && strcmp(force, "monotonic") == 0)
     want_tsc = 0;
   else if (force && strcmp(force, "tsc") == 0)
-    want_tsc = cpu_has_invariant_tsc();
+    want_tsc = cpu_has_counter();
   else if (force && *force && strcmp(force, "auto") != 0)
     sp__warn("SP_CLOCK=%s is not monotonic, tsc or auto; using %s", force,
              want_tsc ? "tsc" : "monotonic");
@@ -75,12 +102,22 @@ void sp__clock_init(void) {
     paired_read(&tsc0, &mono0);
   else
     mono0 = sp__mono_ns();
+#if defined(__aarch64__)
+  snprintf(counter_name, sizeof counter_name,
+           "cntvct_el0 (%llu Hz) calibrated to CLOCK_MONOTONIC",
+           (unsigned long long)cntfrq());
+#endif
   sp__clock_tsc = want_tsc;
 }
 
 const char *sp__clock_name(void) {
-  return sp__clock_tsc ? "tsc calibrated to CLOCK_MONOTONIC"
-                       : "CLOCK_MONOTONIC";
+  if (!sp__clock_tsc)
+    return "CLOCK_MONOTONIC";
+#if defined(__aarch64__)
+  return counter_name;
+#else
+  return "tsc calibrated to CLOCK_MONOTONIC";
+#endif
 }
 
 /* The start-up calibration point, as the stream's first clock record. */

@@ -16,6 +16,7 @@ typedef int (*sp__h5_write_fn)(const char *path, int32_t rank,
 
 #define SP__H5_MODULE "libscopeprof_h5.so"
 
+#ifdef SP_USE_HDF5
 static int sanitized(void) {
   static const char *const names[] = {"__asan_init", "__tsan_init",
                                       "__msan_init", "__hwasan_init"};
@@ -79,6 +80,7 @@ static int candidates(char paths[3][PATH_MAX]) {
 #endif
   return n;
 }
+#endif
 
 int sp__write_h5(const char *path, int32_t rank, const sp_fmt_source *srcs,
                  int64_t n, const sp_fmt_meta *meta, sp_fmt_err *err) {

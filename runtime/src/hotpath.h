@@ -10,15 +10,15 @@
 SP_HIDDEN extern int sp__active;
 
 /* Cleared by finalize while other threads record: read atomically (a
- * plain load on x86). */
+ * plain load on x86 and aarch64). */
 #define SP__ACTIVE() __atomic_load_n(&sp__active, __ATOMIC_RELAXED)
 
 SP_HIDDEN void sp__begin_slow(int32_t id);
 SP_HIDDEN void sp__end_slow(sp__thread_t *t, int32_t id, uint64_t now);
 
 /* Stores others may read while this thread records (finalize, a signal
- * handler): relaxed or release atomics, which are plain moves on x86 and
- * keep those reads free of data races. */
+ * handler): relaxed or release atomics, which are plain moves on x86 (on
+ * aarch64 str and stlr) and keep those reads free of data races. */
 #define SP__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define SP__PUBLISH(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 

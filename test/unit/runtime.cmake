@@ -211,3 +211,7 @@ sp_unit_test_depends(test_endings rt_scenario)
 if(TARGET rt_throw)
   sp_unit_test_depends(test_endings rt_throw)
 endif()
+
+# What test_runtime and test_endings start, runnable in a cross build too.
+sp_test_programs(rt_scenario rt_scenario_static rt_cyg_prog rt_cyg_cxx
+  rt_cyg_f90 rt_f90_api rt_throw)
