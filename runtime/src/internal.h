@@ -45,16 +45,21 @@ SP_HIDDEN void sp__ensure_init(void);
 SP_HIDDEN void sp__set_active(int on);
 SP_HIDDEN int sp__finalize(int at_exit);
 
-/* ---- configuration, read once at init ---- */
+/* ---- configuration, read once at init (env.def lists the variables) ---- */
 typedef struct sp__config {
-  char prefix[PATH_MAX]; /* before %p/%h expansion */
-  int format_h5;         /* 1: write .h5, 0: .spt */
-  int verbose;
-  int signals;     /* SP_SIGNALS: install handlers */
-  uint64_t memory; /* SP_MEMORY: bytes */
+  char prefix[PATH_MAX]; /* SP_OUTPUT, before %p/%h expansion */
+  int format_h5;         /* SP_FORMAT: 1 .h5, 0 .spt */
+  char h5_module[PATH_MAX];
   char label[256];
+  int verbose;
+  int enable;
+  uint64_t memory; /* SP_MEMORY: bytes */
+  int signals;     /* SP_SIGNALS: install handlers */
+  int rank;        /* SP_RANK, or -1 */
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
+/* Fills cfg from the SP_* variables, warning once for each invalid value. */
+SP_HIDDEN void sp__env_read(sp__config_t *cfg);
 
 SP_HIDDEN int sp__rank_from_env(void);
 SP_HIDDEN int sp__size_from_env(void);

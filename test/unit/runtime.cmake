@@ -211,3 +211,12 @@ sp_unit_test_depends(test_endings rt_scenario)
 if(TARGET rt_throw)
   sp_unit_test_depends(test_endings rt_throw)
 endif()
+
+# Every variable of runtime/src/env.def has its row in docs/runtime.md, with
+# the same default.
+add_executable(rt_env_table ${CMAKE_CURRENT_LIST_DIR}/runtime/env_table.c)
+target_include_directories(rt_env_table PRIVATE ${PROJECT_SOURCE_DIR}/runtime/src)
+target_compile_options(rt_env_table PRIVATE ${SP_C_WARNINGS})
+add_test(NAME runtime_env_table_documented
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/runtime/check_env_docs.sh
+    $<TARGET_FILE:rt_env_table> ${PROJECT_SOURCE_DIR}/docs/runtime.md)

@@ -1017,18 +1017,29 @@ static void test_bad_settings(void **state) {
   static const struct {
     const char *var, *line;
   } cases[] = {
-      {"SP_RANK=abc", "scopeprof: SP_RANK=abc is not a rank (0-99999); "
-                      "using 0\n"},
-      {"SP_MEMORY=lots", "scopeprof: SP_MEMORY=lots is not a size (bytes, or "
-                         "a number with K, M or G); using 32M\n"},
-      {"SP_MEMORY=1K", "scopeprof: SP_MEMORY=1K is below the minimum; using "
-                       "2M\n"},
-      {"SP_ENABLE=maybe", "scopeprof: SP_ENABLE=maybe is not 1/0, true/false, "
-                          "on/off or yes/no; using 1\n"},
-      {"SP_VERBOSE=loud", "scopeprof: SP_VERBOSE=loud is not 1/0, "
+      {"SP_RANK=abc", "scopeprof: warning: SP_RANK=abc is not a rank "
+                      "(0-99999); using 0\n"},
+      {"SP_RANK=100000", "scopeprof: warning: SP_RANK=100000 is not a rank "
+                         "(0-99999); using 0\n"},
+      {"SP_MEMORY=lots", "scopeprof: warning: SP_MEMORY=lots is not a size "
+                         "(bytes, or a number with K, M or G); using 32M\n"},
+      {"SP_MEMORY=17T", "scopeprof: warning: SP_MEMORY=17T is not a size "
+                        "(bytes, or a number with K, M or G); using 32M\n"},
+      {"SP_MEMORY=1K", "scopeprof: warning: SP_MEMORY=1K is below the "
+                       "minimum; using 2M\n"},
+      {"SP_ENABLE=maybe", "scopeprof: warning: SP_ENABLE=maybe is not 1/0, "
+                          "true/false, on/off or yes/no; using 1\n"},
+      {"SP_VERBOSE=loud", "scopeprof: warning: SP_VERBOSE=loud is not 1/0, "
                           "true/false, on/off or yes/no; using 0\n"},
-      {"SP_FORMAT=xml", "scopeprof: SP_FORMAT=xml is not spt or h5; writing "
-                        "spt\n"},
+      {"SP_SIGNALS=some", "scopeprof: warning: SP_SIGNALS=some is not 1/0, "
+                          "true/false, on/off or yes/no; using 1\n"},
+      {"SP_FORMAT=xml", "scopeprof: warning: SP_FORMAT=xml is not spt or "
+                        "h5; using spt\n"},
+      /* what no setting takes is no warning */
+      {"SP_VERBOSE=false", ""},
+      {"SP_VERBOSE=No", ""},
+      {"SP_SIGNALS=off", ""},
+      {"SP_MEMORY=3m", ""},
   };
   char out[PATH_MAX];
   for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1048,9 +1059,23 @@ static void test_bad_settings(void **state) {
                                "monotonic, tsc or auto; using tsc\n") ||
               !strcmp(errtext, "scopeprof: SP_CLOCK=sundial is not "
                                "monotonic, tsc or auto; using monotonic\n"));
-  /* boolean spellings: SP_ENABLE=off records nothing, quietly */
+  /* every true spelling turns SP_VERBOSE on */
+  static const char *const yes[] = {"SP_VERBOSE=1", "SP_VERBOSE=true",
+                                    "SP_VERBOSE=ON", "SP_VERBOSE=yes"};
+  for (unsigned i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+    const char *v[] = {ENV_OUT(out), yes[i], NULL};
+    assert_int_equal(run("rt_scenario", "nest", v), 0);
+    assert_non_null(strstr(errtext, "scopeprof: recording to "));
+  }
+  /* a run with SP_ENABLE off reads nothing after it: no warning */
   char old[PATH_MAX];
   unlink(FMT(old, "%s/p_rank00000.spt", dir));
+  const char *off_bad[] = {ENV_OUT(out), "SP_ENABLE=false", "SP_MEMORY=lots",
+                           NULL};
+  assert_int_equal(run("rt_scenario", "nest", off_bad), 0);
+  assert_string_equal(errtext, "");
+  assert_int_equal(count_files(), 0);
+  /* boolean spellings: SP_ENABLE=off records nothing, quietly */
   const char *off[] = {ENV_OUT(out), "SP_ENABLE=OFF", NULL};
   assert_int_equal(run("rt_scenario", "nest", off), 0);
   assert_string_equal(errtext, "");
