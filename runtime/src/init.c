@@ -178,31 +178,10 @@ SP_API int sp_init(const char *prefix) {
 
 SP_API int sp_region_at(const char *name, const char *file, int line) {
   if (!name || !*name)
-    return -1;
+    return SP_EINVAL;
   if (atomic_load_explicit(&sp__state, memory_order_relaxed) == SP__UNINIT)
     sp__ensure_init();
   return sp__register(name, file, file && *file ? line : -1);
 }
 
 SP_API int sp_region(const char *name) { return sp_region_at(name, NULL, -1); }
-
-SP_API const char *sp_strerror(int code) {
-  switch (code) {
-  case SP_OK:
-    return "success";
-  case SP_EINVAL:
-    return "invalid argument";
-  case SP_ENOMEM:
-    return "out of memory";
-  case SP_EIO:
-    return "the output file could not be written";
-  case SP_EDISABLED:
-    return "profiling is disabled (SP_ENABLE=0)";
-  case SP_EFINALIZED:
-    return "sp_finalize() already ran";
-  case SP_ELIMIT:
-    return "a runtime limit was reached";
-  default:
-    return "unknown error";
-  }
-}

@@ -28,7 +28,9 @@ SP_HIDDEN void sp__debug(const char *fmt, ...)
 /* ---- limits (documented in docs/runtime.md) ---- */
 #define SP__PAGE_BITS 12 /* 4096 regions per table page */
 #define SP__PAGE_SIZE (1u << SP__PAGE_BITS)
+#ifndef SP__MAX_PAGES      /* a test builds the registry with fewer */
 #define SP__MAX_PAGES 1024 /* so at most 4,194,304 regions */
+#endif
 #define SP__MAX_REGIONS (SP__PAGE_SIZE * SP__MAX_PAGES)
 #define SP__STACK_MAX (1u << 20) /* nesting depth per thread */
 
@@ -97,6 +99,7 @@ typedef struct sp__region {
 
 SP_HIDDEN extern _Atomic int32_t sp__nregions;
 SP_HIDDEN sp__region_t *sp__region_get(int32_t id);
+/* The id of a region (added if new), or SP_ELIMIT or SP_ENOMEM. */
 SP_HIDDEN int32_t sp__register(const char *name, const char *file, int line);
 SP_HIDDEN int32_t sp__register_addr(const void *fn);
 SP_HIDDEN void sp__registry_lock(void);

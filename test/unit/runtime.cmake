@@ -37,6 +37,14 @@ if(TARGET scopeprof_h5)
     SP_TEST_H5_INSTALLED="${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/scopeprof/libscopeprof_h5.so")
 endif()
 
+
+# The registry on its own with a limit of two pages (8192 regions), so that
+# sp_region's SP_ELIMIT path runs in a moment.
+sp_add_unit_test(test_runtime_registry
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_runtime_registry.c
+    ${PROJECT_SOURCE_DIR}/runtime/src/registry.c
+  INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src
+  DEFINITIONS SP__MAX_PAGES=2 LIBS Threads::Threads)
 # Neither library links HDF5; the module does.
 find_program(SP_READELF NAMES readelf)
 find_program(SP_NM NAMES nm)

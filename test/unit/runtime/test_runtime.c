@@ -586,7 +586,7 @@ static void test_fortran_module_api_flang_plugin(void **state) {
   assert_int_equal(pf->count, 4);
   assert_non_null(strstr(region_of(&r, prog)->file, "f90_api.f90"));
   assert_int_equal(region_of(&r, prog)->line, 3);
-  assert_int_equal(region_of(&r, pf)->line, 26);
+  assert_int_equal(region_of(&r, pf)->line, 27);
   for (int i = 1; i < 4; i++) /* recursion nests */
     assert_true(pf->starts[i - 1] <= pf->starts[i] &&
                 pf->ends[i] <= pf->ends[i - 1]);
@@ -1082,6 +1082,70 @@ static void test_bad_settings(void **state) {
   assert_int_equal(count_files(), 0);
 }
 
+/* What each API call returns in each state, and the table of codes. */
+static void test_error_codes(void **state) {
+  (void)state;
+  char out[PATH_MAX];
+  static const char table[] =
+      "0 SP_OK: success\n"
+      "-1 SP_EINVAL: invalid argument\n"
+      "-2 SP_ENOMEM: out of memory\n"
+      "-3 SP_EIO: the output file could not be written\n"
+      "-4 SP_EDISABLED: profiling is disabled (SP_ENABLE=0)\n"
+      "-5 SP_EFINALIZED: sp_finalize() already ran\n"
+      "-6 SP_ELIMIT: a runtime limit was reached\n"
+      "7 unknown: unknown error\n";
+  char want[2048];
+  const char *env[] = {ENV_OUT(out), NULL};
+  assert_int_equal(run_out("rt_scenario", "codes", env), 0);
+  FMT(want,
+      "sp_init(\"\") SP_OK\n"
+      "sp_region(NULL) SP_EINVAL\n"
+      "sp_region(\"\") SP_EINVAL\n"
+      "sp_region_at(NULL) SP_EINVAL\n"
+      "sp_region_at(\"\") SP_EINVAL\n"
+      "sp_region(\"a\") 0\n"
+      "sp_finalize() SP_OK\n"
+      "sp_finalize() SP_OK\n"
+      "sp_init(NULL) SP_EFINALIZED\n"
+      "sp_region(\"b\") 1\n%s",
+      table);
+  assert_string_equal(outtext, want);
+  assert_string_equal(errtext, "");
+  /* disabled: sp_init says so; regions still get ids (sp_begin ignores
+   * them), so a program that checks them runs the same */
+  const char *off[] = {ENV_OUT(out), "SP_ENABLE=0", NULL};
+  assert_int_equal(run_out("rt_scenario", "codes", off), 0);
+  FMT(want,
+      "sp_init(\"\") SP_EDISABLED\n"
+      "sp_region(NULL) SP_EINVAL\n"
+      "sp_region(\"\") SP_EINVAL\n"
+      "sp_region_at(NULL) SP_EINVAL\n"
+      "sp_region_at(\"\") SP_EINVAL\n"
+      "sp_region(\"a\") 0\n"
+      "sp_finalize() SP_OK\n"
+      "sp_finalize() SP_OK\n"
+      "sp_init(NULL) SP_EDISABLED\n"
+      "sp_region(\"b\") 1\n%s",
+      table);
+  assert_string_equal(outtext, want);
+  /* a file that cannot be written: SP_EIO from sp_finalize */
+  FMT(out, "SP_OUTPUT=/proc/no/such/dir/p");
+  assert_int_equal(run_out("rt_scenario", "codes", env), 0);
+  assert_non_null(strstr(outtext, "sp_finalize() SP_EIO\nsp_finalize() "
+                                  "SP_EIO\nsp_init(NULL) SP_EFINALIZED\n"));
+}
+
+/* No memory for a new region: SP_ENOMEM, and the run ends normally. */
+static void test_region_nomem(void **state) {
+  (void)state;
+  char out[PATH_MAX];
+  const char *env[] = {ENV_OUT(out), NULL};
+  assert_int_equal(run_out("rt_scenario", "region_nomem", env), 0);
+  assert_string_equal(outtext, "SP_ENOMEM\n");
+  assert_string_equal(errtext, "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_nest_roundtrip, setup, teardown),
@@ -1100,6 +1164,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_finalize_race, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tight_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_settings, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_error_codes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_region_nomem, setup, teardown),
       cmocka_unit_test_setup_teardown(test_long_prefix, setup, teardown),
       cmocka_unit_test_setup_teardown(test_no_silent_overwrite, setup,
                                       teardown),
