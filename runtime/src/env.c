@@ -1,5 +1,5 @@
 /* env.c - what the environment says about this process: the SP_*
- * settings (env.def), its rank, the size of its job, and the output name. */
+ * settings (env.def), its rank and the size of its job. */
 #include "internal.h"
 
 #include <errno.h>
@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 enum { KIND_BOOL, KIND_INT, KIND_SIZE, KIND_ENUM, KIND_STRING };
 
@@ -220,48 +219,4 @@ int sp__size_from_env(void) {
                                       NULL};
   int r;
   return first_of(names, &r) && r > 0 ? r : -1;
-}
-
-int sp__output_path(const char *prefix, int rank, const char *ext, char *out,
-                    size_t size) {
-  size_t n = 0;
-  char host[256];
-  for (const char *p = prefix; *p; p++) {
-    char tmp[300];
-    const char *add = tmp;
-    if (p[0] == '%' && p[1] == 'p') {
-      snprintf(tmp, sizeof tmp, "%ld", (long)getpid());
-      p++;
-    } else if (p[0] == '%' && p[1] == 'h') {
-      if (gethostname(host, sizeof host) != 0)
-        snprintf(host, sizeof host, "unknown");
-      host[sizeof host - 1] = 0;
-      snprintf(tmp, sizeof tmp, "%s", host);
-      p++;
-    } else if (p[0] == '%' && p[1] == '%') {
-      tmp[0] = '%', tmp[1] = 0;
-      p++;
-    } else {
-      tmp[0] = *p, tmp[1] = 0;
-    }
-    size_t k = strlen(add);
-    if (n + k >= size)
-      return -1;
-    memcpy(out + n, add, k);
-    n += k;
-  }
-  int w = snprintf(out + n, size - n, "_rank%05d%s", rank, ext);
-  return (w < 0 || (size_t)w >= size - n) ? -1 : 0;
-}
-
-int sp__stream_set_path(int rank) {
-  char ext[32];
-  snprintf(ext, sizeof ext, ".%ld", (long)getpid());
-  sp__rank_guess = rank;
-  if (sp__output_path(sp__cfg.prefix, rank, ext, sp__stream_base,
-                      sizeof sp__stream_base) != 0) {
-    sp__stream_base[0] = 0;
-    return -1;
-  }
-  return 0;
 }

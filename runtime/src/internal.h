@@ -71,9 +71,27 @@ SP_HIDDEN int sp__mpi_query(int *rank, int *size);
 SP_HIDDEN int sp__mpi_rank(int *rank, int *size);
 /* The rank and job size this process reports, decided at finalize. */
 SP_HIDDEN extern int sp__mpi_size;
+SP_HIDDEN int sp__final_rank(void); /* sets sp__mpi_size when MPI says */
+
+/* ---- output names (output_path.c) and the final file (convert.c) ---- */
 /* Expands %p, %h and %% of prefix and appends _rank<NNNNN><ext>. */
 SP_HIDDEN int sp__output_path(const char *prefix, int rank, const char *ext,
                               char *out, size_t size);
+/* A short private name beside path to write the final file under. */
+SP_HIDDEN int sp__private_name(const char *path, char *out, size_t size);
+/* In msg, the private name tmp replaced by the final name path. */
+SP_HIDDEN void sp__rename_in_msg(char *msg, size_t size, const char *tmp,
+                                 const char *path);
+/* tmp to path, never silently replacing a file another process wrote there
+ * while this one ran; 0, or -1 with one line said. */
+SP_HIDDEN int sp__place(const char *tmp, const char *path, int rank);
+struct sp_fmt_stream_info;
+struct sp_fmt_err;
+/* The complete stream into the file path, .spt or .h5 (SP_FORMAT); 0, or
+ * -1 with err set and nothing left at path. */
+SP_HIDDEN int sp__convert(const char *path, int rank,
+                          struct sp_fmt_stream_info *info,
+                          struct sp_fmt_err *err);
 
 /* ---- clock ---- */
 SP_HIDDEN extern int sp__clock_tsc; /* 1: raw TSC ticks, 0: CLOCK_MONOTONIC */
