@@ -111,13 +111,28 @@ static int count_files(void) {
   return n;
 }
 
-static const sp_fmt_block *find_block(const sp_fmt_rank *r, int thread,
-                                      const char *name) {
+/* The block of region name on thread, or NULL. */
+static const sp_fmt_block *lookup_block(const sp_fmt_rank *r, int thread,
+                                        const char *name) {
   for (int64_t i = 0; i < r->nblocks; i++)
     if (r->blocks[i].thread == thread &&
         strcmp(r->regions[r->blocks[i].region].name, name) == 0)
       return &r->blocks[i];
   return NULL;
+}
+
+/* As lookup_block, but a missing block fails the test, saying which. */
+static const sp_fmt_block *find_block(const sp_fmt_rank *r, int thread,
+                                      const char *name) {
+  const sp_fmt_block *b = lookup_block(r, thread, name);
+  if (!b)
+    fail_msg("no block of region \"%s\" on thread %d", name, thread);
+  return b;
+}
+
+/* The number of calls of region name on thread (failing if it has none). */
+static int64_t block_count(const sp_fmt_rank *r, int thread, const char *name) {
+  return find_block(r, thread, name)->count;
 }
 
 static const sp_fmt_region *region_of(const sp_fmt_rank *r,
@@ -218,7 +233,7 @@ static void test_one_thread_v2(void **state) {
   read_spt("p_rank00000.spt", &r);
   /* the main thread recorded nothing, so one thread: version 2 */
   assert_int_equal(r.version, 2);
-  assert_int_equal(find_block(&r, 0, "work")->count, 100000);
+  assert_int_equal(block_count(&r, 0, "work"), 100000);
   sp_fmt_rank_free(&r);
 }
 
@@ -290,7 +305,7 @@ static void test_finalize_twice(void **state) {
   assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "a")->count, 1);
+  assert_int_equal(block_count(&r, 0, "a"), 1);
   sp_fmt_rank_free(&r);
   assert_int_equal(count_files(), 1);
 }
@@ -312,8 +327,8 @@ static void test_fork(void **state) {
   assert_int_equal(count_files(), 1); /* no %p: the child writes nothing */
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "parent_work")->count, 2);
-  assert_null(find_block(&r, 0, "child_work"));
+  assert_int_equal(block_count(&r, 0, "parent_work"), 2);
+  assert_null(lookup_block(&r, 0, "child_work"));
   sp_fmt_rank_free(&r);
 }
 
@@ -332,13 +347,14 @@ static void test_fork_with_pid(void **state) {
       continue;
     sp_fmt_rank r = {0};
     read_spt(e->d_name, &r);
-    const sp_fmt_block *p = find_block(&r, 0, "parent_work"),
-                       *c = find_block(&r, 0, "child_work");
+    const sp_fmt_block *p = lookup_block(&r, 0, "parent_work"),
+                       *c = lookup_block(&r, 0, "child_work");
     if (c) { /* the child holds only its own calls */
       assert_null(p);
       assert_int_equal(c->count, 3);
       children++;
     } else {
+      assert_non_null(p);
       assert_int_equal(p->count, 2);
       parents++;
     }
@@ -359,7 +375,7 @@ static void test_missing_dir_created(void **state) {
   assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
   read_spt("a/b/p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  assert_int_equal(block_count(&r, 0, "b"), 2);
   sp_fmt_rank_free(&r);
 }
 
@@ -409,7 +425,7 @@ static void test_write_fails_midway(void **state) {
       sp_fmt_rank r = {0};
       sp_fmt_err err = {{0}};
       assert_int_equal(sp_fmt_stream_read(path, &r, &err), 0);
-      const sp_fmt_block *a = find_block(&r, 0, "a");
+      const sp_fmt_block *a = lookup_block(&r, 0, "a"); /* all may be lost */
       assert_int_equal(a ? a->count : 0, 10000 - lost);
       sp_fmt_rank_free(&r);
       streams++;
@@ -478,9 +494,9 @@ static void test_cyg_names(void **state) {
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
   assert_int_equal(r.nblocks, 3);
-  assert_int_equal(find_block(&r, 0, "main")->count, 1);
-  assert_int_equal(find_block(&r, 0, "work")->count, 2);
-  assert_int_equal(find_block(&r, 0, "helper")->count, 8); /* static */
+  assert_int_equal(block_count(&r, 0, "main"), 1);
+  assert_int_equal(block_count(&r, 0, "work"), 2);
+  assert_int_equal(block_count(&r, 0, "helper"), 8); /* static */
   sp_fmt_rank_free(&r);
 }
 
@@ -498,7 +514,7 @@ static void test_cyg_cxx_names(void **state) {
   assert_non_null(find_block(&r, 0, "double ns::twice<double>(double)"));
   assert_non_null(find_block(&r, 0, "over(int)"));
   assert_non_null(find_block(&r, 0, "over(double)"));
-  assert_int_equal(find_block(&r, 0, "main")->count, 1);
+  assert_int_equal(block_count(&r, 0, "main"), 1);
   sp_fmt_rank_free(&r);
 }
 
@@ -512,9 +528,9 @@ static void test_cyg_fortran_names(void **state) {
   assert_int_equal(run("rt_cyg_f90", NULL, env), 0);
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "heat::fact")->count, 5); /* recursive */
-  assert_int_equal(find_block(&r, 0, "heat::step")->count, 3);
-  assert_int_equal(find_block(&r, 0, "MAIN__")->count, 1);
+  assert_int_equal(block_count(&r, 0, "heat::fact"), 5); /* recursive */
+  assert_int_equal(block_count(&r, 0, "heat::step"), 3);
+  assert_int_equal(block_count(&r, 0, "MAIN__"), 1);
   const sp_fmt_block *f = find_block(&r, 0, "heat::fact");
   for (int i = 1; i < 5; i++)
     assert_true(f->starts[i - 1] <= f->starts[i] &&
@@ -555,7 +571,7 @@ static void test_fortran_module_api(void **state) {
     assert_true(fact->starts[i - 1] <= fact->starts[i] &&
                 fact->ends[i] <= fact->ends[i - 1]);
   /* the hooks saw the program and its internal function too */
-  assert_int_equal(find_block(&r, 0, "MAIN__")->count, 1);
+  assert_int_equal(block_count(&r, 0, "MAIN__"), 1);
   sp_fmt_rank_free(&r);
 }
 
@@ -571,8 +587,8 @@ static void test_fortran_module_api_flang_plugin(void **state) {
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
   /* the API's regions */
-  assert_int_equal(find_block(&r, 0, "outer")->count, 1);
-  assert_int_equal(find_block(&r, 0, "inner")->count, 3);
+  assert_int_equal(block_count(&r, 0, "outer"), 1);
+  assert_int_equal(block_count(&r, 0, "inner"), 3);
   const sp_fmt_block *fact = find_block(&r, 0, "fact");
   assert_int_equal(fact->count, 4);
   assert_int_equal(region_of(&r, fact)->line, 30);
@@ -839,7 +855,7 @@ static void test_long_prefix(void **state) {
   assert_int_equal(strlen(file), 250);
   sp_fmt_rank r = {0};
   read_spt(file, &r);
-  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  assert_int_equal(block_count(&r, 0, "b"), 2);
   sp_fmt_rank_free(&r);
   assert_int_equal(count_files(), 1);
 
@@ -877,14 +893,14 @@ static void test_no_silent_overwrite(void **state) {
   FMT(name, "%.*s", (int)strcspn(slash + 1, " "), slash + 1);
   sp_fmt_rank r = {0};
   read_spt(name, &r);
-  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  assert_int_equal(block_count(&r, 0, "b"), 2);
   sp_fmt_rank_free(&r);
   /* a file from before the run is the last run's: replaced, silently */
   assert_int_equal(run("rt_scenario", "nest", env), 0);
   assert_string_equal(errtext, "");
   sp_fmt_rank_free(&r);
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  assert_int_equal(block_count(&r, 0, "b"), 2);
   sp_fmt_rank_free(&r);
 }
 
@@ -896,7 +912,7 @@ static void test_default_format_is_spt(void **state) {
   assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "rec")->count, 5);
+  assert_int_equal(block_count(&r, 0, "rec"), 5);
   sp_fmt_rank_free(&r);
   assert_int_equal(count_files(), 1);
 }
@@ -1048,7 +1064,7 @@ static void test_bad_settings(void **state) {
     assert_string_equal(errtext, cases[i].line);
     sp_fmt_rank r = {0};
     read_spt("p_rank00000.spt", &r);
-    assert_int_equal(find_block(&r, 0, "rec")->count, 5);
+    assert_int_equal(block_count(&r, 0, "rec"), 5);
     sp_fmt_rank_free(&r);
   }
   /* SP_CLOCK: the message says which clock is used, which depends on the
