@@ -35,6 +35,22 @@ static const env_var vars[] = {
 #undef SP_ENV_ELSEWHERE
 };
 
+/* Each field has the type its kind stores (a string: any char array). */
+#define KIND_TYPE_BOOL int
+#define KIND_TYPE_INT int
+#define KIND_TYPE_ENUM int
+#define KIND_TYPE_SIZE uint64_t
+#define KIND_TYPE_STRING char
+#define SP_ENV(name, kind, dflt, field, lo, hi, accepts, help)                 \
+  _Static_assert(sizeof(((sp__config_t *)0)->field) ==                         \
+                         sizeof(KIND_TYPE_##kind) ||                           \
+                     sizeof(KIND_TYPE_##kind) == 1,                            \
+                 #name ": field and kind disagree");
+#define SP_ENV_ELSEWHERE(name, dflt, accepts, help)
+#include "env.def"
+#undef SP_ENV
+#undef SP_ENV_ELSEWHERE
+
 /* 1/0, true/false, on/off, yes/no, in any case. */
 static int parse_bool(const char *s, int *out) {
   static const char *const yes[] = {"1", "true", "on", "yes"};
