@@ -58,7 +58,9 @@ contains
     if (present(ierr)) ierr = int(r)
   end subroutine sp_init
 
-  !> The id (>= 0) of the region called name, or -1.
+  !> The id (>= 0) of the region called name, or a negative SP_E* code of
+  !> the C API (-1, SP_EINVAL, for a blank name; -6, SP_ELIMIT, past the
+  !> region limit; -2, SP_ENOMEM).
   function sp_region(name) result(id)
     character(len=*), intent(in) :: name
     integer :: id
@@ -66,7 +68,8 @@ contains
                          -1_c_int))
   end function sp_region
 
-  !> As sp_region, attaching file:line the first time the name is seen.
+  !> As sp_region, attaching file:line the first time the name is seen;
+  !> returns as sp_region.
   function sp_region_at(name, file, line) result(id)
     character(len=*), intent(in) :: name, file
     integer, intent(in) :: line

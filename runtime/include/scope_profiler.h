@@ -18,14 +18,23 @@ extern "C" {
 #define SP_VERSION_MINOR 1
 #define SP_VERSION_PATCH 0
 
-/* Error codes returned (negated) by the API calls that return int. */
-#define SP_OK 0
-#define SP_EINVAL (-1)     /* a NULL or empty name, or a bad argument */
-#define SP_ENOMEM (-2)     /* out of memory */
-#define SP_EIO (-3)        /* the output file could not be written */
-#define SP_EDISABLED (-4)  /* SP_ENABLE=0: nothing is recorded */
-#define SP_EFINALIZED (-5) /* sp_finalize() already ran in this process */
-#define SP_ELIMIT (-6)     /* a documented limit (regions, threads) was hit */
+/* The error codes: SP_ERRNO_MAP(XX) calls XX(name, value, text) once per
+ * code, giving SP_<name> its value (0 or negative; values never change)
+ * and the texts of sp_err_name() and sp_strerror(). */
+#define SP_ERRNO_MAP(XX)                                                       \
+  XX(OK, 0, "success")                                                         \
+  XX(EINVAL, -1, "invalid argument")                                           \
+  XX(ENOMEM, -2, "out of memory")                                              \
+  XX(EIO, -3, "the output file could not be written")                          \
+  XX(EDISABLED, -4, "profiling is disabled (SP_ENABLE=0)")                     \
+  XX(EFINALIZED, -5, "sp_finalize() already ran")                              \
+  XX(ELIMIT, -6, "a runtime limit was reached")
+
+typedef enum sp_errno {
+#define SP_XX_(name, value, text) SP_##name = value,
+  SP_ERRNO_MAP(SP_XX_)
+#undef SP_XX_
+} sp_errno_t;
 
 /** Starts the runtime; optional (the first call of any API starts it).
  *  prefix: output prefix, copied; NULL means $SP_OUTPUT, else
@@ -33,11 +42,12 @@ extern "C" {
 SP_API int sp_init(const char *prefix);
 
 /** Registers (or looks up) the region called name (copied). Returns its id
- *  (>= 0; the same name always gives the same id) or -1. */
+ *  (>= 0; the same name always gives the same id), SP_EINVAL for a NULL or
+ *  empty name, SP_ELIMIT past the region limit, SP_ENOMEM. */
 SP_API int sp_region(const char *name);
 
 /** As sp_region, attaching the source location file:line (copied) the first
- *  time the name is registered. Returns the id (>= 0) or -1. */
+ *  time the name is registered. Returns as sp_region. */
 SP_API int sp_region_at(const char *name, const char *file, int line);
 
 /** Opens one call of region on the calling thread. An invalid id is ignored. */
@@ -51,8 +61,12 @@ SP_API void sp_end(int region);
  *  on a second call), or a negative SP_E* code. */
 SP_API int sp_finalize(void);
 
-/** Returns a static, human-readable string for an SP_E* code. */
+/** Returns a static, human-readable string for an SP_E* code ("unknown
+ *  error" for any other value). */
 SP_API const char *sp_strerror(int code);
+
+/** Returns the static name of an SP_E* code ("SP_EINVAL"), or "unknown". */
+SP_API const char *sp_err_name(int code);
 
 /* Non-zero while calls must reach the runtime. SP_ENABLE=0 clears it before
  * main(), so a disabled run pays one predictable branch per call. */

@@ -10,18 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static int final_rank(void) {
-  int rank = sp__rank_from_env(), mrank = -1, msize = -1;
-  if (rank < 0 && sp__mpi_rank(&mrank, &msize) == 0) {
-    rank = mrank;
-    sp__mpi_size = msize;
-  }
-  return rank < 0 ? 0 : rank;
-}
 
 /* Waits for slow paths that began before recording stopped; bounded, since
  * an exit() from a signal handler may interrupt one on this very thread. */
@@ -34,101 +24,6 @@ static void quiesce(void) {
       break;
     sched_yield();
   }
-}
-
-/* .h5 through the HDF5 module, loaded for this write only. */
-static int write_h5(const char *path, int rank, const sp_fmt_source *src,
-                    int64_t n, sp_fmt_err *err) {
-  sp_fmt_meta meta = {0};
-  sp__metadata_collect(&meta);
-  sp_fmt_meta_set_int(&meta, "recording_wait_ns",
-                      (int64_t)atomic_load(&sp__wait_ns));
-  sp_fmt_meta_set_int(&meta, "calls_open_at_exit", sp__open_calls());
-  sp_fmt_meta_set_int(&meta, "memory_budget", (int64_t)sp__budget);
-  sp_fmt_meta_set_int(&meta, "memory_overrun_bytes",
-                      (int64_t)atomic_load(&sp__overrun_bytes));
-  int rc = sp__write_h5(path, rank, src, n, &meta, err);
-  sp_fmt_meta_free(&meta);
-  return rc;
-}
-
-/* The stream, complete, into the final file. */
-static int convert(const char *path, int rank, sp_fmt_stream_info *info,
-                   sp_fmt_err *err) {
-  sp_fmt_stream *s = NULL;
-  if (sp_fmt_stream_open(sp__stream_path, SP_FMT_STREAM_TRUST, &s, err) != 0)
-    return -1;
-  sp_fmt_stream_get_info(s, info);
-  const sp_fmt_source *src = sp_fmt_stream_sources(s);
-  int64_t n = sp_fmt_stream_nsources(s);
-  int rc = sp__cfg.format_h5
-               ? write_h5(path, rank, src, n, err)
-               : sp_fmt_spt_write(path, rank, info->threads > 1 ? 3 : 2, src, n,
-                                  0, err);
-  if (rc == 0 && sp_fmt_stream_failed(s)) {
-    sp_fmt_err_set(err, "%s: %s", sp__stream_path,
-                   strerror(sp_fmt_stream_failed(s)));
-    unlink(path);
-    rc = -1;
-  }
-  sp_fmt_stream_close(s);
-  return rc;
-}
-
-/* A short name beside path for the finished file until it is placed:
- * short, so a prefix near the file-name limit still works. */
-static int private_name(const char *path, char *out, size_t size) {
-  const char *slash = strrchr(path, '/');
-  int dir = slash ? (int)(slash - path + 1) : 0;
-  int n = snprintf(out, size, "%.*s.sp-%ld.tmp", dir, path, (long)getpid());
-  return n < 0 || (size_t)n >= size ? -1 : 0;
-}
-
-/* The message of a failed write names the file the user knows: the final
- * name, not the private one it was being written under. */
-static void rename_in_msg(char *msg, size_t size, const char *tmp,
-                          const char *path) {
-  char *at = strstr(msg, tmp);
-  if (!at)
-    return;
-  char rest[sizeof((sp_fmt_err *)0)->msg];
-  snprintf(rest, sizeof rest, "%s", at + strlen(tmp));
-  snprintf(at, size - (size_t)(at - msg), "%s%s", path, rest);
-}
-
-/* Puts the finished file at path without ever replacing, silently, a file
- * another process wrote there while this one ran (two runs sharing a
- * prefix without %p): that one is kept, this profile goes beside it under
- * a name with the pid, and one line says so. A file from before this run
- * (the last run's) is replaced, as always. */
-static int place(const char *tmp, const char *path, int rank) {
-  if (link(tmp, path) == 0)
-    return unlink(tmp), 0;
-  int e = errno;
-  struct stat st;
-  if (e == EEXIST && stat(path, &st) == 0 &&
-      (st.st_mtim.tv_sec > sp__start_real.tv_sec ||
-       (st.st_mtim.tv_sec == sp__start_real.tv_sec &&
-        st.st_mtim.tv_nsec >= sp__start_real.tv_nsec))) {
-    char alt[PATH_MAX + 64], ext[32];
-    snprintf(ext, sizeof ext, ".%ld%s", (long)getpid(),
-             sp__cfg.format_h5 ? ".h5" : ".spt");
-    if (sp__output_path(sp__cfg.prefix, rank, ext, alt, sizeof alt) == 0 &&
-        rename(tmp, alt) == 0) {
-      sp__warn("warning: %s was written by another process while this one "
-               "ran; this profile is %s (put %%p in SP_OUTPUT)",
-               path, alt);
-      return 0;
-    }
-    e = errno;
-  } else if (rename(tmp, path) == 0) { /* older file, or no hard links */
-    return 0;
-  } else {
-    e = errno;
-  }
-  sp__warn("error: %s: %s (the calls are kept in %s)", path, strerror(e),
-           sp__stream_path);
-  return -1;
 }
 
 /* One line for a stream that could not be written whole: the calls lost,
@@ -195,7 +90,7 @@ int sp__finalize(int at_exit) {
 
   uint64_t cnt[5];
   sp__thread_counters(cnt);
-  int rank = final_rank();
+  int rank = sp__final_rank();
   sp__rank_guess = rank;
   char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
   sp_fmt_err err = {{0}};
@@ -214,13 +109,13 @@ int sp__finalize(int at_exit) {
     sp__warn("error: output name from prefix '%s' is too long (the calls "
              "are kept in %s)",
              sp__cfg.prefix, sp__stream_path);
-  } else if (private_name(path, tmp, sizeof tmp) != 0 ||
-             convert(tmp, rank, &info, &err) != 0) {
+  } else if (sp__private_name(path, tmp, sizeof tmp) != 0 ||
+             sp__convert(tmp, rank, &info, &err) != 0) {
     unlink(tmp);
-    rename_in_msg(err.msg, sizeof err.msg, tmp, path);
+    sp__rename_in_msg(err.msg, sizeof err.msg, tmp, path);
     sp__warn("error: %s (the calls are kept in %s)",
              err.msg[0] ? err.msg : path, sp__stream_path);
-  } else if (place(tmp, path, rank) != 0) {
+  } else if (sp__place(tmp, path, rank) != 0) {
     unlink(tmp);
   } else {
     unlink(sp__stream_path);

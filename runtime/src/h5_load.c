@@ -55,9 +55,9 @@ static int deep_bind(void) {
  * then the directory of the libscopeprof.so this code is in (not for the
  * static library, which is part of the program); then the install path. */
 static int candidates(char paths[3][PATH_MAX]) {
-  const char *env = getenv("SP_H5_MODULE");
+  const char *env = sp__cfg.h5_module;
   int n = 0;
-  if (env && *env) {
+  if (*env) {
     snprintf(paths[n++], PATH_MAX, "%s", env);
     return n;
   }

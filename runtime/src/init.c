@@ -2,12 +2,10 @@
  * the exit handler, fork handling, and the registration API. */
 #include "internal.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,99 +100,23 @@ static void fork_child(void) {
   }
 }
 
-/* Boolean settings: 1/0, true/false, on/off, yes/no; anything else warns
- * and keeps the default. */
-static int env_bool(const char *name, int dflt) {
-  const char *v = getenv(name);
-  if (!v || !*v)
-    return dflt;
-  static const char *const yes[] = {"1", "true", "on", "yes"};
-  static const char *const no[] = {"0", "false", "off", "no"};
-  for (int i = 0; i < 4; i++) {
-    if (strcasecmp(v, yes[i]) == 0)
-      return 1;
-    if (strcasecmp(v, no[i]) == 0)
-      return 0;
-  }
-  sp__warn("%s=%s is not 1/0, true/false, on/off or yes/no; using %d", name, v,
-           dflt);
-  return dflt;
-}
-
-#define DEFAULT_MEMORY ((uint64_t)32 << 20)
-#define MIN_MEMORY ((uint64_t)2 << 20)
-
-/* SP_MEMORY: bytes, with an optional K, M or G (powers of 1024). */
-static uint64_t env_memory(void) {
-  const char *v = getenv("SP_MEMORY");
-  if (!v || !*v)
-    return DEFAULT_MEMORY;
-  char *end;
-  errno = 0;
-  unsigned long long n = strtoull(v, &end, 10);
-  unsigned shift = 0;
-  if (end != v && *end && !end[1]) {
-    switch (*end) {
-    case 'k':
-    case 'K':
-      shift = 10, end++;
-      break;
-    case 'm':
-    case 'M':
-      shift = 20, end++;
-      break;
-    case 'g':
-    case 'G':
-      shift = 30, end++;
-      break;
-    default:
-      break;
-    }
-  }
-  if (end == v || *end || errno || v[0] == '-' || n > (1ull << 44) >> shift) {
-    sp__warn("SP_MEMORY=%s is not a size (bytes, or a number with K, M or "
-             "G); using 32M",
-             v);
-    return DEFAULT_MEMORY;
-  }
-  uint64_t bytes = (uint64_t)n << shift;
-  if (bytes < MIN_MEMORY) {
-    sp__warn("SP_MEMORY=%s is below the minimum; using 2M", v);
-    bytes = MIN_MEMORY;
-  }
-  return bytes;
-}
-
 static void do_init(void) {
-  const char *p = init_prefix;
-  if (!p || !*p)
-    p = getenv("SP_OUTPUT");
-  if (!p || !*p)
-    p = "scope_profiler";
-  snprintf(sp__cfg.prefix, sizeof sp__cfg.prefix, "%s", p);
-  sp__cfg.verbose = env_bool("SP_VERBOSE", 0);
-  /* .spt unless asked: .h5 loads HDF5 into the program (docs/runtime.md). */
-  const char *fmt = getenv("SP_FORMAT");
-  sp__cfg.format_h5 = 0;
-  if (fmt && *fmt && strcmp(fmt, "h5") == 0) {
-#ifdef SP_USE_HDF5
-    sp__cfg.format_h5 = 1;
-#else
+  sp__env_read(&sp__cfg);
+  if (init_prefix && *init_prefix)
+    snprintf(sp__cfg.prefix, sizeof sp__cfg.prefix, "%s", init_prefix);
+    /* .spt unless asked: .h5 loads HDF5 into the program (docs/runtime.md). */
+#ifndef SP_USE_HDF5
+  if (sp__cfg.format_h5) {
     sp__warn("SP_FORMAT=h5 but this libscopeprof was built without HDF5; "
              "writing spt");
+    sp__cfg.format_h5 = 0;
+  }
 #endif
-  } else if (fmt && *fmt && strcmp(fmt, "spt") != 0)
-    sp__warn("SP_FORMAT=%s is not spt or h5; writing spt", fmt);
-  const char *label = getenv("SP_LABEL");
-  snprintf(sp__cfg.label, sizeof sp__cfg.label, "%s", label ? label : "");
-
-  if (!env_bool("SP_ENABLE", 1)) {
+  if (!sp__cfg.enable) {
     sp__set_active(0);
     atomic_store(&sp__state, SP__DISABLED);
     return;
   }
-  sp__cfg.signals = env_bool("SP_SIGNALS", 1);
-  sp__cfg.memory = env_memory();
   sp__clock_init();
   sp__start_mono = sp__mono_ns();
   clock_gettime(CLOCK_REALTIME, &sp__start_real);
@@ -256,31 +178,10 @@ SP_API int sp_init(const char *prefix) {
 
 SP_API int sp_region_at(const char *name, const char *file, int line) {
   if (!name || !*name)
-    return -1;
+    return SP_EINVAL;
   if (atomic_load_explicit(&sp__state, memory_order_relaxed) == SP__UNINIT)
     sp__ensure_init();
   return sp__register(name, file, file && *file ? line : -1);
 }
 
 SP_API int sp_region(const char *name) { return sp_region_at(name, NULL, -1); }
-
-SP_API const char *sp_strerror(int code) {
-  switch (code) {
-  case SP_OK:
-    return "success";
-  case SP_EINVAL:
-    return "invalid argument";
-  case SP_ENOMEM:
-    return "out of memory";
-  case SP_EIO:
-    return "the output file could not be written";
-  case SP_EDISABLED:
-    return "profiling is disabled (SP_ENABLE=0)";
-  case SP_EFINALIZED:
-    return "sp_finalize() already ran";
-  case SP_ELIMIT:
-    return "a runtime limit was reached";
-  default:
-    return "unknown error";
-  }
-}

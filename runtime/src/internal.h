@@ -28,7 +28,9 @@ SP_HIDDEN void sp__debug(const char *fmt, ...)
 /* ---- limits (documented in docs/runtime.md) ---- */
 #define SP__PAGE_BITS 12 /* 4096 regions per table page */
 #define SP__PAGE_SIZE (1u << SP__PAGE_BITS)
+#ifndef SP__MAX_PAGES      /* a test builds the registry with fewer */
 #define SP__MAX_PAGES 1024 /* so at most 4,194,304 regions */
+#endif
 #define SP__MAX_REGIONS (SP__PAGE_SIZE * SP__MAX_PAGES)
 #define SP__STACK_MAX (1u << 20) /* nesting depth per thread */
 
@@ -45,16 +47,21 @@ SP_HIDDEN void sp__ensure_init(void);
 SP_HIDDEN void sp__set_active(int on);
 SP_HIDDEN int sp__finalize(int at_exit);
 
-/* ---- configuration, read once at init ---- */
+/* ---- configuration, read once at init (env.def lists the variables) ---- */
 typedef struct sp__config {
-  char prefix[PATH_MAX]; /* before %p/%h expansion */
-  int format_h5;         /* 1: write .h5, 0: .spt */
-  int verbose;
-  int signals;     /* SP_SIGNALS: install handlers */
-  uint64_t memory; /* SP_MEMORY: bytes */
+  char prefix[PATH_MAX]; /* SP_OUTPUT, before %p/%h expansion */
+  int format_h5;         /* SP_FORMAT: 1 .h5, 0 .spt */
+  char h5_module[PATH_MAX];
   char label[256];
+  int verbose;
+  int enable;
+  uint64_t memory; /* SP_MEMORY: bytes */
+  int signals;     /* SP_SIGNALS: install handlers */
+  int rank;        /* SP_RANK, or -1 */
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
+/* Fills cfg from the SP_* variables, warning once for each invalid value. */
+SP_HIDDEN void sp__env_read(sp__config_t *cfg);
 
 SP_HIDDEN int sp__rank_from_env(void);
 SP_HIDDEN int sp__size_from_env(void);
@@ -64,9 +71,27 @@ SP_HIDDEN int sp__mpi_query(int *rank, int *size);
 SP_HIDDEN int sp__mpi_rank(int *rank, int *size);
 /* The rank and job size this process reports, decided at finalize. */
 SP_HIDDEN extern int sp__mpi_size;
+SP_HIDDEN int sp__final_rank(void); /* sets sp__mpi_size when MPI says */
+
+/* ---- output names (output_path.c) and the final file (convert.c) ---- */
 /* Expands %p, %h and %% of prefix and appends _rank<NNNNN><ext>. */
 SP_HIDDEN int sp__output_path(const char *prefix, int rank, const char *ext,
                               char *out, size_t size);
+/* A short private name beside path to write the final file under. */
+SP_HIDDEN int sp__private_name(const char *path, char *out, size_t size);
+/* In msg, the private name tmp replaced by the final name path. */
+SP_HIDDEN void sp__rename_in_msg(char *msg, size_t size, const char *tmp,
+                                 const char *path);
+/* tmp to path, never silently replacing a file another process wrote there
+ * while this one ran; 0, or -1 with one line said. */
+SP_HIDDEN int sp__place(const char *tmp, const char *path, int rank);
+struct sp_fmt_stream_info;
+struct sp_fmt_err;
+/* The complete stream into the file path, .spt or .h5 (SP_FORMAT); 0, or
+ * -1 with err set and nothing left at path. */
+SP_HIDDEN int sp__convert(const char *path, int rank,
+                          struct sp_fmt_stream_info *info,
+                          struct sp_fmt_err *err);
 
 /* ---- clock ---- */
 /* 1: raw ticks of the CPU's counter (sp__ticks), 0: CLOCK_MONOTONIC ns */
@@ -109,6 +134,7 @@ typedef struct sp__region {
 
 SP_HIDDEN extern _Atomic int32_t sp__nregions;
 SP_HIDDEN sp__region_t *sp__region_get(int32_t id);
+/* The id of a region (added if new), or SP_ELIMIT or SP_ENOMEM. */
 SP_HIDDEN int32_t sp__register(const char *name, const char *file, int line);
 SP_HIDDEN int32_t sp__register_addr(const void *fn);
 SP_HIDDEN void sp__registry_lock(void);

@@ -1,5 +1,6 @@
 /* mpi.c - the rank and size from MPI itself, for launchers that export none
- * of the usual variables. Found with dlsym: the runtime never links MPI. */
+ * of the usual variables, and the rank finalize settles on. MPI is found
+ * with dlsym: the runtime never links it. */
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -44,6 +45,17 @@ int sp__mpi_rank(int *rank, int *size) {
   *rank = captured_rank;
   *size = captured_size;
   return 0;
+}
+
+/* The rank this process reports, decided at finalize: the environment's,
+ * else MPI's (which also gives the job's size), else 0. */
+int sp__final_rank(void) {
+  int rank = sp__rank_from_env(), mrank = -1, msize = -1;
+  if (rank < 0 && sp__mpi_rank(&mrank, &msize) == 0) {
+    rank = mrank;
+    sp__mpi_size = msize;
+  }
+  return rank < 0 ? 0 : rank;
 }
 
 /* The MPI profiling interface: a program linked with -lscopeprof before its

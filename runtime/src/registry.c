@@ -129,18 +129,18 @@ static int table_reserve(table_t *_Atomic *slot, uint32_t count) {
   return 0;
 }
 
-/* Adds a region record; reg_lock held. */
+/* Adds a region record: its id, SP_ELIMIT or SP_ENOMEM; reg_lock held. */
 static int32_t add_region(const char *name, const char *file, int line,
                           const void *addr) {
   int32_t id = atomic_load_explicit(&sp__nregions, memory_order_relaxed);
   if ((uint32_t)id >= SP__MAX_REGIONS)
-    return -1;
+    return SP_ELIMIT;
   sp__region_t *page =
       atomic_load_explicit(&pages[id >> SP__PAGE_BITS], memory_order_relaxed);
   if (!page) {
     page = sp__arena_alloc(SP__PAGE_SIZE * sizeof(sp__region_t));
     if (!page)
-      return -1;
+      return SP_ENOMEM;
     atomic_store_explicit(&pages[id >> SP__PAGE_BITS], page,
                           memory_order_release);
   }
@@ -150,8 +150,32 @@ static int32_t add_region(const char *name, const char *file, int line,
   r->line = (file && *file) ? line : -1;
   r->addr = addr;
   if ((name && !r->name) || (file && *file && !r->file))
-    return -1;
+    return SP_ENOMEM;
   atomic_store_explicit(&sp__nregions, id + 1, memory_order_release);
+  return id;
+}
+
+/* The ids of new regions: id, or SP_ELIMIT or SP_ENOMEM; reg_lock held. */
+static int32_t add_named(uint64_t h, const char *name, const char *file,
+                         int line) {
+  if (table_reserve(&by_name, n_named) != 0)
+    return SP_ENOMEM;
+  int32_t id = add_region(name, file, line, NULL);
+  if (id >= 0) {
+    table_put(atomic_load_explicit(&by_name, memory_order_relaxed), h, id);
+    n_named++;
+  }
+  return id;
+}
+
+static int32_t add_addr(uint64_t h, const void *fn) {
+  if (table_reserve(&by_addr, n_addr) != 0)
+    return SP_ENOMEM;
+  int32_t id = add_region(NULL, NULL, -1, fn);
+  if (id >= 0) {
+    table_put(atomic_load_explicit(&by_addr, memory_order_relaxed), h, id);
+    n_addr++;
+  }
   return id;
 }
 
@@ -164,13 +188,8 @@ int32_t sp__register(const char *name, const char *file, int line) {
   pthread_mutex_lock(&reg_lock);
   id =
       find(atomic_load_explicit(&by_name, memory_order_relaxed), h, name, NULL);
-  if (id < 0 && table_reserve(&by_name, n_named) == 0) {
-    id = add_region(name, file, line, NULL);
-    if (id >= 0) {
-      table_put(atomic_load_explicit(&by_name, memory_order_relaxed), h, id);
-      n_named++;
-    }
-  }
+  if (id < 0)
+    id = add_named(h, name, file, line);
   pthread_mutex_unlock(&reg_lock);
   return id;
 }
@@ -183,13 +202,8 @@ int32_t sp__register_addr(const void *fn) {
     return id;
   pthread_mutex_lock(&reg_lock);
   id = find(atomic_load_explicit(&by_addr, memory_order_relaxed), h, NULL, fn);
-  if (id < 0 && table_reserve(&by_addr, n_addr) == 0) {
-    id = add_region(NULL, NULL, -1, fn);
-    if (id >= 0) {
-      table_put(atomic_load_explicit(&by_addr, memory_order_relaxed), h, id);
-      n_addr++;
-    }
-  }
+  if (id < 0)
+    id = add_addr(h, fn);
   pthread_mutex_unlock(&reg_lock);
   return id;
 }

@@ -37,6 +37,14 @@ if(TARGET scopeprof_h5)
     SP_TEST_H5_INSTALLED="${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/scopeprof/libscopeprof_h5.so")
 endif()
 
+
+# The registry on its own with a limit of two pages (8192 regions), so that
+# sp_region's SP_ELIMIT path runs in a moment.
+sp_add_unit_test(test_runtime_registry
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_runtime_registry.c
+    ${PROJECT_SOURCE_DIR}/runtime/src/registry.c
+  INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src
+  DEFINITIONS SP__MAX_PAGES=2 LIBS Threads::Threads)
 # Neither library links HDF5; the module does.
 find_program(SP_READELF NAMES readelf)
 find_program(SP_NM NAMES nm)
@@ -215,3 +223,12 @@ endif()
 # What test_runtime and test_endings start, runnable in a cross build too.
 sp_test_programs(rt_scenario rt_scenario_static rt_cyg_prog rt_cyg_cxx
   rt_cyg_f90 rt_f90_api rt_throw)
+
+# Every variable of runtime/src/env.def has its row in docs/runtime.md, with
+# the same default.
+add_executable(rt_env_table ${CMAKE_CURRENT_LIST_DIR}/runtime/env_table.c)
+target_include_directories(rt_env_table PRIVATE ${PROJECT_SOURCE_DIR}/runtime/src)
+target_compile_options(rt_env_table PRIVATE ${SP_C_WARNINGS})
+add_test(NAME runtime_env_table_documented
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/runtime/check_env_docs.sh
+    $<TARGET_FILE:rt_env_table> ${PROJECT_SOURCE_DIR}/docs/runtime.md)

@@ -11,6 +11,7 @@ program api_demo
   rec = sp_region_at("fact", "api_prog.f90", 30)
   again = sp_region("outer")
   if (again /= outer) stop 3
+  if (sp_region("   ") /= -1) stop 6 ! SP_EINVAL
   call sp_begin(outer)
   do i = 1, 3
     call sp_begin(inner)

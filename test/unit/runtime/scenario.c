@@ -372,6 +372,58 @@ static int hdf5_maps(void) {
   return found ? 5 : 0;
 }
 
+/* The code of each failure of the API, one line each, for the test to
+ * compare: then the table of codes, names and texts. */
+static int codes(void) {
+  printf("sp_init(\"\") %s\n", sp_err_name(sp_init("")));
+  printf("sp_region(NULL) %s\n", sp_err_name(sp_region(NULL)));
+  printf("sp_region(\"\") %s\n", sp_err_name(sp_region("")));
+  printf("sp_region_at(NULL) %s\n",
+         sp_err_name(sp_region_at(NULL, "codes.c", 1)));
+  printf("sp_region_at(\"\") %s\n", sp_err_name(sp_region_at("", NULL, 1)));
+  printf("sp_region(\"a\") %d\n", sp_region("a"));
+  int f = sp_finalize();
+  printf("sp_finalize() %s\n", sp_err_name(f));
+  printf("sp_finalize() %s\n", sp_err_name(sp_finalize()));
+  printf("sp_init(NULL) %s\n", sp_err_name(sp_init(NULL)));
+  printf("sp_region(\"b\") %d\n", sp_region("b"));
+  static const int all[] = {
+#define SP_XX(name, value, text) SP_##name,
+      SP_ERRNO_MAP(SP_XX)
+#undef SP_XX
+  };
+  for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
+    printf("%d %s: %s\n", all[i], sp_err_name(all[i]), sp_strerror(all[i]));
+  printf("7 %s: %s\n", sp_err_name(7), sp_strerror(7));
+  return 0;
+}
+
+/* Regions registered under an address-space limit until one fails: its
+ * code, then the limit lifted and a normal end. */
+static int region_nomem(void) {
+  struct rlimit old, lim;
+  long pages = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (!f || fscanf(f, "%ld", &pages) != 1)
+    return 2;
+  fclose(f);
+  if (getrlimit(RLIMIT_AS, &old) != 0)
+    return 2;
+  lim = old;
+  lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (8u << 20);
+  if (setrlimit(RLIMIT_AS, &lim) != 0)
+    return 2;
+  char name[256];
+  int id = 0;
+  for (long i = 0; id >= 0 && i < 1000000; i++) {
+    snprintf(name, sizeof name, "%0200ld", i);
+    id = sp_region(name);
+  }
+  setrlimit(RLIMIT_AS, &old);
+  printf("%s\n", sp_err_name(id));
+  return sp_finalize();
+}
+
 int main(int argc, char **argv) {
   const char *s = argc > 1 ? argv[1] : "";
   if (argc > 2 && sp_init(argv[2]) != 0)
@@ -418,6 +470,10 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(s, "finalize_race"))
     return finalize_race();
+  if (!strcmp(s, "codes"))
+    return codes();
+  if (!strcmp(s, "region_nomem"))
+    return region_nomem();
   if (!strncmp(s, "end:", 4)) { /* end:<mode>:<calls> */
     char mode[32];
     long n = 0;

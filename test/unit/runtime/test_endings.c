@@ -123,17 +123,26 @@ static int load(sp_fmt_rank *r) {
   return stream;
 }
 
-static const sp_fmt_block *block(const sp_fmt_rank *r, const char *name) {
+/* The block of region name, or NULL. */
+static const sp_fmt_block *lookup_block(const sp_fmt_rank *r,
+                                        const char *name) {
   for (int64_t i = 0; i < r->nblocks; i++)
     if (!strcmp(r->regions[r->blocks[i].region].name, name))
       return &r->blocks[i];
   return NULL;
 }
 
+/* As lookup_block, but a missing block fails the test, saying which. */
+static const sp_fmt_block *block(const sp_fmt_rank *r, const char *name) {
+  const sp_fmt_block *b = lookup_block(r, name);
+  if (!b)
+    fail_msg("no block of region \"%s\"", name);
+  return b;
+}
+
 /* Every work call complete, in order, inside the one outer call. */
 static void check_calls(const sp_fmt_rank *r, long min_calls) {
-  const sp_fmt_block *w = block(r, "work"), *o = block(r, "outer");
-  assert_non_null(w);
+  const sp_fmt_block *w = block(r, "work"), *o = lookup_block(r, "outer");
   assert_true(w->count >= min_calls);
   assert_true(w->count <= N);
   for (int64_t i = 0; i < w->count; i++) {

@@ -117,13 +117,28 @@ static int count_files(void) {
   return n;
 }
 
-static const sp_fmt_block *find_block(const sp_fmt_rank *r, int thread,
-                                      const char *name) {
+/* The block of region name on thread, or NULL. */
+static const sp_fmt_block *lookup_block(const sp_fmt_rank *r, int thread,
+                                        const char *name) {
   for (int64_t i = 0; i < r->nblocks; i++)
     if (r->blocks[i].thread == thread &&
         strcmp(r->regions[r->blocks[i].region].name, name) == 0)
       return &r->blocks[i];
   return NULL;
+}
+
+/* As lookup_block, but a missing block fails the test, saying which. */
+static const sp_fmt_block *find_block(const sp_fmt_rank *r, int thread,
+                                      const char *name) {
+  const sp_fmt_block *b = lookup_block(r, thread, name);
+  if (!b)
+    fail_msg("no block of region \"%s\" on thread %d", name, thread);
+  return b;
+}
+
+/* The number of calls of region name on thread (failing if it has none). */
+static int64_t block_count(const sp_fmt_rank *r, int thread, const char *name) {
+  return find_block(r, thread, name)->count;
 }
 
 static const sp_fmt_region *region_of(const sp_fmt_rank *r,
@@ -224,7 +239,7 @@ static void test_one_thread_v2(void **state) {
   read_spt("p_rank00000.spt", &r);
   /* the main thread recorded nothing, so one thread: version 2 */
   assert_int_equal(r.version, 2);
-  assert_int_equal(find_block(&r, 0, "work")->count, 100000);
+  assert_int_equal(block_count(&r, 0, "work"), 100000);
   sp_fmt_rank_free(&r);
 }
 
@@ -296,7 +311,7 @@ static void test_finalize_twice(void **state) {
   assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "a")->count, 1);
+  assert_int_equal(block_count(&r, 0, "a"), 1);
   sp_fmt_rank_free(&r);
   assert_int_equal(count_files(), 1);
 }
@@ -318,8 +333,8 @@ static void test_fork(void **state) {
   assert_int_equal(count_files(), 1); /* no %p: the child writes nothing */
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "parent_work")->count, 2);
-  assert_null(find_block(&r, 0, "child_work"));
+  assert_int_equal(block_count(&r, 0, "parent_work"), 2);
+  assert_null(lookup_block(&r, 0, "child_work"));
   sp_fmt_rank_free(&r);
 }
 
@@ -338,13 +353,14 @@ static void test_fork_with_pid(void **state) {
       continue;
     sp_fmt_rank r = {0};
     read_spt(e->d_name, &r);
-    const sp_fmt_block *p = find_block(&r, 0, "parent_work"),
-                       *c = find_block(&r, 0, "child_work");
+    const sp_fmt_block *p = lookup_block(&r, 0, "parent_work"),
+                       *c = lookup_block(&r, 0, "child_work");
     if (c) { /* the child holds only its own calls */
       assert_null(p);
       assert_int_equal(c->count, 3);
       children++;
     } else {
+      assert_non_null(p);
       assert_int_equal(p->count, 2);
       parents++;
     }
@@ -365,7 +381,7 @@ static void test_missing_dir_created(void **state) {
   assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
   read_spt("a/b/p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  assert_int_equal(block_count(&r, 0, "b"), 2);
   sp_fmt_rank_free(&r);
 }
 
@@ -415,7 +431,7 @@ static void test_write_fails_midway(void **state) {
       sp_fmt_rank r = {0};
       sp_fmt_err err = {{0}};
       assert_int_equal(sp_fmt_stream_read(path, &r, &err), 0);
-      const sp_fmt_block *a = find_block(&r, 0, "a");
+      const sp_fmt_block *a = lookup_block(&r, 0, "a"); /* all may be lost */
       assert_int_equal(a ? a->count : 0, 10000 - lost);
       sp_fmt_rank_free(&r);
       streams++;
@@ -484,9 +500,9 @@ static void test_cyg_names(void **state) {
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
   assert_int_equal(r.nblocks, 3);
-  assert_int_equal(find_block(&r, 0, "main")->count, 1);
-  assert_int_equal(find_block(&r, 0, "work")->count, 2);
-  assert_int_equal(find_block(&r, 0, "helper")->count, 8); /* static */
+  assert_int_equal(block_count(&r, 0, "main"), 1);
+  assert_int_equal(block_count(&r, 0, "work"), 2);
+  assert_int_equal(block_count(&r, 0, "helper"), 8); /* static */
   sp_fmt_rank_free(&r);
 }
 
@@ -504,7 +520,7 @@ static void test_cyg_cxx_names(void **state) {
   assert_non_null(find_block(&r, 0, "double ns::twice<double>(double)"));
   assert_non_null(find_block(&r, 0, "over(int)"));
   assert_non_null(find_block(&r, 0, "over(double)"));
-  assert_int_equal(find_block(&r, 0, "main")->count, 1);
+  assert_int_equal(block_count(&r, 0, "main"), 1);
   sp_fmt_rank_free(&r);
 }
 
@@ -518,9 +534,9 @@ static void test_cyg_fortran_names(void **state) {
   assert_int_equal(run("rt_cyg_f90", NULL, env), 0);
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "heat::fact")->count, 5); /* recursive */
-  assert_int_equal(find_block(&r, 0, "heat::step")->count, 3);
-  assert_int_equal(find_block(&r, 0, "MAIN__")->count, 1);
+  assert_int_equal(block_count(&r, 0, "heat::fact"), 5); /* recursive */
+  assert_int_equal(block_count(&r, 0, "heat::step"), 3);
+  assert_int_equal(block_count(&r, 0, "MAIN__"), 1);
   const sp_fmt_block *f = find_block(&r, 0, "heat::fact");
   for (int i = 1; i < 5; i++)
     assert_true(f->starts[i - 1] <= f->starts[i] &&
@@ -561,7 +577,7 @@ static void test_fortran_module_api(void **state) {
     assert_true(fact->starts[i - 1] <= fact->starts[i] &&
                 fact->ends[i] <= fact->ends[i - 1]);
   /* the hooks saw the program and its internal function too */
-  assert_int_equal(find_block(&r, 0, "MAIN__")->count, 1);
+  assert_int_equal(block_count(&r, 0, "MAIN__"), 1);
   sp_fmt_rank_free(&r);
 }
 
@@ -577,8 +593,8 @@ static void test_fortran_module_api_flang_plugin(void **state) {
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
   /* the API's regions */
-  assert_int_equal(find_block(&r, 0, "outer")->count, 1);
-  assert_int_equal(find_block(&r, 0, "inner")->count, 3);
+  assert_int_equal(block_count(&r, 0, "outer"), 1);
+  assert_int_equal(block_count(&r, 0, "inner"), 3);
   const sp_fmt_block *fact = find_block(&r, 0, "fact");
   assert_int_equal(fact->count, 4);
   assert_int_equal(region_of(&r, fact)->line, 30);
@@ -592,7 +608,7 @@ static void test_fortran_module_api_flang_plugin(void **state) {
   assert_int_equal(pf->count, 4);
   assert_non_null(strstr(region_of(&r, prog)->file, "f90_api.f90"));
   assert_int_equal(region_of(&r, prog)->line, 3);
-  assert_int_equal(region_of(&r, pf)->line, 26);
+  assert_int_equal(region_of(&r, pf)->line, 27);
   for (int i = 1; i < 4; i++) /* recursion nests */
     assert_true(pf->starts[i - 1] <= pf->starts[i] &&
                 pf->ends[i] <= pf->ends[i - 1]);
@@ -850,7 +866,7 @@ static void test_long_prefix(void **state) {
   assert_int_equal(strlen(file), 250);
   sp_fmt_rank r = {0};
   read_spt(file, &r);
-  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  assert_int_equal(block_count(&r, 0, "b"), 2);
   sp_fmt_rank_free(&r);
   assert_int_equal(count_files(), 1);
 
@@ -888,14 +904,14 @@ static void test_no_silent_overwrite(void **state) {
   FMT(name, "%.*s", (int)strcspn(slash + 1, " "), slash + 1);
   sp_fmt_rank r = {0};
   read_spt(name, &r);
-  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  assert_int_equal(block_count(&r, 0, "b"), 2);
   sp_fmt_rank_free(&r);
   /* a file from before the run is the last run's: replaced, silently */
   assert_int_equal(run("rt_scenario", "nest", env), 0);
   assert_string_equal(errtext, "");
   sp_fmt_rank_free(&r);
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "b")->count, 2);
+  assert_int_equal(block_count(&r, 0, "b"), 2);
   sp_fmt_rank_free(&r);
 }
 
@@ -907,7 +923,7 @@ static void test_default_format_is_spt(void **state) {
   assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(find_block(&r, 0, "rec")->count, 5);
+  assert_int_equal(block_count(&r, 0, "rec"), 5);
   sp_fmt_rank_free(&r);
   assert_int_equal(count_files(), 1);
 }
@@ -1028,18 +1044,29 @@ static void test_bad_settings(void **state) {
   static const struct {
     const char *var, *line;
   } cases[] = {
-      {"SP_RANK=abc", "scopeprof: SP_RANK=abc is not a rank (0-99999); "
-                      "using 0\n"},
-      {"SP_MEMORY=lots", "scopeprof: SP_MEMORY=lots is not a size (bytes, or "
-                         "a number with K, M or G); using 32M\n"},
-      {"SP_MEMORY=1K", "scopeprof: SP_MEMORY=1K is below the minimum; using "
-                       "2M\n"},
-      {"SP_ENABLE=maybe", "scopeprof: SP_ENABLE=maybe is not 1/0, true/false, "
-                          "on/off or yes/no; using 1\n"},
-      {"SP_VERBOSE=loud", "scopeprof: SP_VERBOSE=loud is not 1/0, "
+      {"SP_RANK=abc", "scopeprof: warning: SP_RANK=abc is not a rank "
+                      "(0-99999); using 0\n"},
+      {"SP_RANK=100000", "scopeprof: warning: SP_RANK=100000 is not a rank "
+                         "(0-99999); using 0\n"},
+      {"SP_MEMORY=lots", "scopeprof: warning: SP_MEMORY=lots is not a size "
+                         "(bytes, or a number with K, M or G); using 32M\n"},
+      {"SP_MEMORY=17T", "scopeprof: warning: SP_MEMORY=17T is not a size "
+                        "(bytes, or a number with K, M or G); using 32M\n"},
+      {"SP_MEMORY=1K", "scopeprof: warning: SP_MEMORY=1K is below the "
+                       "minimum; using 2M\n"},
+      {"SP_ENABLE=maybe", "scopeprof: warning: SP_ENABLE=maybe is not 1/0, "
+                          "true/false, on/off or yes/no; using 1\n"},
+      {"SP_VERBOSE=loud", "scopeprof: warning: SP_VERBOSE=loud is not 1/0, "
                           "true/false, on/off or yes/no; using 0\n"},
-      {"SP_FORMAT=xml", "scopeprof: SP_FORMAT=xml is not spt or h5; writing "
-                        "spt\n"},
+      {"SP_SIGNALS=some", "scopeprof: warning: SP_SIGNALS=some is not 1/0, "
+                          "true/false, on/off or yes/no; using 1\n"},
+      {"SP_FORMAT=xml", "scopeprof: warning: SP_FORMAT=xml is not spt or "
+                        "h5; using spt\n"},
+      /* what no setting takes is no warning */
+      {"SP_VERBOSE=false", ""},
+      {"SP_VERBOSE=No", ""},
+      {"SP_SIGNALS=off", ""},
+      {"SP_MEMORY=3m", ""},
   };
   char out[PATH_MAX];
   for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1048,7 +1075,7 @@ static void test_bad_settings(void **state) {
     assert_string_equal(errtext, cases[i].line);
     sp_fmt_rank r = {0};
     read_spt("p_rank00000.spt", &r);
-    assert_int_equal(find_block(&r, 0, "rec")->count, 5);
+    assert_int_equal(block_count(&r, 0, "rec"), 5);
     sp_fmt_rank_free(&r);
   }
   /* SP_CLOCK: the message says which clock is used, which depends on the
@@ -1059,13 +1086,91 @@ static void test_bad_settings(void **state) {
                                "monotonic, tsc or auto; using tsc\n") ||
               !strcmp(errtext, "scopeprof: SP_CLOCK=sundial is not "
                                "monotonic, tsc or auto; using monotonic\n"));
-  /* boolean spellings: SP_ENABLE=off records nothing, quietly */
+  /* every true spelling turns SP_VERBOSE on */
+  static const char *const yes[] = {"SP_VERBOSE=1", "SP_VERBOSE=true",
+                                    "SP_VERBOSE=ON", "SP_VERBOSE=yes"};
+  for (unsigned i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+    const char *v[] = {ENV_OUT(out), yes[i], NULL};
+    assert_int_equal(run("rt_scenario", "nest", v), 0);
+    assert_non_null(strstr(errtext, "scopeprof: recording to "));
+  }
+  /* a run with SP_ENABLE off reads nothing after it: no warning */
   char old[PATH_MAX];
   unlink(FMT(old, "%s/p_rank00000.spt", dir));
+  const char *off_bad[] = {ENV_OUT(out), "SP_ENABLE=false", "SP_MEMORY=lots",
+                           NULL};
+  assert_int_equal(run("rt_scenario", "nest", off_bad), 0);
+  assert_string_equal(errtext, "");
+  assert_int_equal(count_files(), 0);
+  /* boolean spellings: SP_ENABLE=off records nothing, quietly */
   const char *off[] = {ENV_OUT(out), "SP_ENABLE=OFF", NULL};
   assert_int_equal(run("rt_scenario", "nest", off), 0);
   assert_string_equal(errtext, "");
   assert_int_equal(count_files(), 0);
+}
+
+/* What each API call returns in each state, and the table of codes. */
+static void test_error_codes(void **state) {
+  (void)state;
+  char out[PATH_MAX];
+  static const char table[] =
+      "0 SP_OK: success\n"
+      "-1 SP_EINVAL: invalid argument\n"
+      "-2 SP_ENOMEM: out of memory\n"
+      "-3 SP_EIO: the output file could not be written\n"
+      "-4 SP_EDISABLED: profiling is disabled (SP_ENABLE=0)\n"
+      "-5 SP_EFINALIZED: sp_finalize() already ran\n"
+      "-6 SP_ELIMIT: a runtime limit was reached\n"
+      "7 unknown: unknown error\n";
+  char want[2048];
+  const char *env[] = {ENV_OUT(out), NULL};
+  assert_int_equal(run_out("rt_scenario", "codes", env), 0);
+  FMT(want,
+      "sp_init(\"\") SP_OK\n"
+      "sp_region(NULL) SP_EINVAL\n"
+      "sp_region(\"\") SP_EINVAL\n"
+      "sp_region_at(NULL) SP_EINVAL\n"
+      "sp_region_at(\"\") SP_EINVAL\n"
+      "sp_region(\"a\") 0\n"
+      "sp_finalize() SP_OK\n"
+      "sp_finalize() SP_OK\n"
+      "sp_init(NULL) SP_EFINALIZED\n"
+      "sp_region(\"b\") 1\n%s",
+      table);
+  assert_string_equal(outtext, want);
+  assert_string_equal(errtext, "");
+  /* disabled: sp_init says so; regions still get ids (sp_begin ignores
+   * them), so a program that checks them runs the same */
+  const char *off[] = {ENV_OUT(out), "SP_ENABLE=0", NULL};
+  assert_int_equal(run_out("rt_scenario", "codes", off), 0);
+  FMT(want,
+      "sp_init(\"\") SP_EDISABLED\n"
+      "sp_region(NULL) SP_EINVAL\n"
+      "sp_region(\"\") SP_EINVAL\n"
+      "sp_region_at(NULL) SP_EINVAL\n"
+      "sp_region_at(\"\") SP_EINVAL\n"
+      "sp_region(\"a\") 0\n"
+      "sp_finalize() SP_OK\n"
+      "sp_finalize() SP_OK\n"
+      "sp_init(NULL) SP_EDISABLED\n"
+      "sp_region(\"b\") 1\n%s",
+      table);
+  assert_string_equal(outtext, want);
+  /* a file that cannot be written: SP_EIO from sp_finalize */
+  FMT(out, "SP_OUTPUT=/proc/no/such/dir/p");
+  assert_int_equal(run_out("rt_scenario", "codes", env), 0);
+  assert_non_null(strstr(outtext, "sp_finalize() SP_EIO\nsp_finalize() "
+                                  "SP_EIO\nsp_init(NULL) SP_EFINALIZED\n"));
+}
+
+/* No memory for a new region: SP_ENOMEM, and the run ends normally. */
+static void test_region_nomem(void **state) {
+  (void)state;
+  char out[PATH_MAX];
+  const char *env[] = {ENV_OUT(out), NULL};
+  assert_int_equal(run_out("rt_scenario", "region_nomem", env), 0);
+  assert_string_equal(outtext, "SP_ENOMEM\n");
+  assert_string_equal(errtext, "");
 }
 
 int main(void) {
@@ -1086,6 +1191,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_finalize_race, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tight_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_settings, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_error_codes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_region_nomem, setup, teardown),
       cmocka_unit_test_setup_teardown(test_long_prefix, setup, teardown),
       cmocka_unit_test_setup_teardown(test_no_silent_overwrite, setup,
                                       teardown),

@@ -1,0 +1,46 @@
+/* convert.c - the complete stream into the rank's final file, in the
+ * format asked for: .spt here, .h5 through the HDF5 module. */
+#include "internal.h"
+#include "sp_format.h"
+
+#include <string.h>
+#include <unistd.h>
+
+/* .h5 through the HDF5 module, loaded for this write only. */
+static int write_h5(const char *path, int rank, const sp_fmt_source *src,
+                    int64_t n, sp_fmt_err *err) {
+  sp_fmt_meta meta = {0};
+  sp__metadata_collect(&meta);
+  sp_fmt_meta_set_int(&meta, "recording_wait_ns",
+                      (int64_t)atomic_load(&sp__wait_ns));
+  sp_fmt_meta_set_int(&meta, "calls_open_at_exit", sp__open_calls());
+  sp_fmt_meta_set_int(&meta, "memory_budget", (int64_t)sp__budget);
+  sp_fmt_meta_set_int(&meta, "memory_overrun_bytes",
+                      (int64_t)atomic_load(&sp__overrun_bytes));
+  int rc = sp__write_h5(path, rank, src, n, &meta, err);
+  sp_fmt_meta_free(&meta);
+  return rc;
+}
+
+/* The stream, complete, into the final file. */
+int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
+                sp_fmt_err *err) {
+  sp_fmt_stream *s = NULL;
+  if (sp_fmt_stream_open(sp__stream_path, SP_FMT_STREAM_TRUST, &s, err) != 0)
+    return -1;
+  sp_fmt_stream_get_info(s, info);
+  const sp_fmt_source *src = sp_fmt_stream_sources(s);
+  int64_t n = sp_fmt_stream_nsources(s);
+  int rc = sp__cfg.format_h5
+               ? write_h5(path, rank, src, n, err)
+               : sp_fmt_spt_write(path, rank, info->threads > 1 ? 3 : 2, src, n,
+                                  0, err);
+  if (rc == 0 && sp_fmt_stream_failed(s)) {
+    sp_fmt_err_set(err, "%s: %s", sp__stream_path,
+                   strerror(sp_fmt_stream_failed(s)));
+    unlink(path);
+    rc = -1;
+  }
+  sp_fmt_stream_close(s);
+  return rc;
+}
