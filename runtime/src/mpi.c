@@ -16,12 +16,14 @@ static void *comm_world(void) {
   return ompi ? ompi : (void *)(uintptr_t)0x44000000;
 }
 
+/* The PMPI names: the runtime's own questions are not the program's MPI
+ * calls, and an MPI call recorder (libscopeprof_mpi.so) must not see them. */
 int sp__mpi_query(int *rank, int *size) {
   flag_fn initialized =
-      (flag_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MPI_Initialized");
-  flag_fn finalized = (flag_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MPI_Finalized");
-  comm_fn comm_rank = (comm_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MPI_Comm_rank");
-  comm_fn comm_size = (comm_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MPI_Comm_size");
+      (flag_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Initialized");
+  flag_fn finalized = (flag_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Finalized");
+  comm_fn comm_rank = (comm_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Comm_rank");
+  comm_fn comm_size = (comm_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Comm_size");
   int ini = 0, fin = 1;
   if (!initialized || !finalized || !comm_rank || !comm_size)
     return -1;
