@@ -359,8 +359,45 @@ int sp_fmt_h5_read_summary(const char *path, sp_fmt_h5_summary *out,
                            sp_fmt_err *err);
 void sp_fmt_h5_summary_free(sp_fmt_h5_summary *s);
 
+/* 1 if the schema-2 file at path has summary statistics to read with
+ * sp_fmt_h5_read_summary, or is anything else (left to the reader, whose
+ * message says what is wrong); 0 for a file written before summary records
+ * existed: its index lacks them and its calls must be read instead. */
+int sp_fmt_h5_has_summary(const char *path);
+
 /* 1 if the file at path starts with the HDF5 signature. */
 int sp_fmt_is_h5(const char *path);
+
+/* ---- input discovery (what the tools read) ---------------------------------
+ */
+
+/* What an input holds, decided by content (a file named explicitly may be
+ * called anything): HDF5, a stream (or any *.spts), else a .spt. */
+enum sp_fmt_input_kind {
+  SP_FMT_INPUT_SPT,
+  SP_FMT_INPUT_H5,
+  SP_FMT_INPUT_STREAM
+};
+
+typedef struct sp_fmt_input {
+  char *path;        /* as named or found; used in messages */
+  int kind;          /* enum sp_fmt_input_kind */
+  uint64_t dev, ino; /* the file's identity */
+} sp_fmt_input;
+
+typedef struct sp_fmt_inputs {
+  sp_fmt_input *v;
+  int64_t n, cap;
+} sp_fmt_inputs;
+
+/* Files and directories to a list of distinct input files (by device and
+ * inode: the first mention kept), in argument order; a directory gives its
+ * per-rank files (*.spt, *.spts, *_rank<N>.h5, not recursively) sorted by
+ * name, and one holding none is an error. A file named explicitly is
+ * always read. On error *out is empty and err says why. */
+int sp_fmt_inputs_find(char *const *args, int nargs, sp_fmt_inputs *out,
+                       sp_fmt_err *err);
+void sp_fmt_inputs_free(sp_fmt_inputs *in); /* frees contents, not in itself */
 
 /* ---- atomic output helper --------------------------------------------------
  */

@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
   sp_imp_claim *claims = NULL;
   int64_t nclaims = 0;
   sp_fmt_err err = {""};
-  sp_imp_inputs in;
+  sp_fmt_inputs in;
   if (!inputs)
     return 1;
   /* Ranks are read one after another into arrays of similar sizes: keep
@@ -99,15 +99,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sp-import: out of memory\n");
     goto done;
   }
-  if (sp__imp_find(inputs, ninputs, &in, &err) != 0)
+  if (sp_fmt_inputs_find(inputs, ninputs, &in, &err) != 0)
     goto fail;
   if (sp__imp_scan(&in, processes, &claims, &nclaims, &err) != 0 ||
       sp__imp_merge(&in, claims, nclaims, out, label ? label : own_label,
                     &err) != 0) {
-    sp__imp_inputs_free(&in);
+    sp_fmt_inputs_free(&in);
     goto fail;
   }
-  sp__imp_inputs_free(&in);
+  sp_fmt_inputs_free(&in);
   sp__imp_nesting_report();
   rc = 0;
   goto done;
