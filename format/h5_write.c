@@ -245,7 +245,7 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
   }
   /* Large datasets (sp-import's reserved events) start on a 256 KiB
    * boundary: the calls written into them then fill whole aligned pieces
-   * (sp_fmt_stats_rank_at). The runtime's 2 MiB chunks are not moved. */
+   * (import/rows.c). The runtime's 2 MiB chunks are not moved. */
   hid_t fapl = sp__h5_sink_fapl(&w->sink, &w->driver);
   if (fapl < 0) {
     h5fail(w, err, "file (driver)");

@@ -48,10 +48,11 @@ int sp__imp_place(const sp_fmt_rank *r, const sp_fmt_source *srcs,
 
 /* The rows' statistics, their calls streamed in batches from fd (fd >= 0)
  * or through the rows' own read() (a stream's sources; stream given to
- * learn of read failures), each batch also written to the reserved writer
- * w at its row's place; or read from r's arrays (then sp__imp_copy writes
- * them). Improper nesting is not an error: sp__imp_nesting_report() warns
- * about it once. Any thread. */
+ * learn of read failures), each batch the statistics hand back also
+ * written to the reserved writer w at its row's place, in whole aligned
+ * pieces; or read from r's arrays (then sp__imp_copy writes them). Improper
+ * nesting is not an error: sp__imp_nesting_report() warns about it once. Any
+ * thread. */
 int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
                   const sp_fmt_stream *stream, const sp_fmt_h5w *w,
                   sp_imp_row *rows, sp_fmt_err *err);
