@@ -7,8 +7,8 @@
  * are a copy step of their own); then its rows go into the output's index,
  * in rank order. Both threads take whichever step of the oldest rank is
  * ready, up to four ranks at a time (a slot holds an index, not calls).
- * SP_IMPORT_THREAD=0: one thread, one rank (also the default for ranks of
- * under 64 Ki calls on average); =1: two threads whatever the ranks.
+ * --threads=0: one thread, one rank (also the default for ranks of under
+ * 64 Ki calls on average); =1: two threads whatever the ranks.
  * HDF5 (not thread-safe here) is called by this thread alone: to read an
  * .h5 input, and to open and close the output. */
 #include "sp_import.h"
@@ -388,7 +388,7 @@ static int processes_meta(sp_fmt_meta *m, const sp_fmt_inputs *in,
 
 int sp__imp_merge(const sp_fmt_inputs *in, const sp_imp_claim *claims,
                   int64_t nclaims, const char *out, const char *label,
-                  sp_fmt_err *err) {
+                  const sp_imp_opts *o, sp_fmt_err *err) {
   int64_t *last = malloc((in->n ? (size_t)in->n : 1) * sizeof *last);
   if (!last) {
     sp_fmt_err_set(err, "%s: out of memory", out);
@@ -426,8 +426,7 @@ int sp__imp_merge(const sp_fmt_inputs *in, const sp_imp_claim *claims,
     at += claims[c].events;
   }
   p.base = base;
-  const char *thr = getenv("SP_IMPORT_THREAD");
-  int one = thr ? strcmp(thr, "0") == 0 : events <= SMALL_RANKS * nclaims;
+  int one = o->threads >= 0 ? o->threads == 0 : events <= SMALL_RANKS * nclaims;
   p.nslots = one ? 1 : SLOTS;
   for (int i = 0; i < SLOTS; i++)
     p.slots[i].claim = -1;
@@ -460,7 +459,7 @@ int sp__imp_merge(const sp_fmt_inputs *in, const sp_imp_claim *claims,
   } else {
     rc = sp_fmt_h5w_close(w, err);
   }
-  if (getenv("SP_IMPORT_TIMES"))
+  if (o->times)
     fprintf(stderr,
             "sp-import: read %.3f s, statistics %.3f s, copy %.3f s, rows "
             "%.3f s, close %.3f s (both threads' sums); waited %.3f s; %s\n",

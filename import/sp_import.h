@@ -66,9 +66,15 @@ int sp__imp_copy(sp_fmt_h5w *w, const sp_fmt_rank *r, const sp_imp_row *rows,
                  sp_fmt_err *err);
 void sp__imp_nesting_report(void);
 
+/* How to merge: --threads and --times. */
+typedef struct sp_imp_opts {
+  int threads; /* 0 one, 1 two, -1 two when ranks are large (merge.c) */
+  int times;   /* print each step's seconds on stderr */
+} sp_imp_opts;
+
 /* Streams the claims rank by rank into the schema-2 file out. */
 int sp__imp_merge(const sp_fmt_inputs *in, const sp_imp_claim *claims,
                   int64_t nclaims, const char *out, const char *label,
-                  sp_fmt_err *err);
+                  const sp_imp_opts *o, sp_fmt_err *err);
 
 #endif /* SP_IMPORT_H */
