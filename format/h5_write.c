@@ -214,7 +214,7 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
   H5Pset_alignment(fapl, (hsize_t)4 << 20, (hsize_t)SP__H5W_PIECE);
   /* Created exclusively, never truncated: opening with O_TRUNC would make
    * ext4 (auto_da_alloc) flush every block of the file on its last close,
-   * a third of a second per GiB here. */
+   * a cost that grows with the file. */
   w->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
   H5Pclose(fapl);
   if (w->file < 0) {

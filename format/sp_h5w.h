@@ -7,11 +7,10 @@
 #include "sp_h5_util.h"
 
 /* Writes of up to 256 KiB that end on 256 KiB boundaries of the file: a
- * larger write makes the page cache take a larger folio, and on this
- * project's VM those came from memory the host had taken back (1 GB in
- * 1 MiB writes: 0.15-0.97 s, all of it in the copy; in 256 KiB writes
- * 0.14-0.17 s every time); an unaligned one gets small folios where it
- * starts (0.18-0.24 s). */
+ * larger write makes the page cache take a larger folio, which in a VM may
+ * come from memory the host has taken back, so its cost swings widely; an
+ * unaligned one gets small folios where it starts, and costs more.
+ * docs/performance.md has the figures. */
 #define SP__H5W_PIECE ((size_t)256 << 10)
 
 typedef struct sp__h5w_row {

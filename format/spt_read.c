@@ -171,8 +171,8 @@ static int get_str(reader *r, const char *lenwhat, const char *what, char **s,
 }
 
 /* Reads n timestamps of the file straight into dst with pread: the one
- * copy the kernel makes anyway, and no page of the file is mapped (a page
- * fault costs more than copying its 4 KiB here). */
+ * copy the kernel makes anyway, and no page of the file is mapped (in a VM
+ * a page fault can cost more than copying the page). */
 static int pread_times(reader *r, int64_t *dst, int64_t n) {
   size_t want = (size_t)n * 8;
   if (pread_all(r, dst, want) != 0)
@@ -185,12 +185,11 @@ static int pread_times(reader *r, int64_t *dst, int64_t n) {
 }
 
 /* A timestamp array. Large ones (1 Mi calls and up) are aligned to and
- * backed by 2 MiB pages where the kernel allows: a 4 KiB page fault costs
- * several microseconds in this kind of VM, more than copying the page, and
- * the statistics' passes over the arrays miss the TLB less (4 ranks x 8 M
- * calls: reading 0.47 -> 0.14 s, statistics 0.44 -> 0.24 s). Smaller ones
- * stay plain: their heap memory is reused from rank to rank anyway. Freed
- * with free(). */
+ * backed by 2 MiB pages where the kernel allows: in a VM a 4 KiB page
+ * fault can cost more than copying the page, and the statistics' passes
+ * over the arrays miss the TLB less (both reading and the statistics got
+ * markedly faster; docs/performance.md). Smaller ones stay plain: their
+ * heap memory is reused from rank to rank anyway. Freed with free(). */
 static int64_t *times_alloc(int64_t count) {
   size_t n = (size_t)count * 8, huge = (size_t)2 << 20;
   if (n < 4 * huge)
@@ -469,9 +468,10 @@ int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
 }
 
 /* Parses the file at path with timestamps taken per mode: its headers
- * through a window, its timestamps with pread (a mapping cost more here:
- * mapping and unmapping a 16 MB file to read its headers took 0.2-0.5 ms,
- * a page fault in this VM costs more than copying the page). */
+ * through a window, its timestamps with pread (a mapping cost more:
+ * mapping and unmapping a large file to read a few kilobytes of headers
+ * costs more than reading them, and a page fault in a VM more than copying
+ * the page). */
 static int read_file(const char *path, int mode, sp_fmt_rank *out,
                      sp_fmt_err *err) {
   memset(out, 0, sizeof *out);

@@ -33,8 +33,8 @@ typedef struct {
 
 /* n bytes at p to file offset at (every write says where: a large
  * block's ends go ahead of the buffer's bytes, see put_block_times). A
- * helper thread writing one buffer while the next was filled took 5-10%
- * more CPU and no less time on this project's shared 2-core VM. */
+ * helper thread writing one buffer while the next was filled took more CPU
+ * and no less time on a shared 2-core machine. */
 static void put_at(out *o, const void *p, size_t n, int64_t at) {
   for (size_t done = 0; !o->err && done < n;) {
     ssize_t k = pwrite(o->fd, (const char *)p + done, n - done,

@@ -11,9 +11,9 @@
 
 /* Total bytes of per-source read buffers: 512 KiB per source (a batch of
  * 32768 calls), at least 1 MiB and at most 8 MiB: batches stay in the
- * cores' caches until the merge takes them (8 MiB for a thread of three
- * regions took 8% more time on 64 x 1M calls), and 100,000 sources still
- * get a few calls each. */
+ * cores' caches until the merge takes them (a larger budget for a thread
+ * of few regions was slower), and 100,000 sources still get a few calls
+ * each. */
 #define SP_STATS_BUDGET_MIN ((uint64_t)1 << 20)
 #define SP_STATS_BUDGET_MAX ((uint64_t)8 << 20)
 #define SP_STATS_PER_SOURCE ((uint64_t)512 << 10)
@@ -154,7 +154,7 @@ static void acc_arrays(void *ctx, const int64_t *s, const int64_t *e,
 
 /* Durations of 0 to 2^32-1 ns (4.3 s) square into 64 bits, summed in two
  * 32-bit halves that cannot overflow below 2^32 calls: this loop
- * vectorises (a 128-bit sum does not), ~6x faster here. Returns 0 when
+ * vectorises (a 128-bit sum does not), several times faster. Returns 0 when
  * some duration is outside that range: then acc_arrays redoes the batch.
  * No clones in sanitized builds: their ifunc resolver runs before the
  * sanitizer's runtime is initialised and crashes at load. */
@@ -390,8 +390,8 @@ merge_k(cursor *c, const int64_t *id, nester *t, const int K) {
     }
     int64_t i = id[b];
     /* place(), written out with the stack and child in locals: calling
-     * it (even with them gathered in a local struct) made this loop 1-4%
-     * slower on a 1 M-call rank, best of 14. */
+     * it (even with them gathered in a local struct) made this loop
+     * slower. */
     while (depth) {
       const call *top = &stack[depth - 1];
       if (bs >= top->start && be <= top->end) {

@@ -24,9 +24,8 @@
 
 #define SLOTS 4
 /* Below this many calls per rank on average, one thread does it all:
- * handing each step of thousands of tiny ranks from thread to thread cost
- * more than the steps (20 000 two-region ranks: 3.4 s on two threads,
- * 2.1 s on one). */
+ * handing each step of thousands of tiny ranks from thread to thread costs
+ * more than the steps. */
 #define SMALL_RANKS 65536
 
 static double now(void) {

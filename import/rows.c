@@ -123,7 +123,7 @@ typedef struct tee {
 } tee;
 
 /* Writes into one file from two threads queue in the kernel on its inode
- * lock, spinning (the kernel's share of the time rose by half): they go one
+ * lock, spinning (the kernel's time grows): they go one
  * at a time here, and a thread that finds another writing keeps a copy of
  * its batch and writes it with the source's next one, computing meanwhile
  * rather than waiting. */
