@@ -120,6 +120,7 @@ typedef struct tee {
   int put_failed;              /* err says why */
   sp_fmt_err *err;
   pending *pend; /* per row */
+  int64_t kept;  /* pending batches */
 } tee;
 
 /* Writes into one file from two threads queue in the kernel on its inode
@@ -128,6 +129,13 @@ typedef struct tee {
  * its batch and writes it with the source's next one, computing meanwhile
  * rather than waiting. */
 pthread_mutex_t sp__imp_put_mu = PTHREAD_MUTEX_INITIALIZER;
+void (*sp__imp_put_wait_hook)(int64_t kept);
+
+static void lock_put(const tee *t) {
+  if (sp__imp_put_wait_hook)
+    sp__imp_put_wait_hook(t->kept);
+  pthread_mutex_lock(&sp__imp_put_mu);
+}
 
 static void put(tee *t, int64_t i, int64_t first, int64_t n, const int64_t *s,
                 const int64_t *e) {
@@ -139,10 +147,11 @@ static void put(tee *t, int64_t i, int64_t first, int64_t n, const int64_t *s,
 static void put_pending(tee *t, int64_t i) {
   pending *p = &t->pend[i];
   if (p->n) {
-    pthread_mutex_lock(&sp__imp_put_mu);
+    lock_put(t);
     put(t, i, p->first, p->n, p->buf, p->buf + p->cap);
     pthread_mutex_unlock(&sp__imp_put_mu);
     p->n = 0;
+    t->kept--;
   }
 }
 
@@ -162,6 +171,7 @@ static int keep(tee *t, int64_t i, int64_t first, int64_t n, const int64_t *s,
   memcpy(p->buf + p->cap, e, (size_t)n * 8);
   p->first = first;
   p->n = n;
+  t->kept++;
   return 1;
 }
 
@@ -179,11 +189,11 @@ static void tee_batch(void *ctx, int64_t i, int64_t first, int64_t n,
     return;
   put_pending(t, i);
   if (first + n == t->rows[i].src.count) { /* the last batch: no later chance */
-    pthread_mutex_lock(&sp__imp_put_mu);
+    lock_put(t);
   } else if (pthread_mutex_trylock(&sp__imp_put_mu) != 0) {
     if (keep(t, i, first, n, s, e))
       return;
-    pthread_mutex_lock(&sp__imp_put_mu);
+    lock_put(t);
   }
   put(t, i, first, n, s, e);
   pthread_mutex_unlock(&sp__imp_put_mu);
@@ -200,7 +210,7 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
   /* an index: the calls stream from the file */
   sp_fmt_spt_calls *calls = fd >= 0 ? malloc(cnt * sizeof *calls) : NULL;
   int failed = 0, rc = -1;
-  tee t = {rows, w, &failed, stream, 0, err, NULL};
+  tee t = {rows, w, &failed, stream, 0, err, NULL, 0};
   if (teed)
     t.pend = calloc(cnt, sizeof *t.pend);
   if (!srcs || !st || (fd >= 0 && !calls) || (teed && !t.pend)) {

@@ -60,6 +60,11 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
 /* Taken around every write of calls to the output (rows.c says why). */
 extern pthread_mutex_t sp__imp_put_mu;
 
+/* For tests: if set, called by a thread of sp__imp_stats just before it
+ * waits for sp__imp_put_mu, with the number of batches its rank holds
+ * back at that moment. NULL in the tool. */
+extern void (*sp__imp_put_wait_hook)(int64_t kept);
+
 /* The rows' calls from r's arrays (a rank of an .h5) into the reserved
  * writer w at their places. No HDF5 call: any thread. */
 int sp__imp_copy(sp_fmt_h5w *w, const sp_fmt_rank *r, const sp_imp_row *rows,
