@@ -124,10 +124,10 @@ typedef struct tee {
 } tee;
 
 /* Writes into one file from two threads queue in the kernel on its inode
- * lock, spinning (the kernel's time grows): they go one
- * at a time here, and a thread that finds another writing keeps a copy of
- * its batch and writes it with the source's next one, computing meanwhile
- * rather than waiting. */
+ * lock, spinning (the kernel's time grows): they go one at a time here,
+ * and a thread that finds another writing keeps a copy of its batch and
+ * writes it with the source's next one, computing meanwhile rather than
+ * waiting. */
 pthread_mutex_t sp__imp_put_mu = PTHREAD_MUTEX_INITIALIZER;
 void (*sp__imp_put_wait_hook)(int64_t kept);
 
