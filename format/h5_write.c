@@ -3,6 +3,7 @@
  * time; the small per-row index is kept in memory and written at close.
  * Reserved events, written without HDF5, are h5_write_raw.c's. */
 #include "sp_h5w.h"
+#include "sp_util.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -89,12 +90,7 @@ static int write_ds(hid_t loc, const char *name, hid_t ftype, hid_t mtype,
   return rc < 0 ? -1 : 0;
 }
 
-static uint64_t hash_name(const char *s) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
+static uint64_t hash_name(const char *s) { return sp__fnv1a(SP__FNV_SEED, s); }
 
 static int grow_hash(sp_fmt_h5w *w) {
   int64_t cap = w->hashcap ? w->hashcap * 2 : 256;

@@ -2,6 +2,7 @@
  * HDF5 allocates whole (sp_fmt_h5w_reserve), filled with pwrite
  * (sp_fmt_h5w_put) from any thread while rows go to the writer. */
 #include "sp_h5w.h"
+#include "sp_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,17 +58,15 @@ static int put_bytes(const sp_fmt_h5w *w, int64_t at, const void *p, size_t n,
   const char *c = p;
   while (n > 0) {
     size_t piece = SP__H5W_PIECE - (size_t)at % SP__H5W_PIECE;
-    ssize_t k = pwrite(w->raw_fd, c, n > piece ? piece : n, (off_t)at);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0) {
+    piece = n > piece ? piece : n;
+    if (sp__pwrite_full(w->raw_fd, c, piece, (off_t)at, NULL) != 0) {
       sp__h5w_fail(err, w->path, "cannot write events to %s: %s", w->tmp,
-                   k < 0 ? strerror(errno) : "no progress");
+                   errno ? strerror(errno) : "no progress");
       return -1;
     }
-    c += k;
-    at += k;
-    n -= (size_t)k;
+    c += piece;
+    at += (int64_t)piece;
+    n -= piece;
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 /* spt_read.c - the .spt reader (versions 1-3, either byte order). Every
  * length and count is checked against the bytes left before allocating. */
 #include "sp_format.h"
+#include "sp_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,16 +70,10 @@ static int fail(reader *r, size_t off, const char *fmt, ...) {
 /* want bytes of the file from pos on into dst; a failure names the byte
  * where reading stopped. */
 static int pread_all(reader *r, void *dst, size_t want) {
-  for (size_t got = 0; got < want;) {
-    ssize_t k =
-        pread(r->fd, (char *)dst + got, want - got, (off_t)(r->pos + got));
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return fail(r, r->pos + got, "cannot read: %s",
-                  k < 0 ? strerror(errno) : "file shrank while reading");
-    got += (size_t)k;
-  }
+  size_t got;
+  if (sp__pread_full(r->fd, dst, want, (off_t)r->pos, &got) != 0)
+    return fail(r, r->pos + got, "cannot read: %s",
+                errno ? strerror(errno) : "file shrank while reading");
   return 0;
 }
 
@@ -221,9 +216,7 @@ static int get_times(reader *r, int64_t *dst, int64_t n) {
 }
 
 static uint64_t hash_bytes(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  uint64_t h = sp__fnv1a_n(SP__FNV_SEED, s, n);
   return h ^ (h >> 29);
 }
 
@@ -510,19 +503,11 @@ void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
   const sp_fmt_spt_calls *c = src->ctx;
   int64_t *dst[2] = {starts, ends};
   for (int k = 0; k < 2; k++) {
-    size_t want = (size_t)n * 8, got = 0;
+    size_t want = (size_t)n * 8, got;
     off_t at = (off_t)(c->offset + (k * c->count + first) * 8);
-    while (got < want) {
-      ssize_t r =
-          pread(c->fd, (char *)dst[k] + got, want - got, at + (off_t)got);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0) { /* the caller learns it from *failed */
-        *c->failed = r < 0 ? errno : EIO;
-        memset((char *)dst[k] + got, 0, want - got);
-        break;
-      }
-      got += (size_t)r;
+    if (sp__pread_full(c->fd, dst[k], want, at, &got) != 0) {
+      *c->failed = errno ? errno : EIO; /* the caller learns it here */
+      memset((char *)dst[k] + got, 0, want - got);
     }
     if (c->swap)
       for (int64_t i = 0; i < n; i++)

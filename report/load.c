@@ -1,16 +1,12 @@
 /* load.c - reads the inputs of one profile (found as sp-import finds them)
  * into rows of statistics and, when asked, the events of every thread. */
 #include "report.h"
+#include "sp_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t fnv(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
+static uint64_t fnv(const char *s) { return sp__fnv1a(SP__FNV_SEED, s); }
 
 static int rehash(rp_profile *p, int64_t cap) {
   int64_t *h = malloc((size_t)cap * sizeof *h);
