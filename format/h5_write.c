@@ -1,11 +1,11 @@
-/* h5_write.c - the schema-2 HDF5 writer (docs/format-hdf5.md). Events stream
- * into chunked, growing datasets one whole chunk at a time; the small
- * per-row index is kept in memory and written at close. */
-#include "sp_format.h"
-#include "sp_h5_util.h"
+/* h5_write.c - the schema-2 HDF5 writer (docs/format-hdf5.md), through
+ * HDF5: events stream into chunked, growing datasets one whole chunk at a
+ * time; the small per-row index is kept in memory and written at close.
+ * Reserved events, written without HDF5, are h5_write_raw.c's. */
+#include "sp_h5w.h"
+#include "sp_util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -26,39 +26,7 @@
 #define META_MAX 60000
 #define TRUNC_MARK "...[truncated]"
 
-typedef struct h5w_row {
-  int32_t region, rank, thread;
-  int64_t offset, count;
-  sp_fmt_stats st;
-} h5w_row;
-
-typedef struct h5w_region {
-  char *name;
-  char *file; /* first known; NULL = none */
-  int32_t line;
-  int32_t last_rank, last_thread; /* last row, to refuse duplicates */
-} h5w_region;
-
-struct sp_fmt_h5w {
-  char *path, *tmp;
-  hid_t file, ds_start, ds_end;
-  int64_t *buf_s, *buf_e;
-  int64_t fill, written; /* events in buf, events already in the file */
-  int64_t reserved;      /* sp_fmt_h5w_reserve's count; -1 = not reserved */
-  int raw_fd;            /* reserved: written to with pwrite */
-  int64_t raw_at[2];     /* reserved: file offsets of the two datasets */
-  h5w_row *rows;
-  int64_t nrows, caprows;
-  h5w_region *regs;
-  int64_t nregs, capregs;
-  int32_t *hash; /* open addressing: region index + 1, 0 = empty */
-  int64_t hashcap;
-  sp_fmt_meta meta;
-  sp__h5_sink sink; /* write errors the file driver kept from HDF5 */
-  hid_t driver;     /* that driver's id; -1 = none */
-};
-
-static void fail(sp_fmt_err *err, const char *path, const char *fmt, ...) {
+void sp__h5w_fail(sp_fmt_err *err, const char *path, const char *fmt, ...) {
   if (!err)
     return;
   int n = snprintf(err->msg, sizeof err->msg, "%s: ", path);
@@ -72,20 +40,21 @@ static void fail(sp_fmt_err *err, const char *path, const char *fmt, ...) {
 
 /* A write the file driver could not make (a full disk) is the reason for
  * any failure after it; HDF5 itself never sees it (h5_vfd.c). */
-static int sunk(sp_fmt_h5w *w, sp_fmt_err *err) {
+int sp__h5w_sunk(sp_fmt_h5w *w, sp_fmt_err *err) {
   if (!w->sink.err)
     return 0;
   H5Eclear2(H5E_DEFAULT);
-  fail(err, w->path, "cannot write %s: %s", w->tmp, strerror(w->sink.err));
+  sp__h5w_fail(err, w->path, "cannot write %s: %s", w->tmp,
+               strerror(w->sink.err));
   return -1;
 }
 
-static void h5fail(sp_fmt_h5w *w, sp_fmt_err *err, const char *what) {
+void sp__h5w_h5fail(sp_fmt_h5w *w, sp_fmt_err *err, const char *what) {
   char why[256];
-  if (sunk(w, err))
+  if (sp__h5w_sunk(w, err))
     return;
   sp__h5_reason(why, sizeof why);
-  fail(err, w->path, "cannot write HDF5 %s: %s", what, why);
+  sp__h5w_fail(err, w->path, "cannot write HDF5 %s: %s", what, why);
 }
 
 static hid_t make_ds(hid_t loc, const char *name, hid_t ftype, hsize_t n,
@@ -121,12 +90,7 @@ static int write_ds(hid_t loc, const char *name, hid_t ftype, hid_t mtype,
   return rc < 0 ? -1 : 0;
 }
 
-static uint64_t hash_name(const char *s) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
+static uint64_t hash_name(const char *s) { return sp__fnv1a(SP__FNV_SEED, s); }
 
 static int grow_hash(sp_fmt_h5w *w) {
   int64_t cap = w->hashcap ? w->hashcap * 2 : 256;
@@ -161,13 +125,13 @@ static int32_t region_id(sp_fmt_h5w *w, const char *name) {
     return -1;
   if (w->nregs == w->capregs) {
     int64_t cap = w->capregs ? w->capregs * 2 : 64;
-    h5w_region *r = realloc(w->regs, (size_t)cap * sizeof *r);
+    sp__h5w_region *r = realloc(w->regs, (size_t)cap * sizeof *r);
     if (!r)
       return -1;
     w->regs = r;
     w->capregs = cap;
   }
-  h5w_region *r = &w->regs[w->nregs];
+  sp__h5w_region *r = &w->regs[w->nregs];
   r->name = strdup(name);
   if (!r->name)
     return -1;
@@ -209,20 +173,12 @@ static void close_handles(sp_fmt_h5w *w) {
   w->ds_start = w->ds_end = w->file = -1;
 }
 
-/* Writes of up to 256 KiB that end on 256 KiB boundaries of the file: a
- * larger write makes the page cache take a larger folio, and on this
- * project's VM those came from memory the host had taken back (1 GB in
- * 1 MiB writes: 0.15-0.97 s, all of it in the copy; in 256 KiB writes
- * 0.14-0.17 s every time); an unaligned one gets small folios where it
- * starts (0.18-0.24 s). */
-#define SP_H5W_PIECE ((size_t)256 << 10)
-
 sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
   sp__h5_quiet();
   sp_fmt_h5w *w = calloc(1, sizeof *w);
   char tmp[PATH_MAX + 64];
   if (!w) {
-    fail(err, path, "out of memory");
+    sp__h5w_fail(err, path, "out of memory");
     return NULL;
   }
   w->file = w->ds_start = w->ds_end = -1;
@@ -231,45 +187,46 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
   w->raw_fd = -1;
   w->path = strdup(path);
   if (!w->path) {
-    fail(err, path, "out of memory");
+    sp__h5w_fail(err, path, "out of memory");
     goto bad;
   }
   if (sp_fmt_tmp_name(path, tmp, sizeof tmp) != 0) {
-    fail(err, path, "path too long");
+    sp__h5w_fail(err, path, "path too long");
     goto bad;
   }
   w->tmp = strdup(tmp);
   if (!w->tmp) {
-    fail(err, path, "out of memory");
+    sp__h5w_fail(err, path, "out of memory");
     goto bad;
   }
   /* Large datasets (sp-import's reserved events) start on a 256 KiB
    * boundary: the calls written into them then fill whole aligned pieces
-   * (sp_fmt_stats_rank_at). The runtime's 2 MiB chunks are not moved. */
+   * (import/rows.c). The runtime's 2 MiB chunks are not moved. */
   hid_t fapl = sp__h5_sink_fapl(&w->sink, &w->driver);
   if (fapl < 0) {
-    h5fail(w, err, "file (driver)");
+    sp__h5w_h5fail(w, err, "file (driver)");
     goto bad;
   }
-  H5Pset_alignment(fapl, (hsize_t)4 << 20, (hsize_t)SP_H5W_PIECE);
+  H5Pset_alignment(fapl, (hsize_t)4 << 20, (hsize_t)SP__H5W_PIECE);
   /* Created exclusively, never truncated: opening with O_TRUNC would make
    * ext4 (auto_da_alloc) flush every block of the file on its last close,
-   * a third of a second per GiB here. */
+   * a cost that grows with the file. */
   w->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
   H5Pclose(fapl);
   if (w->file < 0) {
     if (w->sink.open_err) { /* errno: clearer than HDF5's stack */
       H5Eclear2(H5E_DEFAULT);
-      fail(err, path, "cannot create %s: %s", tmp, strerror(w->sink.open_err));
+      sp__h5w_fail(err, path, "cannot create %s: %s", tmp,
+                   strerror(w->sink.open_err));
       goto bad;
     }
-    h5fail(w, err, "file");
+    sp__h5w_h5fail(w, err, "file");
     goto bad_unlink;
   }
   hid_t g =
       H5Gcreate2(w->file, "events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0) {
-    h5fail(w, err, "group events");
+    sp__h5w_h5fail(w, err, "group events");
     goto bad_unlink;
   }
   H5Gclose(g); /* its datasets come with the first events (flush_events) */
@@ -296,7 +253,7 @@ static int flush_events(sp_fmt_h5w *w, int final, sp_fmt_err *err) {
         make_ds(w->file, "events/start_times", H5T_STD_I64LE, 0, chunk);
     w->ds_end = make_ds(w->file, "events/end_times", H5T_STD_I64LE, 0, chunk);
     if (w->ds_start < 0 || w->ds_end < 0) {
-      h5fail(w, err, "events datasets");
+      sp__h5w_h5fail(w, err, "events datasets");
       return -1;
     }
   }
@@ -318,7 +275,7 @@ static int write_events(sp_fmt_h5w *w, const void *starts, const void *ends,
   const void *buf[2] = {starts, ends};
   for (int i = 0; i < 2; i++) {
     if (H5Dset_extent(ds[i], &size) < 0) {
-      h5fail(w, err, "events (extend)");
+      sp__h5w_h5fail(w, err, "events (extend)");
       return -1;
     }
     hid_t fs = H5Dget_space(ds[i]);
@@ -333,143 +290,49 @@ static int write_events(sp_fmt_h5w *w, const void *starts, const void *ends,
     if (ms >= 0)
       H5Sclose(ms);
     if (rc < 0) {
-      h5fail(w, err, "events");
+      sp__h5w_h5fail(w, err, "events");
       return -1;
     }
   }
   w->written += n;
-  return sunk(w, err); /* the disk is full: stop here, not at close */
-}
-
-int sp_fmt_h5w_reserve(sp_fmt_h5w *w, int64_t n, sp_fmt_err *err) {
-  if (n < 0 || w->nrows > 0 || w->ds_start >= 0 || w->reserved >= 0) {
-    fail(err, w->path, "events reserved after rows, twice, or negative");
-    return -1;
-  }
-  /* Contiguous, allocated now and never filled: the bytes are where
-   * H5Dget_offset says, for sp_fmt_h5w_put to write without HDF5. */
-  hsize_t dims = (hsize_t)n;
-  hid_t sp = H5Screate_simple(1, &dims, NULL);
-  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  hid_t *ds[2] = {&w->ds_start, &w->ds_end};
-  const char *names[2] = {"events/start_times", "events/end_times"};
-  int rc = sp >= 0 && dcpl >= 0 && H5Pset_layout(dcpl, H5D_CONTIGUOUS) >= 0 &&
-                   H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
-                   H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0
-               ? 0
-               : -1;
-  for (int i = 0; i < 2 && rc == 0; i++) {
-    *ds[i] = H5Dcreate2(w->file, names[i], H5T_STD_I64LE, sp, H5P_DEFAULT, dcpl,
-                        H5P_DEFAULT);
-    haddr_t at = *ds[i] >= 0 ? H5Dget_offset(*ds[i]) : HADDR_UNDEF;
-    if (*ds[i] < 0 || (n > 0 && (at == HADDR_UNDEF || at > (haddr_t)INT64_MAX)))
-      rc = -1;
-    w->raw_at[i] = n > 0 ? (int64_t)at : 0;
-  }
-  if (sp >= 0)
-    H5Sclose(sp);
-  if (dcpl >= 0)
-    H5Pclose(dcpl);
-  if (rc != 0) {
-    h5fail(w, err, "events datasets");
-    return -1;
-  }
-  w->raw_fd = open(w->tmp, O_WRONLY | O_CLOEXEC);
-  if (w->raw_fd < 0) {
-    fail(err, w->path, "cannot open %s: %s", w->tmp, strerror(errno));
-    return -1;
-  }
-  w->reserved = n;
-  return 0;
+  return sp__h5w_sunk(w, err); /* the disk is full: stop here, not at close */
 }
 
 int64_t sp_fmt_h5w_events(const sp_fmt_h5w *w) { return w->written + w->fill; }
 
-static int put_bytes(const sp_fmt_h5w *w, int64_t at, const void *p, size_t n,
-                     sp_fmt_err *err) {
-  const char *c = p;
-  while (n > 0) {
-    size_t piece = SP_H5W_PIECE - (size_t)at % SP_H5W_PIECE;
-    ssize_t k = pwrite(w->raw_fd, c, n > piece ? piece : n, (off_t)at);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0) {
-      fail(err, w->path, "cannot write events to %s: %s", w->tmp,
-           k < 0 ? strerror(errno) : "no progress");
-      return -1;
-    }
-    c += k;
-    at += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
-
-/* n timestamps from p (ours: any alignment) as little-endian at `at`. */
-static int put_times(const sp_fmt_h5w *w, int64_t at, const void *p, int64_t n,
-                     sp_fmt_err *err) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  uint64_t buf[4096];
-  for (int64_t done = 0; done < n;) {
-    int64_t k = n - done < 4096 ? n - done : 4096;
-    for (int64_t i = 0; i < k; i++) {
-      uint64_t v;
-      memcpy(&v, (const char *)p + (done + i) * 8, 8);
-      buf[i] = __builtin_bswap64(v);
-    }
-    if (put_bytes(w, at + done * 8, buf, (size_t)k * 8, err) != 0)
-      return -1;
-    done += k;
-  }
-  return 0;
-#else
-  return put_bytes(w, at, p, (size_t)n * 8, err);
-#endif
-}
-
-int sp_fmt_h5w_put(const sp_fmt_h5w *w, int64_t first, const void *starts,
-                   const void *ends, int64_t n, sp_fmt_err *err) {
-  if (w->reserved < 0 || first < 0 || n < 0 || first > w->reserved - n) {
-    fail(err, w->path, "events %lld..%lld outside the %lld reserved",
-         (long long)first, (long long)(first + n), (long long)w->reserved);
-    return -1;
-  }
-  if (put_times(w, w->raw_at[0] + first * 8, starts, n, err) != 0 ||
-      put_times(w, w->raw_at[1] + first * 8, ends, n, err) != 0)
-    return -1;
-  return 0;
-}
-
 int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
                    const sp_fmt_stats *stats, sp_fmt_err *err) {
   if (w->reserved >= 0 && !stats) {
-    fail(err, w->path, "row of region %s without statistics", src->name);
+    sp__h5w_fail(err, w->path, "row of region %s without statistics",
+                 src->name);
     return -1;
   }
   if (src->count < 0 || rank < 0 || src->thread < 0) {
-    fail(err, w->path, "negative rank, thread or call count for region %s",
-         src->name);
+    sp__h5w_fail(err, w->path,
+                 "negative rank, thread or call count for region %s",
+                 src->name);
     return -1;
   }
   if (w->nrows > 0) {
-    const h5w_row *p = &w->rows[w->nrows - 1];
+    const sp__h5w_row *p = &w->rows[w->nrows - 1];
     if (rank < p->rank || (rank == p->rank && src->thread < p->thread)) {
-      fail(err, w->path,
-           "row rank %d thread %d after rank %d thread %d (rows must be "
-           "ordered by rank, thread)",
-           rank, src->thread, p->rank, p->thread);
+      sp__h5w_fail(
+          err, w->path,
+          "row rank %d thread %d after rank %d thread %d (rows must be "
+          "ordered by rank, thread)",
+          rank, src->thread, p->rank, p->thread);
       return -1;
     }
   }
   int32_t id = region_id(w, src->name);
   if (id < 0) {
-    fail(err, w->path, "out of memory");
+    sp__h5w_fail(err, w->path, "out of memory");
     return -1;
   }
-  h5w_region *reg = &w->regs[id];
+  sp__h5w_region *reg = &w->regs[id];
   if (reg->last_rank == rank && reg->last_thread == src->thread) {
-    fail(err, w->path, "two rows for rank %d thread %d region %s", rank,
-         src->thread, src->name);
+    sp__h5w_fail(err, w->path, "two rows for rank %d thread %d region %s", rank,
+                 src->thread, src->name);
     return -1;
   }
   reg->last_rank = rank;
@@ -483,15 +346,15 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
   }
   if (w->nrows == w->caprows) {
     int64_t cap = w->caprows ? w->caprows * 2 : 256;
-    h5w_row *r = realloc(w->rows, (size_t)cap * sizeof *r);
+    sp__h5w_row *r = realloc(w->rows, (size_t)cap * sizeof *r);
     if (!r) {
-      fail(err, w->path, "out of memory");
+      sp__h5w_fail(err, w->path, "out of memory");
       return -1;
     }
     w->rows = r;
     w->caprows = cap;
   }
-  h5w_row *row = &w->rows[w->nrows];
+  sp__h5w_row *row = &w->rows[w->nrows];
   row->region = id;
   row->rank = rank;
   row->thread = src->thread;
@@ -500,8 +363,8 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
 
   if (w->reserved >= 0) { /* the caller puts the calls */
     if (src->count > w->reserved - w->written) {
-      fail(err, w->path, "rows hold more calls than the %lld reserved",
-           (long long)w->reserved);
+      sp__h5w_fail(err, w->path, "rows hold more calls than the %lld reserved",
+                   (long long)w->reserved);
       return -1;
     }
     row->st = *stats;
@@ -512,7 +375,7 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
   if (stats) {
     row->st = *stats;
   } else if (sp_fmt_stats_source(src, &row->st) != 0) {
-    fail(err, w->path, "out of memory");
+    sp__h5w_fail(err, w->path, "out of memory");
     return -1;
   }
   const int64_t *as, *ae;
@@ -528,7 +391,7 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
   for (int64_t done = w->written + w->fill - row->offset; done < src->count;) {
     if (!w->buf_s && (!(w->buf_s = malloc((size_t)EV_BATCH * 8)) ||
                       !(w->buf_e = malloc((size_t)EV_BATCH * 8)))) {
-      fail(err, w->path, "out of memory");
+      sp__h5w_fail(err, w->path, "out of memory");
       return -1;
     }
     int64_t n = src->count - done;
@@ -548,7 +411,7 @@ int sp_fmt_h5w_row(sp_fmt_h5w *w, int32_t rank, const sp_fmt_source *src,
 int sp_fmt_h5w_meta(sp_fmt_h5w *w, const sp_fmt_meta *meta, sp_fmt_err *err) {
   sp_fmt_meta_free(&w->meta);
   if (sp_fmt_meta_copy(&w->meta, meta) != 0) {
-    fail(err, w->path, "out of memory");
+    sp__h5w_fail(err, w->path, "out of memory");
     return -1;
   }
   return 0;
@@ -595,7 +458,7 @@ static int write_meta(sp_fmt_h5w *w, hid_t str, sp_fmt_err *err) {
   hid_t g =
       H5Gcreate2(w->file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0) {
-    h5fail(w, err, "group metadata");
+    sp__h5w_h5fail(w, err, "group metadata");
     return -1;
   }
   int rc = 0;
@@ -629,11 +492,11 @@ static int write_meta(sp_fmt_h5w *w, hid_t str, sp_fmt_err *err) {
     if (rc != 0) {
       char what[300];
       snprintf(what, sizeof what, "metadata attribute %.200s", it->key);
-      h5fail(w, err, what);
+      sp__h5w_h5fail(w, err, what);
     }
   }
   if (H5Gclose(g) < 0 && rc == 0) {
-    h5fail(w, err, "group metadata");
+    sp__h5w_h5fail(w, err, "group metadata");
     rc = -1;
   }
   return rc;
@@ -722,9 +585,9 @@ static int write_index(sp_fmt_h5w *w, hid_t str, sp_fmt_err *err) {
   rc = 0;
 out:
   if (rc != 0)
-    h5fail(w, err, what);
+    sp__h5w_h5fail(w, err, what);
   if (g >= 0 && H5Gclose(g) < 0 && rc == 0) {
-    h5fail(w, err, "group rank_region_index");
+    sp__h5w_h5fail(w, err, "group rank_region_index");
     rc = -1;
   }
   if (fst >= 0)
@@ -752,7 +615,7 @@ static int write_names(sp_fmt_h5w *w, hid_t str, sp_fmt_err *err) {
     rc = -1;
   free(v);
   if (rc != 0)
-    h5fail(w, err, "region_table/names");
+    sp__h5w_h5fail(w, err, "region_table/names");
   return rc;
 }
 
@@ -761,30 +624,23 @@ int sp_fmt_h5w_close(sp_fmt_h5w *w, sp_fmt_err *err) {
   int64_t schema = SP_FMT_SCHEMA;
   int rc = -1;
   if (str < 0) {
-    h5fail(w, err, "string type");
+    sp__h5w_h5fail(w, err, "string type");
     goto out;
   }
   if (w->reserved >= 0 && w->written != w->reserved) {
-    fail(err, w->path, "rows hold %lld calls, %lld reserved",
-         (long long)w->written, (long long)w->reserved);
+    sp__h5w_fail(err, w->path, "rows hold %lld calls, %lld reserved",
+                 (long long)w->written, (long long)w->reserved);
     goto out;
   }
-  if (w->raw_fd >= 0) {
-    int fd = w->raw_fd;
-    w->raw_fd = -1;
-    if (close(fd) != 0) { /* a delayed write error shows here */
-      fail(err, w->path, "cannot write events to %s: %s", w->tmp,
-           strerror(errno));
-      goto out;
-    }
-  }
+  if (sp__h5w_raw_close(w, err) != 0)
+    goto out;
   if ((w->reserved < 0 && flush_events(w, 1, err) < 0) ||
       write_index(w, str, err) < 0 || write_names(w, str, err) < 0 ||
       write_meta(w, str, err) < 0)
     goto out;
   if (write_attr(w->file, "scope_profiler_schema", H5T_STD_I64LE,
                  H5T_NATIVE_INT64, 0, 0, &schema) < 0) {
-    h5fail(w, err, "attribute scope_profiler_schema");
+    sp__h5w_h5fail(w, err, "attribute scope_profiler_schema");
     goto out;
   }
   H5Dclose(w->ds_start);
@@ -793,14 +649,14 @@ int sp_fmt_h5w_close(sp_fmt_h5w *w, sp_fmt_err *err) {
   herr_t c = H5Fclose(w->file);
   w->file = -1;
   if (c < 0) {
-    h5fail(w, err, "file (close)");
+    sp__h5w_h5fail(w, err, "file (close)");
     goto out;
   }
-  if (sunk(w, err)) /* the last writes (superblock, index) failed */
+  if (sp__h5w_sunk(w, err)) /* the last writes (superblock, index) failed */
     goto out;
   if (rename(w->tmp, w->path) != 0) {
-    fail(err, w->path, "cannot rename %s into place: %s", w->tmp,
-         strerror(errno));
+    sp__h5w_fail(err, w->path, "cannot rename %s into place: %s", w->tmp,
+                 strerror(errno));
     goto out;
   }
   rc = 0;

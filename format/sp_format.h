@@ -164,14 +164,31 @@ void sp_fmt_rank_sources_by_thread(const sp_fmt_rank *r, sp_fmt_source *out);
 int64_t sp_fmt_stats_rank(const sp_fmt_source *srcs, int64_t n,
                           sp_fmt_stats *out, sp_fmt_nesting *nest);
 
-/* sp_fmt_stats_rank for a caller that writes each batch its sources' read()
- * is asked for on into one output, srcs[i]'s calls from index at[i] on:
- * batches of many calls end where the output index is a multiple of 32768
- * (256 KiB of 8-byte values), so those writes are whole aligned pieces. The
- * statistics are the same. */
-int64_t sp_fmt_stats_rank_at(const sp_fmt_source *srcs, int64_t n,
-                             const int64_t *at, sp_fmt_stats *out,
-                             sp_fmt_nesting *nest);
+/* A caller's view of the calls the statistics read, so it can use each
+ * batch while it is in cache (sp-import writes it to its output) instead
+ * of reading the calls a second time. Only sources read through read() are
+ * seen here (sources with arrays in memory are used in place). i is the
+ * source's index in the srcs given to sp_fmt_stats_rank_read. */
+typedef struct sp_fmt_stats_reader {
+  /* Optional: of the next n (>= 1) calls of srcs[i] from call first on, how
+   * many the next batch reads (1 to n; out of range is clamped). NULL: n. */
+  int64_t (*batch_size)(void *ctx, int64_t i, int64_t first, int64_t n);
+  /* Optional: called once per batch read, right after it is read. Order:
+   * each source's batches come in call order, contiguous from call 0 to its
+   * last, each call exactly once; batches of different sources of one
+   * thread interleave as the merge needs them; threads come one after the
+   * other, in srcs order. starts and ends are valid during the call only.
+   * Called on the caller's thread, before sp_fmt_stats_rank_read returns. */
+  void (*batch)(void *ctx, int64_t i, int64_t first, int64_t n,
+                const int64_t *starts, const int64_t *ends);
+  void *ctx;
+} sp_fmt_stats_reader;
+
+/* sp_fmt_stats_rank, handing rd (if not NULL) each batch read. The
+ * statistics do not depend on where batches end. */
+int64_t sp_fmt_stats_rank_read(const sp_fmt_source *srcs, int64_t n,
+                               sp_fmt_stats *out, sp_fmt_nesting *nest,
+                               const sp_fmt_stats_reader *rd);
 
 /* The one-line description of an improper nesting found in `path`'s rank
  * `rank`, as the tools print it. */
@@ -363,8 +380,45 @@ int sp_fmt_h5_read_summary(const char *path, sp_fmt_h5_summary *out,
                            sp_fmt_err *err);
 void sp_fmt_h5_summary_free(sp_fmt_h5_summary *s);
 
+/* 1 if the schema-2 file at path has summary statistics to read with
+ * sp_fmt_h5_read_summary, or is anything else (left to the reader, whose
+ * message says what is wrong); 0 for a file written before summary records
+ * existed: its index lacks them and its calls must be read instead. */
+int sp_fmt_h5_has_summary(const char *path);
+
 /* 1 if the file at path starts with the HDF5 signature. */
 int sp_fmt_is_h5(const char *path);
+
+/* ---- input discovery (what the tools read) ---------------------------------
+ */
+
+/* What an input holds, decided by content (a file named explicitly may be
+ * called anything): HDF5, a stream (or any *.spts), else a .spt. */
+enum sp_fmt_input_kind {
+  SP_FMT_INPUT_SPT,
+  SP_FMT_INPUT_H5,
+  SP_FMT_INPUT_STREAM
+};
+
+typedef struct sp_fmt_input {
+  char *path;        /* as named or found; used in messages */
+  int kind;          /* enum sp_fmt_input_kind */
+  uint64_t dev, ino; /* the file's identity */
+} sp_fmt_input;
+
+typedef struct sp_fmt_inputs {
+  sp_fmt_input *v;
+  int64_t n, cap;
+} sp_fmt_inputs;
+
+/* Files and directories to a list of distinct input files (by device and
+ * inode: the first mention kept), in argument order; a directory gives its
+ * per-rank files (*.spt, *.spts, *_rank<N>.h5, not recursively) sorted by
+ * name, and one holding none is an error. A file named explicitly is
+ * always read. On error *out is empty and err says why. */
+int sp_fmt_inputs_find(char *const *args, int nargs, sp_fmt_inputs *out,
+                       sp_fmt_err *err);
+void sp_fmt_inputs_free(sp_fmt_inputs *in); /* frees contents, not in itself */
 
 /* ---- atomic output helper --------------------------------------------------
  */

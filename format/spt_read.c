@@ -1,6 +1,7 @@
 /* spt_read.c - the .spt reader (versions 1-3, either byte order). Every
  * length and count is checked against the bytes left before allocating. */
 #include "sp_format.h"
+#include "sp_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,16 +70,10 @@ static int fail(reader *r, size_t off, const char *fmt, ...) {
 /* want bytes of the file from pos on into dst; a failure names the byte
  * where reading stopped. */
 static int pread_all(reader *r, void *dst, size_t want) {
-  for (size_t got = 0; got < want;) {
-    ssize_t k =
-        pread(r->fd, (char *)dst + got, want - got, (off_t)(r->pos + got));
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return fail(r, r->pos + got, "cannot read: %s",
-                  k < 0 ? strerror(errno) : "file shrank while reading");
-    got += (size_t)k;
-  }
+  size_t got;
+  if (sp__pread_full(r->fd, dst, want, (off_t)r->pos, &got) != 0)
+    return fail(r, r->pos + got, "cannot read: %s",
+                errno ? strerror(errno) : "file shrank while reading");
   return 0;
 }
 
@@ -171,8 +166,8 @@ static int get_str(reader *r, const char *lenwhat, const char *what, char **s,
 }
 
 /* Reads n timestamps of the file straight into dst with pread: the one
- * copy the kernel makes anyway, and no page of the file is mapped (a page
- * fault costs more than copying its 4 KiB here). */
+ * copy the kernel makes anyway, and no page of the file is mapped (in a VM
+ * a page fault can cost more than copying the page). */
 static int pread_times(reader *r, int64_t *dst, int64_t n) {
   size_t want = (size_t)n * 8;
   if (pread_all(r, dst, want) != 0)
@@ -185,12 +180,11 @@ static int pread_times(reader *r, int64_t *dst, int64_t n) {
 }
 
 /* A timestamp array. Large ones (1 Mi calls and up) are aligned to and
- * backed by 2 MiB pages where the kernel allows: a 4 KiB page fault costs
- * several microseconds in this kind of VM, more than copying the page, and
- * the statistics' passes over the arrays miss the TLB less (4 ranks x 8 M
- * calls: reading 0.47 -> 0.14 s, statistics 0.44 -> 0.24 s). Smaller ones
- * stay plain: their heap memory is reused from rank to rank anyway. Freed
- * with free(). */
+ * backed by 2 MiB pages where the kernel allows: in a VM a 4 KiB page
+ * fault can cost more than copying the page, and the statistics' passes
+ * over the arrays miss the TLB less (both reading and the statistics got
+ * markedly faster; docs/performance.md). Smaller ones stay plain: their
+ * heap memory is reused from rank to rank anyway. Freed with free(). */
 static int64_t *times_alloc(int64_t count) {
   size_t n = (size_t)count * 8, huge = (size_t)2 << 20;
   if (n < 4 * huge)
@@ -222,9 +216,7 @@ static int get_times(reader *r, int64_t *dst, int64_t n) {
 }
 
 static uint64_t hash_bytes(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  uint64_t h = sp__fnv1a_n(SP__FNV_SEED, s, n);
   return h ^ (h >> 29);
 }
 
@@ -469,9 +461,10 @@ int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
 }
 
 /* Parses the file at path with timestamps taken per mode: its headers
- * through a window, its timestamps with pread (a mapping cost more here:
- * mapping and unmapping a 16 MB file to read its headers took 0.2-0.5 ms,
- * a page fault in this VM costs more than copying the page). */
+ * through a window, its timestamps with pread (a mapping cost more:
+ * mapping and unmapping a large file to read a few kilobytes of headers
+ * costs more than reading them, and a page fault in a VM more than copying
+ * the page). */
 static int read_file(const char *path, int mode, sp_fmt_rank *out,
                      sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
@@ -510,19 +503,11 @@ void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
   const sp_fmt_spt_calls *c = src->ctx;
   int64_t *dst[2] = {starts, ends};
   for (int k = 0; k < 2; k++) {
-    size_t want = (size_t)n * 8, got = 0;
+    size_t want = (size_t)n * 8, got;
     off_t at = (off_t)(c->offset + (k * c->count + first) * 8);
-    while (got < want) {
-      ssize_t r =
-          pread(c->fd, (char *)dst[k] + got, want - got, at + (off_t)got);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0) { /* the caller learns it from *failed */
-        *c->failed = r < 0 ? errno : EIO;
-        memset((char *)dst[k] + got, 0, want - got);
-        break;
-      }
-      got += (size_t)r;
+    if (sp__pread_full(c->fd, dst[k], want, at, &got) != 0) {
+      *c->failed = errno ? errno : EIO; /* the caller learns it here */
+      memset((char *)dst[k] + got, 0, want - got);
     }
     if (c->swap)
       for (int64_t i = 0; i < n; i++)

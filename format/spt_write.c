@@ -1,6 +1,7 @@
 /* spt_write.c - the .spt writer: streams sources in batches through one
  * large buffer into a temporary file, then renames it into place. */
 #include "sp_format.h"
+#include "sp_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,19 +34,11 @@ typedef struct {
 
 /* n bytes at p to file offset at (every write says where: a large
  * block's ends go ahead of the buffer's bytes, see put_block_times). A
- * helper thread writing one buffer while the next was filled took 5-10%
- * more CPU and no less time on this project's shared 2-core VM. */
+ * helper thread writing one buffer while the next was filled took more CPU
+ * and no less time on a shared 2-core machine. */
 static void put_at(out *o, const void *p, size_t n, int64_t at) {
-  for (size_t done = 0; !o->err && done < n;) {
-    ssize_t k = pwrite(o->fd, (const char *)p + done, n - done,
-                       (off_t)(at + (int64_t)done));
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      o->err = k < 0 ? errno : ENOSPC;
-    else
-      done += (size_t)k;
-  }
+  if (!o->err && sp__pwrite_full(o->fd, p, n, (off_t)at, NULL) != 0)
+    o->err = errno ? errno : ENOSPC;
 }
 
 static void flush(out *o) {
@@ -177,9 +170,7 @@ static void put_block_times(out *o, const sp_fmt_source *s, int64_t *st,
  * open-addressing set of indices + 1 (0 = empty) with mask + 1 slots. */
 static int64_t seen(const sp_fmt_source *srcs, int64_t i, uint32_t *slot,
                     uint64_t mask) {
-  uint64_t h = 1469598103934665603ull ^ (uint32_t)srcs[i].thread;
-  for (const unsigned char *c = (const unsigned char *)srcs[i].name; *c; c++)
-    h = (h ^ *c) * 1099511628211ull;
+  uint64_t h = sp__fnv1a(SP__FNV_SEED ^ (uint32_t)srcs[i].thread, srcs[i].name);
   for (uint64_t k = (h ^ (h >> 29)) & mask;; k = (k + 1) & mask) {
     if (!slot[k]) {
       slot[k] = (uint32_t)(i + 1);

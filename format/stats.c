@@ -10,20 +10,13 @@
 #include <string.h>
 
 /* Total bytes of per-source read buffers: 512 KiB per source (a batch of
- * SP_STATS_ALIGN calls), at least 1 MiB and at most 8 MiB: batches stay
- * in the cores' caches until the merge takes them (8 MiB for a thread of
- * three regions took 8% more time on 64 x 1M calls), and 100,000 sources
- * still get a few calls each. */
+ * 32768 calls), at least 1 MiB and at most 8 MiB: batches stay in the
+ * cores' caches until the merge takes them (a larger budget for a thread
+ * of few regions was slower), and 100,000 sources still get a few calls
+ * each. */
 #define SP_STATS_BUDGET_MIN ((uint64_t)1 << 20)
 #define SP_STATS_BUDGET_MAX ((uint64_t)8 << 20)
 #define SP_STATS_PER_SOURCE ((uint64_t)512 << 10)
-
-/* Batches of at least this many calls end where a call's place in the
- * caller's output (sp_fmt_stats_rank_at) is a multiple of it: 256 KiB of
- * timestamps, so a caller writing each batch on writes whole aligned
- * pieces, which the page cache takes as large pages (1 GB in aligned
- * 256 KiB writes: 0.14 s of CPU here; shifted by 8 bytes: 0.18-0.24 s). */
-#define SP_STATS_ALIGN ((int64_t)32768)
 
 /* Up to this many sources with calls, the merge compares every source's
  * next call (unrolled, heads in registers); beyond, a heap. */
@@ -161,7 +154,7 @@ static void acc_arrays(void *ctx, const int64_t *s, const int64_t *e,
 
 /* Durations of 0 to 2^32-1 ns (4.3 s) square into 64 bits, summed in two
  * 32-bit halves that cannot overflow below 2^32 calls: this loop
- * vectorises (a 128-bit sum does not), ~6x faster here. Returns 0 when
+ * vectorises (a 128-bit sum does not), several times faster. Returns 0 when
  * some duration is outside that range: then acc_arrays redoes the batch.
  * No clones in sanitized builds: their ifunc resolver runs before the
  * sanitizer's runtime is initialised and crashes at load. */
@@ -291,22 +284,28 @@ typedef struct {
   int64_t left, next; /* next: source index of the call after the buffer */
   int64_t *bs, *be;   /* read() sources: the buffer */
   int64_t batch;
-  int64_t at; /* place of the source's first call in the caller's output */
+  int64_t index; /* the source's index in the caller's srcs */
+  const sp_fmt_stats_reader *rd;
   acc *a;
 } cursor;
 
-/* The cursor's next calls; 0 when its source has none left. */
+/* The cursor's next calls; 0 when its source has none left. The caller
+ * may shorten the batch (rd->batch_size) and sees it once summed. */
 static int refill(cursor *c) {
   int64_t n = c->src->count - c->next;
   if (n <= 0 || !c->bs)
     return 0;
-  if (n > c->batch) {
+  if (n > c->batch)
     n = c->batch;
-    if (n >= SP_STATS_ALIGN) /* end on a boundary of the output */
-      n -= (c->at + c->next + n) % SP_STATS_ALIGN;
+  const sp_fmt_stats_reader *rd = c->rd;
+  if (rd && rd->batch_size) {
+    int64_t m = rd->batch_size(rd->ctx, c->index, c->next, n);
+    n = m < 1 ? 1 : m < n ? m : n;
   }
   c->src->read(c->src, c->next, n, c->bs, c->be);
   acc_batch(c->a, c->bs, c->be, n);
+  if (rd && rd->batch)
+    rd->batch(rd->ctx, c->index, c->next, n, c->bs, c->be);
   c->next += n;
   c->s = c->bs;
   c->e = c->be;
@@ -391,8 +390,8 @@ merge_k(cursor *c, const int64_t *id, nester *t, const int K) {
     }
     int64_t i = id[b];
     /* place(), written out with the stack and child in locals: calling
-     * it (even with them gathered in a local struct) made this loop 1-4%
-     * slower on a 1 M-call rank, best of 14. */
+     * it (even with them gathered in a local struct) made this loop
+     * slower. */
     while (depth) {
       const call *top = &stack[depth - 1];
       if (bs >= top->start && be <= top->end) {
@@ -516,8 +515,9 @@ static int merge(cursor *c, const int64_t *id, int64_t k, nester *t) {
 /* The statistics of srcs: sums per source (whole arrays at once, read()
  * sources batch by batch within the budget as the merge pulls them), and
  * exclusive time from the merge. */
-static int stats_merge(const sp_fmt_source *srcs, int64_t n, const int64_t *at,
-                       sp_fmt_stats *out, nester *t) {
+static int stats_merge(const sp_fmt_source *srcs, int64_t n, int64_t index,
+                       const sp_fmt_stats_reader *rd, sp_fmt_stats *out,
+                       nester *t) {
   cursor *c = calloc((size_t)n, sizeof *c);
   /* Zeroed: GCC cannot see that the merge reads only the k entries set. */
   int64_t *id = calloc((size_t)n, sizeof *id);
@@ -536,8 +536,6 @@ static int stats_merge(const sp_fmt_source *srcs, int64_t n, const int64_t *at,
                                           : budget;
   /* Small threads get buffers their size, not the whole budget. */
   int64_t batch = nread ? (int64_t)(budget / 16 / (uint64_t)nread) : 1;
-  if (batch > SP_STATS_ALIGN)
-    batch -= batch % SP_STATS_ALIGN;
   batch = batch < 1 ? 1 : batch < most ? batch : most;
   int64_t *buf = nread ? malloc((size_t)nread * (size_t)batch * 16) : NULL;
   int rc = -1;
@@ -549,8 +547,11 @@ static int stats_merge(const sp_fmt_source *srcs, int64_t n, const int64_t *at,
       continue;
     cursor *ci = &c[k];
     id[k++] = i;
-    *ci = (cursor){
-        .src = &srcs[i], .batch = batch, .at = at ? at[i] : 0, .a = &a[i]};
+    *ci = (cursor){.src = &srcs[i],
+                   .batch = batch,
+                   .index = index + i,
+                   .rd = rd,
+                   .a = &a[i]};
     if (sp_fmt_source_arrays(&srcs[i], &ci->s, &ci->e)) {
       ci->left = ci->next = srcs[i].count;
       acc_batch(&a[i], ci->s, ci->e, srcs[i].count);
@@ -572,8 +573,9 @@ out:
   return rc;
 }
 
-static int stats_thread(const sp_fmt_source *srcs, int64_t n, const int64_t *at,
-                        sp_fmt_stats *out, sp_fmt_nesting *nest) {
+static int stats_thread(const sp_fmt_source *srcs, int64_t n, int64_t index,
+                        const sp_fmt_stats_reader *rd, sp_fmt_stats *out,
+                        sp_fmt_nesting *nest) {
   if (nest)
     memset(nest, 0, sizeof *nest);
   if (n <= 0)
@@ -582,7 +584,7 @@ static int stats_thread(const sp_fmt_source *srcs, int64_t n, const int64_t *at,
               calloc((size_t)n, 8),      srcs, nest};
   int rc = -1;
   if (t.stack && t.child)
-    rc = stats_merge(srcs, n, at, out, &t);
+    rc = stats_merge(srcs, n, index, rd, out, &t);
   if (rc == 0)
     for (int64_t i = 0; i < n; i++)
       out[i].exclusive_ns = sub(out[i].total_ns, t.child[i]);
@@ -593,7 +595,7 @@ static int stats_thread(const sp_fmt_source *srcs, int64_t n, const int64_t *at,
 
 int sp_fmt_stats_thread(const sp_fmt_source *srcs, int64_t n, sp_fmt_stats *out,
                         sp_fmt_nesting *nest) {
-  return stats_thread(srcs, n, NULL, out, nest);
+  return stats_thread(srcs, n, 0, NULL, out, nest);
 }
 
 static int by_thread(const void *a, const void *b) {
@@ -610,19 +612,18 @@ void sp_fmt_rank_sources_by_thread(const sp_fmt_rank *r, sp_fmt_source *out) {
 
 int64_t sp_fmt_stats_rank(const sp_fmt_source *srcs, int64_t n,
                           sp_fmt_stats *out, sp_fmt_nesting *nest) {
-  return sp_fmt_stats_rank_at(srcs, n, NULL, out, nest);
+  return sp_fmt_stats_rank_read(srcs, n, out, nest, NULL);
 }
 
-int64_t sp_fmt_stats_rank_at(const sp_fmt_source *srcs, int64_t n,
-                             const int64_t *at, sp_fmt_stats *out,
-                             sp_fmt_nesting *nest) {
+int64_t sp_fmt_stats_rank_read(const sp_fmt_source *srcs, int64_t n,
+                               sp_fmt_stats *out, sp_fmt_nesting *nest,
+                               const sp_fmt_stats_reader *rd) {
   int64_t nbad = 0;
   for (int64_t lo = 0, hi; lo < n; lo = hi) {
     for (hi = lo; hi < n && srcs[hi].thread == srcs[lo].thread;)
       hi++;
     sp_fmt_nesting one = {0};
-    if (stats_thread(srcs + lo, hi - lo, at ? at + lo : NULL, out + lo, &one) !=
-        0)
+    if (stats_thread(srcs + lo, hi - lo, lo, rd, out + lo, &one) != 0)
       return -1;
     if (one.bad && nbad++ == 0 && nest)
       *nest = one;

@@ -1,7 +1,9 @@
 /* main.c - sp-import's command line: find inputs, check ranks, merge.
- * Every failure is one line on stderr and exit status 1. */
+ * Every failure is one line on stderr: exit status 1, or 2 for a usage
+ * error. */
 #include "sp_import.h"
 
+#include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +18,16 @@ static const char USAGE[] =
     "  --merge-processes\n"
     "              inputs claiming one rank are processes of it (a forked\n"
     "              child, a test suite's runs): their threads are numbered\n"
-    "              one process after the other in that rank\n";
+    "              one process after the other in that rank\n"
+    "  --threads 0|1|auto\n"
+    "              one thread, two, or two when ranks are large (default)\n"
+    "  --times     print the seconds each step took on stderr\n";
 
-static int usage(const char *why) {
-  if (why)
-    fprintf(stderr, "sp-import: %s\n", why);
-  fputs(USAGE, stderr);
+/* A usage error: one line, and where the usage is. */
+static int usage(const char *fmt, const char *what) {
+  fputs("sp-import: ", stderr);
+  fprintf(stderr, fmt, what);
+  fputs(" (see sp-import --help)\n", stderr);
   return 2;
 }
 
@@ -36,62 +42,103 @@ static char *stem(const char *path) {
   return s;
 }
 
+enum { OPT_LABEL = 256, OPT_PROCESSES, OPT_THREADS, OPT_TIMES };
+
+static const struct option OPTIONS[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"merge-processes", no_argument, NULL, OPT_PROCESSES},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"times", no_argument, NULL, OPT_TIMES},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+/* The option a getopt_long error is about, spelled in full: typed is
+ * what was typed (a long option possibly shortened), val its value in
+ * OPTIONS (getopt_long's optopt). */
+static const char *opt_name(const char *typed, int val, char *buf, size_t n) {
+  if (strncmp(typed, "--", 2) == 0)
+    for (const struct option *o = OPTIONS; o->name; o++)
+      if (o->val == val) {
+        snprintf(buf, n, "--%s", o->name);
+        return buf;
+      }
+  return typed;
+}
+
+/* --threads (or SP_IMPORT_THREAD, its older spelling: "0" one thread,
+ * anything else two) to sp_imp_opts.threads; -2 when not a choice. */
+static int threads(const char *v, int env) {
+  if (env)
+    return strcmp(v, "0") == 0 ? 0 : 1;
+  if (!strcmp(v, "0") || !strcmp(v, "1"))
+    return v[0] - '0';
+  return !strcmp(v, "auto") ? -1 : -2;
+}
+
 int main(int argc, char **argv) {
   const char *out = "profiling_data.h5", *label = NULL;
-  char **inputs = calloc((size_t)argc, sizeof *inputs);
-  int ninputs = 0, opts = 1, rc = 2, processes = 0;
-  const char *why = NULL; /* a usage error */
+  int rc = 2, processes = 0;
   char *own_label = NULL;
   sp_imp_claim *claims = NULL;
   int64_t nclaims = 0;
   sp_fmt_err err = {""};
-  sp_imp_inputs in;
-  if (!inputs)
-    return 1;
+  sp_fmt_inputs in;
+  /* The environment first; the options override it. */
+  const char *env = getenv("SP_IMPORT_THREAD");
+  sp_imp_opts opts = {env ? threads(env, 1) : -1,
+                      getenv("SP_IMPORT_TIMES") != NULL};
   /* Ranks are read one after another into arrays of similar sizes: keep
    * freed memory in the heap for the next rank instead of returning it to
    * the kernel and paying first-touch page faults again. */
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (opts && strcmp(a, "--") == 0) {
-      opts = 0;
-    } else if (opts && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+  char name[64];
+  opterr = 0; /* our messages, one line each */
+  for (int c; (c = getopt_long(argc, argv, ":ho:", OPTIONS, NULL)) != -1;) {
+    switch (c) {
+    case 'h':
       fputs(USAGE, stdout);
-      rc = 0;
-      goto done;
-    } else if (opts && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
-      if (++i == argc) {
-        why = "-o needs a file name";
-        goto usage_error;
-      }
-      out = argv[i];
-    } else if (opts && strncmp(a, "--output=", 9) == 0) {
-      out = a + 9;
-    } else if (opts && strcmp(a, "--merge-processes") == 0) {
+      return 0;
+    case 'o':
+      out = optarg;
+      break;
+    case OPT_LABEL:
+      label = optarg;
+      break;
+    case OPT_PROCESSES:
       processes = 1;
-    } else if (opts && strcmp(a, "--label") == 0) {
-      if (++i == argc) {
-        why = "--label needs a value";
-        goto usage_error;
+      break;
+    case OPT_THREADS:
+      if ((opts.threads = threads(optarg, 0)) == -2)
+        return usage("--threads '%s': one of 0, 1, auto", optarg);
+      break;
+    case OPT_TIMES:
+      opts.times = 1;
+      break;
+    case ':': /* optopt: the option's short name or its value above */
+      if (optopt == 'o')
+        return usage("%s needs a file name", "-o");
+      return usage("%s needs a value",
+                   opt_name(argv[optind - 1], optopt, name, sizeof name));
+    default: /* optopt: an unknown short option, or the value above of a
+              * long one given a value it takes none, or 0 */
+      if (optopt && strncmp(argv[optind - 1], "--", 2) == 0)
+        return usage("%s takes no value",
+                     opt_name(argv[optind - 1], optopt, name, sizeof name));
+      if (optopt) {
+        char opt[3] = {'-', (char)optopt, '\0'};
+        return usage("unknown option %s", opt);
       }
-      label = argv[i];
-    } else if (opts && strncmp(a, "--label=", 8) == 0) {
-      label = a + 8;
-    } else if (opts && a[0] == '-' && a[1]) {
-      fprintf(stderr, "sp-import: unknown option %s\n", a);
-      goto usage_error;
-    } else {
-      inputs[ninputs++] = argv[i];
+      return usage("unknown option %s", argv[optind - 1]);
     }
   }
+  char **inputs = argv + optind;
+  int ninputs = argc - optind;
   if (ninputs == 0)
-    why = "no input files or directories given";
-  else if (!out[0])
-    why = "-o needs a file name";
-  if (why)
-    goto usage_error;
+    return usage("%s", "no input files or directories given");
+  if (!out[0])
+    return usage("%s needs a file name", "-o");
 
   own_label = label ? NULL : stem(out);
   rc = 1;
@@ -99,26 +146,22 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sp-import: out of memory\n");
     goto done;
   }
-  if (sp__imp_find(inputs, ninputs, &in, &err) != 0)
+  if (sp_fmt_inputs_find(inputs, ninputs, &in, &err) != 0)
     goto fail;
   if (sp__imp_scan(&in, processes, &claims, &nclaims, &err) != 0 ||
-      sp__imp_merge(&in, claims, nclaims, out, label ? label : own_label,
+      sp__imp_merge(&in, claims, nclaims, out, label ? label : own_label, &opts,
                     &err) != 0) {
-    sp__imp_inputs_free(&in);
+    sp_fmt_inputs_free(&in);
     goto fail;
   }
-  sp__imp_inputs_free(&in);
+  sp_fmt_inputs_free(&in);
   sp__imp_nesting_report();
   rc = 0;
-  goto done;
-usage_error:
-  rc = usage(why);
   goto done;
 fail:
   fprintf(stderr, "sp-import: %s\n", err.msg);
 done:
   free(claims);
   free(own_label);
-  free(inputs);
   return rc;
 }

@@ -7,8 +7,8 @@
  * are a copy step of their own); then its rows go into the output's index,
  * in rank order. Both threads take whichever step of the oldest rank is
  * ready, up to four ranks at a time (a slot holds an index, not calls).
- * SP_IMPORT_THREAD=0: one thread, one rank (also the default for ranks of
- * under 64 Ki calls on average); =1: two threads whatever the ranks.
+ * --threads=0: one thread, one rank (also the default for ranks of under
+ * 64 Ki calls on average); =1: two threads whatever the ranks.
  * HDF5 (not thread-safe here) is called by this thread alone: to read an
  * .h5 input, and to open and close the output. */
 #include "sp_import.h"
@@ -24,9 +24,8 @@
 
 #define SLOTS 4
 /* Below this many calls per rank on average, one thread does it all:
- * handing each step of thousands of tiny ranks from thread to thread cost
- * more than the steps (20 000 two-region ranks: 3.4 s on two threads,
- * 2.1 s on one). */
+ * handing each step of thousands of tiny ranks from thread to thread costs
+ * more than the steps. */
 #define SMALL_RANKS 65536
 
 static double now(void) {
@@ -61,7 +60,7 @@ typedef struct slot {
 typedef struct pipeline {
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  const sp_imp_inputs *in;
+  const sp_fmt_inputs *in;
   const sp_imp_claim *claims;
   int64_t nclaims;
   const int64_t *last; /* per input: index of its last claim */
@@ -120,7 +119,7 @@ static int stream_rank(sp_fmt_stream *s, sp_fmt_rank *r) {
   return 0;
 }
 
-static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
+static loaded *load(const sp_fmt_input *x, int64_t input, sp_fmt_err *err) {
   loaded *l = calloc(1, sizeof *l);
   if (!l) {
     sp_fmt_err_set(err, "%s: out of memory", x->path);
@@ -130,9 +129,9 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
   l->refs = 1;
   l->fd = -1;
   int rc;
-  if (x->kind == SP_IMP_H5) {
+  if (x->kind == SP_FMT_INPUT_H5) {
     rc = sp_fmt_h5_read(x->path, &l->ranks, &l->n, err);
-  } else if (x->kind == SP_IMP_STREAM) {
+  } else if (x->kind == SP_FMT_INPUT_STREAM) {
     /* Indexed again (the scan closed it): bounded by its records. */
     rc = sp_fmt_stream_open(x->path, 0, &l->stream, err);
     if (rc == 0 && (!(l->ranks = calloc(1, sizeof *l->ranks)) ||
@@ -175,7 +174,7 @@ static loaded *load(const sp_imp_input *x, int64_t input, sp_fmt_err *err) {
  * p->cur already holds it. */
 static int read_claim(pipeline *p, int64_t c, slot *s, sp_fmt_err *err) {
   const sp_imp_claim *cl = &p->claims[c];
-  const sp_imp_input *x = &p->in->v[cl->input];
+  const sp_fmt_input *x = &p->in->v[cl->input];
   if (!p->cur || p->cur->input != cl->input) {
     release(p, p->cur);
     p->cur = NULL;
@@ -270,7 +269,7 @@ static int step(pipeline *p, int main_thread) {
   /* A .spt or a stream: read without HDF5, calls written by the
    * statistics step. */
   int spt = p->next_read < p->nclaims &&
-            p->in->v[p->claims[p->next_read].input].kind != SP_IMP_H5;
+            p->in->v[p->claims[p->next_read].input].kind != SP_FMT_INPUT_H5;
   /* An .h5 is read with HDF5: this thread only. */
   if (!s && !p->reading && p->next_read < p->nclaims &&
       p->slots[p->next_read % p->nslots].claim == -1 && (main_thread || spt)) {
@@ -358,7 +357,7 @@ static int64_t distinct_ranks(const sp_imp_claim *claims, int64_t n) {
 
 /* Where each process of a rank merged from several went: "rank R threads
  * A-B: PATH" for every input of such a rank. Nothing when none was. */
-static int processes_meta(sp_fmt_meta *m, const sp_imp_inputs *in,
+static int processes_meta(sp_fmt_meta *m, const sp_fmt_inputs *in,
                           const sp_imp_claim *claims, int64_t n) {
   int64_t k = 0;
   char **v = calloc(n > 0 ? (size_t)n : 1, sizeof *v);
@@ -386,9 +385,9 @@ static int processes_meta(sp_fmt_meta *m, const sp_imp_inputs *in,
   return rc;
 }
 
-int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
+int sp__imp_merge(const sp_fmt_inputs *in, const sp_imp_claim *claims,
                   int64_t nclaims, const char *out, const char *label,
-                  sp_fmt_err *err) {
+                  const sp_imp_opts *o, sp_fmt_err *err) {
   int64_t *last = malloc((in->n ? (size_t)in->n : 1) * sizeof *last);
   if (!last) {
     sp_fmt_err_set(err, "%s: out of memory", out);
@@ -426,8 +425,7 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
     at += claims[c].events;
   }
   p.base = base;
-  const char *thr = getenv("SP_IMPORT_THREAD");
-  int one = thr ? strcmp(thr, "0") == 0 : events <= SMALL_RANKS * nclaims;
+  int one = o->threads >= 0 ? o->threads == 0 : events <= SMALL_RANKS * nclaims;
   p.nslots = one ? 1 : SLOTS;
   for (int i = 0; i < SLOTS; i++)
     p.slots[i].claim = -1;
@@ -460,7 +458,7 @@ int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
   } else {
     rc = sp_fmt_h5w_close(w, err);
   }
-  if (getenv("SP_IMPORT_TIMES"))
+  if (o->times)
     fprintf(stderr,
             "sp-import: read %.3f s, statistics %.3f s, copy %.3f s, rows "
             "%.3f s, close %.3f s (both threads' sums); waited %.3f s; %s\n",

@@ -94,59 +94,108 @@ int sp__imp_place(const sp_fmt_rank *r, const sp_fmt_source *given,
   return 0;
 }
 
-/* A block's calls as the statistics read them, batch by batch, and on
- * into the output at the row's place while the batch is still in cache:
- * each call is read from its .spt (or stream) once, and copied twice (into
- * memory, out to the output's page cache), as a file-to-file copy plus a
- * read for the statistics would. */
+/* Batches of at least this many calls end where a call's place in the
+ * output is a multiple of it: 256 KiB of timestamps, so each write is of
+ * whole aligned pieces, which the page cache takes as large pages
+ * (docs/performance.md has the figures). The output's events start on
+ * such a boundary (h5_write.c). */
+#define PIECE ((int64_t)32768)
+
+/* A batch the output was busy for, kept until the source's next batch. */
+typedef struct pending {
+  int64_t first, n, cap;
+  int64_t *buf; /* starts, then ends, cap each */
+} pending;
+
+/* The statistics' batches of one rank, written on into the output at each
+ * row's place while they are still in cache: each call is read from its
+ * .spt (or stream) once, and copied twice (into memory, out to the
+ * output's page cache), as a file-to-file copy plus a read for the
+ * statistics would. */
 typedef struct tee {
-  sp_fmt_spt_calls calls;
-  sp_fmt_source inner; /* reads the calls: of calls, or a stream's source */
-  const sp_fmt_stream *stream; /* its read failures */
+  const sp_imp_row *rows;
   const sp_fmt_h5w *w;
-  int64_t at; /* the row's first call in the output */
-  int *put_failed;
+  const int *failed;           /* a .spt's read failures */
+  const sp_fmt_stream *stream; /* a stream's */
+  int put_failed;              /* err says why */
   sp_fmt_err *err;
-  int64_t pend_first, pend_n; /* a batch read but not yet written */
-  const int64_t *pend_s, *pend_e;
+  pending *pend; /* per row */
+  int64_t kept;  /* pending batches */
 } tee;
 
 /* Writes into one file from two threads queue in the kernel on its inode
- * lock, spinning (the kernel's share of the time rose by half): they go one
- * at a time here, and a thread that finds another writing keeps its batch
- * and writes it before its buffer is read into again, computing meanwhile
- * rather than waiting. */
+ * lock, spinning (the kernel's time grows): they go one at a time here,
+ * and a thread that finds another writing keeps a copy of its batch and
+ * writes it with the source's next one, computing meanwhile rather than
+ * waiting. */
 pthread_mutex_t sp__imp_put_mu = PTHREAD_MUTEX_INITIALIZER;
+void (*sp__imp_put_wait_hook)(int64_t kept);
 
-static void put(tee *t, int64_t first, int64_t n, const int64_t *s,
-                const int64_t *e) {
-  if (!*t->put_failed &&
-      sp_fmt_h5w_put(t->w, t->at + first, s, e, n, t->err) != 0)
-    *t->put_failed = 1;
+static void lock_put(const tee *t) {
+  if (sp__imp_put_wait_hook)
+    sp__imp_put_wait_hook(t->kept);
+  pthread_mutex_lock(&sp__imp_put_mu);
 }
 
-static void tee_read(const sp_fmt_source *src, int64_t first, int64_t n,
-                     int64_t *starts, int64_t *ends) {
-  tee *t = (tee *)src->ctx; /* ours: sp__imp_stats made it writable */
-  if (t->pend_n) {
-    pthread_mutex_lock(&sp__imp_put_mu);
-    put(t, t->pend_first, t->pend_n, t->pend_s, t->pend_e);
+static void put(tee *t, int64_t i, int64_t first, int64_t n, const int64_t *s,
+                const int64_t *e) {
+  if (!t->put_failed &&
+      sp_fmt_h5w_put(t->w, t->rows[i].at + first, s, e, n, t->err) != 0)
+    t->put_failed = 1;
+}
+
+static void put_pending(tee *t, int64_t i) {
+  pending *p = &t->pend[i];
+  if (p->n) {
+    lock_put(t);
+    put(t, i, p->first, p->n, p->buf, p->buf + p->cap);
     pthread_mutex_unlock(&sp__imp_put_mu);
-    t->pend_n = 0;
+    p->n = 0;
+    t->kept--;
   }
-  t->inner.read(&t->inner, first, n, starts, ends);
-  if (*t->calls.failed || (t->stream && sp_fmt_stream_failed(t->stream)))
+}
+
+/* Keeps a copy of the batch; 0 when out of memory (then it is written now,
+ * waiting for the output). */
+static int keep(tee *t, int64_t i, int64_t first, int64_t n, const int64_t *s,
+                const int64_t *e) {
+  pending *p = &t->pend[i];
+  if (p->cap < n) {
+    int64_t *b = realloc(p->buf, (size_t)n * 16);
+    if (!b)
+      return 0;
+    p->buf = b;
+    p->cap = n;
+  }
+  memcpy(p->buf, s, (size_t)n * 8);
+  memcpy(p->buf + p->cap, e, (size_t)n * 8);
+  p->first = first;
+  p->n = n;
+  t->kept++;
+  return 1;
+}
+
+static int64_t tee_batch_size(void *ctx, int64_t i, int64_t first, int64_t n) {
+  const tee *t = ctx;
+  if (first + n < t->rows[i].src.count && n >= PIECE)
+    n -= (t->rows[i].at + first + n) % PIECE; /* end on a piece boundary */
+  return n;
+}
+
+static void tee_batch(void *ctx, int64_t i, int64_t first, int64_t n,
+                      const int64_t *s, const int64_t *e) {
+  tee *t = ctx;
+  if (*t->failed || (t->stream && sp_fmt_stream_failed(t->stream)))
     return;
-  if (first + n == t->calls.count) { /* the last batch: no later chance */
-    pthread_mutex_lock(&sp__imp_put_mu);
+  put_pending(t, i);
+  if (first + n == t->rows[i].src.count) { /* the last batch: no later chance */
+    lock_put(t);
   } else if (pthread_mutex_trylock(&sp__imp_put_mu) != 0) {
-    t->pend_first = first;
-    t->pend_n = n;
-    t->pend_s = starts;
-    t->pend_e = ends;
-    return;
+    if (keep(t, i, first, n, s, e))
+      return;
+    lock_put(t);
   }
-  put(t, first, n, starts, ends);
+  put(t, i, first, n, s, e);
   pthread_mutex_unlock(&sp__imp_put_mu);
 }
 
@@ -158,45 +207,31 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
   sp_fmt_source *srcs = malloc(cnt * sizeof *srcs);
   sp_fmt_stats *st = malloc(cnt * sizeof *st);
   int teed = fd >= 0 || stream; /* calls go to the output from here */
-  tee *calls = teed ? malloc(cnt * sizeof *calls) : NULL;
-  int64_t *at = malloc(cnt * sizeof *at); /* where batches are written */
-  int failed = 0, put_failed = 0, rc = -1;
-  if (!srcs || !st || !at || (teed && !calls)) {
+  /* an index: the calls stream from the file */
+  sp_fmt_spt_calls *calls = fd >= 0 ? malloc(cnt * sizeof *calls) : NULL;
+  int failed = 0, rc = -1;
+  tee t = {rows, w, &failed, stream, 0, err, NULL, 0};
+  if (teed)
+    t.pend = calloc(cnt, sizeof *t.pend);
+  if (!srcs || !st || (fd >= 0 && !calls) || (teed && !t.pend)) {
     sp_fmt_err_set(err, "%s: out of memory", path);
     goto out;
   }
   for (int64_t j = 0; j < n; j++) {
-    srcs[j] = rows[j].src;
-    at[j] = rows[j].at;
-    if (stream) { /* a stream's source reads the file itself */
-      calls[j] = (tee){.calls = {.failed = &failed},
-                       .inner = rows[j].src,
-                       .stream = stream,
-                       .w = w,
-                       .at = rows[j].at,
-                       .put_failed = &put_failed,
-                       .err = err};
-    } else if (fd >= 0) { /* an index: the calls stream from the file */
+    srcs[j] = rows[j].src; /* a stream's source reads the file itself */
+    if (fd >= 0) {
       const sp_fmt_block *b = rows[j].src.ctx;
-      calls[j] = (tee){
-          .calls = {fd, r->foreign_order, b->file_offset, b->count, &failed},
-          .w = w,
-          .at = rows[j].at,
-          .put_failed = &put_failed,
-          .err = err};
-      calls[j].inner = rows[j].src;
-      calls[j].inner.read = sp_fmt_spt_calls_read;
-      calls[j].inner.ctx = &calls[j].calls;
-    }
-    if (teed) {
-      srcs[j].read = tee_read;
+      calls[j] = (sp_fmt_spt_calls){fd, r->foreign_order, b->file_offset,
+                                    b->count, &failed};
+      srcs[j].read = sp_fmt_spt_calls_read;
       srcs[j].ctx = &calls[j];
     }
   }
   /* Rows are grouped by thread already; exclusive time needs every region
    * of a thread at once. */
   sp_fmt_nesting nest = {0};
-  int64_t bad = sp_fmt_stats_rank_at(srcs, n, at, st, &nest);
+  sp_fmt_stats_reader rd = {tee_batch_size, tee_batch, &t};
+  int64_t bad = sp_fmt_stats_rank_read(srcs, n, st, &nest, teed ? &rd : NULL);
   if (bad < 0) {
     sp_fmt_err_set(err, "%s: out of memory", path);
     goto out;
@@ -207,7 +242,7 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
     sp_fmt_err_set(err, "%s: cannot read calls: %s", path, strerror(failed));
     goto out;
   }
-  if (put_failed) /* err says why */
+  if (t.put_failed) /* err says why */
     goto out;
   /* Ranks may be done out of order on two threads: the lowest one's case
    * is the one named, whichever finished first. */
@@ -222,10 +257,13 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
     rows[j].st = st[j];
   rc = 0;
 out:
+  if (t.pend)
+    for (int64_t j = 0; j < n; j++)
+      free(t.pend[j].buf);
+  free(t.pend);
   free(srcs);
   free(st);
   free(calls);
-  free(at);
   return rc;
 }
 

@@ -31,14 +31,14 @@ static int push(sp_imp_claim **v, int64_t *n, int64_t *cap, int32_t rank,
   return 0;
 }
 
-int sp__imp_scan(const sp_imp_inputs *in, int processes, sp_imp_claim **claims,
+int sp__imp_scan(const sp_fmt_inputs *in, int processes, sp_imp_claim **claims,
                  int64_t *nclaims, sp_fmt_err *err) {
   sp_imp_claim *v = NULL;
   int64_t n = 0, cap = 0;
   for (int64_t i = 0; i < in->n; i++) {
     const char *path = in->v[i].path;
     int rc = 0;
-    if (in->v[i].kind == SP_IMP_STREAM) {
+    if (in->v[i].kind == SP_FMT_INPUT_STREAM) {
       /* Read whole here (index only): the one warning line it gets. */
       sp_fmt_stream *s;
       rc = sp_fmt_stream_open(path, 0, &s, err);
@@ -52,7 +52,7 @@ int sp__imp_scan(const sp_imp_inputs *in, int processes, sp_imp_claim **claims,
         if (push(&v, &n, &cap, info.rank, i, info.calls, info.threads) != 0)
           rc = -2;
       }
-    } else if (in->v[i].kind == SP_IMP_SPT) {
+    } else if (in->v[i].kind == SP_FMT_INPUT_SPT) {
       sp_fmt_rank r;
       rc = sp_fmt_spt_index(path, &r, err);
       int64_t events = 0;

@@ -1,4 +1,4 @@
-/* sp_import.h - the parts of sp-import (discovery, rank scan, merge) and
+/* sp_import.h - the parts of sp-import (rank scan, rows, merge) and
  * what they pass between them. Internal to the tool. */
 #ifndef SP_IMPORT_H
 #define SP_IMPORT_H
@@ -6,21 +6,6 @@
 #include "sp_format.h"
 
 #include <pthread.h>
-#include <sys/types.h>
-
-enum sp_imp_kind { SP_IMP_SPT, SP_IMP_H5, SP_IMP_STREAM };
-
-typedef struct sp_imp_input {
-  char *path; /* as named or found; used in messages */
-  int kind;   /* enum sp_imp_kind, decided by content */
-  dev_t dev;
-  ino_t ino;
-} sp_imp_input;
-
-typedef struct sp_imp_inputs {
-  sp_imp_input *v;
-  int64_t n, cap;
-} sp_imp_inputs;
 
 /* One rank, the input that holds it and its number of calls; with
  * --merge-processes, where its threads start in the merged rank. */
@@ -32,19 +17,13 @@ typedef struct sp_imp_claim {
   int32_t thread_base; /* added to its threads in the output */
 } sp_imp_claim;
 
-/* Files and directories to a list of distinct input files (by device and
- * inode), in argument order, directory entries sorted by name. */
-int sp__imp_find(char *const *args, int nargs, sp_imp_inputs *out,
-                 sp_fmt_err *err);
-void sp__imp_inputs_free(sp_imp_inputs *in);
-
 /* Learns each input's ranks and call counts without reading calls (a .spt's
  * headers, validated whole; an .h5's index; a stream's index, for which it
  * prints the one warning line of sp_fmt_stream_describe) and returns the
  * claims sorted by rank; two inputs claiming one rank is an error naming
  * both, unless processes is set: then they are processes of that rank and
  * each input's threads follow the previous one's (thread_base). */
-int sp__imp_scan(const sp_imp_inputs *in, int processes, sp_imp_claim **claims,
+int sp__imp_scan(const sp_fmt_inputs *in, int processes, sp_imp_claim **claims,
                  int64_t *nclaims, sp_fmt_err *err);
 
 /* One row to write: a block of a rank (src, read from its arrays; its ctx
@@ -69,10 +48,11 @@ int sp__imp_place(const sp_fmt_rank *r, const sp_fmt_source *srcs,
 
 /* The rows' statistics, their calls streamed in batches from fd (fd >= 0)
  * or through the rows' own read() (a stream's sources; stream given to
- * learn of read failures), each batch also written to the reserved writer
- * w at its row's place; or read from r's arrays (then sp__imp_copy writes
- * them). Improper nesting is not an error: sp__imp_nesting_report() warns
- * about it once. Any thread. */
+ * learn of read failures), each batch the statistics hand back also
+ * written to the reserved writer w at its row's place, in whole aligned
+ * pieces; or read from r's arrays (then sp__imp_copy writes them). Improper
+ * nesting is not an error: sp__imp_nesting_report() warns about it once. Any
+ * thread. */
 int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
                   const sp_fmt_stream *stream, const sp_fmt_h5w *w,
                   sp_imp_row *rows, sp_fmt_err *err);
@@ -80,15 +60,26 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
 /* Taken around every write of calls to the output (rows.c says why). */
 extern pthread_mutex_t sp__imp_put_mu;
 
+/* For tests: if set, called by a thread of sp__imp_stats just before it
+ * waits for sp__imp_put_mu, with the number of batches its rank holds
+ * back at that moment. NULL in the tool. */
+extern void (*sp__imp_put_wait_hook)(int64_t kept);
+
 /* The rows' calls from r's arrays (a rank of an .h5) into the reserved
  * writer w at their places. No HDF5 call: any thread. */
 int sp__imp_copy(sp_fmt_h5w *w, const sp_fmt_rank *r, const sp_imp_row *rows,
                  sp_fmt_err *err);
 void sp__imp_nesting_report(void);
 
+/* How to merge: --threads and --times. */
+typedef struct sp_imp_opts {
+  int threads; /* 0 one, 1 two, -1 two when ranks are large (merge.c) */
+  int times;   /* print each step's seconds on stderr */
+} sp_imp_opts;
+
 /* Streams the claims rank by rank into the schema-2 file out. */
-int sp__imp_merge(const sp_imp_inputs *in, const sp_imp_claim *claims,
+int sp__imp_merge(const sp_fmt_inputs *in, const sp_imp_claim *claims,
                   int64_t nclaims, const char *out, const char *label,
-                  sp_fmt_err *err);
+                  const sp_imp_opts *o, sp_fmt_err *err);
 
 #endif /* SP_IMPORT_H */

@@ -2,6 +2,8 @@
  * output needs (summary records only when that suffices), write it. */
 #include "report.h"
 
+#include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +31,10 @@ static const char USAGE[] =
     "json, compare and speedup take each PROFILE argument as one run.\n";
 
 /* Usage errors are one line too; the full usage is on --help. */
-static int usage(const char *why) {
-  fprintf(stderr, "sp-report: %s (see sp-report --help)\n", why);
+static int usage(const char *fmt, const char *what) {
+  fputs("sp-report: ", stderr);
+  fprintf(stderr, fmt, what);
+  fputs(" (see sp-report --help)\n", stderr);
   return 2;
 }
 
@@ -42,10 +46,10 @@ static int fail(const sp_fmt_err *err) {
 static int compile(regex_t *re, const char *opt, const char *s) {
   int rc = regcomp(re, s, REG_EXTENDED | REG_NOSUB);
   if (rc != 0) {
-    char msg[256];
+    char msg[256], why[1024];
     regerror(rc, re, msg, sizeof msg);
-    fprintf(stderr, "sp-report: %s '%s': %s\n", opt, s, msg);
-    return -1;
+    snprintf(why, sizeof why, "%s '%s': %s", opt, s, msg);
+    return usage("%s", why);
   }
   return 0;
 }
@@ -55,20 +59,6 @@ static int one_of(const char *s, const char *const *set) {
     if (!strcmp(s, *set))
       return 1;
   return 0;
-}
-
-/* The value of an option given as "--opt VALUE" or "--opt=VALUE". */
-static const char *value(int argc, char **argv, int *i, const char *opt) {
-  size_t l = strlen(opt);
-  if (!strncmp(argv[*i], opt, l) && argv[*i][l] == '=')
-    return argv[*i] + l + 1;
-  if (strcmp(argv[*i], opt) != 0)
-    return NULL;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "sp-report: %s needs a value\n", opt);
-    exit(2);
-  }
-  return argv[++*i];
 }
 
 static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
@@ -99,101 +89,170 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
   return rp_print_table(ps[0], o, f, err);
 }
 
-/* Parses the options into o and the profiles named into args, loads them
- * into *pps (*pn of them), writes the output; returns the exit status.
- * main frees what these hold, whichever way this returns. */
-static int report(int argc, char **argv, char **args, rp_opts *o,
-                  rp_profile ***pps, int *pn) {
+enum {
+  OPT_BY_RANK = 256,
+  OPT_TREE,
+  OPT_EVENTS,
+  OPT_DIFF,
+  OPT_SORT,
+  OPT_INCLUDE,
+  OPT_EXCLUDE,
+  OPT_RANKS,
+  OPT_TOP,
+  OPT_EXPORT,
+  OPT_SVG,
+  OPT_METRIC,
+  OPT_WINDOW
+};
+
+static const struct option OPTIONS[] = {
+    {"by-rank", no_argument, NULL, OPT_BY_RANK},
+    {"tree", no_argument, NULL, OPT_TREE},
+    {"events", no_argument, NULL, OPT_EVENTS},
+    {"diff", no_argument, NULL, OPT_DIFF},
+    {"sort", required_argument, NULL, OPT_SORT},
+    {"include", required_argument, NULL, OPT_INCLUDE},
+    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+    {"ranks", required_argument, NULL, OPT_RANKS},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"export", required_argument, NULL, OPT_EXPORT},
+    {"svg", required_argument, NULL, OPT_SVG},
+    {"metric", required_argument, NULL, OPT_METRIC},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+/* The option a getopt_long error is about, spelled in full: typed is
+ * what was typed (a long option possibly shortened), val its value in
+ * OPTIONS (getopt_long's optopt). */
+static const char *opt_name(const char *typed, int val, char *buf, size_t n) {
+  if (strncmp(typed, "--", 2) == 0)
+    for (const struct option *o = OPTIONS; o->name; o++)
+      if (o->val == val) {
+        snprintf(buf, n, "--%s", o->name);
+        return buf;
+      }
+  return typed;
+}
+
+/* Parses the options into o, loads the profiles named into *pps (*pn of
+ * them), writes the output; returns the exit status. main frees what
+ * these hold, whichever way this returns. */
+static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
+                  int *pn) {
   static const char *const exports[] = {"csv",    "json",   "events",
                                         "chrome", "folded", NULL};
   static const char *const svgs[] = {"flame", "timeline", "compare", "speedup",
                                      NULL};
   static const char *const metrics[] = {"avg", "total", "min", "max", NULL};
-  int nargs = 0, opts = 1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    if (!opts || a[0] != '-' || !a[1]) {
-      args[nargs++] = argv[i];
-    } else if (!strcmp(a, "--")) {
-      opts = 0;
-    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+  char name[64];
+  opterr = 0; /* our messages, one line each */
+  for (int c; (c = getopt_long(argc, argv, ":ho:", OPTIONS, NULL)) != -1;) {
+    const char *v = optarg;
+    switch (c) {
+    case 'h':
       fputs(USAGE, stdout);
       return 0;
-    } else if (!strcmp(a, "--by-rank")) {
+    case OPT_BY_RANK:
       o->by_rank = 1;
-    } else if (!strcmp(a, "--tree")) {
+      break;
+    case OPT_TREE:
       o->tree = 1;
-    } else if (!strcmp(a, "--events")) {
+      break;
+    case OPT_EVENTS:
       o->events = 1;
-    } else if (!strcmp(a, "--diff")) {
+      break;
+    case OPT_DIFF:
       o->diff = 1;
-    } else if ((v = value(argc, argv, &i, "--sort"))) {
-      if (!(o->sort = rp_sort_column(v))) {
-        fprintf(stderr,
-                "sp-report: --sort '%s': not a column (region ranks rank "
-                "calls total avg min max std excl span imbal)\n",
-                v);
-        return 2;
-      }
-    } else if ((v = value(argc, argv, &i, "--include"))) {
+      break;
+    case OPT_SORT:
+      if (!(o->sort = rp_sort_column(v)))
+        return usage("--sort '%s': not a column (region ranks rank calls "
+                     "total avg min max std excl span imbal)",
+                     v);
+      break;
+    case OPT_INCLUDE:
       if (o->have_include)
         regfree(&o->include);
+      o->have_include = 0;
       if (compile(&o->include, "--include", v) != 0)
         return 2;
       o->have_include = 1;
-    } else if ((v = value(argc, argv, &i, "--exclude"))) {
+      break;
+    case OPT_EXCLUDE:
       if (o->have_exclude)
         regfree(&o->exclude);
+      o->have_exclude = 0;
       if (compile(&o->exclude, "--exclude", v) != 0)
         return 2;
       o->have_exclude = 1;
-    } else if ((v = value(argc, argv, &i, "--ranks"))) {
-      if (rp_parse_ranks(v, o) != 0) {
-        fprintf(stderr, "sp-report: --ranks '%s': not a list like 0,2-3\n", v);
-        return 2;
-      }
-    } else if ((v = value(argc, argv, &i, "--top"))) {
+      break;
+    case OPT_RANKS:
+      if (rp_parse_ranks(v, o) != 0)
+        return usage("--ranks '%s': not a list like 0,2-3", v);
+      break;
+    case OPT_TOP: {
       char *end;
       o->top = strtoll(v, &end, 10);
       if (*end || end == v || o->top <= 0)
-        return usage("--top needs a positive number");
-    } else if ((v = value(argc, argv, &i, "--export"))) {
+        return usage("%s", "--top needs a positive number");
+      break;
+    }
+    case OPT_EXPORT:
       if (!one_of(v, exports))
-        return usage("--export: one of csv, json, events, chrome, folded");
+        return usage("%s",
+                     "--export: one of csv, json, events, chrome, folded");
       o->export_fmt = v;
-    } else if ((v = value(argc, argv, &i, "--svg"))) {
+      break;
+    case OPT_SVG:
       if (!one_of(v, svgs))
-        return usage("--svg: one of flame, timeline, compare, speedup");
+        return usage("%s", "--svg: one of flame, timeline, compare, speedup");
       o->svg = v;
-    } else if ((v = value(argc, argv, &i, "--metric"))) {
+      break;
+    case OPT_METRIC:
       if (!one_of(v, metrics))
-        return usage("--metric: one of avg, total, min, max");
+        return usage("%s", "--metric: one of avg, total, min, max");
       o->metric = v;
-    } else if ((v = value(argc, argv, &i, "--window"))) {
+      break;
+    case OPT_WINDOW: {
       char *end;
       o->win_lo = strtod(v, &end);
       if (*end != ':' || o->win_lo < 0)
-        return usage("--window A:B, in seconds, 0 <= A < B");
+        return usage("%s", "--window A:B, in seconds, 0 <= A < B");
       o->win_hi = strtod(end + 1, &end);
       if (*end || o->win_hi <= o->win_lo)
-        return usage("--window A:B, in seconds, 0 <= A < B");
-    } else if ((v = value(argc, argv, &i, "-o")) ||
-               (v = value(argc, argv, &i, "--output"))) {
+        return usage("%s", "--window A:B, in seconds, 0 <= A < B");
+      break;
+    }
+    case 'o':
       o->out = v;
-    } else {
-      fprintf(stderr, "sp-report: unknown option %s (see sp-report --help)\n",
-              a);
-      return 2;
+      break;
+    case ':': /* optopt: the option's short name or its value above */
+      return usage("%s needs a value",
+                   opt_name(argv[optind - 1], optopt, name, sizeof name));
+    default: /* optopt: an unknown short option, or the value above of a
+              * long one given a value it takes none, or 0 */
+      if (optopt && strncmp(argv[optind - 1], "--", 2) == 0)
+        return usage("%s takes no value",
+                     opt_name(argv[optind - 1], optopt, name, sizeof name));
+      if (optopt) {
+        char opt[3] = {'-', (char)optopt, '\0'};
+        return usage("unknown option %s", opt);
+      }
+      return usage("unknown option %s", argv[optind - 1]);
     }
   }
+  char **args = argv + optind;
+  int nargs = argc - optind;
   if (nargs == 0)
-    return usage("no profile given");
+    return usage("%s", "no profile given");
   if ((o->export_fmt != NULL) + (o->svg != NULL) + o->diff + o->tree > 1)
-    return usage("one of --tree, --export, --svg and --diff at a time");
+    return usage("%s", "one of --tree, --export, --svg and --diff at a time");
   if (o->diff && nargs != 2)
-    return usage("--diff compares two profiles: A B");
+    return usage("%s", "--diff compares two profiles: A B");
   if (o->out && !o->out[0])
-    return usage("-o needs a file name");
+    return usage("%s", "-o needs a file name");
 
   /* Only the outputs that walk calls need events; the rest read an .h5's
    * summary records. */
@@ -242,19 +301,15 @@ int main(int argc, char **argv) {
   rp_opts o;
   memset(&o, 0, sizeof o);
   o.win_lo = o.win_hi = -1;
-  char **args = calloc((size_t)argc + 1, sizeof *args);
   rp_profile **ps = NULL;
   int n = 0;
-  if (!args)
-    return 1;
-  int rc = report(argc, argv, args, &o, &ps, &n);
+  int rc = report(argc, argv, &o, &ps, &n);
   for (int i = 0; i < n; i++)
     if (ps[i]) {
       rp_profile_free(ps[i]);
       free(ps[i]);
     }
   free(ps);
-  free(args);
   free(o.ranks);
   if (o.have_include)
     regfree(&o.include);

@@ -1,20 +1,12 @@
-/* load.c - reads the inputs of one profile (sp-import's discovery rules)
+/* load.c - reads the inputs of one profile (found as sp-import finds them)
  * into rows of statistics and, when asked, the events of every thread. */
 #include "report.h"
-#include "sp_import.h"
+#include "sp_util.h"
 
 #include <stdlib.h>
 #include <string.h>
-#ifdef SP_USE_HDF5
-#include <hdf5.h>
-#endif
 
-static uint64_t fnv(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
+static uint64_t fnv(const char *s) { return sp__fnv1a(SP__FNV_SEED, s); }
 
 static int rehash(rp_profile *p, int64_t cap) {
   int64_t *h = malloc((size_t)cap * sizeof *h);
@@ -195,32 +187,12 @@ static int keep_rank(rp_profile *p, sp_fmt_rank *r) {
   return 0;
 }
 
-#ifdef SP_USE_HDF5
-/* Files written before summary records existed have only the index: the
- * rule (as scope-profiler's reader has it) is to fall back to reading their
- * calls. Anything odd here is left to the reader, whose message says what
- * is wrong. */
-static int has_summary(const char *path) {
-  int yes = 1;
-  H5E_BEGIN_TRY {
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f >= 0) {
-      yes =
-          H5Lexists(f, "rank_region_index", H5P_DEFAULT) <= 0 ||
-          H5Lexists(f, "rank_region_index/summary_statistics", H5P_DEFAULT) > 0;
-      H5Fclose(f);
-    }
-  }
-  H5E_END_TRY;
-  return yes;
-}
-#endif
-
-static int load_input(rp_profile *p, const sp_imp_input *in, int64_t ix,
+static int load_input(rp_profile *p, const sp_fmt_input *in, int64_t ix,
                       const rp_opts *o, int events, claim **cl, int64_t *ncl,
                       int64_t *capcl, sp_fmt_err *err) {
 #ifdef SP_USE_HDF5
-  if (in->kind == SP_IMP_H5 && !events && has_summary(in->path)) {
+  if (in->kind == SP_FMT_INPUT_H5 && !events &&
+      sp_fmt_h5_has_summary(in->path)) {
     sp_fmt_h5_summary s;
     memset(&s, 0, sizeof s);
     if (sp_fmt_h5_read_summary(in->path, &s, err) != 0)
@@ -247,7 +219,7 @@ static int load_input(rp_profile *p, const sp_imp_input *in, int64_t ix,
 #endif
   sp_fmt_rank *rs = NULL, one;
   int64_t n = 0;
-  if (in->kind == SP_IMP_H5) {
+  if (in->kind == SP_FMT_INPUT_H5) {
 #ifdef SP_USE_HDF5
     if (sp_fmt_h5_read(in->path, &rs, &n, err) != 0)
       return -1;
@@ -256,7 +228,7 @@ static int load_input(rp_profile *p, const sp_imp_input *in, int64_t ix,
                    in->path);
     return -1;
 #endif
-  } else if (in->kind == SP_IMP_STREAM) {
+  } else if (in->kind == SP_FMT_INPUT_STREAM) {
     /* A stream (a run that has not finished, or crashed): its complete
      * records, said once on stderr as sp-import says it. */
     sp_fmt_stream *s;
@@ -366,8 +338,8 @@ int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
   for (int i = 0; i < nargs; i++)
     strcat(strcat(p->label, i ? " " : ""), args[i]);
 
-  sp_imp_inputs in;
-  if (sp__imp_find(args, nargs, &in, err) != 0)
+  sp_fmt_inputs in;
+  if (sp_fmt_inputs_find(args, nargs, &in, err) != 0)
     return -1;
   claim *cl = NULL;
   int64_t ncl = 0, capcl = 0;
@@ -419,7 +391,7 @@ int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
                    o->ranks ? " on the selected ranks" : "");
     rc = -1;
   }
-  sp__imp_inputs_free(&in);
+  sp_fmt_inputs_free(&in);
   return rc;
 }
 

@@ -17,3 +17,8 @@ if(TARGET sp-report AND SP_USE_HDF5)
   set_tests_properties(test_report_chromium PROPERTIES TIMEOUT 300
     SKIP_RETURN_CODE 77)
 endif()
+
+# sp-report reads through the format library alone (report/CMakeLists.txt).
+add_test(NAME test_report_layers COMMAND ${CMAKE_COMMAND}
+  -DREPORT_DIR=${PROJECT_SOURCE_DIR}/report
+  -P ${CMAKE_CURRENT_LIST_DIR}/report/layers.cmake)

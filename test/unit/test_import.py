@@ -210,9 +210,21 @@ def main():
     # The same on two threads (these ranks are small enough for one by
     # default).
     threaded = os.path.join(out, "threaded.h5")
-    rc, err = run(inp, "-o", threaded, env=dict(os.environ, SP_IMPORT_THREAD="1"))
+    rc, err = run(inp, "-o", threaded, "--threads=1")
     check(rc == 0 and err == "", f"threaded import: {rc} {err}")
     check_merged(threaded, "threaded", ranks)
+    # --times says which; an option wins over the environment it replaces.
+    env = dict(os.environ, SP_IMPORT_THREAD="1")
+    rc, err = run(inp, "-o", threaded, "--threads", "0", "--times", env=env)
+    check(rc == 0 and err.startswith("sp-import: read ") and
+          err.endswith("; one thread\n") and err.count("\n") == 1,
+          f"--threads 0 --times over SP_IMPORT_THREAD=1: {rc} {err!r}")
+    rc, err = run(inp, "-o", threaded, env=dict(env, SP_IMPORT_TIMES="1"))
+    check(rc == 0 and err.endswith("; two threads\n"),
+          f"SP_IMPORT_THREAD=1 SP_IMPORT_TIMES=1: {rc} {err!r}")
+    rc, err = run(inp, "-o", threaded, "--threads=auto", "--times")
+    check(rc == 0 and err.endswith("; one thread\n"),
+          f"--threads=auto on small ranks: {rc} {err!r}")
 
     # An earlier merged file beside the inputs is not swallowed.
     shutil.copy(merged, os.path.join(inp, "profile.h5"))
@@ -332,8 +344,19 @@ def main():
     rc, err = run("-o", nodir, inp)
     check(rc == 1 and nodir in err and err.count("\n") == 1, f"unwritable: {err!r}")
     check(not os.path.exists(os.path.dirname(nodir)), "unwritable: nothing made")
-    rc, err = run("-o", target)
-    check(rc == 2, "no input is a usage error")
+    # Usage errors: status 2, one line ending with where the usage is.
+    for args, why in ((["-o", target], "no input files or directories given"),
+                      ([inp, "--bogus"], "unknown option --bogus"),
+                      ([inp, "-x"], "unknown option -x"),
+                      ([inp, "--threads", "2"], "--threads '2': one of 0, 1, auto"),
+                      ([inp, "--label"], "--label needs a value"),
+                      ([inp, "-o"], "-o needs a file name"),
+                      ([inp, "-o", ""], "-o needs a file name")):
+        rc, err = run(*args)
+        check(rc == 2 and err == f"sp-import: {why} (see sp-import --help)\n",
+              f"usage error {args}: {rc} {err!r}")
+    rc, err = run("--help")
+    check(rc == 0 and err == "", f"--help: {rc} {err!r}")
 
     stream_case(out)
 

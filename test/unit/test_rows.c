@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Steps of 1000 ns, each holding two kernels and one io call: more calls
@@ -74,6 +73,20 @@ static void *run_stats(void *arg) {
   return NULL;
 }
 
+/* The statistics' thread, about to wait for the output lock, says so and
+ * how many batches it holds back. */
+static pthread_mutex_t wait_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wait_cv = PTHREAD_COND_INITIALIZER;
+static int64_t waits, kept_at_first_wait;
+
+static void on_put_wait(int64_t kept) {
+  pthread_mutex_lock(&wait_mu);
+  if (waits++ == 0)
+    kept_at_first_wait = kept;
+  pthread_cond_signal(&wait_cv);
+  pthread_mutex_unlock(&wait_mu);
+}
+
 /* The expected statistics of the region named name, from the whole file. */
 static sp_fmt_stats expected(const sp_fmt_rank *whole, const char *name) {
   sp_fmt_source srcs[3];
@@ -96,10 +109,11 @@ static const sp_fmt_block *block_named(const sp_fmt_rank *r, const char *name) {
   return NULL;
 }
 
-/* Index, place, statistics (with the write lock held by this thread while
- * they start, so their first batches are kept back), rows, close; the
- * output must hold every call where its row says, the statistics those of
- * the whole file. */
+/* Index, place, statistics (with the write lock held by this thread until
+ * the statistics must wait for it: their first batches are kept back, none
+ * is written, and they cannot finish), rows, close; the output must hold
+ * every call where its row says, the statistics those of the whole
+ * file. */
 static void check_tee(int big_endian) {
   const char *in = at(big_endian ? "be.spt" : "le.spt");
   const char *out = at(big_endian ? "be.h5" : "le.h5");
@@ -125,15 +139,22 @@ static void check_tee(int big_endian) {
 
   job j = {&idx, in, fd, w, rows, {""}, -1, 0};
   pthread_t th;
+  waits = kept_at_first_wait = 0;
+  sp__imp_put_wait_hook = on_put_wait;
   assert_int_equal(pthread_mutex_lock(&sp__imp_put_mu), 0);
   assert_int_equal(pthread_create(&th, NULL, run_stats, &j), 0);
-  struct timespec pause = {0, 100 * 1000 * 1000};
-  nanosleep(&pause, NULL);
-  /* It cannot finish while the lock is held: a batch kept back is written
-   * before its buffer is reused, and the last one of each region at once. */
+  assert_int_equal(pthread_mutex_lock(&wait_mu), 0);
+  while (waits == 0)
+    assert_int_equal(pthread_cond_wait(&wait_cv, &wait_mu), 0);
+  assert_int_equal(pthread_mutex_unlock(&wait_mu), 0);
+  /* It went on past the batches it could not write (every region's first
+   * one is not its last), and now waits: it cannot finish while the lock
+   * is held. */
+  assert_true(kept_at_first_wait >= 1);
   assert_false(__atomic_load_n(&j.done, __ATOMIC_ACQUIRE));
   assert_int_equal(pthread_mutex_unlock(&sp__imp_put_mu), 0);
   assert_int_equal(pthread_join(th, NULL), 0);
+  sp__imp_put_wait_hook = NULL;
   assert_int_equal(j.rc, 0);
 
   for (int k = 0; k < 3; k++) {

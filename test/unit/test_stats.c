@@ -346,12 +346,13 @@ static void many_sources_in_batches(void **state) {
   free(names);
 }
 
-/* sp_fmt_stats_rank_at: three big regions whose calls go to the output at
- * odd places; every batch but each source's last ends where the output
- * index is a multiple of 32768, every call is read once, in order, and the
- * statistics are those of the plain call. */
+/* sp_fmt_stats_rank_read: three big regions whose calls a caller puts at
+ * odd places of its output and wants in batches that end on multiples of
+ * 32768 there. Every batch is as long as the caller said, handed over once
+ * right after it is read, in call order per source, and the statistics
+ * are those of the plain call. */
 typedef struct {
-  int64_t at, next, reads, last_end, misaligned;
+  int64_t at, next, reads, seen, misaligned;
 } rec;
 
 static void read_rec(const sp_fmt_source *src, int64_t first, int64_t n,
@@ -360,8 +361,6 @@ static void read_rec(const sp_fmt_source *src, int64_t first, int64_t n,
   assert_int_equal(first, r->next); /* in order, nothing twice */
   r->next += n;
   r->reads++;
-  if (r->next < src->count && (r->at + r->next) % 32768 != 0)
-    r->misaligned++;
   for (int64_t i = 0; i < n; i++) {
     int64_t k = first + i;
     /* outer every 1000 ns; mid and leaf nested in it */
@@ -370,7 +369,27 @@ static void read_rec(const sp_fmt_source *src, int64_t first, int64_t n,
   }
 }
 
-static void batches_end_on_output_boundaries(void **state) {
+static int64_t aligned_size(void *ctx, int64_t i, int64_t first, int64_t n) {
+  const rec *r = (const rec *)ctx + i;
+  assert_int_equal(first, r->next);
+  if (n >= 32768)
+    n -= (r->at + first + n) % 32768;
+  return n;
+}
+
+static void seen_batch(void *ctx, int64_t i, int64_t first, int64_t n,
+                       const int64_t *st, const int64_t *en) {
+  rec *r = (rec *)ctx + i;
+  assert_int_equal(first, r->seen);     /* in order, once each */
+  assert_int_equal(first + n, r->next); /* right after its read */
+  r->seen += n;
+  if (r->seen < 200000 && (r->at + r->seen) % 32768 != 0)
+    r->misaligned++;
+  assert_int_equal(st[0], 1000 * first + 100 * i);
+  assert_int_equal(en[n - 1], 1000 * (first + n - 1) + 900 - 100 * i);
+}
+
+static void batches_as_the_caller_sizes_them(void **state) {
   (void)state;
   enum { N = 200000 };
   rec r[3] = {{12345, 0, 0, 0, 0},
@@ -379,13 +398,14 @@ static void batches_end_on_output_boundaries(void **state) {
   sp_fmt_source srcs[3] = {{0, "outer", NULL, -1, N, read_rec, &r[0], 0},
                            {0, "mid", NULL, -1, N, read_rec, &r[1], 100},
                            {0, "leaf", NULL, -1, N, read_rec, &r[2], 200}};
-  int64_t at[3] = {r[0].at, r[1].at, r[2].at};
   sp_fmt_stats o[3], plain[3];
   sp_fmt_nesting nest = {0};
-  assert_int_equal(sp_fmt_stats_rank_at(srcs, 3, at, o, &nest), 0);
+  sp_fmt_stats_reader rd = {aligned_size, seen_batch, r};
+  assert_int_equal(sp_fmt_stats_rank_read(srcs, 3, o, &nest, &rd), 0);
   assert_false(nest.bad);
   for (int j = 0; j < 3; j++) {
     assert_int_equal(r[j].next, N);
+    assert_int_equal(r[j].seen, N);
     assert_true(r[j].reads > 2);
     assert_int_equal(r[j].misaligned, 0);
     r[j].next = r[j].reads = 0;
@@ -538,7 +558,7 @@ int main(void) {
       cmocka_unit_test(mean_std_exact_paths),
       cmocka_unit_test(extreme_timestamps),
       cmocka_unit_test(many_sources_in_batches),
-      cmocka_unit_test(batches_end_on_output_boundaries),
+      cmocka_unit_test(batches_as_the_caller_sizes_them),
       cmocka_unit_test(fast_path_matches_general),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -221,6 +221,17 @@ one_line_error(["--include", "nothing-matches", A], "no region matches")
 one_line_error(["--sort", "speed", A], "--sort 'speed'")
 one_line_error(["--ranks", "1-0", A], "--ranks '1-0'")
 one_line_error(["--bogus", A], "unknown option --bogus")
+# Usage errors: status 2, one line ending with where the usage is.
+for args, why in ((["--bogus", A], "unknown option --bogus"),
+                  ([A, "--top"], "--top needs a value"),
+                  ([A, "--sor"], "--sort needs a value"),
+                  (["--tree=1", A], "--tree takes no value"),
+                  (["--top", "0", A], "--top needs a positive number"),
+                  ([], "no profile given")):
+    p = run(*args, ok=False)
+    check(p.returncode == 2 and
+          p.stderr == f"sp-report: {why} (see sp-report --help)\n",
+          f"usage error {args}: {p.returncode} {p.stderr!r}")
 one_line_error(["--diff", A], "two profiles")
 one_line_error(["--ranks", "5", A], "no regions")
 shutil.copy(R0, WORK + "/copy.spt")

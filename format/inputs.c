@@ -1,6 +1,6 @@
-/* inputs.c - sp-import's input discovery: files named explicitly, and
+/* inputs.c - the tools' input discovery: files named explicitly, and
  * directories searched (not recursively) for per-rank output. */
-#include "sp_import.h"
+#include "sp_format.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,21 +18,21 @@ static int per_rank_name(const char *name) {
          fnmatch("*_rank[0-9]*.h5", name, 0) == 0;
 }
 
-static int add(sp_imp_inputs *in, const char *path, const struct stat *st,
+static int add(sp_fmt_inputs *in, const char *path, const struct stat *st,
                sp_fmt_err *err) {
   if (in->n == in->cap) {
     int64_t cap = in->cap ? in->cap * 2 : 16;
-    sp_imp_input *v = realloc(in->v, (size_t)cap * sizeof *v);
+    sp_fmt_input *v = realloc(in->v, (size_t)cap * sizeof *v);
     if (!v)
       goto oom;
     in->v = v;
     in->cap = cap;
   }
-  sp_imp_input *x = &in->v[in->n];
+  sp_fmt_input *x = &in->v[in->n];
   if (!(x->path = strdup(path)))
     goto oom;
-  x->dev = st->st_dev;
-  x->ino = st->st_ino;
+  x->dev = (uint64_t)st->st_dev;
+  x->ino = (uint64_t)st->st_ino;
   in->n++;
   return 0;
 oom:
@@ -44,7 +44,7 @@ static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int add_dir(sp_imp_inputs *in, const char *dir, sp_fmt_err *err) {
+static int add_dir(sp_fmt_inputs *in, const char *dir, sp_fmt_err *err) {
   DIR *d = opendir(dir);
   if (!d) {
     sp_fmt_err_set(err, "%s: %s", dir, strerror(errno));
@@ -99,10 +99,10 @@ static int add_dir(sp_imp_inputs *in, const char *dir, sp_fmt_err *err) {
   return rc;
 }
 
-static const sp_imp_inputs *sort_in; /* qsort has no context in C11 */
+static const sp_fmt_inputs *sort_in; /* qsort has no context in C11 */
 
 static int by_file(const void *a, const void *b) {
-  const sp_imp_input *x = &sort_in->v[*(const int64_t *)a],
+  const sp_fmt_input *x = &sort_in->v[*(const int64_t *)a],
                      *y = &sort_in->v[*(const int64_t *)b];
   if (x->dev != y->dev)
     return x->dev < y->dev ? -1 : 1;
@@ -114,7 +114,7 @@ static int by_file(const void *a, const void *b) {
 /* The same file, however spelled (device and inode), is read once: the
  * first mention is kept, in argument order. Sorting keeps this fast for
  * tens of thousands of ranks. */
-static int dedup(sp_imp_inputs *in, sp_fmt_err *err) {
+static int dedup(sp_fmt_inputs *in, sp_fmt_err *err) {
   int64_t *ix = malloc((in->n ? (size_t)in->n : 1) * sizeof *ix);
   char *drop = calloc(in->n ? (size_t)in->n : 1, 1);
   if (!ix || !drop) {
@@ -145,9 +145,9 @@ static int dedup(sp_imp_inputs *in, sp_fmt_err *err) {
     const char *p = in->v[n].path;
     size_t len = strlen(p);
     int spts = len >= 5 && strcmp(p + len - 5, ".spts") == 0;
-    in->v[n].kind = sp_fmt_is_h5(p)               ? SP_IMP_H5
-                    : spts || sp_fmt_is_stream(p) ? SP_IMP_STREAM
-                                                  : SP_IMP_SPT;
+    in->v[n].kind = sp_fmt_is_h5(p)               ? SP_FMT_INPUT_H5
+                    : spts || sp_fmt_is_stream(p) ? SP_FMT_INPUT_STREAM
+                                                  : SP_FMT_INPUT_SPT;
     n++;
   }
   in->n = n;
@@ -156,8 +156,8 @@ static int dedup(sp_imp_inputs *in, sp_fmt_err *err) {
   return 0;
 }
 
-int sp__imp_find(char *const *args, int nargs, sp_imp_inputs *out,
-                 sp_fmt_err *err) {
+int sp_fmt_inputs_find(char *const *args, int nargs, sp_fmt_inputs *out,
+                       sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
   for (int i = 0; i < nargs; i++) {
     struct stat st;
@@ -171,18 +171,18 @@ int sp__imp_find(char *const *args, int nargs, sp_imp_inputs *out,
       rc = add(out, args[i], &st, err); /* named: always read */
     }
     if (rc != 0) {
-      sp__imp_inputs_free(out);
+      sp_fmt_inputs_free(out);
       return -1;
     }
   }
   if (dedup(out, err) != 0) {
-    sp__imp_inputs_free(out);
+    sp_fmt_inputs_free(out);
     return -1;
   }
   return 0;
 }
 
-void sp__imp_inputs_free(sp_imp_inputs *in) {
+void sp_fmt_inputs_free(sp_fmt_inputs *in) {
   for (int64_t i = 0; i < in->n; i++)
     free(in->v[i].path);
   free(in->v);
