@@ -1107,6 +1107,18 @@ SP_VECTOR static void pairs_out_tsc(const sp_fmt_stream *s,
     uint64_t x = v[j];
     far |= x ? (x - tsc0) | (x < tsc0 ? ~(uint64_t)0 : 0) : 0;
   }
+  if (!(far >> 62) && mh == 0) {
+    /* A counter of 1 GHz or more (every TSC): under one ns a tick, the
+     * high half of the multiplier is 0 and two products are left. */
+    for (int64_t j = 0; j < m; j++) {
+      uint64_t e = v[2 * j + 1];
+      int64_t st = tsc_ns_near(v[2 * j], tsc0, 0, ml, mono0);
+      int64_t en = tsc_ns_near(e ? e : last, tsc0, 0, ml, mono0);
+      os[j] = st;
+      oe[j] = en < st ? st : en;
+    }
+    return;
+  }
   if (!(far >> 62)) {
     for (int64_t j = 0; j < m; j++) {
       uint64_t e = v[2 * j + 1];
