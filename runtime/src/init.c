@@ -57,6 +57,7 @@ static void at_exit(void) { sp__finalize(1); }
  * writer's (the order every thread takes them in). */
 static int fork_locked;
 static void fork_prepare(void) {
+  sp__meta_lock();
   sp__registry_lock();
   fork_locked = atomic_load(&sp__state) == SP__RUNNING;
   if (fork_locked) {
@@ -73,6 +74,7 @@ static void fork_parent(void) {
     sp__pool_unlock();
   }
   sp__registry_unlock();
+  sp__meta_unlock();
 }
 
 /* A child must never write the parent's file: with %p in the prefix it
@@ -80,6 +82,7 @@ static void fork_parent(void) {
  * it records nothing. */
 static void fork_child(void) {
   sp__registry_unlock();
+  sp__meta_unlock();
   if (!fork_locked)
     return;
   if (atomic_load(&sp__state) != SP__RUNNING) { /* finalized meanwhile */

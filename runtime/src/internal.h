@@ -322,7 +322,9 @@ struct sp_fmt_meta;
 SP_HIDDEN void sp__metadata_collect(struct sp_fmt_meta *m);
 SP_HIDDEN int64_t sp__start_time_ns(void);
 SP_HIDDEN void sp__stream_meta_prepare(void); /* before taking the token */
-SP_HIDDEN void sp__stream_meta_full(void);    /* token held; not in a handler */
+SP_HIDDEN void sp__meta_lock(void);           /* around fork */
+SP_HIDDEN void sp__meta_unlock(void);
+SP_HIDDEN void sp__stream_meta_full(void); /* token held; not in a handler */
 SP_HIDDEN extern char sp__start_timestamp[64];
 SP_HIDDEN extern struct timespec sp__start_real;
 

@@ -4,6 +4,7 @@
 #include "sp_format.h"
 
 #include <gnu/libc-version.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,13 +123,22 @@ void sp__metadata_collect(sp_fmt_meta *m) {
  * may be waiting for the token); written with the token held. */
 static sp_fmt_meta collected;
 static int have_collected;
+/* Held while collecting, and by fork (sp__meta_lock): the user database
+ * and stdio take libc's own locks, and a child forked while another thread
+ * held one would wait for it forever at its first metadata. */
+static pthread_mutex_t meta_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void sp__stream_meta_prepare(void) {
-  if (have_collected)
-    return;
-  sp__metadata_collect(&collected);
-  have_collected = 1;
+  pthread_mutex_lock(&meta_lock);
+  if (!have_collected) {
+    sp__metadata_collect(&collected);
+    have_collected = 1;
+  }
+  pthread_mutex_unlock(&meta_lock);
 }
+
+void sp__meta_lock(void) { pthread_mutex_lock(&meta_lock); }
+void sp__meta_unlock(void) { pthread_mutex_unlock(&meta_lock); }
 
 void sp__stream_meta_full(void) {
   sp__stream_meta_prepare();
