@@ -249,9 +249,9 @@ typedef struct sp_fmt_stream sp_fmt_stream;
 
 /* Flags of sp_fmt_stream_open. */
 /* The caller wrote it (the runtime at finalize): no record checks, and
- * CALLS records not marked partial are not read while indexing (they hold
- * no start of 0; no stamp later than the last CLOCK or STOP record), so
- * open_calls counts the open calls of partial records only. */
+ * CALLS records not marked partial are not read while indexing (every call
+ * in them has a start and an end; no stamp later than the last CLOCK or
+ * STOP record). */
 #define SP_FMT_STREAM_TRUST 1
 
 /* Indexes the stream at path: every complete record up to the first one

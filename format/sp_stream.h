@@ -71,9 +71,11 @@ typedef struct sp_stream_calls {
   int64_t flags; /* SP_STREAM_CALLS_PARTIAL, or 0 */
 } sp_stream_calls;
 
-/* Copied from a buffer a thread may still have been filling (a flush at
- * a signal, exec or finalize): pairs may have a start of 0. Without it,
- * every pair has a start; a reader trusting the writer counts nothing. */
+/* Some call in it was not begun (start 0: copied from a buffer a thread
+ * may still have been filling, at a signal, exec or finalize) or still
+ * open (end 0) when written. Without it every pair has a start and an
+ * end, and a reader trusting the writer need not read its calls to index
+ * it. */
 #define SP_STREAM_CALLS_PARTIAL 1
 
 typedef struct sp_stream_pair {

@@ -8,12 +8,12 @@
 
 /* .h5 through the HDF5 module, loaded for this write only. */
 static int write_h5(const char *path, int rank, const sp_fmt_source *src,
-                    int64_t n, sp_fmt_err *err) {
+                    int64_t n, int64_t open_calls, sp_fmt_err *err) {
   sp_fmt_meta meta = {0};
   sp__metadata_collect(&meta);
   sp_fmt_meta_set_int(&meta, "recording_wait_ns",
                       (int64_t)atomic_load(&sp__wait_ns));
-  sp_fmt_meta_set_int(&meta, "calls_open_at_exit", sp__open_calls());
+  sp_fmt_meta_set_int(&meta, "calls_open_at_exit", open_calls);
   sp_fmt_meta_set_int(&meta, "memory_budget", (int64_t)sp__budget);
   sp_fmt_meta_set_int(&meta, "memory_overrun_bytes",
                       (int64_t)atomic_load(&sp__overrun_bytes));
@@ -32,7 +32,7 @@ int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
   const sp_fmt_source *src = sp_fmt_stream_sources(s);
   int64_t n = sp_fmt_stream_nsources(s);
   int rc = sp__cfg.format_h5
-               ? write_h5(path, rank, src, n, err)
+               ? write_h5(path, rank, src, n, info->open_calls, err)
                : sp_fmt_spt_write(path, rank, info->threads > 1 ? 3 : 2, src, n,
                                   0, err);
   if (rc == 0 && sp_fmt_stream_failed(s)) {

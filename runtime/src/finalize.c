@@ -43,7 +43,6 @@ static void stream_failed(const char *path) {
 static void counters_to_stream(const uint64_t c[5]) {
   sp__stream_meta_int("rank", sp__rank_guess);
   sp__stream_meta_int("memory_budget", (int64_t)sp__budget);
-  sp__stream_meta_int("calls_open_at_exit", sp__open_calls());
   sp__stream_meta_int("recording_wait_ns", (int64_t)atomic_load(&sp__wait_ns));
   sp__stream_meta_int("memory_overrun_bytes",
                       (int64_t)atomic_load(&sp__overrun_bytes));
@@ -131,10 +130,9 @@ int sp__finalize(int at_exit) {
 
   /* Calls still open (the frames exit() was called from, threads still
    * running) are closed at this time, silently: expected at any exit. */
-  int64_t open = sp__open_calls();
-  if (open)
+  if (info.open_calls)
     sp__debug("%lld call(s) still open at finalize (closed then)",
-              (long long)open);
+              (long long)info.open_calls);
   /* A .spt has no metadata to keep the wait in; a short wait is normal
    * (a busy disk), so it is a verbose line, not a warning. */
   uint64_t waited = atomic_load(&sp__wait_ns);

@@ -249,7 +249,6 @@ SP_HIDDEN extern _Atomic int sp__in_slow;
 /* Every call count of a chunk another thread may be filling. */
 SP_HIDDEN int64_t sp__chunk_count(const sp__chunk_t *c);
 SP_HIDDEN void sp__thread_counters(uint64_t out[5]);
-SP_HIDDEN int64_t sp__open_calls(void);
 
 static inline sp__buf_t *sp__buf_peek(sp__thread_t *t, int32_t id) {
   sp__buf_t *page = t->pages[(uint32_t)id >> SP__PAGE_BITS];

@@ -373,17 +373,6 @@ void sp__thread_counters(uint64_t out[5]) {
   }
 }
 
-/* Calls open on the threads still alive (an exiting thread closes its
- * own): those finalize closes. Depths only: a thread still running may be
- * growing its stack (frames a fork inherited or not recorded count too). */
-int64_t sp__open_calls(void) {
-  int64_t n = 0;
-  for (sp__thread_t *t = atomic_load(&sp__threads); t; t = t->next)
-    if (__atomic_load_n(&t->live, __ATOMIC_ACQUIRE))
-      n += __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
-  return n;
-}
-
 int64_t sp__chunk_count(const sp__chunk_t *c) {
   uint32_t st = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
   if (st == SP__CH_FREE)

@@ -342,7 +342,14 @@ static int64_t seal(sp__chunk_t *c) {
     c->rec.size = (uint32_t)(sizeof(sp_stream_rec) + 8 +
                              (size_t)n * sizeof(sp_stream_end));
   } else {
+    /* A call still open in it makes it partial: a trusting reader counts
+     * those (the writer's pass is over memory the check reads anyway). */
+    const sp__pair_t *p = SP__PAIRS(c);
+    uint64_t open = 0;
+    for (int64_t i = 0; i < n; i++)
+      open |= p[i].end == 0;
     SP__CALLS(c)->count = n;
+    SP__CALLS(c)->flags |= open ? SP_STREAM_CALLS_PARTIAL : 0;
     c->rec.type = SP_STREAM_CALLS;
     c->rec.size = (uint32_t)(sizeof(sp_stream_rec) + sizeof(sp_stream_calls) +
                              (size_t)n * sizeof(sp__pair_t));

@@ -134,10 +134,12 @@ static inline void sw_calls(sw *w, int32_t thread, int32_t region,
   sw_u32(w, (uint32_t)region);
   sw_u64(w, (uint64_t)first);
   sw_u64(w, (uint64_t)count);
-  /* Partial when a start is 0, as the runtime marks such records. */
+  /* Partial when a start or an end is 0, as the runtime marks them. */
   uint64_t flags = 0;
   for (int64_t i = 0; i < count; i++)
-    flags |= pairs[2 * i] == 0 ? SP_STREAM_CALLS_PARTIAL : 0;
+    flags |= pairs[2 * i] == 0 || pairs[2 * i + 1] == 0
+                 ? SP_STREAM_CALLS_PARTIAL
+                 : 0;
   sw_u64(w, flags);
   for (int64_t i = 0; i < 2 * count; i++)
     sw_u64(w, pairs[i]);

@@ -207,9 +207,7 @@ static void ref(sw *w, int be, int k) {
   }
 }
 
-/* trusted: opened with SP_FMT_STREAM_TRUST, which counts the open calls
- * of partial records only (the reference's two are in whole ones). */
-static void check_ref(const sp_fmt_stream *s, int trusted) {
+static void check_ref(const sp_fmt_stream *s) {
   sp_fmt_stream_info in;
   sp_fmt_stream_get_info(s, &in);
   assert_int_equal(in.rank, 5);
@@ -218,7 +216,7 @@ static void check_ref(const sp_fmt_stream *s, int trusted) {
   assert_int_equal(in.stopped, 1);
   assert_int_equal(in.stop_cause, 11);
   assert_int_equal(in.calls, 9);
-  assert_int_equal(in.open_calls, trusted ? 0 : 2);
+  assert_int_equal(in.open_calls, 2);
   assert_int_equal(in.dropped, 2);
   assert_int_equal(in.threads, 2);
   const sp_fmt_meta *m = sp_fmt_stream_meta(s);
@@ -243,13 +241,13 @@ static void round_trip(void **state) {
     sw w = {0};
     ref(&w, be, REF_RECORDS);
     sp_fmt_stream *s = open_image(&w, w.n, 0, "ref.spts");
-    check_ref(s, 0);
+    check_ref(s);
     sp_fmt_stream_info in;
     sp_fmt_stream_get_info(s, &in);
     assert_int_equal(in.size, (int64_t)w.n);
     sp_fmt_stream_close(s);
     s = open_image(&w, w.n, SP_FMT_STREAM_TRUST, "ref.spts");
-    check_ref(s, 1);
+    check_ref(s);
     sp_fmt_stream_close(s);
     assert_true(sp_fmt_is_stream(at("ref.spts")));
 
