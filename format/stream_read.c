@@ -3,6 +3,7 @@
  * the file in batches; memory grows with records, never with calls. */
 #include "sp_format.h"
 #include "sp_stream.h"
+#include "sp_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -276,19 +277,13 @@ static uint64_t get64(const sp_fmt_stream *s, const unsigned char *p) {
 }
 
 /* pread of exactly n bytes at off; -1 with errno set (EIO: end of file). */
+/* All n bytes at off; a file that ends first is EIO ("file shrank"). */
 static int pread_all(int fd, void *dst, size_t n, int64_t off) {
-  for (size_t got = 0; got < n;) {
-    ssize_t k = pread(fd, (char *)dst + got, n - got, (off_t)(off + got));
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0) {
-      if (k == 0)
-        errno = EIO;
-      return -1;
-    }
-    got += (size_t)k;
-  }
-  return 0;
+  if (sp__pread_full(fd, dst, n, (off_t)off, NULL) == 0)
+    return 0;
+  if (errno == 0)
+    errno = EIO;
+  return -1;
 }
 
 /* ---- indexing ------------------------------------------------------------

@@ -1,6 +1,7 @@
 /* main.c - sp-import's command line: find inputs, check ranks, merge.
  * Every failure is one line on stderr: exit status 1, or 2 for a usage
  * error. */
+#include "sp_cli.h"
 #include "sp_import.h"
 
 #include <getopt.h>
@@ -53,19 +54,6 @@ static const struct option OPTIONS[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-/* The option a getopt_long error is about, spelled in full: typed is
- * what was typed (a long option possibly shortened), val its value in
- * OPTIONS (getopt_long's optopt). */
-static const char *opt_name(const char *typed, int val, char *buf, size_t n) {
-  if (strncmp(typed, "--", 2) == 0)
-    for (const struct option *o = OPTIONS; o->name; o++)
-      if (o->val == val) {
-        snprintf(buf, n, "--%s", o->name);
-        return buf;
-      }
-  return typed;
-}
-
 /* --threads (or SP_IMPORT_THREAD, its older spelling: "0" one thread,
  * anything else two) to sp_imp_opts.threads; -2 when not a choice. */
 static int threads(const char *v, int env) {
@@ -93,7 +81,6 @@ int main(int argc, char **argv) {
    * the kernel and paying first-touch page faults again. */
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  char name[64];
   opterr = 0; /* our messages, one line each */
   for (int c; (c = getopt_long(argc, argv, ":ho:", OPTIONS, NULL)) != -1;) {
     switch (c) {
@@ -116,21 +103,10 @@ int main(int argc, char **argv) {
     case OPT_TIMES:
       opts.times = 1;
       break;
-    case ':': /* optopt: the option's short name or its value above */
-      if (optopt == 'o')
+    default: /* ':' or '?' */
+      if (c == ':' && optopt == 'o')
         return usage("%s needs a file name", "-o");
-      return usage("%s needs a value",
-                   opt_name(argv[optind - 1], optopt, name, sizeof name));
-    default: /* optopt: an unknown short option, or the value above of a
-              * long one given a value it takes none, or 0 */
-      if (optopt && strncmp(argv[optind - 1], "--", 2) == 0)
-        return usage("%s takes no value",
-                     opt_name(argv[optind - 1], optopt, name, sizeof name));
-      if (optopt) {
-        char opt[3] = {'-', (char)optopt, '\0'};
-        return usage("unknown option %s", opt);
-      }
-      return usage("unknown option %s", argv[optind - 1]);
+      return sp_fmt_cli_refused("sp-import", c, argv, OPTIONS);
     }
   }
   char **inputs = argv + optind;

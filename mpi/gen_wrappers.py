@@ -20,10 +20,6 @@ import subprocess
 import sys
 
 LEFT_OUT = {"MPI_Finalize", "MPI_Abort"}
-# The runtime asks MPI for the rank through these (by their MPI_ names): its
-# own calls are not the program's and are not recorded.
-RUNTIME_QUERIES = {"MPI_Initialized", "MPI_Finalized", "MPI_Comm_rank",
-                   "MPI_Comm_size"}
 # Fortran arguments are all addresses or hidden string lengths (integer
 # class); 16 covers the longest binding (MPI_Comm_spawn_multiple: 9
 # arguments, 2 hidden lengths). See mpi/layer.h for why forwarding a fixed
@@ -152,9 +148,6 @@ def main():
     for i, (name, params, names, _) in enumerate(protos):
         args = ", ".join(names)
         w.append("SP_MPI_EXPORT int %s(%s) {" % (name, params))
-        if name in RUNTIME_QUERIES:
-            w.append("  if (sp_mpi__from_runtime(__builtin_return_address(0)))")
-            w.append("    return P%s(%s);" % (name, args))
         w.append("  int r_ = sp_mpi__enter(%d);" % i)
         w.append("  int ret_ = P%s(%s);" % (name, args))
         w.append("  sp_mpi__leave(r_);")

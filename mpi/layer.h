@@ -28,8 +28,6 @@ extern int sp_mpi__on;
 
 /* Registers function fn's region; returns its id (or -1). */
 int sp_mpi__register(int fn);
-/* Non-zero when the return address ra lies in libscopeprof.so's code. */
-int sp_mpi__from_runtime(const void *ra);
 /* Reports a Fortran entry point whose PMPI twin is not loaded; aborts. */
 __attribute__((noreturn)) void sp_mpi__missing(const char *sym);
 

@@ -1,6 +1,7 @@
 /* cli.c - sp-report's command line: parse options, load the profiles each
  * output needs (summary records only when that suffices), write it. */
 #include "report.h"
+#include "sp_cli.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -123,19 +124,6 @@ static const struct option OPTIONS[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-/* The option a getopt_long error is about, spelled in full: typed is
- * what was typed (a long option possibly shortened), val its value in
- * OPTIONS (getopt_long's optopt). */
-static const char *opt_name(const char *typed, int val, char *buf, size_t n) {
-  if (strncmp(typed, "--", 2) == 0)
-    for (const struct option *o = OPTIONS; o->name; o++)
-      if (o->val == val) {
-        snprintf(buf, n, "--%s", o->name);
-        return buf;
-      }
-  return typed;
-}
-
 /* Parses the options into o, loads the profiles named into *pps (*pn of
  * them), writes the output; returns the exit status. main frees what
  * these hold, whichever way this returns. */
@@ -146,7 +134,6 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   static const char *const svgs[] = {"flame", "timeline", "compare", "speedup",
                                      NULL};
   static const char *const metrics[] = {"avg", "total", "min", "max", NULL};
-  char name[64];
   opterr = 0; /* our messages, one line each */
   for (int c; (c = getopt_long(argc, argv, ":ho:", OPTIONS, NULL)) != -1;) {
     const char *v = optarg;
@@ -228,19 +215,8 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     case 'o':
       o->out = v;
       break;
-    case ':': /* optopt: the option's short name or its value above */
-      return usage("%s needs a value",
-                   opt_name(argv[optind - 1], optopt, name, sizeof name));
-    default: /* optopt: an unknown short option, or the value above of a
-              * long one given a value it takes none, or 0 */
-      if (optopt && strncmp(argv[optind - 1], "--", 2) == 0)
-        return usage("%s takes no value",
-                     opt_name(argv[optind - 1], optopt, name, sizeof name));
-      if (optopt) {
-        char opt[3] = {'-', (char)optopt, '\0'};
-        return usage("unknown option %s", opt);
-      }
-      return usage("unknown option %s", argv[optind - 1]);
+    default: /* ':' or '?' */
+      return sp_fmt_cli_refused("sp-report", c, argv, OPTIONS);
     }
   }
   char **args = argv + optind;
