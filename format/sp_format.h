@@ -262,6 +262,14 @@ typedef struct sp_fmt_stream sp_fmt_stream;
 int sp_fmt_stream_open(const char *path, int flags, sp_fmt_stream **out,
                        sp_fmt_err *err);
 
+/* sp_fmt_stream_open, SP_FMT_STREAM_TRUST, given what the writer kept of
+ * its first nhint records (offsets ascending, sp_stream.h): their heads
+ * come from memory, the other bytes from the file. */
+struct sp_stream_hint;
+int sp_fmt_stream_open_hinted(const char *path, int flags,
+                              const struct sp_stream_hint *hint, int64_t nhint,
+                              sp_fmt_stream **out, sp_fmt_err *err);
+
 typedef struct sp_fmt_stream_info {
   int32_t rank, pid;
   int64_t size;        /* bytes in the file */

@@ -78,6 +78,16 @@ typedef struct sp_stream_calls {
  * it. */
 #define SP_STREAM_CALLS_PARTIAL 1
 
+/* What a writer keeps of each record it appends, for a reader that trusts
+ * it (the runtime at finalize): the record's offset and its first
+ * SP_STREAM_HINT_HEAD bytes (head, CALLS header, first pair). With them the
+ * index needs no read of the file per record, a system call each. */
+#define SP_STREAM_HINT_HEAD 64
+typedef struct sp_stream_hint {
+  int64_t off;
+  unsigned char head[SP_STREAM_HINT_HEAD];
+} sp_stream_hint;
+
 typedef struct sp_stream_pair {
   uint64_t start; /* 0: the call was not begun yet: not a call */
   uint64_t end;   /* 0: still open when written */

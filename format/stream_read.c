@@ -161,6 +161,8 @@ struct sp_fmt_stream {
   unsigned char *win;
   int64_t woff, wlen;
   size_t wcap;
+  const sp_stream_hint *hint; /* the writer's heads, or NULL */
+  int64_t nhint, hk;          /* hk: the hint at or before the last need */
   sp_fmt_err *err;
 };
 
@@ -289,11 +291,37 @@ static int pread_all(int fd, void *dst, size_t n, int64_t off) {
 /* ---- indexing ------------------------------------------------------------
  */
 
+/* The window from the writer's copy of the head of the record holding
+ * [at, at + n), if it has one (the index walks forwards): 1 if so. */
+static int from_hint(sp_fmt_stream *s, int64_t at, size_t n) {
+  while (s->hk + 1 < s->nhint && s->hint[s->hk + 1].off <= at)
+    s->hk++;
+  const sp_stream_hint *h = &s->hint[s->hk];
+  uint32_t size = get32(s, h->head + 4);
+  int64_t len = size < SP_STREAM_HINT_HEAD ? size : SP_STREAM_HINT_HEAD;
+  if (at < h->off || at + (int64_t)n > h->off + len ||
+      h->off + len > s->info.size)
+    return 0;
+  if (s->wcap < SP_STREAM_HINT_HEAD) {
+    unsigned char *w = realloc(s->win, SP_STREAM_HINT_HEAD);
+    if (!w)
+      return 0;
+    s->win = w;
+    s->wcap = SP_STREAM_HINT_HEAD;
+  }
+  memcpy(s->win, h->head, (size_t)len);
+  s->woff = h->off;
+  s->wlen = len;
+  return 1;
+}
+
 /* Makes the window hold bytes [at, at + n) of the file, n <= len - at
  * checked by the caller (so a length from the file allocates no more than
  * the file holds). */
 static int need(sp_fmt_stream *s, int64_t at, size_t n) {
   if (at >= s->woff && at + (int64_t)n <= s->woff + s->wlen)
+    return 0;
+  if (s->nhint && from_hint(s, at, n))
     return 0;
   /* A trusted stream's index reads record heads, not calls: a small
    * window keeps it from reading the calls on the way. */
@@ -1627,6 +1655,12 @@ static int clock_map(sp_fmt_stream *s) {
 
 int sp_fmt_stream_open(const char *path, int flags, sp_fmt_stream **out,
                        sp_fmt_err *err) {
+  return sp_fmt_stream_open_hinted(path, flags, NULL, 0, out, err);
+}
+
+int sp_fmt_stream_open_hinted(const char *path, int flags,
+                              const sp_stream_hint *hint, int64_t nhint,
+                              sp_fmt_stream **out, sp_fmt_err *err) {
   *out = NULL;
   sp_fmt_stream *s = calloc(1, sizeof *s);
   if (!s || !(s->path = strdup(path))) {
@@ -1636,6 +1670,10 @@ int sp_fmt_stream_open(const char *path, int flags, sp_fmt_stream **out,
   }
   s->err = err;
   s->flags = flags;
+  if ((flags & SP_FMT_STREAM_TRUST) && hint && nhint > 0) {
+    s->hint = hint;
+    s->nhint = nhint;
+  }
   s->info.torn_offset = -1;
   s->fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
@@ -1653,6 +1691,8 @@ int sp_fmt_stream_open(const char *path, int flags, sp_fmt_stream **out,
     rc = index_records(s);
   free(s->win);
   s->win = NULL;
+  s->hint = NULL; /* the caller's: only the index reads it */
+  s->nhint = 0;
   if (rc == 0) {
     s->pairs = malloc((size_t)SP_STREAM_BATCH * 16);
     s->older = malloc((size_t)SP_STREAM_BATCH * 16);

@@ -26,7 +26,10 @@ static int write_h5(const char *path, int rank, const sp_fmt_source *src,
 int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
                 sp_fmt_err *err) {
   sp_fmt_stream *s = NULL;
-  if (sp_fmt_stream_open(sp__stream_path, SP_FMT_STREAM_TRUST, &s, err) != 0)
+  int64_t nhint;
+  const sp_stream_hint *hint = sp__stream_hints(&nhint);
+  if (sp_fmt_stream_open_hinted(sp__stream_path, SP_FMT_STREAM_TRUST, hint,
+                                nhint, &s, err) != 0)
     return -1;
   sp_fmt_stream_get_info(s, info);
   const sp_fmt_source *src = sp_fmt_stream_sources(s);

@@ -297,6 +297,8 @@ SP_HIDDEN int sp__stream_flush(int cause, int normal);
  * the token taken as a writer, waiting up to wait_ms. 1 if taken. */
 SP_HIDDEN int sp__stream_acquire(int wait_ms);
 SP_HIDDEN extern int sp__stream_errno; /* first failed write, or 0 */
+/* What the stream writer kept of the records it wrote (token held). */
+SP_HIDDEN const sp_stream_hint *sp__stream_hints(int64_t *n);
 /* Set by finalize once the stream holds every call (STOP written). */
 SP_HIDDEN extern _Atomic int sp__stream_complete;
 SP_HIDDEN extern _Atomic uint64_t sp__lost_calls;

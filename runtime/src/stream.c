@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -20,7 +21,15 @@ int sp__stream_fd = -1;
 int sp__stream_errno;
 _Atomic int sp__stream_complete;
 _Atomic uint64_t sp__lost_calls;
-static int64_t good_size;               /* bytes of whole records in the file */
+static int64_t good_size; /* bytes of whole records in the file */
+/* The heads of the records written, in order from the first (finalize's
+ * index then reads no head from the file), or fewer: none after a failed
+ * write, whose tail the file may still hold. One mapping, touched as it
+ * fills: 72 bytes a record, a thousandth of the records' bytes. */
+#define SP__HINTS ((int64_t)(4 << 20) / (int64_t)sizeof(sp_stream_hint))
+static sp_stream_hint *hints;
+static int64_t nhints;
+static int hints_off;                   /* no more: a write failed */
 static _Atomic int32_t regions_written; /* REGION records for ids below */
 static _Atomic int token;
 static unsigned char recbuf[1 << 16]; /* one record at a time (token) */
@@ -68,12 +77,48 @@ void sp__token_give(void) {
 /* Appends iov whole or not at all: a failed write is cut back to the last
  * whole record, so the stream stays readable (and later writes may still
  * succeed once space frees up). */
+/* The heads of the records in iov (each entry one record, past the
+ * file's header) into the hints after the last, without counting them. */
+static int64_t keep_heads(const struct iovec *iov, int n) {
+  if (hints_off || !hints)
+    return 0;
+  int64_t at = good_size, k = 0;
+  for (int i = 0; i < n && nhints + k < SP__HINTS; i++) {
+    if (at >= (int64_t)sizeof(sp_stream_header)) {
+      sp_stream_hint *h = &hints[nhints + k++];
+      size_t len = iov[i].iov_len < SP_STREAM_HINT_HEAD ? iov[i].iov_len
+                                                        : SP_STREAM_HINT_HEAD;
+      h->off = at;
+      memcpy(h->head, iov[i].iov_base, len);
+    }
+    at += (int64_t)iov[i].iov_len;
+  }
+  return k;
+}
+
+const sp_stream_hint *sp__stream_hints(int64_t *n) {
+  *n = hints ? nhints : 0;
+  return hints;
+}
+
+/* The hints' memory, outside signal handlers (mmap is not on the list of
+ * async-signal-safe calls); without it there are none. */
+static void map_hints(void) {
+  if (hints)
+    return;
+  void *m =
+      mmap(NULL, (size_t)SP__HINTS * sizeof *hints, PROT_READ | PROT_WRITE,
+           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  hints = m == MAP_FAILED ? NULL : m;
+}
+
 static int put(struct iovec *iov, int n) {
   if (sp__stream_fd < 0)
     return -1;
   size_t total = 0;
   for (int i = 0; i < n; i++)
     total += iov[i].iov_len;
+  int64_t kept = keep_heads(iov, n);
   size_t done = 0;
   while (n > 0) {
     ssize_t w = writev(sp__stream_fd, iov, n > 1024 ? 1024 : n);
@@ -84,6 +129,7 @@ static int put(struct iovec *iov, int n) {
         sp__stream_errno = w < 0 ? errno : ENOSPC;
       if (done && ftruncate(sp__stream_fd, good_size) != 0)
         sp__stream_errno = errno;
+      hints_off = 1;
       return -1;
     }
     done += (size_t)w;
@@ -97,6 +143,7 @@ static int put(struct iovec *iov, int n) {
     }
   }
   good_size += (int64_t)total;
+  nhints += kept;
   return 0;
 }
 
@@ -235,6 +282,10 @@ int sp__stream_open(int normal) {
   }
   memcpy(sp__stream_path, path, strlen(path) + 1);
   good_size = 0;
+  nhints = 0;
+  hints_off = 0;
+  if (normal)
+    map_hints();
   sp_stream_header h = {{0},
                         SP_STREAM_VERSION,
                         SP_STREAM_BOM,
@@ -452,6 +503,8 @@ void sp__stream_after_fork(void) {
   sp__stream_fd = -1;
   sp__stream_errno = 0;
   good_size = 0;
+  nhints = 0;
+  hints_off = 0;
   atomic_store(&regions_written, 0);
   atomic_store(&token, SP__TOKEN_FREE);
   atomic_store(&sp__lost_calls, 0);

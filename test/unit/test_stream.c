@@ -714,6 +714,76 @@ static void trust_skips_checks(void **state) {
   free(w.b);
 }
 
+/* The heads a writer kept of w's first n records, as the runtime's. */
+static sp_stream_hint *hints_of(const sw *w, int n) {
+  sp_stream_hint *h = calloc((size_t)n + 1, sizeof *h);
+  assert_non_null(h);
+  for (int k = 0; k < n; k++) {
+    size_t off = k ? w->ends[k - 1] : 32, len = w->ends[k] - off;
+    h[k].off = (int64_t)off;
+    memcpy(h[k].head, w->b + off,
+           len < SP_STREAM_HINT_HEAD ? len : SP_STREAM_HINT_HEAD);
+  }
+  return h;
+}
+
+static sp_fmt_stream *open_hinted(const sw *w, size_t len,
+                                  const sp_stream_hint *h, int n) {
+  assert_int_equal(sw_save(w, at("h.spts"), len), 0);
+  sp_fmt_stream *s = NULL;
+  sp_fmt_err err = {""};
+  if (sp_fmt_stream_open_hinted(at("h.spts"), SP_FMT_STREAM_TRUST, h, n, &s,
+                                &err) != 0)
+    fail_msg("%s", err.msg);
+  return s;
+}
+
+/* The writer's heads stand for the file's: any number of them (the rest
+ * read from the file) gives the same sources; heads past the end of a
+ * file cut short are not used; and they are what the index reads. */
+static void hints_as_file(void **state) {
+  (void)state;
+  sw w = {0};
+  ref(&w, 0, REF_RECORDS);
+  sp_stream_hint *h = hints_of(&w, w.nrec);
+  for (int n = 0; n <= w.nrec; n++) {
+    sp_fmt_stream *s = open_hinted(&w, w.n, h, n);
+    check_ref(s);
+    sp_fmt_stream_close(s);
+  }
+  /* Cut inside the last record: its head (in memory) is not taken. */
+  sp_fmt_stream *s = open_hinted(&w, w.n - 8, h, w.nrec);
+  sp_fmt_stream_info in;
+  sp_fmt_stream_get_info(s, &in);
+  assert_int_equal(in.torn_offset, (int64_t)w.ends[w.nrec - 2]);
+  sp_fmt_stream_close(s);
+  free(h);
+  free(w.b);
+
+  /* A head that says another thread than the file: the index took it
+   * (past the first 512 bytes, which the header's read brings in). */
+  sw v = {0};
+  sw_header(&v, 0, 1, 0);
+  uint64_t c[80];
+  for (int i = 0; i < 80; i++)
+    c[i] = (uint64_t)i + 1;
+  sw_calls(&v, 0, 0, 0, 40, c);
+  sw_calls(&v, 0, 1, 0, 1, c);
+  h = hints_of(&v, v.nrec);
+  assert_true(h[1].off > 512);
+  h[1].head[16] = 7; /* sp_stream_calls.thread */
+  s = open_hinted(&v, v.n, h, v.nrec);
+  assert_int_equal(sp_fmt_stream_nsources(s), 2);
+  assert_int_equal(sp_fmt_stream_sources(s)[0].thread, 0);
+  assert_int_equal(sp_fmt_stream_sources(s)[0].count, 40);
+  sp_fmt_stream_get_info(s, &in);
+  assert_int_equal(in.threads, 2); /* numbered 0 and 1 in the sources */
+  assert_int_equal(sp_fmt_stream_sources(s)[1].thread, 1);
+  sp_fmt_stream_close(s);
+  free(h);
+  free(v.b);
+}
+
 /* Many calls in many records, read in odd batches, and the warning. */
 static void big_and_describe(void **state) {
   (void)state;
@@ -786,6 +856,7 @@ int main(void) {
       cmocka_unit_test(header_errors),
       cmocka_unit_test(torn_records),
       cmocka_unit_test(trust_skips_checks),
+      cmocka_unit_test(hints_as_file),
       cmocka_unit_test(big_and_describe),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
