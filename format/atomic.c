@@ -37,7 +37,7 @@ int sp_fmt_tmp_commit(const char *tmp, const char *path, sp_fmt_err *err) {
 }
 
 int sp_fmt_starts_with(const char *path, const char magic[8]) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     return 0;
   char b[8];
@@ -51,7 +51,7 @@ int sp_fmt_starts_with(const char *path, const char magic[8]) {
 int sp_fmt_is_h5(const char *path) {
   static const unsigned char sig[8] = {0x89, 'H',  'D',  'F',
                                        '\r', '\n', 0x1a, '\n'};
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     return 0;
   int found = 0;

@@ -167,6 +167,10 @@ int sp_fmt_inputs_find(char *const *args, int nargs, sp_fmt_inputs *out,
       rc = -1;
     } else if (S_ISDIR(st.st_mode)) {
       rc = add_dir(out, args[i], err);
+    } else if (!S_ISREG(st.st_mode)) {
+      /* A FIFO or a device would block or never end. */
+      sp_fmt_err_set(err, "%s: not a regular file", args[i]);
+      rc = -1;
     } else {
       rc = add(out, args[i], &st, err); /* named: always read */
     }

@@ -468,7 +468,7 @@ int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
 static int read_file(const char *path, int mode, sp_fmt_rank *out,
                      sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) {
     sp_fmt_err_set(err, "%s: %s", path, strerror(errno));

@@ -1675,7 +1675,7 @@ int sp_fmt_stream_open_hinted(const char *path, int flags,
     s->nhint = nhint;
   }
   s->info.torn_offset = -1;
-  s->fd = open(path, O_RDONLY | O_CLOEXEC);
+  s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
   int rc = -1;
   if (s->fd < 0 || fstat(s->fd, &st) != 0) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char USAGE[] =
     "usage: sp-import [-o OUT.h5] [--label L] [--merge-processes] INPUT...\n"
@@ -124,6 +125,15 @@ int main(int argc, char **argv) {
   }
   if (sp_fmt_inputs_find(inputs, ninputs, &in, &err) != 0)
     goto fail;
+  struct stat ost;
+  for (int64_t i = 0; i < in.n && stat(out, &ost) == 0; i++)
+    if ((uint64_t)ost.st_dev == in.v[i].dev &&
+        (uint64_t)ost.st_ino == in.v[i].ino) {
+      sp_fmt_err_set(&err, "%s: the output is one of the inputs (%s)", out,
+                     in.v[i].path);
+      sp_fmt_inputs_free(&in);
+      goto fail;
+    }
   if (sp__imp_scan(&in, processes, &claims, &nclaims, &err) != 0 ||
       sp__imp_merge(&in, claims, nclaims, out, label ? label : own_label, &opts,
                     &err) != 0) {

@@ -45,12 +45,12 @@ static int on_open(void *ctx, const rp_thread *t, rp_call *c,
     g->maxdepth[lane] = c->depth;
   int64_t s = c->start < g->lo ? g->lo : c->start;
   int64_t e = c->end > g->hi ? g->hi : c->end;
-  int64_t c0 = (int64_t)((double)(s - g->lo) / g->colw);
-  int64_t c1 = (int64_t)((double)(e - g->lo) / g->colw);
-  if (c1 >= g->cols)
-    c1 = g->cols - 1;
-  if (c0 >= g->cols)
-    c0 = g->cols - 1;
+  /* In double: the difference of two stamps may not fit in int64 (a
+   * crafted file), and a column outside the lane is clamped into it. */
+  double f0 = ((double)s - (double)g->lo) / g->colw,
+         f1 = ((double)e - (double)g->lo) / g->colw;
+  int64_t c0 = f0 < 0 ? 0 : f0 >= g->cols ? g->cols - 1 : (int64_t)f0;
+  int64_t c1 = f1 < 0 ? 0 : f1 >= g->cols ? g->cols - 1 : (int64_t)f1;
   size_t base = ((size_t)lane * MAXD + (size_t)c->depth) * (size_t)g->cols;
   for (int64_t k = c0; k <= c1; k++) {
     double a = (double)g->lo + (double)k * g->colw, b = a + g->colw;
@@ -69,7 +69,7 @@ static int on_open(void *ctx, const rp_thread *t, rp_call *c,
 
 static void axis(FILE *f, const timeline *g, int width, int height) {
   char b[32];
-  double span = (double)(g->hi - g->lo);
+  double span = (double)g->hi - (double)g->lo;
   for (int i = 0; i <= 10; i++) {
     double x = LEFT + (double)(width - LEFT - RIGHT) * i / 10.0;
     fprintf(f,
@@ -78,7 +78,7 @@ static void axis(FILE *f, const timeline *g, int width, int height) {
             "text-anchor=\"%s\">",
             x, TOP - 6, x, height - 10, x, TOP - 9,
             i == 10 ? "end" : "middle"); /* the last would be cut off */
-    double at = (double)(g->lo - g->p->span_lo) + span * i / 10.0;
+    double at = ((double)g->lo - (double)g->p->span_lo) + span * i / 10.0;
     rp_xml_str(f, rp_time(at, b, sizeof b));
     fputs("</text>\n", f);
   }
@@ -166,7 +166,7 @@ int rp_svg_timeline(const rp_profile *p, const rp_opts *o, FILE *f,
   g.cols = (int)(cols > width - LEFT - RIGHT ? width - LEFT - RIGHT
                  : cols < 100                ? 100
                                              : cols);
-  g.colw = (double)(g.hi - g.lo) / g.cols;
+  g.colw = ((double)g.hi - (double)g.lo) / g.cols;
   size_t cells = (size_t)nl * MAXD * (size_t)g.cols;
   g.region = malloc(cells * sizeof *g.region);
   g.cover = calloc(cells, sizeof *g.cover);
@@ -185,8 +185,8 @@ int rp_svg_timeline(const rp_profile *p, const rp_opts *o, FILE *f,
       height += (g.maxdepth[l] + 1) * ROW + 6;
     char title[700], b1[32], b2[32];
     snprintf(title, sizeof title, "Timeline: %.500s (%s to %s%s)", p->label,
-             rp_time((double)(g.lo - p->span_lo), b1, sizeof b1),
-             rp_time((double)(g.hi - p->span_lo), b2, sizeof b2),
+             rp_time((double)g.lo - (double)p->span_lo, b1, sizeof b1),
+             rp_time((double)g.hi - (double)p->span_lo, b2, sizeof b2),
              g.hidden ? "; calls deeper than 8 not drawn" : "");
     rp_svg_begin(f, width, height, title);
     axis(f, &g, width, height);

@@ -336,6 +336,27 @@ def main():
             check(f"offset {offset}:" in err, what + f" offset {offset}")
         check(open(target, "rb").read() == b"OLD", what + " output kept")
         check(sorted(os.listdir(out)) == before, what + " no leftovers")
+    # A FIFO named as an input: refused at once, not waited on.
+    fifo = os.path.join(bad, "fifo.spt")
+    os.mkfifo(fifo)
+    try:
+        p = subprocess.run([IMPORT, "-o", target, fifo], capture_output=True,
+                           text=True, timeout=10)
+        check(p.returncode == 1 and
+              p.stderr == f"sp-import: {fifo}: not a regular file\n",
+              f"fifo input: {p.returncode} {p.stderr!r}")
+    except subprocess.TimeoutExpired:
+        check(False, "fifo input: sp-import blocked")
+    os.unlink(fifo)
+    # The output is one of the inputs (named, or found in a directory):
+    # refused, the input untouched.
+    own = os.path.join(inp, "run_rank00001.spt")
+    before = open(own, "rb").read()
+    for args in ([own], [inp]):
+        rc, err = run("-o", own, *args)
+        check(rc == 1 and err == f"sp-import: {own}: the output is one of "
+              f"the inputs ({own})\n", f"output is input {args}: {rc} {err!r}")
+        check(open(own, "rb").read() == before, f"output is input {args}: kept")
     # The second clash message names both files.
     rc, err = run("-o", target, clash)
     check("a.spt" in err and "b.spt" in err, f"clash names both: {err!r}")

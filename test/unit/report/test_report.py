@@ -9,6 +9,7 @@ import json
 import math
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -215,6 +216,37 @@ if os.geteuid() != 0:  # root reads anything
     one_line_error([R0], "run_rank00000.spt")
 os.chmod(R0, 0o644)
 one_line_error([WORK + "/empty.spt"], "no regions")
+# A FIFO is refused at once, not waited on.
+os.mkfifo(WORK + "/fifo.spt")
+try:
+    p = subprocess.run([REPORT, WORK + "/fifo.spt"], capture_output=True,
+                       text=True, timeout=10)
+    check(p.returncode == 1 and
+          p.stderr == f"sp-report: {WORK}/fifo.spt: not a regular file\n",
+          f"fifo: {p.returncode} {p.stderr!r}")
+except subprocess.TimeoutExpired:
+    check(False, "fifo: sp-report blocked")
+os.unlink(WORK + "/fifo.spt")
+
+# Stamps at the ends of int64 (a crafted .spt v2: calls (INT64_MIN,
+# INT64_MAX) and (0, INT64_MIN)): every view ends at once, with a result
+# or one line.
+lo, hi = -2**63, 2**63 - 1
+with open(WORK + "/extreme.spt", "wb") as fh:
+    fh.write(b"SCOPEPRF" + struct.pack("<iiq", 2, 0, 1) +
+             struct.pack("<i", 1) + b"a" + struct.pack("<i", 3) + b"a.c" +
+             struct.pack("<iq", 1, 2) + struct.pack("<4q", lo, 0, hi, lo))
+for view in ([], ["--tree"], ["--by-rank"], ["--svg", "timeline"],
+             ["--svg", "flame"], ["--export", "chrome"],
+             ["--export", "folded"], ["--export", "csv"]):
+    try:
+        p = subprocess.run([REPORT, WORK + "/extreme.spt", *view],
+                           capture_output=True, text=True, timeout=10)
+        check(p.returncode == 0 or (p.returncode == 1 and
+                                    p.stderr.count("\n") == 1),
+              f"extreme stamps {view}: {p.returncode} {p.stderr!r}")
+    except subprocess.TimeoutExpired:
+        check(False, f"extreme stamps {view}: did not end")
 one_line_error(["--include", "(unclosed", A], "--include '(unclosed'")
 one_line_error(["--exclude", "[z-a]", A], "--exclude")
 one_line_error(["--include", "nothing-matches", A], "no region matches")
