@@ -280,6 +280,43 @@ static int unique_names(const idx *x, const char *path, sp_fmt_err *err) {
   return rc;
 }
 
+static const idx *dup_x; /* qsort has no context argument in C11 */
+
+static int by_row_key(const void *a, const void *b) {
+  int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+  const idx *x = dup_x;
+  if (x->rank[i] != x->rank[j])
+    return x->rank[i] < x->rank[j] ? -1 : 1;
+  if (x->thread[i] != x->thread[j])
+    return x->thread[i] < x->thread[j] ? -1 : 1;
+  return (x->region[i] > x->region[j]) - (x->region[i] < x->region[j]);
+}
+
+/* One row per (rank, thread, region): a second would count its calls
+ * twice in a summary read and split them in a full one. Rows checked. */
+static int unique_rows(const idx *x, const char *path, sp_fmt_err *err) {
+  if (x->n < 2)
+    return 0;
+  int64_t *o = malloc((size_t)x->n * sizeof *o);
+  if (!o)
+    return fail(err, path, "out of memory");
+  for (int64_t i = 0; i < x->n; i++)
+    o[i] = i;
+  dup_x = x;
+  qsort(o, (size_t)x->n, sizeof *o, by_row_key);
+  int rc = 0;
+  for (int64_t k = 1; k < x->n && rc == 0; k++)
+    if (by_row_key(&o[k - 1], &o[k]) == 0)
+      rc = fail(err, path,
+                "rows %" PRId64 " and %" PRId64
+                ": two rows for rank %d thread %d region %.200s",
+                o[k - 1] < o[k] ? o[k - 1] : o[k],
+                o[k - 1] < o[k] ? o[k] : o[k - 1], x->rank[o[k]],
+                x->thread[o[k]], x->names[x->region[o[k]]]);
+  free(o);
+  return rc;
+}
+
 /* Names, index columns and the event count; validates every row. */
 static int read_index(hid_t f, const char *path, int want_stats, idx *x,
                       sp_fmt_err *err) {
@@ -350,10 +387,11 @@ static int read_index(hid_t f, const char *path, int want_stats, idx *x,
   if (read_col(g, path, "source_files", COL_STR, 1, &x->n, (void **)&x->file,
                err) < 0)
     goto bad;
+  /* Read by every reader, to be checked against the rows. */
+  if ((r = read_col(g, path, "summary_statistics", COL_STATS, 1, &x->n,
+                    (void **)&x->st, err)) < 0)
+    goto bad;
   if (want_stats) {
-    if ((r = read_col(g, path, "summary_statistics", COL_STATS, 1, &x->n,
-                      (void **)&x->st, err)) < 0)
-      goto bad;
     if (r == 1) {
       /* Older files: only what the index itself knows. */
       if (!(x->st = calloc(x->n ? (size_t)x->n : 1, sizeof *x->st))) {
@@ -419,7 +457,18 @@ static int read_index(hid_t f, const char *path, int want_stats, idx *x,
            i, x->off[i], x->cnt[i], x->nevents);
       goto bad;
     }
+    /* A summary read shows these calls without reading the events: they
+     * must be the events' number (the other figures need the events). */
+    if (x->st && x->st[i].calls != x->cnt[i]) {
+      fail(err, path,
+           "row %" PRId64 ": summary_statistics says %" PRId64
+           " calls, the row has %" PRId64 " events",
+           i, x->st[i].calls, x->cnt[i]);
+      goto bad;
+    }
   }
+  if (unique_rows(x, path, err) != 0)
+    goto bad;
   H5Gclose(g);
   return 0;
 bad:

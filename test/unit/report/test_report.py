@@ -132,6 +132,35 @@ try:
         h["metadata"].attrs["recording_wait_ns"] = 0
     check(run(WAITED).stdout == run(MERGED).stdout.replace(MERGED, WAITED),
           "no note without a wait")
+    # The index is checked once, for every reader: summary records whose
+    # call count is not the row's events, and two rows for one (rank,
+    # thread, region), fail the summary read and the calls' read alike.
+    BADSUM = WORK + "/tampered.h5"
+    shutil.copy(MERGED, BADSUM)
+    with h5py.File(BADSUM, "r+") as h:
+        st = h["rank_region_index/summary_statistics"][()]
+        n1 = int(h["rank_region_index/event_counts"][1])
+        st["calls"][1] += 10
+        h["rank_region_index/summary_statistics"][...] = st
+    for args in ([BADSUM], ["--events", BADSUM]):
+        one_line_error(args, f"{BADSUM}: row 1: summary_statistics says "
+                       f"{n1 + 10} calls, the row has {n1} events")
+    DUP = WORK + "/duprow.h5"
+    shutil.copy(MERGED, DUP)
+    with h5py.File(DUP, "r+") as h:
+        ix = h["rank_region_index"]
+        for col in ("ranks", "threads", "region_ids"):
+            v = ix[col][()]
+            v[2] = v[0]
+            ix[col][...] = v
+        st = ix["summary_statistics"][()]
+        st["calls"][2] = ix["event_counts"][2]
+        ix["summary_statistics"][...] = st
+        name = h["region_table/names"][int(ix["region_ids"][0])].decode()
+        want = (f"{DUP}: rows 0 and 2: two rows for rank {int(ix['ranks'][0])} "
+                f"thread {int(ix['threads'][0])} region {name}")
+    for args in ([DUP], ["--events", DUP]):
+        one_line_error(args, want)
 except ImportError:
     print("note: h5py absent, summary-only check skipped")
 
