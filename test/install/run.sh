@@ -63,6 +63,42 @@ for tc in llvm gnu; do
   fi
 done
 
+# scopeprof_instrument keeps a build's own debug information: line tables
+# only where the configuration has no -g.
+cc=/usr/lib/llvm-22/bin/clang
+for cfg in Release RelWithDebInfo Debug; do
+  b="$tmp/g-$cfg"
+  cmake -S "$here/consumer" -B "$b" -DCMAKE_C_COMPILER=$cc \
+    -DCMAKE_Fortran_COMPILER=/usr/lib/llvm-22/bin/flang \
+    -DCMAKE_PREFIX_PATH="$inst" -DCMAKE_BUILD_TYPE=$cfg \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+  line="$(grep -o '"command": "[^"]*app_all[^"]*app.c[^"]*"' "$b/compile_commands.json" || true)"
+  [[ -n $line ]] || fail "$cfg: no compile command for app_all"
+  if [[ $cfg == Release ]]; then
+    [[ $line == *" -gline-tables-only"* ]] || fail "$cfg: no line tables: $line"
+  else
+    [[ $line != *"-gline-tables-only"* && $line == *" -g "* ]] ||
+      fail "$cfg: the build's -g was not kept: $line"
+  fi
+done
+
+# Editing the filter file rebuilds what it affects.
+cp -r "$here/consumer" "$tmp/edit"
+b="$tmp/edit-build"
+cmake -S "$tmp/edit" -B "$b" -DCMAKE_C_COMPILER=$cc \
+  -DCMAKE_Fortran_COMPILER=/usr/lib/llvm-22/bin/flang \
+  -DCMAKE_PREFIX_PATH="$inst" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$b" --target app_filtered >/dev/null
+printf 'exclude function main\n' >"$tmp/edit/filter.txt"
+cmake --build "$b" --target app_filtered >/dev/null
+run edited "$b/app_filtered"
+src="$tmp/edit/app.c"
+expect "$tmp/edited_rank00000.spt" \
+  "block rank=0 thread=0 region=helper file=$src line=4 calls=12"
+if "$dump" "$tmp/edited_rank00000.spt" | grep -q "region=main "; then
+  fail "an edited filter file did not rebuild app_filtered"
+fi
+
 # pkg-config
 export PKG_CONFIG_PATH="$inst/lib/pkgconfig"
 # shellcheck disable=SC2046
