@@ -36,3 +36,8 @@ int sp_fmt_cli_refused(const char *tool, int c, char *const *argv,
   fprintf(stderr, "%s: %s (see %s --help)\n", tool, what, tool);
   return 2;
 }
+
+int sp_fmt_cli_version(const char *tool) {
+  printf("%s (ScopeProf) %s\n", tool, SP_VERSION_STRING);
+  return 0;
+}

@@ -1,5 +1,6 @@
 /* sp_cli.h - what sp-import and sp-report share on their command lines: the
- * one-line message for an option getopt_long refused. Tools only. */
+ * one-line message for an option getopt_long refused, --version. Tools
+ * only. */
 #ifndef SP_CLI_H
 #define SP_CLI_H
 
@@ -10,5 +11,8 @@
  * and returns 2, the usage error's exit status. */
 int sp_fmt_cli_refused(const char *tool, int c, char *const *argv,
                        const struct option *opts);
+
+/* --version: "<tool> (ScopeProf) <version>" on stdout; returns 0. */
+int sp_fmt_cli_version(const char *tool);
 
 #endif /* SP_CLI_H */

@@ -23,7 +23,8 @@ static const char USAGE[] =
     "              one process after the other in that rank\n"
     "  --threads 0|1|auto\n"
     "              one thread, two, or two when ranks are large (default)\n"
-    "  --times     print the seconds each step took on stderr\n";
+    "  --times     print the seconds each step took on stderr\n"
+    "  --version   print the version\n";
 
 /* A usage error: one line, and where the usage is. */
 static int usage(const char *fmt, const char *what) {
@@ -53,6 +54,7 @@ static const struct option OPTIONS[] = {
     {"threads", required_argument, NULL, OPT_THREADS},
     {"times", no_argument, NULL, OPT_TIMES},
     {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
 
 /* --threads (or SP_IMPORT_THREAD, its older spelling: "0" one thread,
@@ -88,6 +90,8 @@ int main(int argc, char **argv) {
     case 'h':
       fputs(USAGE, stdout);
       return 0;
+    case 'V':
+      return sp_fmt_cli_version("sp-import");
     case 'o':
       out = optarg;
       break;

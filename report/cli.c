@@ -29,7 +29,8 @@ static const char USAGE[] =
     "  --svg flame|timeline|compare|speedup\n"
     "  --metric avg|total|min|max   what compare draws (default avg)\n"
     "  --window A:B       timeline from A to B seconds after the first call\n"
-    "json, compare and speedup take each PROFILE argument as one run.\n";
+    "json, compare and speedup take each PROFILE argument as one run.\n"
+    "--version prints the version.\n";
 
 /* Usage errors are one line too; the full usage is on --help. */
 static int usage(const char *fmt, const char *what) {
@@ -122,6 +123,7 @@ static const struct option OPTIONS[] = {
     {"window", required_argument, NULL, OPT_WINDOW},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
 
 /* Parses the options into o, loads the profiles named into *pps (*pn of
@@ -141,6 +143,8 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     case 'h':
       fputs(USAGE, stdout);
       return 0;
+    case 'V':
+      return sp_fmt_cli_version("sp-report");
     case OPT_BY_RANK:
       o->by_rank = 1;
       break;

@@ -4,6 +4,7 @@
 # independent reader: names, rows, exact timestamps, sources, statistics.
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -378,6 +379,10 @@ def main():
               f"usage error {args}: {rc} {err!r}")
     rc, err = run("--help")
     check(rc == 0 and err == "", f"--help: {rc} {err!r}")
+    p = subprocess.run([IMPORT, "--version"], capture_output=True, text=True)
+    check(p.returncode == 0 and p.stderr == "" and
+          re.fullmatch(r"sp-import \(ScopeProf\) \d+\.\d+\.\d+\n", p.stdout),
+          f"--version: {p.returncode} {p.stdout!r} {p.stderr!r}")
 
     stream_case(out)
 

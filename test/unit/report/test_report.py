@@ -8,6 +8,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -245,6 +246,9 @@ if os.geteuid() != 0:  # root reads anything
     one_line_error([R0], "run_rank00000.spt")
 os.chmod(R0, 0o644)
 one_line_error([WORK + "/empty.spt"], "no regions")
+p = run("--version")
+check(re.fullmatch(r"sp-report \(ScopeProf\) \d+\.\d+\.\d+\n", p.stdout) and
+      p.stderr == "", f"--version: {p.stdout!r} {p.stderr!r}")
 # A FIFO is refused at once, not waited on.
 os.mkfifo(WORK + "/fifo.spt")
 try:
