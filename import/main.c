@@ -138,9 +138,19 @@ int main(int argc, char **argv) {
       sp_fmt_inputs_free(&in);
       goto fail;
     }
-  if (sp__imp_scan(&in, processes, &claims, &nclaims, &err) != 0 ||
-      sp__imp_merge(&in, claims, nclaims, out, label ? label : own_label, &opts,
-                    &err) != 0) {
+  if (sp__imp_scan(&in, processes, &claims, &nclaims, &err) != 0) {
+    sp_fmt_inputs_free(&in);
+    goto fail;
+  }
+  int64_t total = 0;
+  for (int64_t c = 0; c < nclaims; c++)
+    total += claims[c].events;
+  sp_fmt_progress_begin(&sp__imp_progress, "sp-import", total,
+                        sp_fmt_progress_mode(getenv("SP_PROGRESS")));
+  int merged = sp__imp_merge(&in, claims, nclaims, out,
+                             label ? label : own_label, &opts, &err);
+  sp_fmt_progress_end(&sp__imp_progress);
+  if (merged != 0) {
     sp_fmt_inputs_free(&in);
     goto fail;
   }

@@ -137,11 +137,14 @@ static void lock_put(const tee *t) {
   pthread_mutex_lock(&sp__imp_put_mu);
 }
 
+sp_fmt_progress sp__imp_progress; /* off until main starts it */
+
 static void put(tee *t, int64_t i, int64_t first, int64_t n, const int64_t *s,
                 const int64_t *e) {
   if (!t->put_failed &&
       sp_fmt_h5w_put(t->w, t->rows[i].at + first, s, e, n, t->err) != 0)
     t->put_failed = 1;
+  sp_fmt_progress_add(&sp__imp_progress, n);
 }
 
 static void put_pending(tee *t, int64_t i) {
@@ -276,6 +279,7 @@ int sp__imp_copy(sp_fmt_h5w *w, const sp_fmt_rank *r, const sp_imp_row *rows,
     pthread_mutex_lock(&sp__imp_put_mu);
     int rc = sp_fmt_h5w_put(w, rows[j].at, b->starts, b->ends, b->count, err);
     pthread_mutex_unlock(&sp__imp_put_mu);
+    sp_fmt_progress_add(&sp__imp_progress, b->count);
     if (rc != 0)
       return -1;
   }

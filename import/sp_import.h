@@ -4,6 +4,7 @@
 #define SP_IMPORT_H
 
 #include "sp_format.h"
+#include "sp_progress.h"
 
 #include <pthread.h>
 
@@ -59,6 +60,9 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
 
 /* Taken around every write of calls to the output (rows.c says why). */
 extern pthread_mutex_t sp__imp_put_mu;
+
+/* The progress line: calls written of the total (main.c starts it). */
+extern sp_fmt_progress sp__imp_progress;
 
 /* For tests: if set, called by a thread of sp__imp_stats just before it
  * waits for sp__imp_put_mu, with the number of batches its rank holds

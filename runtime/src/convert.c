@@ -2,7 +2,9 @@
  * format asked for: .spt here, .h5 through the HDF5 module. */
 #include "internal.h"
 #include "sp_format.h"
+#include "sp_progress.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,10 +36,21 @@ int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
   sp_fmt_stream_get_info(s, info);
   const sp_fmt_source *src = sp_fmt_stream_sources(s);
   int64_t n = sp_fmt_stream_nsources(s);
+  /* A long write on a terminal says how far it is (SP_PROGRESS). */
+  static const int modes[] = {1, 0, 2};
+  sp_fmt_progress prog;
+  sp_fmt_progress_begin(&prog, "scopeprof", info->calls,
+                        modes[sp__cfg.progress]);
+  sp_fmt_source *counted =
+      prog.mode ? sp_fmt_progress_sources(&prog, src, n) : NULL;
+  if (counted)
+    src = counted;
   int rc = sp__cfg.format_h5
                ? write_h5(path, rank, src, n, info->open_calls, err)
                : sp_fmt_spt_write(path, rank, info->threads > 1 ? 3 : 2, src, n,
                                   0, err);
+  sp_fmt_progress_end(&prog);
+  free(counted);
   if (rc == 0 && sp_fmt_stream_failed(s)) {
     sp_fmt_err_set(err, "%s: %s", sp__stream_path,
                    strerror(sp_fmt_stream_failed(s)));

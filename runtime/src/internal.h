@@ -57,6 +57,7 @@ typedef struct sp__config {
   int enable;
   uint64_t memory; /* SP_MEMORY: bytes */
   int signals;     /* SP_SIGNALS: install handlers */
+  int progress;    /* SP_PROGRESS: 0 auto, 1 never, 2 always */
   int rank;        /* SP_RANK, or -1 */
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;

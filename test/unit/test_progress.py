@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""test_progress.py PROG SP_IMPORT WORK - the progress line of the runtime's
+finalize and of sp-import: drawn on a terminal (a pseudo-terminal from
+`script`) with SP_PROGRESS=1, as plain lines in a pipe with SP_PROGRESS=1,
+and never in a pipe, on a terminal for work under a second, or with
+SP_PROGRESS=0."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+PROG, IMPORT, WORK = sys.argv[1:4]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def env(progress, out):
+    e = {k: v for k, v in os.environ.items() if k != "SP_PROGRESS"}
+    e.update(SP_FORMAT="spt", SP_OUTPUT=out, SP_RANK="0")
+    if progress is not None:
+        e["SP_PROGRESS"] = progress
+    return e
+
+
+def in_pipe(cmd, e):
+    p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, f"{cmd}: exit {p.returncode} {p.stderr!r}")
+    return p.stderr
+
+
+def on_terminal(cmd, e):
+    """What cmd writes to its terminal (stdout and stderr, one pty)."""
+    p = subprocess.run(["script", "-q", "-e", "-c",
+                        " ".join("'%s'" % a for a in cmd), "/dev/null"],
+                       env=e, capture_output=True, timeout=60)
+    check(p.returncode == 0, f"{cmd} on a terminal: exit {p.returncode}")
+    return p.stdout.decode()  # bytes: text mode would turn \r into \n
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    run = os.path.join(WORK, "run")
+    # The runtime: rank 0 of the program writes 10 calls.
+    draw = re.compile(r"\rscopeprof: +\d+% of 10 calls, [0-9.KM]+/s, \d+ s left\x1b\[K")
+    done = re.compile(r"\rscopeprof: 10 calls in \d+\.\d s \([0-9.KM]+/s\)\x1b\[K\r?\n")
+    t = on_terminal([PROG], env("1", run))
+    check(draw.search(t) and done.search(t), f"runtime, terminal, SP_PROGRESS=1: {t!r}")
+    err = in_pipe([PROG], env("1", run))
+    lines = err.splitlines()
+    check(len(lines) >= 2 and all(re.fullmatch(
+        r"scopeprof: +\d+% of 10 calls, [0-9.KM]+/s, \d+ s left", x)
+        for x in lines[:-1]) and
+        re.fullmatch(r"scopeprof: 10 calls in \d+\.\d s \([0-9.KM]+/s\)", lines[-1]),
+        f"runtime, pipe, SP_PROGRESS=1: {err!r}")
+    for progress in (None, "auto", "0"):
+        err = in_pipe([PROG], env(progress, run))
+        check(err == "", f"runtime, pipe, SP_PROGRESS={progress}: {err!r}")
+    for progress in (None, "0"):
+        t = on_terminal([PROG], env(progress, run))
+        check("scopeprof:" not in t,
+              f"runtime, terminal, SP_PROGRESS={progress}, under 1 s: {t!r}")
+
+    # sp-import of that rank's file: its 10 calls.
+    spt = run + "_rank00000.spt"
+    out = os.path.join(WORK, "merged.h5")
+    cmd = [IMPORT, "-o", out, spt]
+    t = on_terminal(cmd, env("1", run))
+    check(re.search(r"\rsp-import: +\d+% of 10 calls", t) and
+          re.search(r"\rsp-import: 10 calls in \d+\.\d s", t),
+          f"sp-import, terminal, SP_PROGRESS=1: {t!r}")
+    err = in_pipe(cmd, env("1", run))
+    check(re.fullmatch(r"(sp-import: +\d+% of 10 calls, [^\n]*\n)+"
+                       r"sp-import: 10 calls in [^\n]*\n", err),
+          f"sp-import, pipe, SP_PROGRESS=1: {err!r}")
+    for progress in (None, "0"):
+        err = in_pipe(cmd, env(progress, run))
+        check(err == "", f"sp-import, pipe, SP_PROGRESS={progress}: {err!r}")
+        t = on_terminal(cmd, env(progress, run))
+        check("sp-import:" not in t,
+              f"sp-import, terminal, SP_PROGRESS={progress}: {t!r}")
+
+    if failures:
+        print(f"{len(failures)} failures")
+        return 1
+    print("progress: runtime and sp-import, terminal and pipe: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
