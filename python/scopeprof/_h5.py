@@ -76,6 +76,25 @@ def read(path, events=True):
             raise ValueError("%s: negative rank, thread, offset or count" % path)
         if n and (off + cnt).max() > nev:
             raise ValueError("%s: a row's calls go beyond the stored events" % path)
+        # The checks of ScopeProf's own readers: one row per (rank,
+        # thread, region), and summary call counts that are the rows'.
+        if n > 1:
+            key = np.stack([cols["ranks"].astype(np.int64), thread.astype(np.int64),
+                            region.astype(np.int64)])
+            order = np.lexsort(key[::-1])
+            same = np.all(key[:, order[1:]] == key[:, order[:-1]], axis=0)
+            if same.any():
+                k = int(np.argmax(same))
+                a, b = sorted((int(order[k]), int(order[k + 1])))
+                raise ValueError("%s: rows %d and %d: two rows for rank %d "
+                                 "thread %d region %s" %
+                                 (path, a, b, cols["ranks"][a], thread[a],
+                                  names[region[a]]))
+        if stats is not None and n and (stats["calls"] != cnt).any():
+            i = int(np.argmax(stats["calls"] != cnt))
+            raise ValueError("%s: row %d: summary_statistics says %d calls, "
+                             "the row has %d events" %
+                             (path, i, stats["calls"][i], cnt[i]))
         starts = ends = None
         if events:
             starts = f["events/start_times"][()].astype(np.int64, copy=False)

@@ -378,6 +378,32 @@ def errors():
             check(False, "truncated .spt refused")
         except ValueError as e:
             check("offset" in str(e) and "does not fit" in str(e), "error text: %s" % e)
+    # A tampered index: refused as sp-report refuses it, summary or not.
+    src = os.path.join(WORK, "many.h5")
+    for what, want in (("calls", "summary_statistics says"),
+                       ("dup", "two rows for rank")):
+        bad = os.path.join(WORK, "tampered_%s.h5" % what)
+        shutil.copy(src, bad)
+        with h5py.File(bad, "r+") as h:
+            ix = h["rank_region_index"]
+            if what == "calls":
+                st = ix["summary_statistics"][()]
+                st["calls"][1] += 10
+                ix["summary_statistics"][...] = st
+            else:
+                for col in ("ranks", "threads", "region_ids"):
+                    v = ix[col][()]
+                    v[1] = v[0]
+                    ix[col][...] = v
+                st = ix["summary_statistics"][()]
+                st["calls"][1] = ix["event_counts"][1]
+                ix["summary_statistics"][...] = st
+        for fn in (read_h5, read_h5_summary):
+            try:
+                fn(bad)
+                check(False, "%s: tampered index refused" % what)
+            except ValueError as e:
+                check(want in str(e) and bad in str(e), "%s: %s" % (what, e))
     p2 = os.path.join(WORK, "v9.spt")
     with open(p2, "wb") as f:
         f.write(b"SCOPEPRF" + struct.pack(">iiq", 9, 0, 0))
