@@ -36,6 +36,19 @@ Instrumenter::Instrumenter(Module &M, bool InlineCheck) : M(M) {
     if (Active && !Active->isDeclaration())
       Active = nullptr;
   }
+  if (Active) {
+    // Linkable without the runtime, as -finstrument-functions objects are
+    // against libc's empty hooks (a configure script's link test, a
+    // program linked plainly): a weak sp_active_ of 0, which the runtime's
+    // definition (or its start, for a copy in the program) overrides,
+    // and weak hooks that the guard never calls while it is 0.
+    Active->setLinkage(GlobalValue::WeakAnyLinkage);
+    Active->setInitializer(ConstantInt::get(I32, 0));
+    for (FunctionCallee FC : {Enter, Exit})
+      if (auto *Fn = dyn_cast<Function>(FC.getCallee()))
+        if (Fn->isDeclaration())
+          Fn->setLinkage(GlobalValue::ExternalWeakLinkage);
+  }
 }
 
 void Instrumenter::emit(FunctionCallee Hook, GlobalVariable *Site,

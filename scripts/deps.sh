@@ -17,7 +17,7 @@ test)
   want+=(libcmocka-dev python3 python3-h5py python3-numpy python3-pandas python3-matplotlib
          libhdf5-openmpi-dev
          llvm-19-dev llvm-19-tools clang-19 flang-19
-         chromium "${aarch64[@]}")
+         chromium autoconf "${aarch64[@]}")
   ;;
 aarch64) want=("${aarch64[@]}") ;;
 esac

@@ -144,6 +144,10 @@ static void do_init(void) {
   if (sp__cfg.signals)
     sp__signals_install();
   atomic_store(&sp__state, SP__RUNNING);
+  /* Instrumented objects carry a weak sp_active_ of 0 (so that they link
+   * without the runtime): where the program's copy is the one in use, it
+   * is switched on here. */
+  sp__set_active(1);
   sp__debug("recording to %s_rank*.%s with %s, %llu bytes of memory",
             sp__cfg.prefix, sp__cfg.format_h5 ? "h5" : "spt", sp__clock_name(),
             (unsigned long long)sp__budget);

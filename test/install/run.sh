@@ -99,6 +99,30 @@ if "$dump" "$tmp/edited_rank00000.spt" | grep -q "region=main "; then
   fail "an edited filter file did not rebuild app_filtered"
 fi
 
+# The plugin in CFLAGS only, no runtime on the link line: CMake's compiler
+# check and an autoconf configure script link and run their tests, the
+# program builds and runs (unrecorded); with the runtime added it records.
+plug="-fpass-plugin=$inst/lib/scopeprof/ScopeProf.so -finstrument-functions"
+b="$tmp/plain-cmake"
+CFLAGS="$plug" cmake -S "$here/plainflags" -B "$b" -DCMAKE_C_COMPILER=$cc >"$tmp/plain-cmake.log" 2>&1 ||
+  fail "CMake with the plugin in CFLAGS: $(tail -5 "$tmp/plain-cmake.log")"
+cmake --build "$b" >/dev/null
+[[ "$("$b/plain")" == 42 ]] || fail "plain CMake program did not run"
+if command -v autoconf >/dev/null; then
+  cp -r "$here/plainflags" "$tmp/ac"
+  (cd "$tmp/ac" && autoconf) || fail "autoconf"
+  (cd "$tmp/ac" && ./configure CC=$cc CFLAGS="$plug" >configure.log 2>&1) ||
+    fail "configure with the plugin in CFLAGS: $(tail -5 "$tmp/ac/config.log")"
+  grep -q "^#define HAVE_STRDUP 1" "$tmp/ac/confdefs.h" 2>/dev/null ||
+    grep -q "HAVE_STRDUP" "$tmp/ac/config.log" || fail "configure's link test of strdup failed"
+  make -s -C "$tmp/ac" >/dev/null
+  [[ "$("$tmp/ac/plain")" == 42 ]] || fail "autoconf program did not run"
+  make -s -C "$tmp/ac" LIBS="-L$inst/lib -lscopeprof -Wl,-rpath,$inst/lib" -B >/dev/null
+  SP_FORMAT=spt SP_OUTPUT="$tmp/ac-rec" "$tmp/ac/plain" >/dev/null
+  expect "$tmp/ac-rec_rank00000.spt" \
+    "block rank=0 thread=0 region=twice file=./main.c line=-1 calls=1"
+fi
+
 # pkg-config
 export PKG_CONFIG_PATH="$inst/lib/pkgconfig"
 # shellcheck disable=SC2046

@@ -21,8 +21,8 @@ __attribute__((noinline)) int skipped_by_list(int x) { return quiet(x) - 1; }
 // NOLIST: unknown argument
 
 // NM-NOT: __cyg_profile_func
-// NM: U sp__enter
-// NM: U sp__exit
+// NM: w sp__enter
+// NM: w sp__exit
 // NM-NOT: __cyg_profile_func
 
 // WHY-DAG: instrumented 'kept'

@@ -42,8 +42,8 @@ int plain(int n) { return helper(n) + work(n); }
 // CHECK: call void @sp__enter(ptr @sp.site.helper), !dbg
 // CHECK: call void @sp__exit(ptr @sp.site.helper), !dbg
 
-// CHECK: declare void @sp__enter(ptr) [[ATTR:#[0-9]+]]
-// CHECK: declare void @sp__exit(ptr) [[ATTR]]
+// CHECK: declare extern_weak void @sp__enter(ptr) [[ATTR:#[0-9]+]]
+// CHECK: declare extern_weak void @sp__exit(ptr) [[ATTR]]
 // CHECK: attributes [[ATTR]] = { nounwind }
 // CHECK-DAG: ![[LIKELY]] = !{!"branch_weights"{{.*}}, i32 {{[0-9]+}}, i32 1}
 // CHECK-DAG: ![[WSP:[0-9]+]] = distinct !DISubprogram(name: "work", {{.*}}line: [[#@LINE-25]], {{.*}}scopeLine: [[#@LINE-25]]

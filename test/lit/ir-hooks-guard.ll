@@ -6,7 +6,7 @@
 source_filename = "hooks.c"
 
 ; CHECK-NOT: __cyg_profile_func
-; CHECK: @sp_active_ = external global i32
+; CHECK: @sp_active_ = weak global i32 0
 
 ; CHECK-LABEL: define i32 @caller(
 ; The caller's own entry, guarded.

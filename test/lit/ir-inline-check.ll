@@ -6,7 +6,7 @@
 
 source_filename = "guard.cpp"
 
-; CHECK: @sp_active_ = external global i32
+; CHECK: @sp_active_ = weak global i32 0
 ; CHECK-LABEL: define i32 @allocas(
 ; CHECK-NEXT: %a = alloca i32
 ; CHECK-NEXT: %b = alloca i64
