@@ -3,6 +3,7 @@
  * time; the small per-row index is kept in memory and written at close.
  * Reserved events, written without HDF5, are h5_write_raw.c's. */
 #include "sp_h5w.h"
+#include "sp_hash.h"
 #include "sp_util.h"
 
 #include <errno.h>
@@ -90,37 +91,13 @@ static int write_ds(hid_t loc, const char *name, hid_t ftype, hid_t mtype,
   return rc < 0 ? -1 : 0;
 }
 
-static uint64_t hash_name(const char *s) { return sp__fnv1a(SP__FNV_SEED, s); }
-
-static int grow_hash(sp_fmt_h5w *w) {
-  int64_t cap = w->hashcap ? w->hashcap * 2 : 256;
-  int32_t *h = calloc((size_t)cap, sizeof *h);
-  if (!h)
-    return -1;
-  for (int64_t i = 0; i < w->nregs; i++) {
-    uint64_t k = hash_name(w->regs[i].name) & (uint64_t)(cap - 1);
-    while (h[k])
-      k = (k + 1) & (uint64_t)(cap - 1);
-    h[k] = (int32_t)(i + 1);
-  }
-  free(w->hash);
-  w->hash = h;
-  w->hashcap = cap;
-  return 0;
-}
-
 /* Region id of name, added in order of first appearance; -1 = no memory. */
 static int32_t region_id(sp_fmt_h5w *w, const char *name) {
-  if (w->hashcap == 0 || (w->nregs + 1) * 2 > w->hashcap)
-    if (grow_hash(w) < 0)
-      return -1;
-  uint64_t k = hash_name(name) & (uint64_t)(w->hashcap - 1);
-  while (w->hash[k]) {
-    int32_t i = w->hash[k] - 1;
+  sp__hash_it it;
+  int64_t i = sp__hash_first(&w->names, sp__fnv1a(SP__FNV_SEED, name), &it);
+  for (; i >= 0; i = sp__hash_next(&w->names, &it))
     if (strcmp(w->regs[i].name, name) == 0)
-      return i;
-    k = (k + 1) & (uint64_t)(w->hashcap - 1);
-  }
+      return (int32_t)i;
   if (w->nregs >= INT32_MAX - 1)
     return -1;
   if (w->nregs == w->capregs) {
@@ -138,7 +115,10 @@ static int32_t region_id(sp_fmt_h5w *w, const char *name) {
   r->file = NULL;
   r->line = -1;
   r->last_rank = r->last_thread = INT32_MIN;
-  w->hash[k] = (int32_t)(w->nregs + 1);
+  if (sp__hash_add(&w->names, &it, w->nregs) != 0) {
+    free(r->name);
+    return -1;
+  }
   return (int32_t)w->nregs++;
 }
 
@@ -148,7 +128,7 @@ static void free_w(sp_fmt_h5w *w) {
     free(w->regs[i].file);
   }
   free(w->regs);
-  free(w->hash);
+  sp__hash_free(&w->names);
   free(w->rows);
   free(w->buf_s);
   free(w->buf_e);

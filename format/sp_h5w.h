@@ -5,6 +5,7 @@
 
 #include "sp_format.h"
 #include "sp_h5_util.h"
+#include "sp_hash.h"
 
 /* Writes of up to 256 KiB that end on 256 KiB boundaries of the file: a
  * larger write makes the page cache take a larger folio, which in a VM may
@@ -38,8 +39,7 @@ struct sp_fmt_h5w {
   int64_t nrows, caprows;
   sp__h5w_region *regs;
   int64_t nregs, capregs;
-  int32_t *hash; /* open addressing: region index + 1, 0 = empty */
-  int64_t hashcap;
+  sp__hash names; /* region names to their index in regs */
   sp_fmt_meta meta;
   sp__h5_sink sink; /* write errors the file driver kept from HDF5 */
   hid_t driver;     /* that driver's id; -1 = none */

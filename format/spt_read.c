@@ -1,6 +1,7 @@
 /* spt_read.c - the .spt reader (versions 1-3, either byte order). Every
  * length and count is checked against the bytes left before allocating. */
 #include "sp_format.h"
+#include "sp_hash.h"
 #include "sp_util.h"
 
 #include <errno.h>
@@ -38,13 +39,6 @@ typedef struct {
 #ifndef SP_SPT_WINDOW
 #define SP_SPT_WINDOW ((size_t)16 << 10)
 #endif
-
-/* Open addressing; slot value is index + 1, 0 = empty. Capacity is a power
- * of two at least twice the entries, so probing always ends. */
-typedef struct {
-  int64_t *slot;
-  uint64_t mask;
-} table;
 
 static int fail(reader *r, size_t off, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -228,15 +222,6 @@ static uint64_t hash_pair(int64_t region, int32_t thread) {
   return h;
 }
 
-static int table_init(table *t, int64_t entries) {
-  uint64_t cap = 16;
-  while (cap < (uint64_t)entries * 2)
-    cap *= 2;
-  t->slot = calloc(cap, sizeof *t->slot);
-  t->mask = cap - 1;
-  return t->slot ? 0 : -1;
-}
-
 /* Version 1 and 2 files never carry anything but a small positive version,
  * so the byte order is the one in which the field reads 1..65535; in the
  * other order such a value reads 65536 or more. */
@@ -269,14 +254,15 @@ static size_t min_block(int version) {
                         : 4 + 4 + 1 + 4 + 4 + 8;
 }
 
-/* Lookup state of one parse, sized from the header's region count. */
+/* Lookup state of one parse, sized from the header's region count: names
+ * to region indices, (region, thread) to block indices. */
 typedef struct {
-  table names, pairs;
+  sp__hash names, pairs;
   int32_t *namelens; /* byte length of each region's name */
 } scratch;
 
 static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
-  table *names = &sc->names, *pairs = &sc->pairs;
+  sp__hash *names = &sc->names, *pairs = &sc->pairs;
   if (need(r, 8, "magic \"" SP_FMT_MAGIC "\""))
     return -1;
   if (memcmp(at_pos(r, 0), SP_FMT_MAGIC, 8) != 0)
@@ -316,7 +302,7 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
     out->regions = calloc((size_t)n, sizeof *out->regions);
     sc->namelens = malloc((size_t)n * sizeof *sc->namelens);
     if (!out->blocks || !out->regions || !sc->namelens ||
-        table_init(names, n) || table_init(pairs, n))
+        sp__hash_reserve(names, n) || sp__hash_reserve(pairs, n))
       return fail(r, at, "out of memory");
   }
   int32_t *namelens = sc->namelens;
@@ -350,28 +336,26 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
       }
     }
     /* Find or add the region: one entry per name, whatever the thread. */
-    uint64_t h = hash_bytes(name, (size_t)nlen);
-    int64_t reg = -1;
-    for (uint64_t i = h & names->mask;; i = (i + 1) & names->mask) {
-      int64_t s = names->slot[i];
-      if (!s) {
-        reg = out->nregions++;
-        names->slot[i] = reg + 1;
-        sp_fmt_region *rg = &out->regions[reg];
-        rg->name = name;
-        rg->file = file;
-        rg->line = line;
-        namelens[reg] = nlen;
-        name = file = NULL;
+    sp__hash_it it;
+    int64_t reg = sp__hash_first(names, hash_bytes(name, (size_t)nlen), &it);
+    for (; reg >= 0; reg = sp__hash_next(names, &it))
+      if (namelens[reg] == nlen &&
+          memcmp(out->regions[reg].name, name, (size_t)nlen) == 0)
         break;
+    if (reg < 0) {
+      reg = out->nregions;
+      if (sp__hash_add(names, &it, reg) != 0) {
+        free(name);
+        free(file);
+        return fail(r, block_at, "out of memory");
       }
-      if (namelens[s - 1] == nlen &&
-          memcmp(out->regions[s - 1].name, name, (size_t)nlen) == 0) {
-        reg = s - 1;
-        break;
-      }
-    }
-    if (name) {
+      out->nregions++;
+      sp_fmt_region *rg = &out->regions[reg];
+      rg->name = name;
+      rg->file = file;
+      rg->line = line;
+      namelens[reg] = nlen;
+    } else {
       /* Known name: a location fills in one not known yet, else the first
        * one stays (as the runtime keeps a name's first registered location). */
       sp_fmt_region *rg = &out->regions[reg];
@@ -383,19 +367,14 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
       free(name);
       free(file);
     }
-    h = hash_pair(reg, thread);
-    for (uint64_t i = h & pairs->mask;; i = (i + 1) & pairs->mask) {
-      int64_t s = pairs->slot[i];
-      if (!s) {
-        pairs->slot[i] = b + 1;
-        break;
-      }
-      if (out->blocks[s - 1].region == reg &&
-          out->blocks[s - 1].thread == thread)
+    for (int64_t o = sp__hash_first(pairs, hash_pair(reg, thread), &it); o >= 0;
+         o = sp__hash_next(pairs, &it))
+      if (out->blocks[o].region == reg && out->blocks[o].thread == thread)
         return fail(r, block_at,
                     "duplicate block for region \"%s\" on thread %d",
                     out->regions[reg].name, thread);
-    }
+    if (sp__hash_add(pairs, &it, b) != 0)
+      return fail(r, block_at, "out of memory");
     sp_fmt_block *blk = &out->blocks[b];
     blk->thread = thread;
     blk->region = (int32_t)reg;
@@ -445,8 +424,8 @@ static int parse_image(const unsigned char *buf, size_t len, const char *name,
   memset(out, 0, sizeof *out);
   int rc = parse(&r, out, &sc);
   free(r.win);
-  free(sc.names.slot);
-  free(sc.pairs.slot);
+  sp__hash_free(&sc.names);
+  sp__hash_free(&sc.pairs);
   free(sc.namelens);
   if (rc) {
     sp_fmt_rank_free(out);

@@ -1,6 +1,7 @@
 /* spt_write.c - the .spt writer: streams sources in batches through one
  * large buffer into a temporary file, then renames it into place. */
 #include "sp_format.h"
+#include "sp_hash.h"
 #include "sp_util.h"
 
 #include <errno.h>
@@ -166,20 +167,17 @@ static void put_block_times(out *o, const sp_fmt_source *s, int64_t *st,
     }
 }
 
-/* Index of an earlier source with srcs[i]'s (thread, name), or -1, from an
- * open-addressing set of indices + 1 (0 = empty) with mask + 1 slots. */
-static int64_t seen(const sp_fmt_source *srcs, int64_t i, uint32_t *slot,
-                    uint64_t mask) {
+/* Index of an earlier source with srcs[i]'s (thread, name), or -1 after
+ * adding i to t; -2 when out of memory. */
+static int64_t seen(const sp_fmt_source *srcs, int64_t i, sp__hash *t) {
   uint64_t h = sp__fnv1a(SP__FNV_SEED ^ (uint32_t)srcs[i].thread, srcs[i].name);
-  for (uint64_t k = (h ^ (h >> 29)) & mask;; k = (k + 1) & mask) {
-    if (!slot[k]) {
-      slot[k] = (uint32_t)(i + 1);
-      return -1;
-    }
-    const sp_fmt_source *o = &srcs[slot[k] - 1];
-    if (o->thread == srcs[i].thread && strcmp(o->name, srcs[i].name) == 0)
-      return slot[k] - 1;
-  }
+  sp__hash_it it;
+  int64_t j = sp__hash_first(t, h ^ (h >> 29), &it);
+  for (; j >= 0; j = sp__hash_next(t, &it))
+    if (srcs[j].thread == srcs[i].thread &&
+        strcmp(srcs[j].name, srcs[i].name) == 0)
+      return j;
+  return sp__hash_add(t, &it, i) == 0 ? -1 : -2;
 }
 
 /* Rejects what the reader would reject, before any file is created. */
@@ -228,23 +226,21 @@ static int check(const char *path, int32_t rank, int version,
     sp_fmt_err_set(err, "%s: too many sources (%lld)", path, (long long)n);
     return -1;
   }
-  uint64_t cap = 16;
-  while (cap < (uint64_t)n * 2)
-    cap *= 2;
-  uint32_t *slot = calloc(cap, sizeof *slot);
-  if (!slot) {
+  sp__hash t = {0};
+  if (sp__hash_reserve(&t, n) != 0) {
     sp_fmt_err_set(err, "%s: %s", path, strerror(ENOMEM));
     return -1;
   }
-  for (int64_t i = 0; i < n; i++)
-    if (seen(srcs, i, slot, cap - 1) >= 0) {
+  int64_t dup = -1;
+  for (int64_t i = 0; i < n && dup == -1; i++) {
+    if ((dup = seen(srcs, i, &t)) >= 0)
       sp_fmt_err_set(err, "%s: two sources for region \"%s\" on thread %d",
                      path, srcs[i].name, srcs[i].thread);
-      free(slot);
-      return -1;
-    }
-  free(slot);
-  return 0;
+    else if (dup == -2)
+      sp_fmt_err_set(err, "%s: %s", path, strerror(ENOMEM));
+  }
+  sp__hash_free(&t);
+  return dup == -1 ? 0 : -1;
 }
 
 int sp_fmt_spt_write(const char *path, int32_t rank, int version,

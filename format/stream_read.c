@@ -2,6 +2,7 @@
  * records (its torn tail ignored) and serves its calls as sources read from
  * the file in batches; memory grows with records, never with calls. */
 #include "sp_format.h"
+#include "sp_hash.h"
 #include "sp_stream.h"
 #include "sp_util.h"
 
@@ -116,14 +117,6 @@ typedef struct ssrc {
   int64_t pos; /* calls given out so far */
 } ssrc;
 
-/* Open addressing over 64-bit keys; values are index + 1, 0 = empty. */
-typedef struct table {
-  uint64_t *key;
-  int64_t *val;
-  uint64_t mask;
-  int64_t n;
-} table;
-
 struct sp_fmt_stream {
   int fd, swap, clock, flags;
   char *path;
@@ -140,14 +133,14 @@ struct sp_fmt_stream {
   int64_t *lrec; /* record indices grouped by lane */
   lane *lanes;
   int64_t nlanes, caplanes;
-  table lane_ix;
+  sp__hash lane_ix;
   piece *pieces;
   int64_t npieces;
   endent *ends;
   int64_t nends, capends;
   region *regs;
   int64_t nregs, capregs;
-  table reg_ix;
+  sp__hash reg_ix;
   char **owned; /* names made up for ids without a REGION record */
   int64_t nowned;
   sp_fmt_source *srcs;
@@ -196,58 +189,15 @@ static uint64_t mix(uint64_t h) {
   return h;
 }
 
-static int table_grow(table *t) {
-  uint64_t cap = t->key ? (t->mask + 1) * 2 : 64;
-  uint64_t *key = calloc(cap, sizeof *key);
-  int64_t *val = calloc(cap, sizeof *val);
-  if (!key || !val) {
-    free(key);
-    free(val);
-    return -1;
-  }
-  for (uint64_t i = 0; t->key && i <= t->mask; i++) {
-    if (!t->val[i])
-      continue;
-    uint64_t j = mix(t->key[i]) & (cap - 1);
-    while (val[j])
-      j = (j + 1) & (cap - 1);
-    key[j] = t->key[i];
-    val[j] = t->val[i];
-  }
-  free(t->key);
-  free(t->val);
-  t->key = key;
-  t->val = val;
-  t->mask = cap - 1;
-  return 0;
-}
-
-/* The index stored under key, or -1; with add >= 0, stores add when the
- * key is absent and returns -2 (-3 when out of memory). */
-static int64_t table_find(table *t, uint64_t key, int64_t add) {
-  if (add >= 0 && (!t->key || (uint64_t)(t->n + 1) * 2 > t->mask + 1) &&
-      table_grow(t) != 0)
-    return -3;
-  if (!t->key)
-    return -1;
-  for (uint64_t i = mix(key) & t->mask;; i = (i + 1) & t->mask) {
-    if (!t->val[i]) {
-      if (add < 0)
-        return -1;
-      t->key[i] = key;
-      t->val[i] = add + 1;
-      t->n++;
-      return -2;
-    }
-    if (t->key[i] == key)
-      return t->val[i] - 1;
-  }
-}
-
-static void table_free(table *t) {
-  free(t->key);
-  free(t->val);
-  memset(t, 0, sizeof *t);
+/* The index stored under an integer key, or -1; with add >= 0, stores add
+ * when the key is absent and returns -2 (-3 when out of memory). mix is a
+ * bijection, so equal hashes are equal keys. */
+static int64_t table_find(sp__hash *t, uint64_t key, int64_t add) {
+  sp__hash_it it;
+  int64_t ix = sp__hash_first(t, mix(key), &it);
+  if (ix >= 0 || add < 0)
+    return ix;
+  return sp__hash_add(t, &it, add) == 0 ? -2 : -3;
 }
 
 static uint64_t pair_key(int32_t thread, int32_t region) {
@@ -1185,10 +1135,7 @@ static const char *region_name(sp_fmt_stream *s, int32_t id,
 }
 
 static uint64_t hash_name(int32_t thread, const char *name) {
-  uint64_t h = 1469598103934665603ull ^ (uint32_t)thread;
-  for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-    h = (h ^ *c) * 1099511628211ull;
-  return h;
+  return mix(sp__fnv1a(SP__FNV_SEED ^ (uint32_t)thread, name));
 }
 
 static int by_src_order(const void *a, const void *b) {
@@ -1228,7 +1175,7 @@ static int make_sources(sp_fmt_stream *s) {
   int64_t *src_of = malloc(cnt * sizeof *src_of); /* per listed lane */
   int64_t *lanes = malloc(cnt * sizeof *lanes);
   int32_t *threads = malloc(cnt * sizeof *threads);
-  table names = {0};
+  sp__hash names = {0};
   int rc = -1;
   if (!s->srcs || !s->ss || !s->slanes || !src_of || !lanes || !threads)
     goto oom;
@@ -1245,31 +1192,16 @@ static int make_sources(sp_fmt_stream *s) {
     const char *name = region_name(s, L->region, &rg);
     if (!name)
       goto oom;
-    uint64_t h = hash_name(L->thread, name);
-    int64_t found = -1;
-    if (names.key) { /* names with this hash: compare for real */
-      for (uint64_t j = mix(h) & names.mask; names.val[j];
-           j = (j + 1) & names.mask) {
-        const sp_fmt_source *o = &s->srcs[names.val[j] - 1];
-        if (names.key[j] == h && s->ss[names.val[j] - 1].wthread == L->thread &&
-            strcmp(o->name, name) == 0) {
-          found = names.val[j] - 1;
-          break;
-        }
-      }
-    }
+    sp__hash_it it;
+    int64_t found = sp__hash_first(&names, hash_name(L->thread, name), &it);
+    for (; found >= 0; found = sp__hash_next(&names, &it))
+      if (s->ss[found].wthread == L->thread &&
+          strcmp(s->srcs[found].name, name) == 0)
+        break;
     if (found < 0) {
-      /* A new source; the table keeps equal hashes apart by probing. */
-      if ((!names.key || (uint64_t)(names.n + 1) * 2 > names.mask + 1) &&
-          table_grow(&names) != 0)
+      if (sp__hash_add(&names, &it, s->nsrcs) != 0)
         goto oom;
-      uint64_t j = mix(h) & names.mask;
-      while (names.val[j])
-        j = (j + 1) & names.mask;
       found = s->nsrcs++;
-      names.key[j] = h;
-      names.val[j] = found + 1;
-      names.n++;
       sp_fmt_source *o = &s->srcs[found];
       o->name = name;
       o->line = -1;
@@ -1327,7 +1259,7 @@ static int make_sources(sp_fmt_stream *s) {
 oom:
   fail(s, 32, "out of memory");
 out:
-  table_free(&names);
+  sp__hash_free(&names);
   free(src_of);
   free(lanes);
   free(threads);
@@ -1755,8 +1687,8 @@ void sp_fmt_stream_close(sp_fmt_stream *s) {
     free(s->owned[i]);
   free(s->owned);
   free(s->regs);
-  table_free(&s->reg_ix);
-  table_free(&s->lane_ix);
+  sp__hash_free(&s->reg_ix);
+  sp__hash_free(&s->lane_ix);
   free(s->recs);
   free(s->lrec);
   free(s->lanes);
@@ -1784,36 +1716,24 @@ int sp_fmt_stream_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
   out->rank = s->rank;
   out->blocks = calloc(cnt, sizeof *out->blocks);
   out->regions = calloc(cnt, sizeof *out->regions);
-  table names = {0};
+  sp__hash names = {0};
   int rc = out->blocks && out->regions ? 0 : -1;
   if (rc == 0 && sp_fmt_meta_copy(&out->meta, &s->meta) != 0)
     rc = -1;
   for (int64_t i = 0; rc == 0 && i < n; i++) {
     const sp_fmt_source *src = &s->srcs[i];
     /* One region per name: sources of one name on several threads. */
-    uint64_t h = hash_name(0, src->name);
-    int64_t reg = -1;
-    if (names.key)
-      for (uint64_t j = mix(h) & names.mask; names.val[j];
-           j = (j + 1) & names.mask)
-        if (names.key[j] == h &&
-            strcmp(out->regions[names.val[j] - 1].name, src->name) == 0) {
-          reg = names.val[j] - 1;
-          break;
-        }
+    sp__hash_it it;
+    int64_t reg = sp__hash_first(&names, hash_name(0, src->name), &it);
+    for (; reg >= 0; reg = sp__hash_next(&names, &it))
+      if (strcmp(out->regions[reg].name, src->name) == 0)
+        break;
     if (reg < 0) {
-      if ((!names.key || (uint64_t)(names.n + 1) * 2 > names.mask + 1) &&
-          table_grow(&names) != 0) {
+      if (sp__hash_add(&names, &it, out->nregions) != 0) {
         rc = -1;
         break;
       }
-      uint64_t j = mix(h) & names.mask;
-      while (names.val[j])
-        j = (j + 1) & names.mask;
       reg = out->nregions++;
-      names.key[j] = h;
-      names.val[j] = reg + 1;
-      names.n++;
       sp_fmt_region *rg = &out->regions[reg];
       rg->name = strdup(src->name);
       rg->file = src->file && src->file[0] ? strdup(src->file) : NULL;
@@ -1845,7 +1765,7 @@ int sp_fmt_stream_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
     }
     src->read(src, 0, src->count, b->starts, b->ends);
   }
-  table_free(&names);
+  sp__hash_free(&names);
   if (rc != 0)
     sp_fmt_err_set(err, "%s: out of memory", path);
   else if (s->failed) {

@@ -6,44 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t fnv(const char *s) { return sp__fnv1a(SP__FNV_SEED, s); }
-
-static int rehash(rp_profile *p, int64_t cap) {
-  int64_t *h = malloc((size_t)cap * sizeof *h);
-  if (!h)
-    return -1;
-  for (int64_t i = 0; i < cap; i++)
-    h[i] = -1;
-  for (int64_t i = 0; i < p->nnames; i++) {
-    uint64_t k = fnv(p->names[i]) & (uint64_t)(cap - 1);
-    while (h[k] >= 0)
-      k = (k + 1) & (uint64_t)(cap - 1);
-    h[k] = i;
-  }
-  free(p->hash);
-  p->hash = h;
-  p->hcap = cap;
-  return 0;
-}
-
 int32_t rp_name_find(const rp_profile *p, const char *name) {
-  if (p->hcap == 0)
-    return -1;
-  uint64_t k = fnv(name) & (uint64_t)(p->hcap - 1);
-  for (; p->hash[k] >= 0; k = (k + 1) & (uint64_t)(p->hcap - 1))
-    if (strcmp(p->names[p->hash[k]], name) == 0)
-      return (int32_t)p->hash[k];
+  sp__hash_it it;
+  int64_t i = sp__hash_first(&p->ids, sp__fnv1a(SP__FNV_SEED, name), &it);
+  for (; i >= 0; i = sp__hash_next(&p->ids, &it))
+    if (strcmp(p->names[i], name) == 0)
+      return (int32_t)i;
   return -1;
 }
 
 int32_t rp_name_id(rp_profile *p, const char *name) {
-  if (p->hcap == 0 || 2 * (p->nnames + 1) > p->hcap)
-    if (rehash(p, p->hcap ? 2 * p->hcap : 64) != 0)
-      return -1;
-  uint64_t k = fnv(name) & (uint64_t)(p->hcap - 1);
-  for (; p->hash[k] >= 0; k = (k + 1) & (uint64_t)(p->hcap - 1))
-    if (strcmp(p->names[p->hash[k]], name) == 0)
-      return (int32_t)p->hash[k];
+  sp__hash_it it;
+  int64_t i = sp__hash_first(&p->ids, sp__fnv1a(SP__FNV_SEED, name), &it);
+  for (; i >= 0; i = sp__hash_next(&p->ids, &it))
+    if (strcmp(p->names[i], name) == 0)
+      return (int32_t)i;
   if (p->nnames == p->capnames) {
     int64_t c = p->capnames ? 2 * p->capnames : 64;
     char **n = realloc(p->names, (size_t)c * sizeof *n);
@@ -63,7 +40,10 @@ int32_t rp_name_id(rp_profile *p, const char *name) {
     return -1;
   p->files[p->nnames] = NULL;
   p->lines[p->nnames] = -1;
-  p->hash[k] = p->nnames;
+  if (sp__hash_add(&p->ids, &it, p->nnames) != 0) {
+    free(p->names[p->nnames]);
+    return -1;
+  }
   return (int32_t)p->nnames++;
 }
 
@@ -403,7 +383,7 @@ void rp_profile_free(rp_profile *p) {
   free(p->names);
   free(p->files);
   free(p->lines);
-  free(p->hash);
+  sp__hash_free(&p->ids);
   free(p->rows);
   free(p->ranks);
   sp_fmt_meta_free(&p->meta);

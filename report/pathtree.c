@@ -10,35 +10,13 @@ static uint64_t mix(int64_t parent, int32_t name) {
   return h * 0xff51afd7ed558ccdull ^ (h >> 29);
 }
 
-static int grow(rp_tree *t) {
-  int64_t cap = t->hcap ? 2 * t->hcap : 1024;
-  int64_t *h = malloc((size_t)cap * sizeof *h);
-  if (!h)
-    return -1;
-  for (int64_t i = 0; i < cap; i++)
-    h[i] = -1;
-  for (int64_t i = 0; i < t->n; i++) {
-    uint64_t k = mix(t->v[i].parent, t->v[i].name) & (uint64_t)(cap - 1);
-    while (h[k] >= 0)
-      k = (k + 1) & (uint64_t)(cap - 1);
-    h[k] = i;
-  }
-  free(t->hash);
-  t->hash = h;
-  t->hcap = cap;
-  return 0;
-}
-
 /* The node for (parent, name), made on first sight; -1: out of memory. */
 static int64_t child(rp_tree *t, int64_t parent, int32_t name, int32_t depth) {
-  if (2 * (t->n + 1) > t->hcap && grow(t) != 0)
-    return -1;
-  uint64_t k = mix(parent, name) & (uint64_t)(t->hcap - 1);
-  for (; t->hash[k] >= 0; k = (k + 1) & (uint64_t)(t->hcap - 1)) {
-    rp_node *x = &t->v[t->hash[k]];
-    if (x->parent == parent && x->name == name)
-      return t->hash[k];
-  }
+  sp__hash_it it;
+  int64_t i = sp__hash_first(&t->ix, mix(parent, name), &it);
+  for (; i >= 0; i = sp__hash_next(&t->ix, &it))
+    if (t->v[i].parent == parent && t->v[i].name == name)
+      return i;
   if (t->n == t->cap) {
     int64_t c = t->cap ? 2 * t->cap : 1024;
     rp_node *v = realloc(t->v, (size_t)c * sizeof *v);
@@ -53,7 +31,8 @@ static int64_t child(rp_tree *t, int64_t parent, int32_t name, int32_t depth) {
   x->name = name;
   x->depth = depth;
   x->first_child = x->next_sibling = -1;
-  t->hash[k] = t->n;
+  if (sp__hash_add(&t->ix, &it, t->n) != 0)
+    return -1;
   return t->n++;
 }
 
@@ -137,7 +116,7 @@ void rp_tree_link(rp_tree *t, const rp_profile *p) {
 
 void rp_tree_free(rp_tree *t) {
   free(t->v);
-  free(t->hash);
+  sp__hash_free(&t->ix);
   memset(t, 0, sizeof *t);
 }
 

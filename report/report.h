@@ -4,6 +4,7 @@
 #define SP_REPORT_H
 
 #include "sp_format.h"
+#include "sp_hash.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -61,8 +62,7 @@ typedef struct rp_profile {
   char **names;
   char **files;   /* first known source file per name, NULL = unknown */
   int32_t *lines; /* -1 = unknown */
-  int64_t *hash;  /* open addressing over names, -1 = empty */
-  int64_t hcap;
+  sp__hash ids;   /* names to their index in names */
   int64_t nrows, caprows;
   rp_row *rows;
   int32_t *ranks; /* distinct selected ranks, ascending */
@@ -152,7 +152,7 @@ typedef struct rp_node {
 typedef struct rp_tree {
   rp_node *v;
   int64_t n, cap;
-  int64_t *hash, hcap;
+  sp__hash ix;        /* (parent, name) to the node's index in v */
   int64_t first_root; /* filled by rp_tree_link */
 } rp_tree;
 

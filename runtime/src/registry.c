@@ -1,6 +1,7 @@
 /* registry.c - region ids: name -> id (and function address -> id for the
  * __cyg_profile hooks), lock-free to read, locked only to add. */
 #include "internal.h"
+#include "sp_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,11 @@ sp__region_t *sp__region_get(int32_t id) {
   return &page[id & (SP__PAGE_SIZE - 1)];
 }
 
-/* ---- open-addressing hash tables, replaced (never freed) when grown ---- */
+/* ---- open-addressing hash tables, replaced (never freed) when grown ----
+ * Not format/sp_hash.h's table: here readers probe without the lock while
+ * a writer adds (each slot one atomic id), a grown table must outlive the
+ * readers still in the old one, and memory comes from the arena, never
+ * from the program's malloc. */
 typedef struct table {
   uint64_t mask;
   _Atomic int32_t slots[]; /* region id + 1; 0 = empty */
@@ -58,12 +63,7 @@ static table_t *_Atomic by_name;
 static table_t *_Atomic by_addr;
 static uint32_t n_named, n_addr;
 
-static uint64_t hash_str(const char *s) { /* FNV-1a */
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
+static uint64_t hash_str(const char *s) { return sp__fnv1a(SP__FNV_SEED, s); }
 
 static uint64_t hash_ptr(const void *p) {
   uint64_t x = (uint64_t)(uintptr_t)p;

@@ -22,3 +22,9 @@ sp_add_unit_test(test_stream_window SOURCES
   ${PROJECT_SOURCE_DIR}/format/stream_read.c LIBS sp_format)
 target_compile_definitions(test_stream_window PRIVATE SP_STREAM_WINDOW=64
   SP_STREAM_BATCH=3)
+# The internal hash table; calloc wrapped so a test can make it fail.
+sp_add_unit_test(test_hash SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hash.c
+  LIBS sp_format)
+if(TARGET test_hash)
+  target_link_options(test_hash PRIVATE -Wl,--wrap=calloc)
+endif()
