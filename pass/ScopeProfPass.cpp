@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DiagnosticInfo.h"
@@ -15,6 +16,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -38,6 +40,12 @@ static cl::opt<bool> InlineCheck(
     "sp-inline-check", cl::init(true),
     cl::desc("ScopeProf: test the runtime's sp_active_ flag inline before "
              "each call, so SP_ENABLE=0 runs skip the calls (default on)"));
+
+static cl::opt<bool> SystemHeaders(
+    "sp-system-headers",
+    cl::desc("ScopeProf: also make regions of -finstrument-functions "
+             "functions defined in system headers (/usr/include, the "
+             "compilers' own headers); default: leave them out"));
 
 static constexpr const char *Done = "scopeprof-instrumented";
 static constexpr const char *CygEnter = "__cyg_profile_func_enter";
@@ -149,6 +157,22 @@ static void eraseHook(CallBase &Hook) {
       II->eraseFromParent();
 }
 
+// A function defined in a system header (the C and C++ libraries', or a
+// compiler's own: std::vector's members, <cmath> wrappers): recording each
+// of its calls costs more than it runs and names nothing of the program's.
+static bool inSystemHeader(StringRef Path) {
+  // GCC's C++ headers come as .../lib/gcc/<triple>/12/../../../../include.
+  SmallString<256> Norm(Path);
+  sys::path::remove_dots(Norm, /*remove_dot_dot=*/true);
+  StringRef File = Norm;
+  if (File.starts_with("/usr/include/") || File.starts_with("/usr/lib/gcc/"))
+    return true;
+  // Clang's resource headers: <prefix>/lib/clang/<version>/include/.
+  size_t At = File.find("/lib/clang/");
+  return At != StringRef::npos &&
+         File.substr(At + 11).split('/').second.starts_with("include/");
+}
+
 // Why a function that asked to be instrumented is not; empty if it is fine.
 static const char *skipReason(const Function &F, bool Fortran, bool Annotated,
                               const Module &M) {
@@ -232,6 +256,10 @@ GlobalVariable *Run::siteForInlined(Function *G) {
   std::string Name = regionName(*G, Fortran);
   SourceLoc Loc = sourceLoc(*G);
   // The callee's body is gone or elsewhere: judge it by name and file only.
+  if (!SystemHeaders && inSystemHeader(Loc.File)) {
+    Sites[G] = nullptr;
+    return nullptr;
+  }
   if (!Flt || Flt->decide(Name, symbolName(*G), Loc.File, ~0u).Keep)
     Site = ins().makeSite(G->getName(), Name, Loc);
   Sites[G] = Site;
@@ -312,6 +340,13 @@ bool Run::run() {
       continue;
     }
     SourceLoc Loc = sourceLoc(F);
+    if (!Ann && !SystemHeaders && inSystemHeader(Loc.File)) {
+      note(F, false,
+           "skipped '" + Name + "': defined in a system header (" + Loc.File +
+               "; -mllvm -sp-system-headers keeps these)");
+      Sites[&F] = nullptr;
+      continue;
+    }
     if (Flt && !Ann) {
       Filter::Decision D =
           Flt->decide(Name, symbolName(F), Loc.File, F.getInstructionCount());
