@@ -12,7 +12,7 @@
 
 /* ---- the OMPT interface (OpenMP 5.x "Tool Interfaces"), the part used
  * here, under names of our own: the runtime builds with any C compiler, no
- * omp-tools.h needed (test/unit/omp/ompt_abi.c checks the values). ---- */
+ * omp-tools.h needed; the values are the specification's. ---- */
 typedef union sp__ompt_data {
   uint64_t value;
   void *ptr;
