@@ -2,6 +2,7 @@
  * ompt_start_tool, which an OMPT-capable OpenMP runtime (LLVM's libomp)
  * calls when it starts; a program without one never calls it. */
 #include "hotpath.h"
+#include "ompt_abi.h"
 
 #include <dlfcn.h>
 #include <sched.h>
@@ -9,44 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* ---- the OMPT interface (OpenMP 5.x "Tool Interfaces"), the part used
- * here, under names of our own: the runtime builds with any C compiler, no
- * omp-tools.h needed; the values are the specification's. ---- */
-typedef union sp__ompt_data {
-  uint64_t value;
-  void *ptr;
-} sp__ompt_data_t;
-typedef void (*sp__ompt_cb_t)(void);
-typedef sp__ompt_cb_t (*sp__ompt_lookup_t)(const char *name);
-typedef int (*sp__ompt_set_cb_t)(int event, sp__ompt_cb_t cb);
-typedef struct sp__ompt_start {
-  int (*initialize)(sp__ompt_lookup_t lookup, int device,
-                    sp__ompt_data_t *tool_data);
-  void (*finalize)(sp__ompt_data_t *tool_data);
-  sp__ompt_data_t tool_data;
-} sp__ompt_start_t;
-
-enum { /* ompt_callbacks_t */
-       SP__CB_PARALLEL_BEGIN = 3,
-       SP__CB_PARALLEL_END = 4,
-       SP__CB_TASK_CREATE = 5,
-       SP__CB_TASK_SCHEDULE = 6,
-       SP__CB_IMPLICIT_TASK = 7,
-       SP__CB_WORK = 20,
-       SP__CB_MASKED = 21,
-       SP__CB_SYNC_REGION = 23,
-       SP__CB_MUTEX_ACQUIRE = 26,
-       SP__CB_MUTEX_ACQUIRED = 27,
-       SP__CB_NEST_LOCK = 28,
-};
-enum { SP__SCOPE_BEGIN = 1, SP__SCOPE_END = 2 };
-enum { SP__TASK_INITIAL = 1, SP__TASK_EXPLICIT = 4 };
-enum { /* ompt_task_status_t: the ones after which the task body is done */
-       SP__TASK_COMPLETE = 1,
-       SP__TASK_CANCEL = 3,
-       SP__TASK_DETACH = 4,
-};
 
 /* ---- constructs: the kind of a region (sp__region_t.kind) ---- */
 enum {
@@ -365,24 +328,24 @@ static void on_implicit_task(int endpoint, sp__ompt_data_t *parallel,
 
 static int work_kind(int w) {
   switch (w) {
-  case 1:  /* loop */
-  case 10: /* loop_static */
-  case 11: /* loop_dynamic */
-  case 12: /* loop_guided */
-  case 13: /* loop_other */
+  case SP__WORK_LOOP:
+  case SP__WORK_LOOP_STATIC:
+  case SP__WORK_LOOP_DYNAMIC:
+  case SP__WORK_LOOP_GUIDED:
+  case SP__WORK_LOOP_OTHER:
     return K_FOR;
-  case 2:
+  case SP__WORK_SECTIONS:
     return K_SECTIONS;
-  case 3: /* single_executor */
-  case 4: /* single_other */
+  case SP__WORK_SINGLE_EXECUTOR:
+  case SP__WORK_SINGLE_OTHER:
     return K_SINGLE;
-  case 5:
+  case SP__WORK_WORKSHARE:
     return K_WORKSHARE;
-  case 6:
+  case SP__WORK_DISTRIBUTE:
     return K_DISTRIBUTE;
-  case 7:
+  case SP__WORK_TASKLOOP:
     return K_TASKLOOP;
-  case 8:
+  case SP__WORK_SCOPE:
     return K_SCOPE;
   default:
     return K_NONE;
@@ -419,25 +382,25 @@ static void on_sync_region(int skind, int endpoint, sp__ompt_data_t *parallel,
   (void)parallel;
   int kind;
   switch (skind) {
-  case 1: /* barrier (before OpenMP 5.1) */
-  case 3: /* barrier_explicit */
+  case SP__SYNC_BARRIER: /* before OpenMP 5.1 */
+  case SP__SYNC_BARRIER_EXPLICIT:
     kind = K_BARRIER;
     break;
-  case 2: /* barrier_implicit */
-  case 8: /* barrier_implicit_workshare */
-  case 9: /* barrier_implicit_parallel */
+  case SP__SYNC_BARRIER_IMPLICIT:
+  case SP__SYNC_BARRIER_IMPLICIT_WORKSHARE:
+  case SP__SYNC_BARRIER_IMPLICIT_PARALLEL:
     kind = K_BARRIER_IMPLICIT;
     break;
-  case 4:
+  case SP__SYNC_BARRIER_IMPLEMENTATION:
     kind = K_BARRIER_IMPL;
     break;
-  case 5:
+  case SP__SYNC_TASKWAIT:
     kind = K_TASKWAIT;
     break;
-  case 6:
+  case SP__SYNC_TASKGROUP:
     kind = K_TASKGROUP;
     break;
-  case 10:
+  case SP__SYNC_BARRIER_TEAMS:
     kind = K_BARRIER_TEAMS;
     break;
   default: /* reduction: reported through its own callback, not kept */
@@ -446,7 +409,7 @@ static void on_sync_region(int skind, int endpoint, sp__ompt_data_t *parallel,
   othr_t *o = me();
   if (!o)
     return;
-  if (skind != 9) {
+  if (skind != SP__SYNC_BARRIER_IMPLICIT_PARALLEL) {
     if (endpoint == SP__SCOPE_BEGIN)
       open_region(o, kind, cp, NULL);
     else if (endpoint == SP__SCOPE_END)
@@ -514,12 +477,12 @@ static void on_task_schedule(sp__ompt_data_t *prior, int status,
 
 static int mutex_kind(int m) {
   switch (m) {
-  case 1: /* lock */
-  case 3: /* nest_lock */
+  case SP__MUTEX_LOCK:
+  case SP__MUTEX_NEST_LOCK:
     return K_LOCK;
-  case 5:
+  case SP__MUTEX_CRITICAL:
     return K_CRITICAL;
-  case 7:
+  case SP__MUTEX_ORDERED:
     return K_ORDERED;
   default: /* test locks do not wait; atomics are not regions */
     return K_NONE;
