@@ -173,15 +173,25 @@ static inline void push(othr_t *o, int32_t id, int kind, const void *tag) {
   o->e[o->depth++] = (open_t){id, kind, tag};
 }
 
-/* The innermost open entry if it is of this kind (and tag), removed. */
+/* Removes the innermost open entry of this kind (and tag) and gives its
+ * id; 0 if there is none (its end is ignored). Entries above it are ended
+ * first, innermost first: an untied task that finished on another thread
+ * ends here with the construct around it. */
 static inline int pop(othr_t *o, int kind, const void *tag, int32_t *id) {
   if (SP_UNLIKELY(o->lost)) {
     o->lost--;
     return 0;
   }
-  if (!o->depth || o->e[o->depth - 1].kind != kind ||
-      (tag && o->e[o->depth - 1].tag != tag))
+  uint32_t d = o->depth;
+  while (d && (o->e[d - 1].kind != kind || (tag && o->e[d - 1].tag != tag)))
+    d--;
+  if (!d)
     return 0;
+  while (o->depth > d) {
+    int32_t above = o->e[--o->depth].id;
+    if (above >= 0)
+      sp__end_fast(above);
+  }
   *id = o->e[--o->depth].id;
   return *id >= 0;
 }
