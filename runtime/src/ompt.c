@@ -173,11 +173,26 @@ static inline void push(othr_t *o, int32_t id, int kind, const void *tag) {
   o->e[o->depth++] = (open_t){id, kind, tag};
 }
 
+/* sp__end_fast with the end stamp given. */
+static inline void end_at(int32_t id, uint64_t stamp) {
+  sp__thread_t *t = sp__tls;
+  if (SP_UNLIKELY(!t || !SP__ACTIVE()))
+    return;
+  uint32_t d = t->depth;
+  if (SP_LIKELY(d && t->stack[d - 1].region == id && !t->overflow)) {
+    t->depth = d - 1;
+    SP__STORE(&t->stack[d - 1].slot->end, stamp);
+    return;
+  }
+  sp__end_slow(t, id, stamp);
+}
+
 /* Removes the innermost open entry of this kind (and tag) and gives its
  * id; 0 if there is none (its end is ignored). Entries above it are ended
  * first, innermost first: an untied task that finished on another thread
  * ends here with the construct around it. */
-static inline int pop(othr_t *o, int kind, const void *tag, int32_t *id) {
+static inline int pop_at(othr_t *o, int kind, const void *tag, int32_t *id,
+                         uint64_t stamp) {
   if (SP_UNLIKELY(o->lost)) {
     o->lost--;
     return 0;
@@ -190,10 +205,14 @@ static inline int pop(othr_t *o, int kind, const void *tag, int32_t *id) {
   while (o->depth > d) {
     int32_t above = o->e[--o->depth].id;
     if (above >= 0)
-      sp__end_fast(above);
+      end_at(above, stamp ? stamp : sp__now());
   }
   *id = o->e[--o->depth].id;
   return *id >= 0;
+}
+
+static inline int pop(othr_t *o, int kind, const void *tag, int32_t *id) {
+  return pop_at(o, kind, tag, id, 0);
 }
 
 static inline void open_region(othr_t *o, int kind, const void *cp,
@@ -208,20 +227,6 @@ static inline void close_region(othr_t *o, int kind, const void *tag) {
   int32_t id;
   if (pop(o, kind, tag, &id))
     sp__end_fast(id);
-}
-
-/* sp__end_fast with the end stamp given. */
-static inline void end_at(int32_t id, uint64_t stamp) {
-  sp__thread_t *t = sp__tls;
-  if (SP_UNLIKELY(!t || !SP__ACTIVE()))
-    return;
-  uint32_t d = t->depth;
-  if (SP_LIKELY(d && t->stack[d - 1].region == id && !t->overflow)) {
-    t->depth = d - 1;
-    SP__STORE(&t->stack[d - 1].slot->end, stamp);
-    return;
-  }
-  sp__end_slow(t, id, stamp);
 }
 
 /* libomp reports a worker's end-of-region barrier and implicit task as
@@ -323,12 +328,9 @@ static void on_implicit_task(int endpoint, sp__ompt_data_t *parallel,
   } else if (endpoint == SP__SCOPE_END) {
     par_t *p = task->ptr;
     int32_t id;
-    if (pop(o, K_IMPLICIT_TASK, NULL, &id)) {
-      if (p && p->master != o)
-        end_at(id, worker_end(p));
-      else
-        sp__end_fast(id);
-    }
+    uint64_t stamp = p && p->master != o ? worker_end(p) : sp__now();
+    if (pop_at(o, K_IMPLICIT_TASK, NULL, &id, stamp))
+      end_at(id, stamp);
     if (p) {
       task->ptr = NULL;
       par_put(o, p);
