@@ -141,8 +141,10 @@ typedef struct par {
   struct par *next;
 } par_t;
 
+/* At the thread's exit (its key's destructor, on the thread itself). */
 static void othr_free(void *p) {
   othr_t *o = p;
+  othr = NULL;
   while (o->free_pars) {
     par_t *n = o->free_pars->next;
     free(o->free_pars);
