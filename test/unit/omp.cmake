@@ -1,6 +1,7 @@
 # OpenMP through OMPT (label omp): a C program on 4 threads built with
 # sp-cc -fopenmp (every construct, counts per thread, the barrier waits of
-# an unbalanced loop, implicit tasks within their parallel call), the same
+# an unbalanced loop, implicit tasks within their parallel call; at -O0 -g,
+# -O2 -gdwarf-4 and -O2 with sp-cc's line tables), the same
 # under SP_OMPT=0 (no omp region), a Fortran parallel do built with flang,
 # and a program without OpenMP (no OpenMP runtime loaded, omp_num_threads 1);
 # omp_abi: the runtime's hand-written OMPT values against omp-tools.h.
@@ -10,7 +11,7 @@ if(SP_BUILD_PASS AND SP_USE_HDF5 AND SP_PYTHON3)
   find_library(SP_LIBOMP omp PATHS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH)
   set(_modes noomp)
   if(SP_LIBOMP)
-    list(APPEND _modes c off)
+    list(APPEND _modes c c-dwarf4 c-lines off)
     find_program(SP_FLANG22 flang-22)
     if(SP_FLANG22 AND TARGET scopeprof_fortran_flang)
       list(APPEND _modes fortran)
