@@ -56,7 +56,8 @@ typedef struct sp_stream_region {
   int32_t line;      /* -1: unknown */
   uint32_t name_len; /* >= 1 */
   uint32_t file_len;
-  uint64_t addr; /* function address of a -finstrument-functions region */
+  uint64_t addr; /* function address of a -finstrument-functions region,
+                   or an OpenMP construct's code address */
 } sp_stream_region;
 
 /* SP_STREAM_CALLS: then count pairs. Calls of one (thread, region) are

@@ -173,9 +173,21 @@ static bool inSystemHeader(StringRef Path) {
          File.substr(At + 11).split('/').second.starts_with("include/");
 }
 
+// The body of an OpenMP construct that the compiler outlined: Clang's
+// "f.omp_outlined" (and, with debug info, the "f.omp_outlined_debug__" it
+// calls), ".omp_outlined." for tasks; Flang's "f..omp_par". Each runs as
+// the implicit or explicit task the runtime's OMPT layer records already
+// ("omp implicit task @ file:line", "omp task @ file:line").
+static bool isOpenMPOutlined(StringRef Name) {
+  return Name.contains(".omp_outlined") || Name.contains("..omp_par");
+}
+
 // Why a function that asked to be instrumented is not; empty if it is fine.
 static const char *skipReason(const Function &F, bool Fortran, bool Annotated,
                               const Module &M) {
+  if (!Annotated && isOpenMPOutlined(F.getName()))
+    return "OpenMP outlined body: the runtime records it through OMPT as the "
+           "construct's implicit or explicit task";
   if (F.hasFnAttribute(Attribute::Naked))
     return "naked: its body is asm that owns the stack and registers, a call "
            "would corrupt them";
@@ -253,6 +265,10 @@ GlobalVariable *Run::siteForInlined(Function *G) {
   if (It != Sites.end())
     return It->second;
   GlobalVariable *Site = nullptr;
+  if (isOpenMPOutlined(G->getName())) {
+    Sites[G] = nullptr;
+    return nullptr;
+  }
   std::string Name = regionName(*G, Fortran);
   SourceLoc Loc = sourceLoc(*G);
   // The callee's body is gone or elsewhere: judge it by name and file only.

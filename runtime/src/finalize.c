@@ -42,6 +42,8 @@ static void stream_failed(const char *path) {
 
 static void counters_to_stream(const uint64_t c[5]) {
   sp__stream_meta_int("rank", sp__rank_guess);
+  /* Known only once the program ran OpenMP: after the stream's start. */
+  sp__stream_meta_int("omp_num_threads", sp__omp_num_threads());
   sp__stream_meta_int("memory_budget", (int64_t)sp__budget);
   sp__stream_meta_int("recording_wait_ns", (int64_t)atomic_load(&sp__wait_ns));
   sp__stream_meta_int("memory_overrun_bytes",
@@ -69,7 +71,10 @@ static int append_rest(const uint64_t cnt[5]) {
 int sp__finalize(int at_exit) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   static int result;
-  (void)at_exit;
+  /* At exit, the OpenMP runtime ends first (its workers report their last
+   * region's end as they stop), then the profile is written. */
+  if (at_exit && atomic_load(&sp__state) == SP__RUNNING)
+    sp__ompt_exit();
   pthread_mutex_lock(&lock);
   int st = atomic_load(&sp__state);
   if (st == SP__UNINIT) {

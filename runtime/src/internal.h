@@ -58,6 +58,7 @@ typedef struct sp__config {
   uint64_t memory; /* SP_MEMORY: bytes */
   int signals;     /* SP_SIGNALS: install handlers */
   int progress;    /* SP_PROGRESS: 0 auto, 1 never, 2 always */
+  int ompt;        /* SP_OMPT: OpenMP constructs through OMPT */
   int rank;        /* SP_RANK, or -1 */
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
@@ -130,7 +131,8 @@ typedef struct sp__region {
   const char *name; /* NULL for an address region until resolved */
   const char *file; /* NULL = unknown */
   int line;
-  const void *addr; /* function address of a __cyg_profile region */
+  int32_t kind;     /* 0: a function; else an OpenMP construct (ompt.c) */
+  const void *addr; /* function address, or a construct's code pointer */
 } sp__region_t;
 
 SP_HIDDEN extern _Atomic int32_t sp__nregions;
@@ -138,6 +140,9 @@ SP_HIDDEN sp__region_t *sp__region_get(int32_t id);
 /* The id of a region (added if new), or SP_ELIMIT or SP_ENOMEM. */
 SP_HIDDEN int32_t sp__register(const char *name, const char *file, int line);
 SP_HIDDEN int32_t sp__register_addr(const void *fn);
+/* The region of an OpenMP construct of this kind at this code pointer
+ * (added if new, named later by sp__ompt_name). */
+SP_HIDDEN int32_t sp__register_addr_kind(const void *addr, int32_t kind);
 SP_HIDDEN void sp__registry_lock(void);
 SP_HIDDEN void sp__registry_unlock(void);
 SP_HIDDEN void *sp__arena_alloc(size_t size); /* never freed; 16-aligned */
@@ -318,6 +323,25 @@ SP_HIDDEN void sp__signals_after_fork(void);
 /* ---- symbols (off the hot path: called at finalize) ---- */
 /* Name of the function at addr, demangled, malloc'd; never NULL. */
 SP_HIDDEN char *sp__symbol_name(const void *addr);
+/* Where code address addr is: *file (malloc'd) and *line from the object's
+ * line table (.debug_line), else *file NULL; *func (malloc'd, demangled)
+ * and *off, the offset into it, else *func NULL. 0 if either was found. */
+SP_HIDDEN int sp__symbol_where(const void *addr, char **file, int *line,
+                               char **func, uintptr_t *off);
+/* file:line of link-time address a in the ELF image map (lines.c); 0, or
+ * -1 when its line table does not cover a. */
+SP_HIDDEN int sp__lines_find(const void *map, size_t size, uintptr_t a,
+                             char **file, int *line);
+
+/* ---- OpenMP through OMPT (ompt.c) ---- */
+/* Names region r of an OpenMP construct (its name, file and line). */
+SP_HIDDEN void sp__ompt_name(sp__region_t *r);
+/* At exit: stops the OpenMP runtime (OMPT's ompt_finalize_tool) when this
+ * thread is in no OpenMP region, so its idle workers close their last
+ * region before the profile is written. */
+SP_HIDDEN void sp__ompt_exit(void);
+/* omp_num_threads metadata: the OpenMP runtime's, or 1 without one. */
+SP_HIDDEN int64_t sp__omp_num_threads(void);
 
 /* ---- metadata ---- */
 struct sp_fmt_meta;

@@ -77,9 +77,7 @@ void sp__metadata_collect(sp_fmt_meta *m) {
   if (getcwd(buf, sizeof buf))
     sp_fmt_meta_set_str(m, "working_directory", buf);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  const char *omp = getenv("OMP_NUM_THREADS");
-  long nomp = omp ? strtol(omp, NULL, 10) : 0;
-  sp_fmt_meta_set_int(m, "omp_num_threads", nomp > 0 ? nomp : cores);
+  sp_fmt_meta_set_int(m, "omp_num_threads", sp__omp_num_threads());
   int size = sp__size_from_env();
   if (size <= 0)
     size = sp__mpi_size;

@@ -1,5 +1,6 @@
 /* registry.c - region ids: name -> id (and function address -> id for the
- * __cyg_profile hooks), lock-free to read, locked only to add. */
+ * __cyg_profile hooks, (code pointer, construct) -> id for OpenMP), lock-free
+ * to read, locked only to add. */
 #include "internal.h"
 #include "sp_util.h"
 
@@ -65,16 +66,16 @@ static uint32_t n_named, n_addr;
 
 static uint64_t hash_str(const char *s) { return sp__fnv1a(SP__FNV_SEED, s); }
 
-static uint64_t hash_ptr(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
+static uint64_t hash_ptr(const void *p, int32_t kind) {
+  uint64_t x = (uint64_t)(uintptr_t)p ^ ((uint64_t)(uint32_t)kind << 56);
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
   x ^= x >> 33;
   return x;
 }
 
-static int32_t find(table_t *t, uint64_t h, const char *name,
-                    const void *addr) {
+static int32_t find(table_t *t, uint64_t h, const char *name, const void *addr,
+                    int32_t kind) {
   if (!t)
     return -1;
   for (uint64_t i = h & t->mask;; i = (i + 1) & t->mask) {
@@ -85,7 +86,7 @@ static int32_t find(table_t *t, uint64_t h, const char *name,
     if (!r)
       return -1;
     if (name ? (r->addr == NULL && strcmp(r->name, name) == 0)
-             : (r->addr == addr))
+             : (r->addr == addr && r->kind == kind))
       return v - 1;
   }
 }
@@ -107,7 +108,7 @@ static void table_put(table_t *t, uint64_t h, int32_t id) {
 }
 
 static uint64_t key_hash(const sp__region_t *r) {
-  return r->addr ? hash_ptr(r->addr) : hash_str(r->name);
+  return r->addr || r->kind ? hash_ptr(r->addr, r->kind) : hash_str(r->name);
 }
 
 /* Keeps the load factor under 1/2; called with reg_lock held. */
@@ -131,7 +132,7 @@ static int table_reserve(table_t *_Atomic *slot, uint32_t count) {
 
 /* Adds a region record: its id, SP_ELIMIT or SP_ENOMEM; reg_lock held. */
 static int32_t add_region(const char *name, const char *file, int line,
-                          const void *addr) {
+                          const void *addr, int32_t kind) {
   int32_t id = atomic_load_explicit(&sp__nregions, memory_order_relaxed);
   if ((uint32_t)id >= SP__MAX_REGIONS)
     return SP_ELIMIT;
@@ -149,6 +150,7 @@ static int32_t add_region(const char *name, const char *file, int line,
   r->file = (file && *file) ? arena_strdup(file) : NULL;
   r->line = (file && *file) ? line : -1;
   r->addr = addr;
+  r->kind = kind;
   if ((name && !r->name) || (file && *file && !r->file))
     return SP_ENOMEM;
   atomic_store_explicit(&sp__nregions, id + 1, memory_order_release);
@@ -160,7 +162,7 @@ static int32_t add_named(uint64_t h, const char *name, const char *file,
                          int line) {
   if (table_reserve(&by_name, n_named) != 0)
     return SP_ENOMEM;
-  int32_t id = add_region(name, file, line, NULL);
+  int32_t id = add_region(name, file, line, NULL, 0);
   if (id >= 0) {
     table_put(atomic_load_explicit(&by_name, memory_order_relaxed), h, id);
     n_named++;
@@ -168,10 +170,10 @@ static int32_t add_named(uint64_t h, const char *name, const char *file,
   return id;
 }
 
-static int32_t add_addr(uint64_t h, const void *fn) {
+static int32_t add_addr(uint64_t h, const void *fn, int32_t kind) {
   if (table_reserve(&by_addr, n_addr) != 0)
     return SP_ENOMEM;
-  int32_t id = add_region(NULL, NULL, -1, fn);
+  int32_t id = add_region(NULL, NULL, -1, fn, kind);
   if (id >= 0) {
     table_put(atomic_load_explicit(&by_addr, memory_order_relaxed), h, id);
     n_addr++;
@@ -181,29 +183,34 @@ static int32_t add_addr(uint64_t h, const void *fn) {
 
 int32_t sp__register(const char *name, const char *file, int line) {
   uint64_t h = hash_str(name);
-  int32_t id =
-      find(atomic_load_explicit(&by_name, memory_order_acquire), h, name, NULL);
+  int32_t id = find(atomic_load_explicit(&by_name, memory_order_acquire), h,
+                    name, NULL, 0);
   if (id >= 0)
     return id;
   pthread_mutex_lock(&reg_lock);
-  id =
-      find(atomic_load_explicit(&by_name, memory_order_relaxed), h, name, NULL);
+  id = find(atomic_load_explicit(&by_name, memory_order_relaxed), h, name, NULL,
+            0);
   if (id < 0)
     id = add_named(h, name, file, line);
   pthread_mutex_unlock(&reg_lock);
   return id;
 }
 
-int32_t sp__register_addr(const void *fn) {
-  uint64_t h = hash_ptr(fn);
-  int32_t id =
-      find(atomic_load_explicit(&by_addr, memory_order_acquire), h, NULL, fn);
+int32_t sp__register_addr_kind(const void *fn, int32_t kind) {
+  uint64_t h = hash_ptr(fn, kind);
+  int32_t id = find(atomic_load_explicit(&by_addr, memory_order_acquire), h,
+                    NULL, fn, kind);
   if (id >= 0)
     return id;
   pthread_mutex_lock(&reg_lock);
-  id = find(atomic_load_explicit(&by_addr, memory_order_relaxed), h, NULL, fn);
+  id = find(atomic_load_explicit(&by_addr, memory_order_relaxed), h, NULL, fn,
+            kind);
   if (id < 0)
-    id = add_addr(h, fn);
+    id = add_addr(h, fn, kind);
   pthread_mutex_unlock(&reg_lock);
   return id;
+}
+
+int32_t sp__register_addr(const void *fn) {
+  return sp__register_addr_kind(fn, 0);
 }

@@ -1,7 +1,8 @@
 /* symbols.c - names for __cyg_profile regions: the function symbol that
  * contains an address, from the object's full .symtab (so static functions
  * are found too), else the dynamic table, demangled when the program has a
- * C++ runtime. Runs at finalize only. */
+ * C++ runtime; and where an OpenMP construct's code pointer is. Runs off the
+ * hot path only (the writer thread, finalize). */
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -146,7 +147,7 @@ static object_t *object_for(const void *addr) {
   return o;
 }
 
-static const char *lookup(object_t *o, uintptr_t a) {
+static const sym_t *lookup_sym(object_t *o, uintptr_t a) {
   size_t lo = 0, hi = o->nsyms;
   while (lo < hi) { /* last symbol with start <= a */
     size_t mid = lo + (hi - lo) / 2;
@@ -160,8 +161,13 @@ static const char *lookup(object_t *o, uintptr_t a) {
   /* Aliases share a start; prefer one whose range holds a. */
   for (size_t i = lo; i-- > 0 && o->syms[i].lo == o->syms[lo - 1].lo;)
     if (a < o->syms[i].hi)
-      return o->syms[i].name;
+      return &o->syms[i];
   return NULL;
+}
+
+static const char *lookup(object_t *o, uintptr_t a) {
+  const sym_t *s = lookup_sym(o, a);
+  return s ? s->name : NULL;
 }
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
@@ -224,4 +230,23 @@ char *sp__symbol_name(const void *addr) {
   char buf[64];
   snprintf(buf, sizeof buf, "0x%lx", (unsigned long)(uintptr_t)addr);
   return strdup(buf);
+}
+
+int sp__symbol_where(const void *addr, char **file, int *line, char **func,
+                     uintptr_t *off) {
+  *file = *func = NULL;
+  *line = -1;
+  *off = 0;
+  object_t *o = object_for(addr);
+  if (!o)
+    return -1;
+  uintptr_t a = (uintptr_t)addr - o->bias;
+  if (o->map)
+    sp__lines_find(o->map, o->map_size, a, file, line);
+  const sym_t *s = lookup_sym(o, a);
+  if (s) {
+    *func = demangle(s->name);
+    *off = a - s->lo;
+  }
+  return *file || *func ? 0 : -1;
 }

@@ -1,0 +1,34 @@
+# OpenMP through OMPT (label omp): a C program on 4 threads built with
+# sp-cc -fopenmp (every construct, counts per thread, the barrier waits of
+# an unbalanced loop, implicit tasks within their parallel call; at -O0 -g,
+# -O2 -gdwarf-4 and -O2 with sp-cc's line tables), the same
+# under SP_OMPT=0 (no omp region), a Fortran parallel do built with flang,
+# and a program without OpenMP (no OpenMP runtime loaded, omp_num_threads 1);
+# omp_abi: the runtime's hand-written OMPT values against omp-tools.h.
+# Needs the plugin, .h5 output, h5py and LLVM's libomp (libomp-22-dev).
+find_program(SP_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(SP_BUILD_PASS AND SP_USE_HDF5 AND SP_PYTHON3)
+  find_library(SP_LIBOMP omp PATHS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH)
+  set(_modes noomp)
+  if(SP_LIBOMP)
+    list(APPEND _modes c c-dwarf4 c-lines off)
+    find_program(SP_FLANG22 flang-22)
+    if(SP_FLANG22 AND TARGET scopeprof_fortran_flang)
+      list(APPEND _modes fortran)
+    endif()
+  else()
+    message(STATUS "OpenMP tests skipped: no libomp in ${LLVM_LIBRARY_DIR} (libomp-${LLVM_VERSION_MAJOR}-dev)")
+  endif()
+  set(_d ${CMAKE_CURRENT_LIST_DIR}/omp)
+  if(SP_LIBOMP)
+    add_test(NAME omp_abi COMMAND ${LLVM_TOOLS_BINARY_DIR}/clang -fopenmp
+      -fsyntax-only -Wall -Wextra -I${PROJECT_SOURCE_DIR}/runtime/src
+      ${_d}/ompt_abi.c)
+    set_tests_properties(omp_abi PROPERTIES LABELS omp)
+  endif()
+  foreach(mode IN LISTS _modes)
+    add_test(NAME omp_${mode} COMMAND sh ${_d}/run.sh ${mode})
+    set_tests_properties(omp_${mode} PROPERTIES TIMEOUT 300 LABELS omp
+      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;PY3=${SP_PYTHON3};SRC=${_d}")
+  endforeach()
+endif()

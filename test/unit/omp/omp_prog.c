@@ -1,0 +1,112 @@
+/* omp_prog.c - OpenMP constructs for test_omp: on 4 threads, a parallel
+ * for, a reduction, an explicit barrier, a critical section, tasks in a
+ * taskwait and a taskgroup, sections, masked, a lock, a nest lock taken
+ * twice, an ordered loop, and a loop where thread i does (i+1) units of
+ * work (three times). Each thread
+ * also records "omp_thread_<n>" once, so the checker knows which output
+ * thread is which OpenMP thread. Exits 1 if a result is wrong. */
+#include "scope_profiler.h"
+
+#include <omp.h>
+#include <stdio.h>
+
+static volatile double sink;
+
+static void work(int units) {
+  double x = 0;
+  for (long i = 0; i < units * 4000000L; i++)
+    x += (double)i * 1e-9;
+  sink = x;
+}
+
+int main(void) {
+  long sum = 0, crit = 0, tasks = 0;
+  int a[1000];
+  int nthreads = 0, sect = 0, masked = 0, ord = 0, locked = 0;
+  omp_lock_t lock;
+  omp_nest_lock_t nest;
+  omp_init_lock(&lock);
+  omp_init_nest_lock(&nest);
+#pragma omp parallel
+  {
+    char name[32];
+    snprintf(name, sizeof name, "omp_thread_%d", omp_get_thread_num());
+    int id = sp_region(name);
+    sp_begin(id);
+    sp_end(id);
+#pragma omp single
+    nthreads = omp_get_num_threads();
+#pragma omp for /* LOOP */
+    for (int i = 0; i < 1000; i++)
+      a[i] = i;
+#pragma omp for reduction(+ : sum) /* REDUCTION */
+    for (int i = 0; i < 1000; i++)
+      sum += a[i];
+#pragma omp barrier  /* BARRIER */
+#pragma omp critical /* CRITICAL */
+    crit++;
+#pragma omp single /* SINGLE */
+    {
+      for (int t = 0; t < 8; t++) {
+#pragma omp task /* TASK */
+        {
+#pragma omp atomic
+          tasks++;
+        }
+      }
+#pragma omp taskwait  /* TASKWAIT */
+#pragma omp taskgroup /* TASKGROUP */
+      {
+#pragma omp task /* GROUPTASK */
+        {
+#pragma omp atomic
+          tasks++;
+        }
+      }
+    }
+#pragma omp sections /* SECTIONS */
+    {
+#pragma omp section
+      {
+#pragma omp atomic
+        sect++;
+      }
+#pragma omp section
+      {
+#pragma omp atomic
+        sect++;
+      }
+    }
+#pragma omp masked /* MASKED */
+    masked++;
+    omp_set_lock(&lock); /* LOCK */
+    locked++;
+    omp_unset_lock(&lock);
+    omp_set_nest_lock(&nest); /* NEST1 */
+    omp_set_nest_lock(&nest); /* NEST2 */
+    locked++;
+    omp_unset_nest_lock(&nest);
+    omp_unset_nest_lock(&nest);
+#pragma omp for ordered schedule(static, 1)
+    for (int i = 0; i < omp_get_num_threads(); i++) {
+#pragma omp ordered /* ORDERED */
+      ord += i;
+    }
+    for (int rep = 0; rep < 3; rep++) {
+#pragma omp for schedule(static, 1) /* UNBALANCED */
+      for (int i = 0; i < omp_get_num_threads(); i++)
+        work(i + 1);
+    }
+  }
+  omp_destroy_lock(&lock);
+  omp_destroy_nest_lock(&nest);
+  if (sum != 499500 || crit != nthreads || tasks != 9 || sect != 2 ||
+      masked != 1 || locked != 2 * nthreads ||
+      ord != nthreads * (nthreads - 1) / 2) {
+    printf("wrong: sum %ld critical %ld tasks %ld sections %d masked %d "
+           "locked %d ordered %d threads %d\n",
+           sum, crit, tasks, sect, masked, locked, ord, nthreads);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# run.sh MODE - one test of the OpenMP regions: builds the program with
+# sp-cc/sp-fc and -fopenmp, runs it on 4 threads writing .h5, and checks it
+# with check_omp.py. c and off: -O0 -g (the outlined bodies are there);
+# c-dwarf4: -O2 -gdwarf-4 (the older line table); c-lines: -O2 and the
+# line tables sp-cc adds by itself; fortran: flang, -O0 and those.
+# Environment: SP_BIN (sp-cc, sp-fc), PY3, SRC (this directory).
+set -eu
+mode="$1"
+d="$(mktemp -d)"
+trap 'rm -rf "$d"' EXIT
+export OMP_NUM_THREADS=4 OMP_WAIT_POLICY=passive SP_FORMAT=h5 SP_OUTPUT="$d/p"
+case "$mode" in
+c | off | c-dwarf4 | c-lines)
+  case "$mode" in
+  c-dwarf4) flags="-O2 -gdwarf-4" ;;
+  c-lines) flags="-O2" ;;
+  *) flags="-O0 -g" ;;
+  esac
+  # shellcheck disable=SC2086
+  "$SP_BIN/sp-cc" -fopenmp $flags "$SRC/omp_prog.c" -o "$d/prog"
+  if [ "$mode" = off ]; then SP_OMPT=0 "$d/prog"; else "$d/prog"; fi
+  src="$SRC/omp_prog.c"
+  mode="${mode%%-*}" ;;
+fortran)
+  SP_FC=flang-22 "$SP_BIN/sp-fc" -fopenmp -O0 "$SRC/omp_prog.f90" -o "$d/prog"
+  "$d/prog"
+  src="$SRC/omp_prog.f90" ;;
+noomp)
+  "$SP_BIN/sp-cc" -O0 -g "$SRC/no_omp.c" -o "$d/prog"
+  "$d/prog" >"$d/maps"
+  if [ -s "$d/maps" ]; then
+    echo "an OpenMP runtime was loaded:"; cat "$d/maps"; exit 1
+  fi
+  src="$SRC/no_omp.c" ;;
+*) echo "run.sh: unknown mode $mode" >&2; exit 2 ;;
+esac
+"$PY3" "$SRC/check_omp.py" "$mode" "$d/p_rank00000.h5" "$src"
