@@ -233,6 +233,15 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     return usage("%s", "--diff compares two profiles: A B");
   if (o->out && !o->out[0])
     return usage("%s", "-o needs a file name");
+  /* An option the chosen output would not honour is refused, not
+   * dropped. */
+  if (o->win_lo >= 0 && !(o->svg && !strcmp(o->svg, "timeline")))
+    return usage("%s", "--window is for --svg timeline only");
+  if (o->metric && !(o->svg && !strcmp(o->svg, "compare")))
+    return usage("%s", "--metric is for --svg compare only");
+  if (o->diff && (o->by_rank || o->sort))
+    return usage("%s", "--diff takes --top, --include, --exclude, --ranks, "
+                       "--events and -o, not --by-rank or --sort");
 
   /* Only the outputs that walk calls need events; the rest read an .h5's
    * summary records. */

@@ -32,6 +32,23 @@ static void cell(FILE *f, const rp_agg *a, double v) {
   fprintf(f, " %10s", a ? rp_time(v, b, sizeof b) : "-");
 }
 
+/* B/A readable at any size, in 8 columns: 0.350x, 12.5x, 2875x; below
+ * 0.01 as a fraction, 1/2875x (a fixed 0.000x said nothing). */
+static void ratio(FILE *f, double r, const char *end) {
+  char b[32];
+  if (r >= 0.01 && r < 10)
+    snprintf(b, sizeof b, "%.3fx", r);
+  else if (r >= 10 && r < 100)
+    snprintf(b, sizeof b, "%.1fx", r);
+  else if (r >= 100 && r < 1e6)
+    snprintf(b, sizeof b, "%.0fx", r);
+  else if (r > 0 && r < 0.01 && 1 / r < 1e5)
+    snprintf(b, sizeof b, "1/%.0fx", 1 / r);
+  else
+    snprintf(b, sizeof b, "%.1ex", r);
+  fprintf(f, " %8s%s", b, end);
+}
+
 int rp_diff(const rp_profile *pa, const rp_profile *pb, const rp_opts *o,
             FILE *f, sp_fmt_err *err) {
   rp_agg *va, *vb;
@@ -100,13 +117,13 @@ int rp_diff(const rp_profile *pa, const rp_profile *pb, const rp_opts *o,
     snprintf(sd, sizeof sd, "%s%s", d > 0 ? "+" : "", rp_time(d, b, sizeof b));
     fprintf(f, " %10s", sd);
     if (p->a && p->b && p->a->total > 0)
-      fprintf(f, " %7.3fx", (double)p->b->total / (double)p->a->total);
+      ratio(f, (double)p->b->total / (double)p->a->total, "");
     else
       fprintf(f, " %8s", p->a ? "gone" : "new");
     cell(f, p->a, p->a ? p->a->mean : 0);
     cell(f, p->b, p->b ? p->b->mean : 0);
     if (p->a && p->b && p->a->mean > 0)
-      fprintf(f, " %7.3fx\n", p->b->mean / p->a->mean);
+      ratio(f, p->b->mean / p->a->mean, "\n");
     else
       fprintf(f, " %8s\n", "-");
   }

@@ -235,6 +235,18 @@ check(body["main"][1:3] == ["1", "1"] and "0.250x" in body["main"],
 check(body["solve"][1:3] == ["2", "2"] and "0.250x" in body["solve"],
       body["solve"])
 check(body["io"][1:3] == ["-", "1"] and "new" in body["io"], body["io"])
+# A ratio far below 1 stays readable: 230 us -> 80 ns is 1/2875x.
+for name, dur in (("ra", 230000), ("rb", 80)):
+    with open(f"{WORK}/{name}.spt", "wb") as fh:
+        fh.write(b"SCOPEPRF" + struct.pack("<iiq", 2, 0, 1) +
+                 struct.pack("<i", 1) + b"k" + struct.pack("<i", 3) + b"k.c" +
+                 struct.pack("<iq", 1, 1) + struct.pack("<2q", 1000, 1000 + dur))
+d = run("--diff", WORK + "/ra.spt", WORK + "/rb.spt").stdout.splitlines()
+check(d[3].split()[9] == "1/2875x" and d[3].split()[-1] == "1/2875x",
+      f"small ratio: {d[3]!r}")
+d = run("--diff", WORK + "/rb.spt", WORK + "/ra.spt").stdout.splitlines()
+check(d[3].split()[9] == "2875x" and d[3].split()[-1] == "2875x",
+      f"large ratio: {d[3]!r}")
 
 # ---- errors: one line, no partial output ------------------------------------
 one_line_error([WORK + "/nonexistent.h5"], "nonexistent.h5")
@@ -292,6 +304,16 @@ for args, why in ((["--bogus", A], "unknown option --bogus"),
                   ([A, "--sor"], "--sort needs a value"),
                   (["--tree=1", A], "--tree takes no value"),
                   (["--top", "0", A], "--top needs a positive number"),
+                  (["--diff", "--by-rank", A, A], "--diff takes --top, "
+                   "--include, --exclude, --ranks, --events and -o, not "
+                   "--by-rank or --sort"),
+                  (["--diff", "--sort", "calls", A, A], "--diff takes --top, "
+                   "--include, --exclude, --ranks, --events and -o, not "
+                   "--by-rank or --sort"),
+                  (["--window", "0:1", A], "--window is for --svg timeline only"),
+                  (["--window", "0:1", "--export", "chrome", A],
+                   "--window is for --svg timeline only"),
+                  (["--metric", "avg", A], "--metric is for --svg compare only"),
                   ([], "no profile given")):
     p = run(*args, ok=False)
     check(p.returncode == 2 and
