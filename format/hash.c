@@ -11,7 +11,7 @@
 
 int sp__hash_reserve(sp__hash *t, int64_t n) {
   uint64_t have = t->slot ? t->mask + 1 : 0;
-  if (n < 0 || (uint64_t)n > (uint64_t)(SIZE_MAX / sizeof *t->slot) / 2) {
+  if (n < 0 || n > SP__HASH_MAX) {
     errno = ENOMEM;
     return -1;
   }
@@ -28,7 +28,7 @@ int sp__hash_reserve(sp__hash *t, int64_t n) {
   for (uint64_t i = 0; i < have; i++) {
     if (!t->slot[i].ix1)
       continue;
-    uint64_t j = t->slot[i].hash & (cap - 1);
+    uint64_t j = t->slot[i].tag & (cap - 1);
     while (s[j].ix1)
       j = (j + 1) & (cap - 1);
     s[j] = t->slot[i];

@@ -4,18 +4,25 @@
 #ifndef SP_HASH_H
 #define SP_HASH_H
 
+#include <errno.h>
 #include <stdint.h>
 
 /* The caller keeps its keys in an array of its own; the table maps a
- * 64-bit hash of a key to the key's index there. Capacity is a power of
- * two, probing linear from hash & mask, and the load stays at most 1/2, so
- * a probe always reaches an empty slot. The caller's hash must be mixed in
- * its low bits: they pick the slot. Growing rehashes from the stored
- * hashes, so keys are never hashed again. */
+ * 64-bit hash of a key to the key's index there, keeping the hash's low 32
+ * bits as a tag (8 bytes a slot): an equal tag makes a candidate, whose key
+ * the caller compares. Capacity is a power of two, probing linear from
+ * hash & mask, and the load stays at most 1/2, so a probe always reaches
+ * an empty slot. The caller's hash must be mixed in its low bits: they
+ * pick the slot. Growing re-places entries from their tags, so keys are
+ * never hashed again. */
 typedef struct sp__hash_slot {
-  uint64_t hash;
-  int64_t ix1; /* index + 1; 0 = empty, so calloc'ed slots are empty */
+  uint32_t tag; /* the hash's low 32 bits: they also place it (mask below
+                   2^32), and most unequal keys differ in them */
+  uint32_t ix1; /* index + 1; 0 = empty, so calloc'ed slots are empty */
 } sp__hash_slot;
+
+/* Entries a table holds at most: indices fit 31 bits, slots 32. */
+#define SP__HASH_MAX ((int64_t)1 << 30)
 
 typedef struct sp__hash {
   sp__hash_slot *slot; /* NULL until the first reserve or add */
@@ -44,8 +51,8 @@ static inline int64_t sp__hash_scan(const sp__hash *t, sp__hash_it *it) {
     const sp__hash_slot *s = &t->slot[it->pos];
     if (!s->ix1)
       return -1;
-    if (s->hash == it->hash)
-      return s->ix1 - 1;
+    if (s->tag == (uint32_t)it->hash)
+      return (int64_t)s->ix1 - 1;
   }
 }
 
@@ -71,6 +78,10 @@ static inline int64_t sp__hash_next(const sp__hash *t, sp__hash_it *it) {
  * the table first when the load would pass 1/2. 0, or -1 with errno
  * ENOMEM (nothing added, the table as it was). */
 static inline int sp__hash_add(sp__hash *t, sp__hash_it *it, int64_t ix) {
+  if (ix < 0 || ix >= SP__HASH_MAX) {
+    errno = ENOMEM;
+    return -1;
+  }
   if (!t->slot || (uint64_t)(t->n + 1) * 2 > t->mask + 1) {
     if (sp__hash_reserve(t, t->n + 1) != 0)
       return -1;
@@ -78,8 +89,8 @@ static inline int sp__hash_add(sp__hash *t, sp__hash_it *it, int64_t ix) {
     while (t->slot[it->pos].ix1)
       it->pos = (it->pos + 1) & t->mask;
   }
-  t->slot[it->pos].hash = it->hash;
-  t->slot[it->pos].ix1 = ix + 1;
+  t->slot[it->pos].tag = (uint32_t)it->hash;
+  t->slot[it->pos].ix1 = (uint32_t)(ix + 1);
   t->n++;
   return 0;
 }

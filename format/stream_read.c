@@ -190,18 +190,31 @@ static uint64_t mix(uint64_t h) {
 }
 
 /* The index stored under an integer key, or -1; with add >= 0, stores add
- * when the key is absent and returns -2 (-3 when out of memory). mix is a
- * bijection, so equal hashes are equal keys. */
-static int64_t table_find(sp__hash *t, uint64_t key, int64_t add) {
+ * when the key is absent and returns -2 (-3 when out of memory). key_of
+ * gives the key of a stored index (the table keeps a tag of the hash). */
+static int64_t table_find(sp__hash *t, uint64_t key, int64_t add,
+                          uint64_t (*key_of)(const sp_fmt_stream *, int64_t),
+                          const sp_fmt_stream *s) {
   sp__hash_it it;
   int64_t ix = sp__hash_first(t, mix(key), &it);
-  if (ix >= 0 || add < 0)
-    return ix;
+  for (; ix >= 0; ix = sp__hash_next(t, &it))
+    if (key_of(s, ix) == key)
+      return ix;
+  if (add < 0)
+    return -1;
   return sp__hash_add(t, &it, add) == 0 ? -2 : -3;
 }
 
 static uint64_t pair_key(int32_t thread, int32_t region) {
   return ((uint64_t)(uint32_t)thread << 32) | (uint32_t)region;
+}
+
+static uint64_t region_key(const sp_fmt_stream *s, int64_t k) {
+  return (uint32_t)s->regs[k].id;
+}
+
+static uint64_t lane_key(const sp_fmt_stream *s, int64_t l) {
+  return pair_key(s->lanes[l].thread, s->lanes[l].region);
 }
 
 static int grow(void **v, int64_t *cap, int64_t n, size_t size) {
@@ -561,7 +574,8 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
   switch (type) {
   case SP_STREAM_REGION: {
     int32_t id = (int32_t)get32(s, p);
-    int64_t found = table_find(&s->reg_ix, (uint32_t)id, s->nregs);
+    int64_t found =
+        table_find(&s->reg_ix, (uint32_t)id, s->nregs, region_key, s);
     if (found == -3)
       return fail(s, off, "out of memory");
     if (found != -2)
@@ -712,7 +726,7 @@ static int make_lanes(sp_fmt_stream *s) {
   for (int64_t i = 0; i < s->nrecs; i++) {
     crec *c = &s->recs[i];
     uint64_t key = (uint64_t)c->lane;
-    int64_t l = table_find(&s->lane_ix, key, s->nlanes);
+    int64_t l = table_find(&s->lane_ix, key, s->nlanes, lane_key, s);
     if (l == -3 || (l == -2 && grow((void **)&s->lanes, &s->caplanes, s->nlanes,
                                     sizeof *s->lanes)))
       return fail(s, 32, "out of memory");
@@ -740,7 +754,8 @@ static int make_lanes(sp_fmt_stream *s) {
   int64_t k = 0;
   for (int64_t i = 0; i < s->nends; i++) {
     endent *e = &s->ends[i];
-    int64_t l = table_find(&s->lane_ix, pair_key(e->thread, e->region), -1);
+    int64_t l = table_find(&s->lane_ix, pair_key(e->thread, e->region), -1,
+                           lane_key, s);
     if (l < 0)
       continue; /* no call of it was written: nothing to end */
     e->lane = l;
@@ -1113,7 +1128,7 @@ SP_VECTOR static void pairs_out_tsc(const sp_fmt_stream *s,
 
 static const char *region_name(sp_fmt_stream *s, int32_t id,
                                const region **rg) {
-  int64_t k = table_find(&s->reg_ix, (uint32_t)id, -1);
+  int64_t k = table_find(&s->reg_ix, (uint32_t)id, -1, region_key, s);
   if (k >= 0) {
     *rg = &s->regs[k];
     return s->regs[k].name;
