@@ -12,6 +12,10 @@ Wrapped: every MPI_ function that returns int (an error code). Left out:
 - MPI_Finalize and MPI_Abort: libscopeprof.so defines them (two definitions
   would shadow each other);
 - variadic functions (MPI_Pcontrol): C cannot forward "...".
+MPI_Init and MPI_Init_thread (C and Fortran) then call the runtime's clock
+alignment (sp__mpi_after_init, after the call's region); the Fortran
+mpi_finalize_ entry points, which reach PMPI_Finalize without the runtime's
+MPI_Finalize, call sp__mpi_before_finalize and are no region, as in C.
 Fortran: mpi_x_ (mpif.h, use mpi) and mpi_x_f08_ (use mpi_f08) for each
 wrapped function whose pmpi_x_ / pmpi_x_f08_ a given library defines.
 """
@@ -20,6 +24,7 @@ import subprocess
 import sys
 
 LEFT_OUT = {"MPI_Finalize", "MPI_Abort"}
+AFTER_INIT = {"MPI_Init", "MPI_Init_thread"}
 # Fortran arguments are all addresses or hidden string lengths (integer
 # class); 16 covers the longest binding (MPI_Comm_spawn_multiple: 9
 # arguments, 2 hidden lengths). See mpi/layer.h for why forwarding a fixed
@@ -151,6 +156,8 @@ def main():
         w.append("  int r_ = sp_mpi__enter(%d);" % i)
         w.append("  int ret_ = P%s(%s);" % (name, args))
         w.append("  sp_mpi__leave(r_);")
+        if name in AFTER_INIT:
+            w.append("  sp__mpi_after_init();")
         w.append("  return ret_;")
         w.append("}\n")
     nf = 0
@@ -168,7 +175,21 @@ def main():
             w.append("  int r_ = sp_mpi__enter(%d);" % i)
             w.append("  %s(%s);" % (target, fpass))
             w.append("  sp_mpi__leave(r_);")
+            if name in AFTER_INIT:
+                w.append("  sp__mpi_after_init();")
             w.append("}\n")
+    for suffix in ("_", "_f08_"):
+        target = "pmpi_finalize" + suffix
+        if target not in fsyms:
+            continue
+        nf += 1
+        w.append("extern void %s(%s) __attribute__((weak));" % (target, fargs))
+        w.append("SP_MPI_EXPORT void mpi_finalize%s(%s) {" % (suffix, fargs))
+        w.append("  if (!%s)" % target)
+        w.append("    sp_mpi__missing(\"%s\");" % target)
+        w.append("  sp__mpi_before_finalize();")
+        w.append("  %s(%s);" % (target, fpass))
+        w.append("}\n")
     w.append("/* %d C wrappers, %d Fortran entry points */" % (len(protos), nf))
     text = "\n".join(w) + "\n"
     header = "#define SP_MPI_NFUNCS %d\n" % len(protos)
