@@ -13,9 +13,7 @@ Wrapped: every MPI_ function that returns int (an error code). Left out:
   would shadow each other);
 - variadic functions (MPI_Pcontrol): C cannot forward "...".
 MPI_Init and MPI_Init_thread (C and Fortran) then call the runtime's clock
-alignment (sp__mpi_after_init, after the call's region); the Fortran
-mpi_finalize_ entry points, which reach PMPI_Finalize without the runtime's
-MPI_Finalize, call sp__mpi_before_finalize and are no region, as in C.
+alignment (sp__mpi_after_init, after the call's region).
 Fortran: mpi_x_ (mpif.h, use mpi) and mpi_x_f08_ (use mpi_f08) for each
 wrapped function whose pmpi_x_ / pmpi_x_f08_ a given library defines.
 """
@@ -178,18 +176,6 @@ def main():
             if name in AFTER_INIT:
                 w.append("  sp__mpi_after_init();")
             w.append("}\n")
-    for suffix in ("_", "_f08_"):
-        target = "pmpi_finalize" + suffix
-        if target not in fsyms:
-            continue
-        nf += 1
-        w.append("extern void %s(%s) __attribute__((weak));" % (target, fargs))
-        w.append("SP_MPI_EXPORT void mpi_finalize%s(%s) {" % (suffix, fargs))
-        w.append("  if (!%s)" % target)
-        w.append("    sp_mpi__missing(\"%s\");" % target)
-        w.append("  sp__mpi_before_finalize();")
-        w.append("  %s(%s);" % (target, fpass))
-        w.append("}\n")
     w.append("/* %d C wrappers, %d Fortran entry points */" % (len(protos), nf))
     text = "\n".join(w) + "\n"
     header = "#define SP_MPI_NFUNCS %d\n" % len(protos)

@@ -1,6 +1,6 @@
 /* sp_mpi_hooks.h - what libscopeprof_mpi.so calls in the runtime beyond the
- * public API: the clock alignment around MPI_Init and MPI_Finalize of the
- * entry points the layer defines and the runtime does not (Fortran). */
+ * public API: the clock alignment after its MPI_Init and MPI_Init_thread
+ * (C and Fortran), which shadow the runtime's own. */
 #ifndef SP_MPI_HOOKS_H
 #define SP_MPI_HOOKS_H
 
@@ -9,10 +9,9 @@ extern "C" {
 #endif
 
 /* After MPI_Init / MPI_Init_thread returned: measures this rank's clock
- * offset to rank 0 (once per process; nothing if MPI is not initialized). */
+ * offset to rank 0 (once per process; nothing if MPI is not initialized),
+ * and arranges for MPI_Finalize to measure it again. */
 void sp__mpi_after_init(void);
-/* Before MPI_Finalize: measures the offset again (once per process). */
-void sp__mpi_before_finalize(void);
 
 #ifdef __cplusplus
 }

@@ -6,8 +6,10 @@
 #include "sp_mpi_hooks.h"
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef int (*flag_fn)(int *);
 typedef int (*comm_fn)(void *, int *);
@@ -65,14 +67,20 @@ int sp__final_rank(void) {
 
 /* ---- one clock for the job ----
  * Each rank measures the offset of its clock to rank 0's with a ping-pong:
- * it sends, rank 0 answers with its own time, and of SYNC_ROUNDS exchanges
- * the one with the shortest round trip gives offset = rank 0's time - the
- * midpoint of the round trip (wrong by at most half that round trip). The
- * messages go through the PMPI names on MPI_COMM_WORLD with a tag of their
- * own, during MPI_Init and MPI_Finalize only, when the program can have no
+ * it sends, rank 0 answers with its own time, and the exchange with the
+ * shortest round trip gives offset = rank 0's time - the midpoint of the
+ * round trip (wrong by at most half that round trip). A rank exchanges
+ * SYNC_ROUNDS times, and on up to SYNC_MAX_ROUNDS while the last
+ * SYNC_CALM exchanges found a shorter round trip: on a busy node an
+ * exchange is fast only while both processes happen to run. The messages
+ * go through the PMPI names on MPI_COMM_WORLD with a tag of their own,
+ * during MPI_Init and MPI_Finalize only, when the program can have no
  * receive posted that could take them. */
 #define SYNC_TAG 32701 /* below MPI_TAG_UB's least value, 32767 */
 #define SYNC_ROUNDS 16
+#define SYNC_MAX_ROUNDS 128
+#define SYNC_CALM 16
+#define SYNC_DONE (-1) /* a rank's last message: no more pings */
 #define SP__STR_(x) #x
 #define SP__STR(x) SP__STR_(x)
 #define SYNC_WAIT_NS INT64_C(60000000000)
@@ -123,7 +131,7 @@ static int64_t raw_now(void) {
  * not take part (another program of an MPMD job, SP_ENABLE=0 there) costs
  * a wait, never a hang. The request is an OpenMPI pointer or an MPICH int;
  * 8 zeroed bytes hold either. */
-static int recv_within(const p2p *m, int64_t *v, int src) {
+static int recv_within(const p2p *m, int64_t *v, int src, int yield) {
   uint64_t req = 0;
   int flag = 0;
   if (m->irecv(v, 8, m->byte, src, SYNC_TAG, m->world, &req) != 0)
@@ -132,6 +140,8 @@ static int recv_within(const p2p *m, int64_t *v, int src) {
   while (!flag) {
     if (m->test(&req, &flag, m->status_ignore) != 0)
       return -1;
+    if (yield) /* waiting for its turn: leave the CPU to those exchanging */
+      sched_yield();
     if (!flag && raw_now() > until) {
       m->cancel(&req);
       m->wait(&req, m->status_ignore);
@@ -152,34 +162,45 @@ typedef struct sync_result {
 /* Rank 0 answers every other rank in turn; the others ask. 0, or -1 when
  * this rank got no answer. */
 static int measure(const p2p *m, int rank, int size, sync_result *out) {
+  int64_t go = 0;
   if (rank == 0) {
     for (int r = 1; r < size; r++)
-      for (int k = 0; k < SYNC_ROUNDS; k++) {
+      for (int k = 0; k <= SYNC_MAX_ROUNDS; k++) {
         int64_t ping, t;
-        if (recv_within(m, &ping, r) != 0)
+        if (recv_within(m, &ping, r, k == 0) != 0 || ping == SYNC_DONE)
           break;
         t = sp__mono_ns();
         if (send_to(m, &t, r) != 0)
           break;
       }
+    for (int r = 1; r < size; r++)
+      send_to(m, &go, r);
     out->offset = out->rtt = 0;
     out->at = sp__mono_ns();
     return 0;
   }
-  int64_t best = INT64_MAX;
-  for (int k = 0; k < SYNC_ROUNDS; k++) {
+  int64_t best = INT64_MAX, done = SYNC_DONE;
+  for (int k = 0, since = 0; k < SYNC_MAX_ROUNDS; k++, since++) {
+    if (k >= SYNC_ROUNDS && since >= SYNC_CALM)
+      break;
     int64_t ping = k, t0, t1, t2;
     t0 = sp__mono_ns();
-    if (send_to(m, &ping, 0) != 0 || recv_within(m, &t1, 0) != 0)
+    if (send_to(m, &ping, 0) != 0 || recv_within(m, &t1, 0, k == 0) != 0)
       return -1;
     t2 = sp__mono_ns();
     if (t2 - t0 < best) {
       best = t2 - t0;
       out->at = t0 + best / 2;
       out->offset = t1 - out->at;
+      since = -1;
     }
   }
   out->rtt = best;
+  /* Then it waits, off the CPU, until rank 0 is through with every rank:
+   * a rank running on (computing, or spinning in MPI) would slow the
+   * others' exchanges where ranks share cores. */
+  if (send_to(m, &done, 0) != 0 || recv_within(m, &go, 0, 1) != 0)
+    return -1;
   return 0;
 }
 
@@ -194,9 +215,10 @@ static void sync_to_stream(const char *phase, int rank, const sync_result *r,
     char key[64];
     if (sp__rank_from_env() < 0)
       sp__stream_meta_int("rank", rank);
-    sp__stream_meta_str("clock_sync_method",
-                        "MPI ping-pong with rank 0, best of " SP__STR(
-                            SYNC_ROUNDS) " round trips");
+    sp__stream_meta_str(
+        "clock_sync_method",
+        "MPI ping-pong with rank 0, shortest of " SP__STR(
+            SYNC_ROUNDS) "-" SP__STR(SYNC_MAX_ROUNDS) " round trips");
     if (ok) {
       snprintf(key, sizeof key, "clock_offset_%s_ns", phase);
       sp__stream_meta_int(key, r->offset);
@@ -235,6 +257,57 @@ static void sync_phase(const char *phase) {
   int ok =
       size < 2 ? (r.at = sp__mono_ns(), 1) : measure(&m, rank, size, &r) == 0;
   sync_to_stream(phase, rank, &r, ok);
+  const char *call = strcmp(phase, "init") == 0 ? "MPI_Init" : "MPI_Finalize";
+  if (ok)
+    sp__debug("rank %d: clock offset to rank 0 at %s: %lld ns (round trip "
+              "%lld ns)",
+              rank, call, (long long)r.offset, (long long)r.rtt);
+  else
+    sp__debug("rank %d: no answer from rank 0 at %s in %d s: no clock offset",
+              rank, call, (int)(SYNC_WAIT_NS / 1000000000));
+}
+
+static void before_finalize(void) {
+  capture_rank();
+  if (!atomic_load(&synced_init) || atomic_exchange(&synced_fin, 1))
+    return;
+  sync_phase("fin");
+}
+
+/* MPI_Finalize deletes the attributes of MPI_COMM_SELF first, while MPI
+ * still works (MPI-2.2, 8.7.1): the standard's hook for a tool, reached
+ * however the program calls MPI_Finalize (C or Fortran, through the
+ * runtime's MPI_Finalize or not). Handles: MPI_COMM_SELF as comm_world;
+ * the keyval is an int in both ABIs. */
+typedef int (*attr_copy_fn)(void *, int, void *, void *, void *, int *);
+typedef int (*attr_delete_fn)(void *, int, void *, void *);
+typedef int (*create_keyval_fn)(attr_copy_fn, attr_delete_fn, int *, void *);
+typedef int (*set_attr_fn)(void *, int, void *);
+
+static int no_copy(void *comm, int keyval, void *extra, void *in, void *out,
+                   int *flag) {
+  (void)comm, (void)keyval, (void)extra, (void)in, (void)out;
+  *flag = 0;
+  return 0;
+}
+
+static int at_finalize(void *comm, int keyval, void *value, void *extra) {
+  (void)comm, (void)keyval, (void)value, (void)extra;
+  before_finalize();
+  return 0;
+}
+
+static void hook_finalize(void) {
+  create_keyval_fn create = (create_keyval_fn)(uintptr_t)dlsym(
+      RTLD_DEFAULT, "PMPI_Comm_create_keyval");
+  set_attr_fn set =
+      (set_attr_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Comm_set_attr");
+  void *self = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_self");
+  if (!dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world"))
+    self = (void *)(uintptr_t)0x44000001;
+  int keyval;
+  if (create && set && self && create(no_copy, at_finalize, &keyval, NULL) == 0)
+    set(self, keyval, NULL);
 }
 
 SP_API void sp__mpi_after_init(void) {
@@ -242,14 +315,8 @@ SP_API void sp__mpi_after_init(void) {
   if (atomic_load(&sp__state) != SP__RUNNING ||
       atomic_exchange(&synced_init, 1))
     return;
+  hook_finalize();
   sync_phase("init");
-}
-
-SP_API void sp__mpi_before_finalize(void) {
-  capture_rank();
-  if (!atomic_load(&synced_init) || atomic_exchange(&synced_fin, 1))
-    return;
-  sync_phase("fin");
 }
 
 /* MPI_Init and MPI_Init_thread through the profiling interface, for a
@@ -282,11 +349,11 @@ SP_API int MPI_Init_thread(int *argc, char ***argv, int required,
 }
 
 /* The MPI profiling interface: a program linked with -lscopeprof before its
- * MPI library calls this MPI_Finalize, which notes the rank and measures
- * the clock offset again, then finalizes through PMPI_Finalize as every
- * PMPI tool does. */
+ * MPI library calls this MPI_Finalize, which notes the rank, then finalizes
+ * through PMPI_Finalize as every PMPI tool does (the clock is measured
+ * again in there, by the MPI_COMM_SELF attribute). */
 SP_API int MPI_Finalize(void) {
-  sp__mpi_before_finalize();
+  capture_rank();
   int (*pmpi)(void) =
       (int (*)(void))(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Finalize");
   return pmpi ? pmpi() : 16; /* MPI_ERR_OTHER in the MPICH and OpenMPI ABIs */

@@ -3,8 +3,9 @@
 # by SP_TEST_CLOCK_OFFSET_NS (+10 s, -10 s, 0 for ranks 1, 2, 0) and, in the
 # drift modes, SP_TEST_CLOCK_DRIFT_PPM; their barriers must line up on the
 # merged timeline (check_clock.py).
-# Environment: SP_LIBDIR, SP_IMPORT, PY3, MPIRUN, CLOCK (clock.c with the
-# runtime only), CLOCK_PLAIN (without ScopeProf), SRC (this directory).
+# Environment: SP_BIN (sp-fc), SP_LIBDIR, SP_IMPORT, PY3, MPIRUN, CLOCK
+# (clock.c with the runtime only), CLOCK_PLAIN (without ScopeProf), SRC
+# (this directory).
 set -eu
 mode="$1"
 d="$(mktemp -d)"
@@ -36,8 +37,10 @@ run() { # run [VAR=VALUE...] PROGRAM [ARG...]: 3 ranks writing into $d/out,
 check() { "$PY3" "$SRC/check_clock.py" "$d/out" "$d/raw" "$SP_IMPORT" "$@"; }
 
 case "$mode" in
-runtime) # the runtime's own MPI_Init and MPI_Finalize; .spt has no metadata
-  run "$d/skew.sh" "$CLOCK" "$d/raw"; check sync_barrier "$offsets" --no-meta ;;
+runtime) # the runtime's own MPI_Init and MPI_Finalize; .spt has no
+  # metadata: the round trips come from SP_VERBOSE's lines
+  run SP_VERBOSE=1 "$d/skew.sh" "$CLOCK" "$d/raw" 2>"$d/log"
+  check sync_barrier "$offsets" --no-meta --log "$d/log" ;;
 runtime-h5)
   run SP_FORMAT=h5 "$d/skew.sh" "$CLOCK" "$d/raw"; check sync_barrier "$offsets" ;;
 drift) # clocks that also run apart: the two measurements correct it
@@ -54,5 +57,10 @@ crash) # no MPI_Finalize: sp-import reads the streams, init offsets alone
   run "$d/skew.sh" "$CLOCK" "$d/raw" crash 2>/dev/null || true
   ls "$d/out" | grep -q '\.spts$' || { echo "no stream left"; exit 1; }
   check sync_barrier "$offsets" ;;
+fortran) # gfortran, use mpi, through sp-fc: the layer's mpi_init_, and
+  # MPI_Finalize reached from Fortran; the metadata must hold both
+  SP_FC=mpif90 "$SP_BIN/sp-fc" -O1 "$SRC/f_mpi.f90" -o "$d/f"
+  run SP_FORMAT=h5 "$d/skew.sh" "$d/f"
+  check - "$offsets" --meta-only ;;
 *) echo "clock.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
