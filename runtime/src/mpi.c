@@ -323,12 +323,27 @@ SP_API void sp__mpi_after_init(void) {
  * program that has the runtime but not libscopeprof_mpi.so ahead of MPI:
  * the next definition (the layer's, or MPI's own), then the measurement,
  * which runs once however many of these a call went through. */
+/* The next definition of name after this library's, else MPI's pmpi; where
+ * MPI is in no global scope (a Python module's dlopen loaded it), the pmpi
+ * of the caller's own dependencies. */
+static void *next_mpi(const char *name, const char *pmpi, const void *caller) {
+  void *f = dlsym(RTLD_NEXT, name);
+  Dl_info info;
+  if (!f)
+    f = dlsym(RTLD_DEFAULT, pmpi);
+  if (!f && dladdr(caller, &info) && info.dli_fname && info.dli_fname[0]) {
+    void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (h) {
+      f = dlsym(h, pmpi);
+      dlclose(h);
+    }
+  }
+  return f;
+}
+
 SP_API int MPI_Init(int *argc, char ***argv) {
-  int (*next)(int *, char ***) =
-      (int (*)(int *, char ***))(uintptr_t)dlsym(RTLD_NEXT, "MPI_Init");
-  if (!next)
-    next =
-        (int (*)(int *, char ***))(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Init");
+  int (*next)(int *, char ***) = (int (*)(int *, char ***))(uintptr_t)next_mpi(
+      "MPI_Init", "PMPI_Init", __builtin_return_address(0));
   int rc = next ? next(argc, argv) : 16; /* MPI_ERR_OTHER */
   if (rc == 0)
     sp__mpi_after_init();
@@ -338,10 +353,8 @@ SP_API int MPI_Init(int *argc, char ***argv) {
 SP_API int MPI_Init_thread(int *argc, char ***argv, int required,
                            int *provided) {
   typedef int (*init_thread_fn)(int *, char ***, int, int *);
-  init_thread_fn next =
-      (init_thread_fn)(uintptr_t)dlsym(RTLD_NEXT, "MPI_Init_thread");
-  if (!next)
-    next = (init_thread_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Init_thread");
+  init_thread_fn next = (init_thread_fn)(uintptr_t)next_mpi(
+      "MPI_Init_thread", "PMPI_Init_thread", __builtin_return_address(0));
   int rc = next ? next(argc, argv, required, provided) : 16;
   if (rc == 0)
     sp__mpi_after_init();
