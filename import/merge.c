@@ -223,15 +223,34 @@ static const char *const per_rank_keys[] = {"hostname",
                                             "clock_sync_fin_failed"};
 #define PER_RANK (sizeof per_rank_keys / sizeof *per_rank_keys)
 
-/* Claim c's values of the per-rank keys, kept as text. */
+/* Claim c's values of the per-rank keys, kept as text: from the lists of
+ * an input that is a merged file itself, else from the rank's keys. */
 static int keep_per_rank(pipeline *p, int64_t c, const sp_fmt_meta *m) {
+  const sp_fmt_meta_item *ids = sp_fmt_meta_get(m, "rank_ids");
+  int64_t at = -1;
+  char num[24];
+  snprintf(num, sizeof num, "%d", p->claims[c].rank);
+  for (int64_t i = 0;
+       ids && ids->type == SP_FMT_META_STRLIST && i < ids->nstrs && at < 0; i++)
+    if (ids->strs[i] && strcmp(ids->strs[i], num) == 0)
+      at = i;
   for (size_t k = 0; k < PER_RANK; k++) {
-    const sp_fmt_meta_item *it = sp_fmt_meta_get(m, per_rank_keys[k]);
-    char num[24], **at = &p->per_rank[(size_t)c * PER_RANK + k];
-    if (!it || it->type == SP_FMT_META_STRLIST)
-      continue;
-    snprintf(num, sizeof num, "%lld", (long long)it->i64);
-    if (!(*at = strdup(it->type == SP_FMT_META_STR ? it->str : num)))
+    char key[80], **out = &p->per_rank[(size_t)c * PER_RANK + k];
+    snprintf(key, sizeof key, "rank_%s", per_rank_keys[k]);
+    const sp_fmt_meta_item *l = at >= 0 ? sp_fmt_meta_get(m, key) : NULL;
+    const char *v = NULL;
+    if (l && l->type == SP_FMT_META_STRLIST && at < l->nstrs) {
+      v = l->strs[at] && l->strs[at][0] ? l->strs[at] : NULL;
+    } else if (at < 0) {
+      const sp_fmt_meta_item *it = sp_fmt_meta_get(m, per_rank_keys[k]);
+      if (it && it->type == SP_FMT_META_INT)
+        snprintf(num, sizeof num, "%lld", (long long)it->i64);
+      v = !it                           ? NULL
+          : it->type == SP_FMT_META_STR ? it->str
+          : it->type == SP_FMT_META_INT ? num
+                                        : NULL;
+    }
+    if (v && !(*out = strdup(v)))
       return -1;
   }
   return 0;

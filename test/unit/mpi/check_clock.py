@@ -156,3 +156,14 @@ if "rank_clock_offset_fin_ns" in meta:
         assert abs(rate[r] - want) <= max(abs(want) / 10, noise + 1), (r, rate[r], want, noise)
 else:
     print("offsets at init %s (no finalize); round trips %s ns" % (off, rtt))
+
+# merged again (a merged file as input): every rank keeps its own values
+again = os.path.join(d, "again.h5")
+subprocess.run([sp_import, "-o", again, out], check=True, stdout=subprocess.DEVNULL,
+               stderr=subprocess.DEVNULL)
+with h5py.File(again, "r") as f:
+    meta2 = {k: f["metadata"].attrs[k] for k in f["metadata"].attrs}
+for k in sorted(meta):
+    if k.startswith("rank_"):
+        assert [text(x) for x in meta2[k]] == [text(x) for x in meta[k]], (k, meta2[k], meta[k])
+print("merged again: the rank_* lists are kept")
