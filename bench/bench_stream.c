@@ -2,9 +2,11 @@
  * (SP_FMT_STREAM_TRUST) and write the final .spt from its sources, timed
  * against `cp` of the same stream in the same run, the two in turns;
  * prints the ratio (cp's time over ours; the goal is >= 0.5).
- * usage: bench_stream DIR [MIB] [ns|tsc] [REPEAT] [nohints] (REPEAT 0: only
- * write the stream, as DIR/bench_rank00000.spts; nohints: index the stream
- * from the file, without the record heads the runtime's writer keeps) */
+ * usage: bench_stream DIR [MIB] [ns|tsc|ns-aligned|tsc-aligned] [REPEAT]
+ * [nohints] (REPEAT 0: only write the stream, as DIR/bench_rank00000.spts;
+ * -aligned adds the MPI clock alignment's META records (an offset and a
+ * drift); nohints: index the stream from the file, without the record
+ * heads the runtime's writer keeps) */
 #include "sp_format.h"
 #include "sp_stream.h"
 
@@ -54,10 +56,19 @@ static void put_rec(FILE *f, uint32_t type, const void *payload,
   written += size;
 }
 
+static void put_meta_int(FILE *f, const char *key, int64_t v) {
+  unsigned char buf[128] = {0};
+  sp_stream_meta m = {'i', (uint32_t)strlen(key), 0, 0, v};
+  memcpy(buf, &m, sizeof m);
+  memcpy(buf + sizeof m, key, strlen(key));
+  put_rec(f, SP_STREAM_META, buf,
+          16 + (uint32_t)((sizeof m + strlen(key) + 7) & ~7u));
+}
+
 /* MIB MiB of 64 KiB CALLS records, in this machine's byte order: two
  * threads, each with an outer region (one call per 8 inner ones) and two
  * inner ones, their records interleaved as full buffers would be. */
-static void generate(const char *path, int64_t mib, int tsc) {
+static void generate(const char *path, int64_t mib, int tsc, int aligned) {
   FILE *f = fopen(path, "wb");
   if (!f) {
     perror(path);
@@ -102,6 +113,13 @@ static void generate(const char *path, int64_t mib, int tsc) {
   }
   sp_stream_clock c1 = {stamp_hi + 1, (int64_t)(stamp_hi + 1) / 3 * 2};
   put_rec(f, SP_STREAM_CLOCK, &c1, 32);
+  if (aligned) { /* +10 s, drifting by 50 ppm of the run */
+    put_meta_int(f, "clock_offset_init_ns", INT64_C(10000000000));
+    put_meta_int(f, "clock_sync_init_ns", 1000);
+    put_meta_int(f, "clock_offset_fin_ns",
+                 INT64_C(10000000000) + c1.mono_ns / 20000);
+    put_meta_int(f, "clock_sync_fin_ns", c1.mono_ns);
+  }
   free(rec);
   if (fclose(f) != 0) {
     perror(path);
@@ -175,19 +193,21 @@ static double run_finalize(const char *src, const char *dst, int64_t *calls) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr,
-            "usage: bench_stream DIR [MIB] [ns|tsc] [REPEAT] [nohints]\n");
+            "usage: bench_stream DIR [MIB] [ns|tsc|ns-aligned|tsc-aligned] "
+            "[REPEAT] [nohints]\n");
     return 2;
   }
   const char *dir = argv[1];
   int64_t mib = argc > 2 ? atoll(argv[2]) : 1024;
-  int tsc = argc > 3 && strcmp(argv[3], "tsc") == 0;
+  const char *clk = argc > 3 ? argv[3] : "ns";
+  int tsc = strncmp(clk, "tsc", 3) == 0, aligned = strstr(clk, "-aligned") != 0;
   int repeat = argc > 4 ? atoi(argv[4]) : 3;
   use_hints = !(argc > 5 && strcmp(argv[5], "nohints") == 0);
   char src[4096], dst_cp[4096], dst_spt[4096];
   snprintf(src, sizeof src, "%s/bench_rank00000.spts", dir);
   snprintf(dst_cp, sizeof dst_cp, "%s/copy.spts", dir);
   snprintf(dst_spt, sizeof dst_spt, "%s/bench_rank00000.spt", dir);
-  generate(src, mib, tsc);
+  generate(src, mib, tsc, aligned);
   if (repeat == 0) /* REPEAT 0: leave the stream there for other tools */
     return 0;
   double best_cp = 1e9, best_fin = 1e9;
@@ -224,8 +244,8 @@ int main(int argc, char **argv) {
   printf("stream of %lld MiB (%lld calls, %s clock): cp %.3f s, "
          "stream -> .spt %.3f s (best of %d); ratio cp/ours: median %.2f, "
          "of the bests %.2f\n",
-         (long long)mib, (long long)calls, tsc ? "TSC" : "ns", best_cp,
-         best_fin, repeat, median, best_cp / best_fin);
+         (long long)mib, (long long)calls, clk, best_cp, best_fin, repeat,
+         median, best_cp / best_fin);
   free(ratio);
   unlink(src);
   unlink(dst_cp);

@@ -537,6 +537,48 @@ static herr_t meta_attr(hid_t loc, const char *name, const H5A_info_t *info,
   return 0;
 }
 
+/* One dataset of /metadata, open as d: a 1-D string dataset is a string
+ * list too (the writer's form for lists too long for an attribute). */
+static int meta_dataset(hid_t d, const char *name, meta_ctx *c) {
+  hid_t t = H5Dget_type(d), sp = H5Dget_space(d);
+  int rc = 0;
+  hssize_t np = H5Sget_simple_extent_npoints(sp);
+  if (H5Tget_class(t) == H5T_STRING && H5Sget_simple_extent_ndims(sp) == 1 &&
+      np >= 0) {
+    char **s = NULL;
+    rc = read_strings(d, 0, np, &s);
+    if (rc == 0)
+      rc = sp_fmt_meta_set_strlist(c->m, name, (const char *const *)s, np);
+    free_strs(s, s ? np : 0);
+  }
+  H5Tclose(t);
+  H5Sclose(sp);
+  if (rc < 0)
+    c->failed = 1;
+  return rc;
+}
+
+/* Every dataset of the group g (by index: the same calls in HDF5 1.10 and
+ * later). */
+static void meta_datasets(hid_t g, meta_ctx *c) {
+  H5G_info_t gi;
+  if (H5Gget_info(g, &gi) < 0)
+    return;
+  for (hsize_t i = 0; i < gi.nlinks && !c->failed; i++) {
+    char name[1024];
+    ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i,
+                                     name, sizeof name, H5P_DEFAULT);
+    if (len <= 0 || (size_t)len >= sizeof name)
+      continue;
+    hid_t o = H5Oopen(g, name, H5P_DEFAULT);
+    if (o < 0)
+      continue;
+    if (H5Iget_type(o) == H5I_DATASET)
+      meta_dataset(o, name, c);
+    H5Oclose(o);
+  }
+}
+
 static int read_meta(hid_t f, const char *path, sp_fmt_meta *m,
                      sp_fmt_err *err) {
   memset(m, 0, sizeof *m);
@@ -548,6 +590,8 @@ static int read_meta(hid_t f, const char *path, sp_fmt_meta *m,
   meta_ctx c = {m, 0};
   hsize_t pos = 0;
   herr_t r = H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &pos, meta_attr, &c);
+  if (r >= 0 && !c.failed)
+    meta_datasets(g, &c);
   H5Gclose(g);
   if (r < 0 || c.failed) {
     sp_fmt_meta_free(m);

@@ -25,6 +25,9 @@
 /* Rows with at least this many calls in memory skip the batch. */
 #define EV_DIRECT ((int64_t)1 << 12)
 #define META_MAX 60000
+/* A list of more strings than this is a dataset of /metadata, not an
+ * attribute: an attribute's 16-byte references must fit in 64 KiB. */
+#define META_LIST_ATTR_MAX 2048
 #define TRUNC_MARK "...[truncated]"
 
 void sp__h5w_fail(sp_fmt_err *err, const char *path, const char *fmt, ...) {
@@ -434,6 +437,28 @@ static int write_attr(hid_t loc, const char *key, hid_t ftype, hid_t mtype,
   return rc < 0 ? -1 : 0;
 }
 
+/* A long string list (per-rank metadata of a large job) as a 1-D dataset
+ * of the metadata group. */
+static int write_list_dataset(hid_t loc, const char *key, hid_t str, hsize_t n,
+                              const void *data) {
+  if (H5Lexists(loc, key, H5P_DEFAULT) > 0 &&
+      H5Ldelete(loc, key, H5P_DEFAULT) < 0)
+    return -1;
+  hid_t sp = H5Screate_simple(1, &n, NULL);
+  if (sp < 0)
+    return -1;
+  hid_t d =
+      H5Dcreate2(loc, key, str, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t rc = -1;
+  if (d >= 0) {
+    rc = H5Dwrite(d, str, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    if (H5Dclose(d) < 0)
+      rc = -1;
+  }
+  H5Sclose(sp);
+  return rc < 0 ? -1 : 0;
+}
+
 static int write_meta(sp_fmt_h5w *w, hid_t str, sp_fmt_err *err) {
   hid_t g =
       H5Gcreate2(w->file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -463,7 +488,9 @@ static int write_meta(sp_fmt_h5w *w, hid_t str, sp_fmt_err *err) {
           rc = -1;
       }
       if (rc == 0)
-        rc = write_attr(g, it->key, str, str, 1, (hsize_t)n, v);
+        rc = n > META_LIST_ATTR_MAX
+                 ? write_list_dataset(g, it->key, str, (hsize_t)n, v)
+                 : write_attr(g, it->key, str, str, 1, (hsize_t)n, v);
       for (int64_t k = 0; owned && k < n; k++)
         free(owned[k]);
       free(owned);

@@ -1575,6 +1575,61 @@ static int header(sp_fmt_stream *s) {
   return 0;
 }
 
+/* One clock for an MPI job: META records give this process's clock offset
+ * to rank 0's, measured at MPI_Init (and at MPI_Finalize), and stamps map
+ * onto rank 0's clock, linearly between the two measurements (drift), by
+ * the init offset alone without the second (docs/format.md). The map is
+ * folded into the CLOCK calibration points: a TSC stream's two get it; an
+ * ns stream becomes one mapped through two made-up points, so the per-call
+ * paths stay as they are. */
+static int meta_i64(const sp_fmt_stream *s, const char *key, int64_t *v) {
+  const sp_fmt_meta_item *it = sp_fmt_meta_get(&s->meta, key);
+  if (!it || it->type != SP_FMT_META_INT)
+    return 0;
+  *v = it->i64;
+  return 1;
+}
+
+typedef struct align_map {
+  int64_t oi, ti; /* the init offset and the local time it was measured */
+  double k;       /* the offset's change per ns (0: init offset alone) */
+} align_map;
+
+static int64_t align_ns(const align_map *a, int64_t t) {
+  double d = a->k * (double)(int64_t)((uint64_t)t - (uint64_t)a->ti);
+  int64_t di = d > 9e18 ? INT64_MAX : d < -9e18 ? INT64_MIN : (int64_t)d;
+  return (int64_t)((uint64_t)t + (uint64_t)a->oi + (uint64_t)di);
+}
+
+static void clock_align(sp_fmt_stream *s) {
+  align_map a = {0, 0, 0};
+  int64_t of, tf;
+  if (!meta_i64(s, "clock_offset_init_ns", &a.oi) ||
+      !meta_i64(s, "clock_sync_init_ns", &a.ti))
+    return;
+  /* A drift of half the clock's rate or more is no clock: offsets alone. */
+  if (meta_i64(s, "clock_offset_fin_ns", &of) &&
+      meta_i64(s, "clock_sync_fin_ns", &tf) && tf != a.ti) {
+    double k = ((double)of - (double)a.oi) / ((double)tf - (double)a.ti);
+    a.k = k > -0.5 && k < 0.5 ? k : 0;
+  }
+  if (a.oi == 0 && a.k == 0)
+    return;
+  if (s->clock == SP_STREAM_CLOCK_TSC) {
+    s->mono0 = align_ns(&a, s->mono0);
+    s->mono1 = align_ns(&a, s->mono1);
+    return;
+  }
+  const uint64_t span = (uint64_t)1 << 40; /* ns: enough bits of slope */
+  uint64_t t0 = s->nclock ? s->tsc0 : (uint64_t)a.ti;
+  s->clock = SP_STREAM_CLOCK_TSC;
+  s->nclock = 2;
+  s->tsc0 = t0;
+  s->mono0 = align_ns(&a, (int64_t)t0);
+  s->tsc1 = t0 + span;
+  s->mono1 = align_ns(&a, (int64_t)(t0 + span));
+}
+
 /* TSC streams need two calibration points once there is a call to map. */
 static int clock_map(sp_fmt_stream *s) {
   int64_t calls = 0;
@@ -1651,8 +1706,10 @@ int sp_fmt_stream_open_hinted(const char *path, int flags,
     rc = make_lanes(s);
   if (rc == 0)
     rc = make_all_pieces(s);
-  if (rc == 0)
+  if (rc == 0) {
+    clock_align(s);
     rc = clock_map(s);
+  }
   if (rc == 0)
     rc = make_sources(s);
   if (rc == 0 && s->rank < 0)

@@ -12,6 +12,8 @@ Wrapped: every MPI_ function that returns int (an error code). Left out:
 - MPI_Finalize and MPI_Abort: libscopeprof.so defines them (two definitions
   would shadow each other);
 - variadic functions (MPI_Pcontrol): C cannot forward "...".
+MPI_Init and MPI_Init_thread (C and Fortran) then call the runtime's clock
+alignment (sp__mpi_after_init, after the call's region).
 Fortran: mpi_x_ (mpif.h, use mpi) and mpi_x_f08_ (use mpi_f08) for each
 wrapped function whose pmpi_x_ / pmpi_x_f08_ a given library defines.
 """
@@ -20,6 +22,7 @@ import subprocess
 import sys
 
 LEFT_OUT = {"MPI_Finalize", "MPI_Abort"}
+AFTER_INIT = {"MPI_Init", "MPI_Init_thread"}
 # Fortran arguments are all addresses or hidden string lengths (integer
 # class); 16 covers the longest binding (MPI_Comm_spawn_multiple: 9
 # arguments, 2 hidden lengths). See mpi/layer.h for why forwarding a fixed
@@ -151,6 +154,8 @@ def main():
         w.append("  int r_ = sp_mpi__enter(%d);" % i)
         w.append("  int ret_ = P%s(%s);" % (name, args))
         w.append("  sp_mpi__leave(r_);")
+        if name in AFTER_INIT:
+            w.append("  sp__mpi_after_init();")
         w.append("  return ret_;")
         w.append("}\n")
     nf = 0
@@ -168,6 +173,8 @@ def main():
             w.append("  int r_ = sp_mpi__enter(%d);" % i)
             w.append("  %s(%s);" % (target, fpass))
             w.append("  sp_mpi__leave(r_);")
+            if name in AFTER_INIT:
+                w.append("  sp__mpi_after_init();")
             w.append("}\n")
     w.append("/* %d C wrappers, %d Fortran entry points */" % (len(protos), nf))
     text = "\n".join(w) + "\n"

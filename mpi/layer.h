@@ -15,6 +15,7 @@
 
 #include <mpi.h>
 #include <scope_profiler.h>
+#include <sp_mpi_hooks.h>
 
 #include "wrappers_count.h"
 

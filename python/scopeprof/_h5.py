@@ -102,6 +102,11 @@ def read(path, events=True):
         meta = {}
         if "metadata" in f:
             meta = {k: _attr(v) for k, v in f["metadata"].attrs.items()}
+            # string lists too long for an attribute are datasets there
+            for k, d in f["metadata"].items():
+                if isinstance(d, h5py.Dataset) and d.ndim == 1 and \
+                        d.dtype.kind in "OSU":
+                    meta[k] = _attr(d[()])
     if events and stats is None:
         stats = empty_stats(n)
         stats["calls"] = cnt

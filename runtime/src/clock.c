@@ -7,6 +7,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,45 @@ int sp__clock_tsc;
 static uint64_t tsc0;
 static int64_t mono0;
 
+/* SP_TEST_CLOCK_OFFSET_NS / SP_TEST_CLOCK_DRIFT_PPM: this process's clock
+ * made to read as another node's would, so that one machine can test the
+ * alignment of several. skew_ref: the raw time the drift counts from. */
+static int skewed;
+static int64_t skew_offset, skew_ppm, skew_ref;
+
 int64_t sp__mono_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  if (SP_UNLIKELY(skewed))
+    t += skew_offset + (int64_t)((__int128)(t - skew_ref) * skew_ppm / 1000000);
+  return t;
+}
+
+/* A signed decimal integer in [lo, hi] from the variable name, or 0 with a
+ * warning when it is not one. */
+static int64_t test_knob(const char *name, int64_t lo, int64_t hi) {
+  const char *v = getenv(name);
+  if (!v || !*v)
+    return 0;
+  char *end;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (*end || errno || x < lo || x > hi) {
+    sp__warn("%s=%s is not an integer from %lld to %lld; using 0", name, v,
+             (long long)lo, (long long)hi);
+    return 0;
+  }
+  return (int64_t)x;
+}
+
+static void skew_init(void) {
+  skew_offset = test_knob("SP_TEST_CLOCK_OFFSET_NS", -(INT64_C(1) << 62),
+                          INT64_C(1) << 62);
+  skew_ppm = test_knob("SP_TEST_CLOCK_DRIFT_PPM", -1000000, 1000000);
+  skewed = 0;
+  skew_ref = sp__mono_ns();
+  skewed = skew_offset != 0 || skew_ppm != 0;
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -89,6 +125,7 @@ static void paired_read(uint64_t *tsc, int64_t *mono) {
 }
 
 void sp__clock_init(void) {
+  skew_init();
   const char *force = getenv("SP_CLOCK");
   int want_tsc = cpu_has_counter() && kernel_uses_counter();
   if (force && strcmp(force, "monotonic") == 0)

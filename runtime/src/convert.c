@@ -8,11 +8,30 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The clock alignment's keys (clock_sync_method, clock_offset_init_ns, ...)
+ * exist only in the stream, where the MPI_Init and MPI_Finalize hooks put
+ * them. */
+static void copy_clock_keys(sp_fmt_meta *dst, const sp_fmt_meta *src) {
+  for (int64_t i = 0; i < src->n; i++) {
+    const sp_fmt_meta_item *it = &src->items[i];
+    if (strncmp(it->key, "clock_", 6) != 0 ||
+        strcmp(it->key, "clock_source") == 0)
+      continue;
+    /* out of memory: the file goes without them, as without any key */
+    if (it->type == SP_FMT_META_INT)
+      sp_fmt_meta_set_int(dst, it->key, it->i64);
+    else if (it->type == SP_FMT_META_STR)
+      sp_fmt_meta_set_str(dst, it->key, it->str);
+  }
+}
+
 /* .h5 through the HDF5 module, loaded for this write only. */
 static int write_h5(const char *path, int rank, const sp_fmt_source *src,
-                    int64_t n, int64_t open_calls, sp_fmt_err *err) {
+                    int64_t n, int64_t open_calls, const sp_fmt_meta *smeta,
+                    sp_fmt_err *err) {
   sp_fmt_meta meta = {0};
   sp__metadata_collect(&meta);
+  copy_clock_keys(&meta, smeta);
   sp_fmt_meta_set_int(&meta, "recording_wait_ns",
                       (int64_t)atomic_load(&sp__wait_ns));
   sp_fmt_meta_set_int(&meta, "calls_open_at_exit", open_calls);
@@ -46,7 +65,8 @@ int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
   if (counted)
     src = counted;
   int rc = sp__cfg.format_h5
-               ? write_h5(path, rank, src, n, info->open_calls, err)
+               ? write_h5(path, rank, src, n, info->open_calls,
+                          sp_fmt_stream_meta(s), err)
                : sp_fmt_spt_write(path, rank, info->threads > 1 ? 3 : 2, src, n,
                                   0, err);
   sp_fmt_progress_end(&prog);

@@ -1,10 +1,15 @@
 /* mpi.c - the rank and size from MPI itself, for launchers that export none
- * of the usual variables, and the rank finalize settles on. MPI is found
- * with dlsym: the runtime never links it. */
+ * of the usual variables, the rank finalize settles on, and one clock for
+ * the job (offsets to rank 0 measured at MPI_Init and MPI_Finalize). MPI is
+ * found with dlsym: the runtime never links it. */
 #include "internal.h"
+#include "sp_mpi_hooks.h"
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 typedef int (*flag_fn)(int *);
 typedef int (*comm_fn)(void *, int *);
@@ -36,7 +41,7 @@ int sp__mpi_query(int *rank, int *size) {
 }
 
 /* Rank and size seen while MPI was alive, for a finalize that runs after
- * MPI_Finalize (at exit): captured by the MPI_Finalize below. */
+ * MPI_Finalize (at exit): captured at MPI_Init and MPI_Finalize below. */
 static int captured = 0, captured_rank = -1, captured_size = -1;
 
 int sp__mpi_rank(int *rank, int *size) {
@@ -60,16 +65,308 @@ int sp__final_rank(void) {
   return rank < 0 ? 0 : rank;
 }
 
-/* The MPI profiling interface: a program linked with -lscopeprof before its
- * MPI library calls this MPI_Finalize, which notes the rank, then finalizes
- * through PMPI_Finalize as every PMPI tool does. */
-SP_API int MPI_Finalize(void) {
+/* ---- one clock for the job ----
+ * Each rank measures the offset of its clock to rank 0's with a ping-pong:
+ * it sends, rank 0 answers with its own time, and the exchange with the
+ * shortest round trip gives offset = rank 0's time - the midpoint of the
+ * round trip (wrong by at most half that round trip). A rank exchanges
+ * SYNC_ROUNDS times, and on up to SYNC_MAX_ROUNDS while the last
+ * SYNC_CALM exchanges found a shorter round trip: on a busy node an
+ * exchange is fast only while both processes happen to run. The messages
+ * go through the PMPI names on MPI_COMM_WORLD with a tag of their own,
+ * during MPI_Init and MPI_Finalize only, when the program can have no
+ * receive posted that could take them. */
+#define SYNC_TAG 32701 /* below MPI_TAG_UB's least value, 32767 */
+#define SYNC_ROUNDS 16
+#define SYNC_MAX_ROUNDS 128
+#define SYNC_CALM 16
+#define SYNC_DONE (-1) /* a rank's last message: no more pings */
+#define SP__STR_(x) #x
+#define SP__STR(x) SP__STR_(x)
+#define SYNC_WAIT_NS INT64_C(60000000000)
+
+typedef int (*send_fn)(const void *, int, void *, int, int, void *);
+typedef int (*irecv_fn)(void *, int, void *, int, int, void *, void *);
+typedef int (*test_fn)(void *, int *, void *);
+typedef int (*req_fn)(void *);
+typedef int (*wait_fn)(void *, void *);
+
+typedef struct p2p {
+  send_fn send;
+  irecv_fn irecv;
+  test_fn test;
+  req_fn cancel;
+  wait_fn wait;
+  void *world, *byte, *status_ignore;
+} p2p;
+
+/* MPI_BYTE and MPI_STATUS_IGNORE as comm_world tells the ABIs apart:
+ * OpenMPI's datatypes are addresses of globals and its MPI_STATUS_IGNORE
+ * is NULL; the MPICH ABI's MPI_BYTE is 0x4c00010d, MPI_STATUS_IGNORE 1. */
+static int p2p_get(p2p *m) {
+  m->send = (send_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Send");
+  m->irecv = (irecv_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Irecv");
+  m->test = (test_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Test");
+  m->cancel = (req_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Cancel");
+  m->wait = (wait_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Wait");
+  m->world = comm_world();
+  if (dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world")) {
+    m->byte = dlsym(RTLD_DEFAULT, "ompi_mpi_byte");
+    m->status_ignore = NULL;
+  } else {
+    m->byte = (void *)(uintptr_t)0x4c00010d;
+    m->status_ignore = (void *)(uintptr_t)1;
+  }
+  return m->send && m->irecv && m->test && m->cancel && m->wait && m->byte ? 0
+                                                                           : -1;
+}
+
+static int64_t raw_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* One int64 from rank src, waiting at most SYNC_WAIT_NS: a rank that does
+ * not take part (another program of an MPMD job, SP_ENABLE=0 there) costs
+ * a wait, never a hang. The request is an OpenMPI pointer or an MPICH int;
+ * 8 zeroed bytes hold either. */
+static int recv_within(const p2p *m, int64_t *v, int src, int yield) {
+  uint64_t req = 0;
+  int flag = 0;
+  if (m->irecv(v, 8, m->byte, src, SYNC_TAG, m->world, &req) != 0)
+    return -1;
+  int64_t until = raw_now() + SYNC_WAIT_NS;
+  while (!flag) {
+    if (m->test(&req, &flag, m->status_ignore) != 0)
+      return -1;
+    if (yield) /* waiting for its turn: leave the CPU to those exchanging */
+      sched_yield();
+    if (!flag && raw_now() > until) {
+      m->cancel(&req);
+      m->wait(&req, m->status_ignore);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int send_to(const p2p *m, const int64_t *v, int dst) {
+  return m->send(v, 8, m->byte, dst, SYNC_TAG, m->world);
+}
+
+typedef struct sync_result {
+  int64_t offset, rtt, at; /* ns: rank 0's clock - ours, round trip, when */
+} sync_result;
+
+/* Rank 0 answers every other rank in turn; the others ask. 0, or -1 when
+ * this rank got no answer. */
+static int measure(const p2p *m, int rank, int size, sync_result *out) {
+  int64_t go = 0;
+  if (rank == 0) {
+    for (int r = 1; r < size; r++)
+      for (int k = 0; k <= SYNC_MAX_ROUNDS; k++) {
+        int64_t ping, t;
+        if (recv_within(m, &ping, r, k == 0) != 0 || ping == SYNC_DONE)
+          break;
+        t = sp__mono_ns();
+        if (send_to(m, &t, r) != 0)
+          break;
+      }
+    for (int r = 1; r < size; r++)
+      send_to(m, &go, r);
+    out->offset = out->rtt = 0;
+    out->at = sp__mono_ns();
+    return 0;
+  }
+  int64_t best = INT64_MAX, done = SYNC_DONE;
+  for (int k = 0, since = 0; k < SYNC_MAX_ROUNDS; k++, since++) {
+    if (k >= SYNC_ROUNDS && since >= SYNC_CALM)
+      break;
+    int64_t ping = k, t0, t1, t2;
+    t0 = sp__mono_ns();
+    if (send_to(m, &ping, 0) != 0 || recv_within(m, &t1, 0, k == 0) != 0)
+      return -1;
+    t2 = sp__mono_ns();
+    if (t2 - t0 < best) {
+      best = t2 - t0;
+      out->at = t0 + best / 2;
+      out->offset = t1 - out->at;
+      since = -1;
+    }
+  }
+  out->rtt = best;
+  /* Then it waits, off the CPU, until rank 0 is through with every rank:
+   * a rank running on (computing, or spinning in MPI) would slow the
+   * others' exchanges where ranks share cores. */
+  if (send_to(m, &done, 0) != 0 || recv_within(m, &go, 0, 1) != 0)
+    return -1;
+  return 0;
+}
+
+/* The measurement into the stream as META records, so that a stream
+ * recovered after a crash carries it too; the stream's reader maps the
+ * stamps with it (format/stream_read.c). */
+static void sync_to_stream(const char *phase, int rank, const sync_result *r,
+                           int ok) {
+  if (atomic_load(&sp__state) != SP__RUNNING || !sp__stream_acquire(2000))
+    return;
+  if (sp__stream_open(1) == 0) {
+    char key[64];
+    if (sp__rank_from_env() < 0)
+      sp__stream_meta_int("rank", rank);
+    sp__stream_meta_str(
+        "clock_sync_method",
+        "MPI ping-pong with rank 0, shortest of " SP__STR(
+            SYNC_ROUNDS) "-" SP__STR(SYNC_MAX_ROUNDS) " round trips");
+    if (ok) {
+      snprintf(key, sizeof key, "clock_offset_%s_ns", phase);
+      sp__stream_meta_int(key, r->offset);
+      snprintf(key, sizeof key, "clock_rtt_%s_ns", phase);
+      sp__stream_meta_int(key, r->rtt);
+      snprintf(key, sizeof key, "clock_sync_%s_ns", phase);
+      sp__stream_meta_int(key, r->at);
+    } else {
+      snprintf(key, sizeof key, "clock_sync_%s_failed", phase);
+      sp__stream_meta_int(key, 1);
+    }
+  }
+  sp__token_give();
+}
+
+/* Whether this process took part at MPI_Init: then it takes part at
+ * MPI_Finalize too, whatever happened in between (sp_finalize called
+ * first), because the other ranks count on it. */
+static _Atomic int synced_init, synced_fin;
+
+static void capture_rank(void) {
   int r, s;
   if (!captured && sp__mpi_query(&r, &s) == 0) {
     captured_rank = r;
     captured_size = s;
     captured = 1;
   }
+}
+
+static void sync_phase(const char *phase) {
+  int rank, size;
+  p2p m;
+  if (sp__mpi_query(&rank, &size) != 0 || p2p_get(&m) != 0)
+    return;
+  sync_result r = {0, 0, 0};
+  int ok =
+      size < 2 ? (r.at = sp__mono_ns(), 1) : measure(&m, rank, size, &r) == 0;
+  sync_to_stream(phase, rank, &r, ok);
+  const char *call = strcmp(phase, "init") == 0 ? "MPI_Init" : "MPI_Finalize";
+  if (ok)
+    sp__debug("rank %d: clock offset to rank 0 at %s: %lld ns (round trip "
+              "%lld ns)",
+              rank, call, (long long)r.offset, (long long)r.rtt);
+  else
+    sp__debug("rank %d: no answer from rank 0 at %s in %d s: no clock offset",
+              rank, call, (int)(SYNC_WAIT_NS / 1000000000));
+}
+
+static void before_finalize(void) {
+  capture_rank();
+  if (!atomic_load(&synced_init) || atomic_exchange(&synced_fin, 1))
+    return;
+  sync_phase("fin");
+}
+
+/* MPI_Finalize deletes the attributes of MPI_COMM_SELF first, while MPI
+ * still works (MPI-2.2, 8.7.1): the standard's hook for a tool, reached
+ * however the program calls MPI_Finalize (C or Fortran, through the
+ * runtime's MPI_Finalize or not). Handles: MPI_COMM_SELF as comm_world;
+ * the keyval is an int in both ABIs. */
+typedef int (*attr_copy_fn)(void *, int, void *, void *, void *, int *);
+typedef int (*attr_delete_fn)(void *, int, void *, void *);
+typedef int (*create_keyval_fn)(attr_copy_fn, attr_delete_fn, int *, void *);
+typedef int (*set_attr_fn)(void *, int, void *);
+
+static int no_copy(void *comm, int keyval, void *extra, void *in, void *out,
+                   int *flag) {
+  (void)comm, (void)keyval, (void)extra, (void)in, (void)out;
+  *flag = 0;
+  return 0;
+}
+
+static int at_finalize(void *comm, int keyval, void *value, void *extra) {
+  (void)comm, (void)keyval, (void)value, (void)extra;
+  before_finalize();
+  return 0;
+}
+
+static void hook_finalize(void) {
+  create_keyval_fn create = (create_keyval_fn)(uintptr_t)dlsym(
+      RTLD_DEFAULT, "PMPI_Comm_create_keyval");
+  set_attr_fn set =
+      (set_attr_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Comm_set_attr");
+  void *self = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_self");
+  if (!dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world"))
+    self = (void *)(uintptr_t)0x44000001;
+  int keyval;
+  if (create && set && self && create(no_copy, at_finalize, &keyval, NULL) == 0)
+    set(self, keyval, NULL);
+}
+
+SP_API void sp__mpi_after_init(void) {
+  capture_rank();
+  if (atomic_load(&sp__state) != SP__RUNNING ||
+      atomic_exchange(&synced_init, 1))
+    return;
+  hook_finalize();
+  sync_phase("init");
+}
+
+/* MPI_Init and MPI_Init_thread through the profiling interface, for a
+ * program that has the runtime but not libscopeprof_mpi.so ahead of MPI:
+ * the next definition (the layer's, or MPI's own), then the measurement,
+ * which runs once however many of these a call went through. */
+/* The next definition of name after this library's, else MPI's pmpi; where
+ * MPI is in no global scope (a Python module's dlopen loaded it), the pmpi
+ * of the caller's own dependencies. */
+static void *next_mpi(const char *name, const char *pmpi, const void *caller) {
+  void *f = dlsym(RTLD_NEXT, name);
+  Dl_info info;
+  if (!f)
+    f = dlsym(RTLD_DEFAULT, pmpi);
+  if (!f && dladdr(caller, &info) && info.dli_fname && info.dli_fname[0]) {
+    void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (h) {
+      f = dlsym(h, pmpi);
+      dlclose(h);
+    }
+  }
+  return f;
+}
+
+SP_API int MPI_Init(int *argc, char ***argv) {
+  int (*next)(int *, char ***) = (int (*)(int *, char ***))(uintptr_t)next_mpi(
+      "MPI_Init", "PMPI_Init", __builtin_return_address(0));
+  int rc = next ? next(argc, argv) : 16; /* MPI_ERR_OTHER */
+  if (rc == 0)
+    sp__mpi_after_init();
+  return rc;
+}
+
+SP_API int MPI_Init_thread(int *argc, char ***argv, int required,
+                           int *provided) {
+  typedef int (*init_thread_fn)(int *, char ***, int, int *);
+  init_thread_fn next = (init_thread_fn)(uintptr_t)next_mpi(
+      "MPI_Init_thread", "PMPI_Init_thread", __builtin_return_address(0));
+  int rc = next ? next(argc, argv, required, provided) : 16;
+  if (rc == 0)
+    sp__mpi_after_init();
+  return rc;
+}
+
+/* The MPI profiling interface: a program linked with -lscopeprof before its
+ * MPI library calls this MPI_Finalize, which notes the rank, then finalizes
+ * through PMPI_Finalize as every PMPI tool does (the clock is measured
+ * again in there, by the MPI_COMM_SELF attribute). */
+SP_API int MPI_Finalize(void) {
+  capture_rank();
   int (*pmpi)(void) =
       (int (*)(void))(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Finalize");
   return pmpi ? pmpi() : 16; /* MPI_ERR_OTHER in the MPICH and OpenMPI ABIs */

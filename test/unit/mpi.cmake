@@ -31,4 +31,23 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
       ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};PROG=$<TARGET_FILE:mpi_calls>;PLAIN=$<TARGET_FILE:mpi_calls_plain>;SRC=${_d};BUILD=${PROJECT_BINARY_DIR}")
   endforeach()
   # The cmake test installs the tree: it needs everything built.
+
+  # One clock for the job: skewed clocks aligned to rank 0's.
+  add_executable(mpi_clock ${_d}/clock.c)
+  target_link_libraries(mpi_clock PRIVATE scopeprof MPI::MPI_C)
+  target_compile_options(mpi_clock PRIVATE ${SP_C_WARNINGS})
+  target_compile_definitions(mpi_clock PRIVATE _GNU_SOURCE)
+  add_executable(mpi_clock_plain ${_d}/clock.c)
+  target_compile_definitions(mpi_clock_plain PRIVATE SP_PLAIN _GNU_SOURCE)
+  target_link_libraries(mpi_clock_plain PRIVATE MPI::MPI_C)
+  target_compile_options(mpi_clock_plain PRIVATE ${SP_C_WARNINGS})
+  set(_clock_modes runtime runtime-h5 drift drift-monotonic layer crash)
+  if(MPI_Fortran_FOUND AND SP_MPIF90 AND TARGET scopeprof_fortran)
+    list(APPEND _clock_modes fortran)
+  endif()
+  foreach(mode IN LISTS _clock_modes)
+    add_test(NAME mpi_clock_${mode} COMMAND ${_d}/clock.sh ${mode})
+    set_tests_properties(mpi_clock_${mode} PROPERTIES TIMEOUT 300 LABELS mpi
+      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};CLOCK=$<TARGET_FILE:mpi_clock>;CLOCK_PLAIN=$<TARGET_FILE:mpi_clock_plain>;SRC=${_d}")
+  endforeach()
 endif()

@@ -74,6 +74,8 @@ static arr A_MAIN = {1, MAIN_S, MAIN_E}, A_SOLVE = {2, SOLVE_S, SOLVE_E},
            A_IO = {1, IO_S, IO_E}, A_T1 = {1, T1_S, T1_E}, A_U = {3, U_S, U_E};
 #define UNAME "\xc3\xbcnicode"
 
+#define LONG_LIST 10000
+
 static void write_sample(const char *path, int with_modules) {
   sp_fmt_source t0[3] = {
       {0, "main", "app.c", 10, 1, arr_read, &A_MAIN, 0},
@@ -102,6 +104,15 @@ static void write_sample(const char *path, int with_modules) {
   if (with_modules)
     assert_int_equal(sp_fmt_meta_set_strlist(&m, "modules", mods, 3), 0);
   assert_int_equal(sp_fmt_meta_set_strlist(&m, "empty", NULL, 0), 0);
+  /* a list too long for an attribute (a host per rank of a large job) */
+  static char hostbuf[LONG_LIST][16];
+  const char *hosts[LONG_LIST];
+  for (int i = 0; i < LONG_LIST; i++) {
+    snprintf(hostbuf[i], sizeof hostbuf[i], "node%d", i / 64);
+    hosts[i] = hostbuf[i];
+  }
+  assert_int_equal(
+      sp_fmt_meta_set_strlist(&m, "rank_hostname", hosts, LONG_LIST), 0);
   assert_int_equal(sp_fmt_h5w_meta(w, &m, &err), 0);
   sp_fmt_meta_free(&m);
   free(longv);
@@ -127,6 +138,12 @@ static void check_meta(const sp_fmt_meta *m) {
   assert_non_null(it);
   assert_int_equal(it->type, SP_FMT_META_STRLIST);
   assert_int_equal(it->nstrs, 0);
+  it = sp_fmt_meta_get(m, "rank_hostname");
+  assert_non_null(it);
+  assert_int_equal(it->type, SP_FMT_META_STRLIST);
+  assert_int_equal(it->nstrs, LONG_LIST);
+  assert_string_equal(it->strs[0], "node0");
+  assert_string_equal(it->strs[LONG_LIST - 1], "node156");
   it = sp_fmt_meta_get(m, "PATH");
   assert_non_null(it);
   assert_int_equal(strlen(it->str), 60000 + strlen("...[truncated]"));
