@@ -15,8 +15,10 @@ static const char USAGE[] =
     "           *.spt and *_rank<N>.h5 (sp-import's input rules)\n"
     "table (default):\n"
     "  --by-rank          one row per region and rank\n"
-    "  --sort COLUMN      region ranks rank calls total avg min max std\n"
-    "                     excl span imbal (default total; numbers descend)\n"
+    "  --by-thread        one row per region, rank and thread\n"
+    "  --sort COLUMN      region ranks rank thread calls total avg min max\n"
+    "                     std excl span imbal timbal (default total;\n"
+    "                     numbers descend)\n"
     "  --include REGEX    only regions matching (POSIX extended regex)\n"
     "  --exclude REGEX    leave out regions matching\n"
     "  --ranks LIST       only these ranks, e.g. 0,2-3\n"
@@ -93,6 +95,7 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
 
 enum {
   OPT_BY_RANK = 256,
+  OPT_BY_THREAD,
   OPT_TREE,
   OPT_EVENTS,
   OPT_DIFF,
@@ -109,6 +112,7 @@ enum {
 
 static const struct option OPTIONS[] = {
     {"by-rank", no_argument, NULL, OPT_BY_RANK},
+    {"by-thread", no_argument, NULL, OPT_BY_THREAD},
     {"tree", no_argument, NULL, OPT_TREE},
     {"events", no_argument, NULL, OPT_EVENTS},
     {"diff", no_argument, NULL, OPT_DIFF},
@@ -146,7 +150,10 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     case 'V':
       return sp_fmt_cli_version("sp-report");
     case OPT_BY_RANK:
-      o->by_rank = 1;
+    case OPT_BY_THREAD:
+      if (o->by && o->by != (c == OPT_BY_RANK ? RP_BY_RANK : RP_BY_THREAD))
+        return usage("%s", "one of --by-rank and --by-thread at a time");
+      o->by = c == OPT_BY_RANK ? RP_BY_RANK : RP_BY_THREAD;
       break;
     case OPT_TREE:
       o->tree = 1;
@@ -159,8 +166,8 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
       break;
     case OPT_SORT:
       if (!(o->sort = rp_sort_column(v)))
-        return usage("--sort '%s': not a column (region ranks rank calls "
-                     "total avg min max std excl span imbal)",
+        return usage("--sort '%s': not a column (region ranks rank thread "
+                     "calls total avg min max std excl span imbal timbal)",
                      v);
       break;
     case OPT_INCLUDE:
@@ -239,9 +246,10 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     return usage("%s", "--window is for --svg timeline only");
   if (o->metric && !(o->svg && !strcmp(o->svg, "compare")))
     return usage("%s", "--metric is for --svg compare only");
-  if (o->diff && (o->by_rank || o->sort))
+  if (o->diff && (o->by || o->sort))
     return usage("%s", "--diff takes --top, --include, --exclude, --ranks, "
-                       "--events and -o, not --by-rank or --sort");
+                       "--events and -o, not --by-rank, --by-thread or "
+                       "--sort");
 
   /* Only the outputs that walk calls need events; the rest read an .h5's
    * summary records. */

@@ -56,9 +56,9 @@ int rp_diff(const rp_profile *pa, const rp_profile *pb, const rp_opts *o,
   rp_opts all = *o;
   all.top = 0;
   all.sort = "region";
-  if (rp_aggregate(pa, &all, 0, &va, &na, err) != 0)
+  if (rp_aggregate(pa, &all, RP_BY_REGION, &va, &na, err) != 0)
     return -1;
-  if (rp_aggregate(pb, &all, 0, &vb, &nb, err) != 0) {
+  if (rp_aggregate(pb, &all, RP_BY_REGION, &vb, &nb, err) != 0) {
     free(va);
     return -1;
   }

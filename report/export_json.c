@@ -20,13 +20,13 @@ static int one(const rp_profile *p, const rp_opts *o, FILE *f,
                sp_fmt_err *err) {
   rp_agg *v, *r;
   int64_t n, nr;
-  if (rp_aggregate(p, o, 0, &v, &n, err) != 0)
+  if (rp_aggregate(p, o, RP_BY_REGION, &v, &n, err) != 0)
     return -1;
   rp_opts all = *o; /* per-rank rows of every region, by name then rank */
   all.sort = "region";
   all.top = 0;
   int64_t *at = malloc((p->nnames ? (size_t)p->nnames : 1) * sizeof *at);
-  if (!at || rp_aggregate(p, &all, 1, &r, &nr, err) != 0) {
+  if (!at || rp_aggregate(p, &all, RP_BY_RANK, &r, &nr, err) != 0) {
     if (!at)
       sp_fmt_err_set(err, "%s: out of memory", p->label);
     free(v);
@@ -49,8 +49,10 @@ static int one(const rp_profile *p, const rp_opts *o, FILE *f,
     rp_json_str(f, p->names[a->name]);
     fprintf(f, ": {");
     stats(f, a);
-    fprintf(f, ", \"ranks\": %d, \"imbalance\": %.6g, \"source_file\": ",
-            a->nranks, a->imbalance);
+    fprintf(f,
+            ", \"ranks\": %d, \"imbalance\": %.6g, \"thread_imbalance\": "
+            "%.6g, \"source_file\": ",
+            a->nranks, a->imbalance, a->timbal);
     if (p->files[a->name])
       rp_json_str(f, p->files[a->name]);
     else

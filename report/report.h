@@ -15,8 +15,11 @@ typedef struct rp_range {
   int32_t lo, hi;
 } rp_range;
 
+/* What one row of the table stands for. */
+enum { RP_BY_REGION, RP_BY_RANK, RP_BY_THREAD };
+
 typedef struct rp_opts {
-  int by_rank;
+  int by;           /* RP_BY_*: --by-rank, --by-thread */
   const char *sort; /* column name; NULL = total */
   int have_include, have_exclude;
   regex_t include, exclude;
@@ -94,16 +97,19 @@ int64_t rp_mpi_size(const rp_profile *p);
 
 typedef struct rp_agg {
   int32_t name;
-  int32_t rank; /* -1 when aggregated over ranks */
+  int32_t rank;   /* -1 when aggregated over ranks */
+  int32_t thread; /* -1 when aggregated over threads */
   int32_t nranks;
   int64_t calls, total, min, max, excl;
-  double mean, std, pct, imbalance; /* imbalance: max/mean of rank totals */
+  double mean, std, pct;
+  double imbalance; /* max/mean of rank totals */
+  double timbal;    /* max/mean of thread totals in a rank, worst rank */
 } rp_agg;
 
-/* Rows of p that pass the filters, aggregated and sorted by o->sort, cut
- * to o->top. Returns 0, or -1 with err set. */
-int rp_aggregate(const rp_profile *p, const rp_opts *o, int by_rank,
-                 rp_agg **out, int64_t *n, sp_fmt_err *err);
+/* Rows of p that pass the filters, aggregated (by: RP_BY_*) and sorted by
+ * o->sort, cut to o->top. Returns 0, or -1 with err set. */
+int rp_aggregate(const rp_profile *p, const rp_opts *o, int by, rp_agg **out,
+                 int64_t *n, sp_fmt_err *err);
 /* The canonical name of a --sort column, or NULL when there is none. */
 const char *rp_sort_column(const char *s);
 int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,

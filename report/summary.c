@@ -1,5 +1,5 @@
 /* summary.c - per-region statistics over ranks and threads (or per region
- * and rank), their order, and the summary table. */
+ * and rank, or rank and thread), their order, and the summary table. */
 #include "report.h"
 
 #include <math.h>
@@ -21,6 +21,33 @@ static int by_name_rank(const void *a, const void *b) {
   return x->thread < y->thread ? -1 : (x->thread > y->thread);
 }
 
+/* Totals of the threads of one rank that ran a region, thread by thread:
+ * the thread imbalance is max over mean of them, the worst rank's. */
+typedef struct {
+  int64_t cur, sum, max;
+  int32_t n, open; /* open: cur holds a thread's calls */
+} thread_sums;
+
+static void thread_done(thread_sums *t) {
+  if (!t->open)
+    return;
+  t->open = 0;
+  t->sum += t->cur;
+  t->n++;
+  if (t->cur > t->max)
+    t->max = t->cur;
+  t->cur = 0;
+}
+
+static void rank_timbal(thread_sums *t, rp_agg *a) {
+  thread_done(t);
+  double mean = t->n ? (double)t->sum / t->n : 0;
+  double v = mean > 0 ? (double)t->max / mean : 0;
+  if (v > a->timbal)
+    a->timbal = v;
+  memset(t, 0, sizeof *t);
+}
+
 /* Pooled mean and population std of the rows ix[lo, hi) (Chan et al.:
  * each row's M2 = calls * std^2, shifted to the pooled mean). */
 static void fold(const rp_profile *p, const int64_t *ix, int64_t lo, int64_t hi,
@@ -29,18 +56,28 @@ static void fold(const rp_profile *p, const int64_t *ix, int64_t lo, int64_t hi,
   a->min = INT64_MAX;
   a->max = INT64_MIN;
   a->nranks = 0;
-  int32_t last_rank = -1;
+  a->timbal = 0;
+  int32_t last_rank = -1, last_thread = -1;
   int64_t rank_total = 0, max_rank_total = 0;
+  thread_sums ts = {0, 0, 0, 0, 0};
   for (int64_t k = lo; k < hi; k++) {
     const sp_fmt_stats *s = &p->rows[ix[k]].st;
-    int32_t rank = p->rows[ix[k]].rank;
+    int32_t rank = p->rows[ix[k]].rank, thread = p->rows[ix[k]].thread;
     if (s->calls <= 0)
       continue;
     if (rank != last_rank) {
+      rank_timbal(&ts, a);
       a->nranks++;
       last_rank = rank;
+      last_thread = -1;
       rank_total = 0;
     }
+    if (thread != last_thread) {
+      thread_done(&ts);
+      last_thread = thread;
+    }
+    ts.cur += s->total_ns;
+    ts.open = 1;
     rank_total += s->total_ns;
     if (rank_total > max_rank_total)
       max_rank_total = rank_total;
@@ -52,6 +89,7 @@ static void fold(const rp_profile *p, const int64_t *ix, int64_t lo, int64_t hi,
     if (s->max_ns > a->max)
       a->max = s->max_ns;
   }
+  rank_timbal(&ts, a);
   if (a->calls == 0) {
     a->min = a->max = 0;
     a->mean = a->std = 0;
@@ -97,6 +135,10 @@ static double key(const rp_agg *a) {
     return a->pct;
   if (!strcmp(c, "imbal"))
     return a->imbalance;
+  if (!strcmp(c, "timbal"))
+    return a->timbal;
+  if (!strcmp(c, "thread"))
+    return -a->thread; /* ascending */
   return (double)a->total;
 }
 
@@ -110,27 +152,33 @@ static int by_column(const void *pa, const void *pb) {
   int c = strcmp(sort_p->names[a->name], sort_p->names[b->name]);
   if (c)
     return c;
-  return a->rank < b->rank ? -1 : (a->rank > b->rank);
+  if (a->rank != b->rank)
+    return a->rank < b->rank ? -1 : 1;
+  return a->thread < b->thread ? -1 : (a->thread > b->thread);
 }
 
 /* The columns --sort accepts, and the aliases people type. */
 const char *rp_sort_column(const char *s) {
   static const char *const cols[][2] = {
-      {"region", "region"},  {"name", "region"}, {"ranks", "ranks"},
-      {"rank", "rank"},      {"calls", "calls"}, {"count", "calls"},
-      {"total", "total"},    {"avg", "avg"},     {"mean", "avg"},
-      {"average", "avg"},    {"min", "min"},     {"max", "max"},
-      {"std", "std"},        {"excl", "excl"},   {"exclusive", "excl"},
-      {"span", "span"},      {"%span", "span"},  {"imbal", "imbal"},
-      {"imbalance", "imbal"}};
+      {"region", "region"},   {"name", "region"},
+      {"ranks", "ranks"},     {"rank", "rank"},
+      {"calls", "calls"},     {"count", "calls"},
+      {"total", "total"},     {"avg", "avg"},
+      {"mean", "avg"},        {"average", "avg"},
+      {"min", "min"},         {"max", "max"},
+      {"std", "std"},         {"excl", "excl"},
+      {"exclusive", "excl"},  {"span", "span"},
+      {"%span", "span"},      {"imbal", "imbal"},
+      {"imbalance", "imbal"}, {"thread", "thread"},
+      {"timbal", "timbal"},   {"thread-imbalance", "timbal"}};
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
     if (!strcmp(s, cols[i][0]))
       return cols[i][1];
   return NULL;
 }
 
-int rp_aggregate(const rp_profile *p, const rp_opts *o, int by_rank,
-                 rp_agg **out, int64_t *n, sp_fmt_err *err) {
+int rp_aggregate(const rp_profile *p, const rp_opts *o, int by, rp_agg **out,
+                 int64_t *n, sp_fmt_err *err) {
   int64_t *ix = malloc((p->nrows ? (size_t)p->nrows : 1) * sizeof *ix);
   rp_agg *v = malloc((p->nrows ? (size_t)p->nrows : 1) * sizeof *v);
   char *keep = malloc(p->nnames ? (size_t)p->nnames : 1);
@@ -150,19 +198,25 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by_rank,
   double span = p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo) : 0;
   double all = 0;
   int32_t all_name = -1;
+  /* --by-thread: the totals of the row's rank (all its threads), and the
+   * mean over that rank's threads that ran the region. */
+  int64_t rk_lo = -1, rk_total = 0;
+  double rk_mean = 0;
   for (int64_t lo = 0, hi; lo < m; lo = hi) {
     const rp_row *r = &p->rows[ix[lo]];
     for (hi = lo; hi < m && p->rows[ix[hi]].name == r->name &&
-                  (!by_rank || p->rows[ix[hi]].rank == r->rank);)
+                  (by < RP_BY_RANK || p->rows[ix[hi]].rank == r->rank) &&
+                  (by < RP_BY_THREAD || p->rows[ix[hi]].thread == r->thread);)
       hi++;
     rp_agg *a = &v[k++];
     a->name = r->name;
-    a->rank = by_rank ? r->rank : -1;
+    a->rank = by >= RP_BY_RANK ? r->rank : -1;
+    a->thread = by >= RP_BY_THREAD ? r->thread : -1;
     fold(p, ix, lo, hi, a);
     a->pct = span > 0 && a->nranks
                  ? 100.0 * (double)a->total / span / (double)a->nranks
                  : 0;
-    if (by_rank) {
+    if (by >= RP_BY_RANK) {
       /* This rank's total against the mean over ranks of the region: the
        * region's total is summed once, at its first rank. */
       if (r->name != all_name) {
@@ -171,8 +225,35 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by_rank,
         for (int64_t j = lo; j < m && p->rows[ix[j]].name == r->name; j++)
           all += (double)p->rows[ix[j]].st.total_ns;
       }
+      int64_t rank_total = a->total;
+      if (by == RP_BY_THREAD) {
+        if (rk_lo < 0 || p->rows[ix[rk_lo]].name != r->name ||
+            p->rows[ix[rk_lo]].rank != r->rank) {
+          thread_sums ts = {0, 0, 0, 0, 0};
+          int32_t last = -1;
+          rk_lo = lo;
+          rk_total = 0;
+          for (int64_t q = lo; q < m && p->rows[ix[q]].name == r->name &&
+                               p->rows[ix[q]].rank == r->rank;
+               q++) {
+            const rp_row *x = &p->rows[ix[q]];
+            rk_total += x->st.total_ns;
+            if (x->st.calls <= 0)
+              continue;
+            if (x->thread != last)
+              thread_done(&ts), last = x->thread;
+            ts.cur += x->st.total_ns;
+            ts.open = 1;
+          }
+          thread_done(&ts);
+          rk_mean = ts.n ? (double)ts.sum / ts.n : 0;
+        }
+        rank_total = rk_total;
+        a->timbal =
+            rk_mean > 0 && a->calls > 0 ? (double)a->total / rk_mean : 0;
+      }
       double mean_rank = p->nranks ? all / (double)p->nranks : 0;
-      a->imbalance = mean_rank > 0 ? (double)a->total / mean_rank : 0;
+      a->imbalance = mean_rank > 0 ? (double)rank_total / mean_rank : 0;
     }
   }
   free(ix);
@@ -190,7 +271,7 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
                    sp_fmt_err *err) {
   rp_agg *v;
   int64_t n;
-  if (rp_aggregate(p, o, o->by_rank, &v, &n, err) != 0)
+  if (rp_aggregate(p, o, o->by, &v, &n, err) != 0)
     return -1;
   if (n == 0) {
     free(v);
@@ -217,9 +298,13 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
             "note: recording waited %s for the disk (SP_MEMORY: a larger "
             "budget absorbs longer bursts)\n",
             rp_time((double)wait->i64, b[0], sizeof b[0]));
-  fprintf(f, "%-*s %5s %10s %10s %10s %10s %10s %10s %10s %6s %6s\n", w,
-          "region", o->by_rank ? "rank" : "ranks", "calls", "total", "avg",
-          "min", "max", "std", "excl", "%span", "imbal");
+  int by = o->by;
+  fprintf(f, "%-*s %5s ", w, "region", by ? "rank" : "ranks");
+  if (by == RP_BY_THREAD)
+    fprintf(f, "%6s ", "thread");
+  fprintf(f, "%10s %10s %10s %10s %10s %10s %10s %6s %6s %6s\n", "calls",
+          "total", "avg", "min", "max", "std", "excl", "%span", "imbal",
+          "timbal");
   for (int64_t i = 0; i < n; i++) {
     const rp_agg *a = &v[i];
     const char *name = p->names[a->name];
@@ -228,14 +313,17 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
       fprintf(f, "%.*s...", w - 3, name);
     else
       fprintf(f, "%-*s", w, name);
-    fprintf(f, " %5d %10lld %10s %10s %10s %10s %10s %10s %6.1f %6.2f\n",
-            o->by_rank ? a->rank : a->nranks, (long long)a->calls,
-            rp_time((double)a->total, b[1], sizeof b[1]),
+    fprintf(f, " %5d ", by ? a->rank : a->nranks);
+    if (by == RP_BY_THREAD)
+      fprintf(f, "%6d ", a->thread);
+    fprintf(f, "%10lld %10s %10s %10s %10s %10s %10s %6.1f %6.2f %6.2f\n",
+            (long long)a->calls, rp_time((double)a->total, b[1], sizeof b[1]),
             rp_time(a->mean, b[2], sizeof b[2]),
             rp_time((double)a->min, b[3], sizeof b[3]),
             rp_time((double)a->max, b[4], sizeof b[4]),
             rp_time(a->std, b[5], sizeof b[5]),
-            rp_time((double)a->excl, b[6], sizeof b[6]), a->pct, a->imbalance);
+            rp_time((double)a->excl, b[6], sizeof b[6]), a->pct, a->imbalance,
+            a->timbal);
   }
   free(v);
   return 0;

@@ -55,7 +55,7 @@ static series *collect(rp_profile *const *ps, int n, const rp_opts *o,
   for (int i = 0; i < n; i++) {
     rp_agg *v;
     int64_t k;
-    if (rp_aggregate(ps[i], &all, 0, &v, &k, err) != 0) {
+    if (rp_aggregate(ps[i], &all, RP_BY_REGION, &v, &k, err) != 0) {
       free(s);
       return NULL;
     }

@@ -306,10 +306,13 @@ for args, why in ((["--bogus", A], "unknown option --bogus"),
                   (["--top", "0", A], "--top needs a positive number"),
                   (["--diff", "--by-rank", A, A], "--diff takes --top, "
                    "--include, --exclude, --ranks, --events and -o, not "
-                   "--by-rank or --sort"),
+                   "--by-rank, --by-thread or --sort"),
+                  (["--diff", "--by-thread", A, A], "--diff takes --top, "
+                   "--include, --exclude, --ranks, --events and -o, not "
+                   "--by-rank, --by-thread or --sort"),
                   (["--diff", "--sort", "calls", A, A], "--diff takes --top, "
                    "--include, --exclude, --ranks, --events and -o, not "
-                   "--by-rank or --sort"),
+                   "--by-rank, --by-thread or --sort"),
                   (["--window", "0:1", A], "--window is for --svg timeline only"),
                   (["--window", "0:1", "--export", "chrome", A],
                    "--window is for --svg timeline only"),
