@@ -1,28 +1,37 @@
 /* callstack.c - the call stack of each rank's thread, reconstructed by
  * containment over a k-way merge of its regions' calls, with the rules of
- * sp_fmt_stats_thread (start asc, end desc, source asc). */
+ * sp_fmt_stats_thread (start asc, end desc, source asc); OpenMP workers'
+ * implicit tasks joined to the parallel call of their team. */
 #include "report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* The calls of a group of threads (one thread, or every thread of a rank
+ * when OpenMP teams are joined), merged. A kept source is (thread of the
+ * group, source); kept sources are numbered in that order, so their number
+ * breaks ties as the source index does within one thread. */
 typedef struct {
   const rp_thread *t;
-  const int64_t *keep; /* kept source indices */
-  int64_t *pos;        /* next call of each kept source */
-  int64_t *heap;       /* positions in keep[], ordered by current call */
+  const int64_t *kt, *ks; /* thread in the group, source of each kept one */
+  int64_t *pos;           /* next call of each kept source */
+  int64_t *heap;          /* kept source numbers, ordered by current call */
   int64_t n;
 } merger;
 
+static const sp_fmt_block *block(const merger *m, int64_t a) {
+  return m->t[m->kt[a]].blk[m->ks[a]];
+}
+
 static int before(const merger *m, int64_t a, int64_t b) {
-  const sp_fmt_block *x = m->t->blk[m->keep[a]], *y = m->t->blk[m->keep[b]];
+  const sp_fmt_block *x = block(m, a), *y = block(m, b);
   int64_t sa = x->starts[m->pos[a]], sb = y->starts[m->pos[b]];
   if (sa != sb)
     return sa < sb;
   int64_t ea = x->ends[m->pos[a]], eb = y->ends[m->pos[b]];
   if (ea != eb)
     return ea > eb;
-  return m->keep[a] < m->keep[b];
+  return a < b;
 }
 
 static void sift_down(merger *m, int64_t i) {
@@ -43,99 +52,128 @@ static void sift_down(merger *m, int64_t i) {
 
 typedef struct {
   rp_call c;
-  int64_t children; /* time of direct children */
+  int64_t children; /* time of direct children on the same thread */
 } frame;
 
-static int close_top(const rp_visitor *v, const rp_thread *t, frame *stack,
-                     int64_t *depth) {
-  frame *f = &stack[--*depth];
+typedef struct {
+  frame *f;
+  int64_t depth, cap;
+} stack;
+
+static int close_top(const rp_visitor *v, const rp_thread *t, stack *s) {
+  frame *f = &s->f[--s->depth];
   f->c.exclusive = (f->c.end - f->c.start) - f->children;
   return v->on_close ? v->on_close(v->ctx, t, &f->c) : 0;
 }
 
-static int walk_thread(const rp_profile *p, const rp_thread *t,
-                       const char *keep_name, const rp_visitor *v, int strict,
-                       sp_fmt_err *err) {
-  size_t cnt = t->nsrc ? (size_t)t->nsrc : 1;
-  int64_t *keep = malloc(cnt * sizeof *keep);
+static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
+                      const char *keep_name, const rp_visitor *v, int flags,
+                      rp_omp *omp, sp_fmt_err *err) {
+  int64_t total = 0;
+  for (int64_t i = 0; i < nt; i++)
+    total += t[i].nsrc;
+  size_t cnt = total ? (size_t)total : 1;
+  int64_t *kt = malloc(cnt * sizeof *kt);
+  int64_t *ks = malloc(cnt * sizeof *ks);
   int64_t *pos = calloc(cnt, sizeof *pos);
   int64_t *heap = malloc(cnt * sizeof *heap);
-  int64_t cap = 64, depth = 0;
-  frame *stack = malloc((size_t)cap * sizeof *stack);
+  stack *st = calloc((size_t)nt, sizeof *st);
   int rc = -1;
-  if (!keep || !pos || !heap || !stack) {
-    sp_fmt_err_set(err, "%s: out of memory", p->label);
-    goto out;
-  }
-  merger m = {t, keep, pos, heap, 0};
-  int64_t nk = 0;
-  for (int64_t j = 0; j < t->nsrc; j++)
-    if (keep_name[t->name[j]] && t->blk[j]->count > 0) {
-      keep[nk] = j;
-      heap[m.n++] = nk++;
-    }
+  if (!kt || !ks || !pos || !heap || !st)
+    goto oom;
+  merger m = {t, kt, ks, pos, heap, 0};
+  for (int64_t i = 0; i < nt; i++)
+    for (int64_t j = 0; j < t[i].nsrc; j++)
+      if (keep_name[t[i].name[j]] && t[i].blk[j]->count > 0) {
+        kt[m.n] = i;
+        ks[m.n] = j;
+        heap[m.n] = m.n;
+        m.n++;
+      }
   for (int64_t i = m.n / 2; i-- > 0;)
     sift_down(&m, i);
   while (m.n) {
     int64_t h = heap[0];
-    const sp_fmt_block *b = t->blk[keep[h]];
-    rp_call c = {t->name[keep[h]], 0, b->starts[pos[h]],
-                 b->ends[pos[h]],  0, -1};
+    const rp_thread *th = &t[kt[h]];
+    const sp_fmt_block *b = block(&m, h);
+    rp_call c = {th->name[ks[h]], 0, b->starts[pos[h]], b->ends[pos[h]], 0, -1};
     if (++pos[h] == b->count)
       heap[0] = heap[--m.n];
     sift_down(&m, 0);
-    while (depth) {
-      frame *top = &stack[depth - 1];
+    stack *s = &st[kt[h]];
+    while (s->depth) {
+      frame *top = &s->f[s->depth - 1];
       if (c.start >= top->c.start && c.end <= top->c.end)
         break;
-      if (c.start < top->c.end && strict) {
+      if (c.start < top->c.end && (flags & RP_WALK_STRICT)) {
         sp_fmt_err_set(err,
                        "%s: rank %d thread %d: call of %s at %lld overlaps "
                        "%s at %lld without nesting",
-                       p->label, t->rank, t->thread, p->names[c.name],
+                       p->label, th->rank, th->thread, p->names[c.name],
                        (long long)c.start, p->names[top->c.name],
                        (long long)top->c.start);
         goto out;
       }
-      if (close_top(v, t, stack, &depth) != 0)
+      if (close_top(v, th, s) != 0)
         goto stopped;
     }
-    frame *parent = depth ? &stack[depth - 1] : NULL;
+    frame *parent = s->depth ? &s->f[s->depth - 1] : NULL;
+    const rp_call *pc = parent ? &parent->c : NULL;
     if (parent)
       parent->children += c.end - c.start;
-    c.depth = (int32_t)depth;
-    if (v->on_open && v->on_open(v->ctx, t, &c, parent ? &parent->c : NULL))
-      goto stopped;
-    if (depth == cap) {
-      frame *g = realloc(stack, (size_t)(2 * cap) * sizeof *stack);
-      if (!g) {
-        sp_fmt_err_set(err, "%s: out of memory", p->label);
-        goto out;
-      }
-      stack = g;
-      cap *= 2;
+    if (omp) {
+      /* The team's parallel call is the parent, but the task's time stays
+       * out of its exclusive time: that runs on another thread. */
+      rp_omp_call *x = rp_omp_match(omp, th, &c, pc);
+      if (x && x->seen)
+        pc = &x->call;
     }
-    stack[depth].c = c;
-    stack[depth].children = 0;
-    depth++;
-  }
-  while (depth)
-    if (close_top(v, t, stack, &depth) != 0)
+    c.depth = pc ? pc->depth + 1 : 0;
+    if (v->on_open && v->on_open(v->ctx, th, &c, pc))
       goto stopped;
+    if (omp) {
+      rp_omp_call *x = rp_omp_self(omp, th, &c);
+      if (x) {
+        x->call = c;
+        x->seen = 1;
+      }
+    }
+    if (s->depth == s->cap) {
+      int64_t c2 = s->cap ? 2 * s->cap : 64;
+      frame *g = realloc(s->f, (size_t)c2 * sizeof *g);
+      if (!g)
+        goto oom;
+      s->f = g;
+      s->cap = c2;
+    }
+    s->f[s->depth].c = c;
+    s->f[s->depth].children = 0;
+    s->depth++;
+  }
+  for (int64_t i = 0; i < nt; i++)
+    while (st[i].depth)
+      if (close_top(v, &t[i], &st[i]) != 0)
+        goto stopped;
   rc = 0;
+  goto out;
+oom:
+  sp_fmt_err_set(err, "%s: out of memory", p->label);
   goto out;
 stopped:
   sp_fmt_err_set(err, "%s: stopped", p->label);
 out:
-  free(keep);
+  free(kt);
+  free(ks);
   free(pos);
   free(heap);
-  free(stack);
+  for (int64_t i = 0; st && i < nt; i++)
+    free(st[i].f);
+  free(st);
   return rc;
 }
 
 int rp_walk(const rp_profile *p, const rp_opts *o, const rp_visitor *v,
-            int strict, sp_fmt_err *err) {
+            int flags, sp_fmt_err *err) {
   char *keep = malloc(p->nnames ? (size_t)p->nnames : 1);
   if (!keep) {
     sp_fmt_err_set(err, "%s: out of memory", p->label);
@@ -143,9 +181,25 @@ int rp_walk(const rp_profile *p, const rp_opts *o, const rp_visitor *v,
   }
   for (int64_t i = 0; i < p->nnames; i++)
     keep[i] = (char)rp_name_selected(o, p->names[i]);
+  rp_omp *omp = NULL;
+  if (flags & RP_WALK_OMP) {
+    if (!(omp = rp_omp_new(p, o, err))) {
+      free(keep);
+      return -1;
+    }
+    if (!rp_omp_any(omp)) { /* no team: thread after thread, as always */
+      rp_omp_free(omp);
+      omp = NULL;
+    }
+  }
   int rc = 0;
-  for (int64_t i = 0; rc == 0 && i < p->nthreads; i++)
-    rc = walk_thread(p, &p->threads[i], keep, v, strict, err);
+  for (int64_t i = 0, j; rc == 0 && i < p->nthreads; i = j) {
+    j = i + 1;
+    while (omp && j < p->nthreads && p->threads[j].rank == p->threads[i].rank)
+      j++;
+    rc = walk_group(p, &p->threads[i], j - i, keep, v, flags, omp, err);
+  }
+  rp_omp_free(omp);
   free(keep);
   return rc;
 }

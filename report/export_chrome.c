@@ -1,7 +1,17 @@
 /* export_chrome.c - the Trace Event Format (JSON object form) that
  * Perfetto and chrome://tracing load: one complete ("X") event per call,
- * pid = rank, tid = thread, times in microseconds from the first call. */
+ * pid = rank, tid = thread, times in microseconds from the first call; a
+ * flow arrow from each OpenMP parallel call to its workers' tasks. */
 #include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A worker's implicit task and the parallel call it belongs to. */
+typedef struct {
+  int32_t rank, from, to; /* threads */
+  int64_t from_ts, to_ts;
+} flow;
 
 typedef struct {
   const rp_profile *p;
@@ -9,6 +19,9 @@ typedef struct {
   int64_t origin;
   int32_t rank, thread; /* the lane whose name was last written */
   const char *sep;      /* before the next event: "" first, then ",\n" */
+  rp_omp *omp;
+  flow *fl;
+  int64_t nfl, capfl;
 } chrome;
 
 /* Microseconds with the nanoseconds kept: "12.345". */
@@ -40,8 +53,20 @@ static void lane_names(chrome *x, const rp_thread *t) {
 
 static int on_open(void *ctx, const rp_thread *t, rp_call *c,
                    const rp_call *parent) {
-  (void)parent;
   chrome *x = ctx;
+  const rp_omp_call *team = rp_omp_match(x->omp, t, c, parent);
+  if (team) {
+    if (x->nfl == x->capfl) {
+      int64_t cap = x->capfl ? 2 * x->capfl : 64;
+      flow *g = realloc(x->fl, (size_t)cap * sizeof *g);
+      if (!g)
+        return 1;
+      x->fl = g;
+      x->capfl = cap;
+    }
+    x->fl[x->nfl++] =
+        (flow){t->rank, team->thread, t->thread, team->start, c->start};
+  }
   FILE *f = x->f;
   if (t->rank != x->rank || t->thread != x->thread)
     lane_names(x, t);
@@ -83,9 +108,30 @@ static void meta(FILE *f, const sp_fmt_meta *m) {
   }
 }
 
+/* Flow events bind to the slice they share pid, tid, ts and cat with
+ * (chrome://tracing), or that encloses ts (Perfetto; "bp":"e" for the
+ * end): the parallel call at its start, the task at its start. They come
+ * after every slice, so a reader that sorts by time alone still sees each
+ * slice open before its flow. */
+static void flows(const chrome *x) {
+  for (int64_t i = 0; i < x->nfl; i++) {
+    const flow *w = &x->fl[i];
+    for (int end = 0; end < 2; end++) {
+      fprintf(x->f,
+              ",\n{\"name\":\"omp team\",\"cat\":\"region\",\"ph\":\"%s\","
+              "\"id\":%lld,\"ts\":",
+              end ? "f\",\"bp\":\"e" : "s", (long long)(i + 1));
+      us(x->f, (end ? w->to_ts : w->from_ts) - x->origin);
+      fprintf(x->f, ",\"pid\":%d,\"tid\":%d}", w->rank, end ? w->to : w->from);
+    }
+  }
+}
+
 int rp_export_chrome(const rp_profile *p, const rp_opts *o, FILE *f,
                      sp_fmt_err *err) {
-  chrome x = {p, f, p->span_lo, -1, -1, ""};
+  chrome x = {p, f, p->span_lo, -1, -1, "", NULL, NULL, 0, 0};
+  if (!(x.omp = rp_omp_new(p, o, err)))
+    return -1;
   fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"profile\":", f);
   rp_json_str(f, p->label);
   fprintf(f, ",\"origin_ns\":%lld", (long long)p->span_lo);
@@ -94,8 +140,14 @@ int rp_export_chrome(const rp_profile *p, const rp_opts *o, FILE *f,
   rp_visitor v = {on_open, NULL, &x};
   /* A trace viewer shows overlapping calls as they are: no need to refuse
    * improper nesting here. */
-  if (rp_walk(p, o, &v, 0, err) != 0)
-    return -1;
-  fputs("\n]}\n", f);
-  return 0;
+  int rc = rp_walk(p, o, &v, 0, err);
+  if (rc != 0 && strstr(err->msg, ": stopped"))
+    sp_fmt_err_set(err, "%s: out of memory", p->label);
+  if (rc == 0) {
+    flows(&x);
+    fputs("\n]}\n", f);
+  }
+  rp_omp_free(x.omp);
+  free(x.fl);
+  return rc;
 }

@@ -59,7 +59,7 @@ int rp_tree_build(const rp_profile *p, const rp_opts *o, rp_tree *t,
                   sp_fmt_err *err) {
   memset(t, 0, sizeof *t);
   rp_visitor v = {on_open, on_close, t};
-  if (rp_walk(p, o, &v, 1, err) != 0) {
+  if (rp_walk(p, o, &v, RP_WALK_STRICT | RP_WALK_OMP, err) != 0) {
     if (strstr(err->msg, ": stopped"))
       sp_fmt_err_set(err, "%s: out of memory", p->label);
     rp_tree_free(t);

@@ -140,12 +140,48 @@ typedef struct rp_visitor {
   void *ctx;
 } rp_visitor;
 
+/* rp_walk's flags. */
+enum {
+  /* Improper nesting stops the walk with one line naming rank, thread and
+   * both regions; otherwise the overlapped calls are closed early. */
+  RP_WALK_STRICT = 1,
+  /* A worker's `omp implicit task @ LOC` call gets the `omp parallel @ LOC`
+   * call it belongs to (omp.c) as its parent, and the threads of a rank
+   * are walked together in start order so that call is seen first. */
+  RP_WALK_OMP = 2
+};
+
 /* Walks every thread of p (filtered regions dropped, their children
- * attached to the nearest kept caller). strict: improper nesting stops the
- * walk with one line naming rank, thread and both regions; otherwise the
- * overlapped calls are closed early and the walk goes on. */
+ * attached to the nearest kept caller), thread after thread unless
+ * RP_WALK_OMP finds OpenMP teams; flags: RP_WALK_*. */
 int rp_walk(const rp_profile *p, const rp_opts *o, const rp_visitor *v,
-            int strict, sp_fmt_err *err);
+            int flags, sp_fmt_err *err);
+
+/* ---- OpenMP teams (omp.c) ----------------------------------------------- */
+
+/* One call of an `omp parallel @ LOC` region. */
+typedef struct rp_omp_call {
+  int32_t rank, thread, name;
+  int64_t start, end;
+  rp_call call; /* as the walk opened it (its node), once seen */
+  int seen;
+} rp_omp_call;
+
+typedef struct rp_omp rp_omp;
+
+/* The parallel calls of p's kept regions, indexed; NULL (err set) when out
+ * of memory. */
+rp_omp *rp_omp_new(const rp_profile *p, const rp_opts *o, sp_fmt_err *err);
+void rp_omp_free(rp_omp *m);
+int rp_omp_any(const rp_omp *m); /* 1 if some task may belong to a team */
+/* For a call c of `omp implicit task @ LOC` on thread t whose own parent
+ * (parent, NULL for none) is not an `omp parallel @ LOC` call: the tightest
+ * call of `omp parallel @ LOC` on another thread of t's rank holding c's
+ * interval. NULL for any other call or when none holds it. */
+rp_omp_call *rp_omp_match(const rp_omp *m, const rp_thread *t, const rp_call *c,
+                          const rp_call *parent);
+/* The entry of c itself when c is a parallel call; else NULL. */
+rp_omp_call *rp_omp_self(const rp_omp *m, const rp_thread *t, const rp_call *c);
 
 /* Aggregated call paths: node = (parent node, region). */
 typedef struct rp_node {

@@ -1,6 +1,7 @@
 /* svg_flame.c - an aggregated flame graph as self-contained SVG: one frame
- * per call path, width = inclusive time summed over ranks and threads,
- * hover titles with the path, time, calls and source. */
+ * per call path, width = inclusive time summed over ranks and threads (with
+ * the time of OpenMP workers joined under it), hover titles with the path,
+ * time, calls and source. */
 #include "report.h"
 
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 typedef struct {
   const rp_profile *p;
   const rp_tree *t;
+  const int64_t *w; /* per node: exclusive time of its subtree */
   FILE *f;
   double scale; /* px per ns */
   int height;
@@ -53,7 +55,7 @@ static void label(const flame *g, int64_t x, double w, double px, int y) {
 
 static void frame(const flame *g, int64_t x, double px) {
   const rp_node *n = &g->t->v[x];
-  double w = (double)n->total * g->scale;
+  double w = (double)g->w[x] * g->scale;
   if (w < 0.1) /* invisible frames only make the file bigger */
     return;
   int y = g->height - PAD - ROW * (n->depth + 2);
@@ -61,9 +63,12 @@ static void frame(const flame *g, int64_t x, double px) {
   rp_color(g->p->names[n->name], col, sizeof col);
   fputs("<g><title>", g->f);
   rp_tree_fpath(g->t, g->p, x, " &gt; ", g->f, put_xml);
-  fprintf(g->f, "\ntotal %s (%.2f%%), exclusive %s, %lld calls",
-          rp_time((double)n->total, b1, sizeof b1),
-          100.0 * (double)n->total / (double)g->all,
+  fprintf(g->f, "\ntotal %s", rp_time((double)n->total, b1, sizeof b1));
+  if (g->w[x] != n->total) /* workers joined: the frame is wider */
+    fprintf(g->f, ", with its team's threads %s",
+            rp_time((double)g->w[x], b1, sizeof b1));
+  fprintf(g->f, " (%.2f%%), exclusive %s, %lld calls",
+          100.0 * (double)g->w[x] / (double)g->all,
           rp_time((double)n->excl, b2, sizeof b2), (long long)n->calls);
   if (g->p->files[n->name]) {
     fputs("\nsource ", g->f);
@@ -79,7 +84,7 @@ static void frame(const flame *g, int64_t x, double px) {
   fputs("</g>\n", g->f);
   for (int64_t c = n->first_child; c >= 0; c = g->t->v[c].next_sibling) {
     frame(g, c, px);
-    px += (double)g->t->v[c].total * g->scale;
+    px += (double)g->w[c] * g->scale;
   }
 }
 
@@ -89,14 +94,29 @@ int rp_svg_flame(const rp_profile *p, const rp_opts *o, FILE *f,
   if (rp_tree_build(p, o, &t, err) != 0)
     return -1;
   rp_tree_link(&t, p);
-  flame g = {p, &t, f, 0, 0, 0};
+  /* A frame's width is its subtree's exclusive time: its total, unless
+   * OpenMP workers' calls joined below it add their threads' time. A child
+   * is made after its parent, so one backward pass sums the subtrees. */
+  int64_t *w = calloc(t.n ? (size_t)t.n : 1, sizeof *w);
+  if (!w) {
+    rp_tree_free(&t);
+    sp_fmt_err_set(err, "%s: out of memory", p->label);
+    return -1;
+  }
+  for (int64_t i = t.n; i-- > 0;) {
+    w[i] += t.v[i].excl;
+    if (t.v[i].parent >= 0)
+      w[t.v[i].parent] += w[i];
+  }
+  flame g = {p, &t, w, f, 0, 0, 0};
   int depth = 0;
   for (int64_t i = 0; i < t.n; i++)
     if (t.v[i].depth + 1 > depth)
       depth = t.v[i].depth + 1;
   for (int64_t x = t.first_root; x >= 0; x = t.v[x].next_sibling)
-    g.all += t.v[x].total;
+    g.all += w[x];
   if (g.all <= 0) {
+    free(w);
     rp_tree_free(&t);
     sp_fmt_err_set(err, "%s: no calls to draw", p->label);
     return -1;
@@ -118,9 +138,10 @@ int rp_svg_flame(const rp_profile *p, const rp_opts *o, FILE *f,
   double px = PAD;
   for (int64_t x = t.first_root; x >= 0; x = t.v[x].next_sibling) {
     frame(&g, x, px);
-    px += (double)t.v[x].total * g.scale;
+    px += (double)w[x] * g.scale;
   }
   fputs("</svg>\n", f);
+  free(w);
   rp_tree_free(&t);
   return 0;
 }

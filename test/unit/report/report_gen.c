@@ -46,7 +46,7 @@ static void die(const sp_fmt_err *e) {
 
 static void spt(const char *path, int32_t rank, int version, const blk *b,
                 int n) {
-  sp_fmt_source s[16];
+  sp_fmt_source s[32];
   sp_fmt_err err;
   sources(b, n, s);
   if (sp_fmt_spt_write(path, rank, version, s, n, 0, &err) != 0)
@@ -105,6 +105,45 @@ int main(int argc, char **argv) {
   snprintf(p, sizeof p, "%s/a/run_rank00001.h5", d);
   h5(p, 1, r1, 3, 2);
 
+  /* OpenMP: rank 0, four threads (test_report.py works out the values).
+   *   t0: main [0,10000] { omp parallel @ a.c:10 [1000,3000] { task
+   *       [1100,2900] { work [1200,1600] } }, solve [6000,7000] { parallel
+   *       @ a.c:10 [6050,6950] { task [6100,6900] { work [6200,6400] } } },
+   *       omp parallel @ b.c:20 [7100,7900] { task @ b.c:20 [7150,7850]
+   *       { work [7200,7300] } } }
+   *   t1-t3: tasks @ a.c:10 [1150,2950] { work of 800, 1200, 1600 };
+   *   t1, t2: tasks @ a.c:10 [6100,6900] { work of 300, 400 } (the second
+   *   call, under solve); t1: task @ b.c:20 [7150,7850] { work 300 };
+   *   t3: tasks @ a.c:10 [7200,7400] { work [7250,7350] } (inside b.c:20's
+   *   parallel call, but another LOC) and [9500,9700] { work [9550,9600] }
+   *   (inside no parallel call): both stay roots. */
+  const char *PA = "omp parallel @ a.c:10", *TA = "omp implicit task @ a.c:10",
+             *PB = "omp parallel @ b.c:20", *TB = "omp implicit task @ b.c:20";
+  blk omp[] = {
+      {0, "main", "m.c", 1, 1, {0}, {10000}},
+      {0, PA, "a.c", 10, 2, {1000, 6050}, {3000, 6950}},
+      {0, TA, "a.c", 10, 2, {1100, 6100}, {2900, 6900}},
+      {0, "work", "w.c", 5, 3, {1200, 6200, 7200}, {1600, 6400, 7300}},
+      {0, "solve", "s.c", 20, 1, {6000}, {7000}},
+      {0, PB, "b.c", 20, 1, {7100}, {7900}},
+      {0, TB, "b.c", 20, 1, {7150}, {7850}},
+      {1, TA, "a.c", 10, 2, {1150, 6100}, {2950, 6900}},
+      {1, "work", "w.c", 5, 3, {1200, 6200, 7200}, {2000, 6500, 7500}},
+      {1, TB, "b.c", 20, 1, {7150}, {7850}},
+      {2, TA, "a.c", 10, 2, {1150, 6100}, {2950, 6900}},
+      {2, "work", "w.c", 5, 2, {1200, 6200}, {2400, 6600}},
+      {3, TA, "a.c", 10, 3, {1150, 7200, 9500}, {2950, 7400, 9700}},
+      {3, "work", "w.c", 5, 3, {1200, 7250, 9550}, {2800, 7350, 9600}},
+  };
+  snprintf(p, sizeof p, "%s/omp/run_rank00000.spt", d);
+  spt(p, 0, 3, omp, 14);
+  /* Rank 1: a worker's task inside rank 0's parallel call by time, but on
+   * another rank: a root. */
+  blk omp1[] = {{1, TA, "a.c", 10, 1, {1150}, {2950}},
+                {1, "work", "w.c", 5, 1, {1200}, {1300}}};
+  snprintf(p, sizeof p, "%s/omp_rank1.spt", d);
+  spt(p, 1, 3, omp1, 2);
+
   /* Improper nesting: b starts inside a and ends after it. */
   blk bad[] = {{0, "alpha", NULL, -1, 1, {0}, {100}},
                {0, "beta", NULL, -1, 1, {50}, {150}}};
@@ -144,10 +183,9 @@ int main(int argc, char **argv) {
     os[i] = 40LL * i + 20;
     oe[i] = os[i] + 10;
   }
-  sp_fmt_block big[] = {
-      {0, 0, 1, ms, me, -1},
-      {0, 1, NBIG / 2, es, ee, -1},
-      {0, 2, NBIG / 2, os, oe, -1}};
+  sp_fmt_block big[] = {{0, 0, 1, ms, me, -1},
+                        {0, 1, NBIG / 2, es, ee, -1},
+                        {0, 2, NBIG / 2, os, oe, -1}};
   sp_fmt_region names[] = {
       {"main", NULL, -1}, {"even", NULL, -1}, {"odd", NULL, -1}};
   sp_fmt_rank r = {0, 2, 3, names, 3, big, {0, NULL}, 0};

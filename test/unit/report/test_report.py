@@ -49,6 +49,7 @@ def csv_rows(*args):
 
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK + "/a")
+os.makedirs(WORK + "/omp")
 subprocess.run([GEN, WORK], check=True)
 A = WORK + "/a"
 R0, R1 = A + "/run_rank00000.spt", A + "/run_rank00001.h5"
