@@ -84,7 +84,9 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
   merger m = {t, kt, ks, pos, heap, 0};
   for (int64_t i = 0; i < nt; i++)
     for (int64_t j = 0; j < t[i].nsrc; j++)
-      if (keep_name[t[i].name[j]] && t[i].blk[j]->count > 0) {
+      if ((keep_name[t[i].name[j]] ||
+           (omp && rp_omp_parallel(omp, t[i].name[j]))) &&
+          t[i].blk[j]->count > 0) {
         kt[m.n] = i;
         ks[m.n] = j;
         heap[m.n] = m.n;
@@ -101,6 +103,18 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
       heap[0] = heap[--m.n];
     sift_down(&m, 0);
     stack *s = &st[kt[h]];
+    if (!keep_name[c.name]) {
+      /* A parallel call filtered out: never visited, but its workers'
+       * tasks join its nearest kept caller, as its own thread's do. */
+      rp_omp_call *x = rp_omp_self(omp, th, &c);
+      for (int64_t d = s->depth; x && d-- > 0;)
+        if (c.start >= s->f[d].c.start && c.end <= s->f[d].c.end) {
+          x->call = s->f[d].c;
+          x->seen = 1;
+          break;
+        }
+      continue;
+    }
     while (s->depth) {
       frame *top = &s->f[s->depth - 1];
       if (c.start >= top->c.start && c.end <= top->c.end)

@@ -55,7 +55,7 @@ static int on_open(void *ctx, const rp_thread *t, rp_call *c,
                    const rp_call *parent) {
   chrome *x = ctx;
   const rp_omp_call *team = rp_omp_match(x->omp, t, c, parent);
-  if (team) {
+  if (team && team->kept) {
     if (x->nfl == x->capfl) {
       int64_t cap = x->capfl ? 2 * x->capfl : 64;
       flow *g = realloc(x->fl, (size_t)cap * sizeof *g);

@@ -58,7 +58,7 @@ rp_omp *rp_omp_new(const rp_profile *p, const rp_opts *o, sp_fmt_err *err) {
     const char *s = p->names[i];
     m->par[i] = -1;
     if (strncmp(s, PAR, sizeof PAR - 1) == 0)
-      m->is_par[i] = (char)rp_name_selected(o, s);
+      m->is_par[i] = (char)(1 + rp_name_selected(o, s));
     if (strncmp(s, TASK, sizeof TASK - 1) == 0 && rp_name_selected(o, s)) {
       /* The LOC's parallel name, looked up without building it twice. */
       size_t loc = strlen(s + sizeof TASK - 1);
@@ -69,7 +69,7 @@ rp_omp *rp_omp_new(const rp_profile *p, const rp_opts *o, sp_fmt_err *err) {
       memcpy(want + sizeof PAR - 1, s + sizeof TASK - 1, loc + 1);
       int32_t x = rp_name_find(p, want);
       free(want);
-      if (x >= 0 && rp_name_selected(o, p->names[x])) {
+      if (x >= 0) {
         m->par[i] = x;
         any = 1;
       }
@@ -101,6 +101,7 @@ rp_omp *rp_omp_new(const rp_profile *p, const rp_opts *o, sp_fmt_err *err) {
         c->name = t->name[j];
         c->start = b->starts[k];
         c->end = b->ends[k];
+        c->kept = m->is_par[c->name] == 2;
         c->call.node = -1;
       }
     }
@@ -127,6 +128,10 @@ oom:
 }
 
 int rp_omp_any(const rp_omp *m) { return m->ng > 0; }
+
+int rp_omp_parallel(const rp_omp *m, int32_t name) {
+  return m->is_par[name] != 0;
+}
 
 static const group *find_group(const rp_omp *m, int32_t rank, int32_t name) {
   int64_t lo = 0, hi = m->ng;

@@ -163,17 +163,20 @@ int rp_walk(const rp_profile *p, const rp_opts *o, const rp_visitor *v,
 typedef struct rp_omp_call {
   int32_t rank, thread, name;
   int64_t start, end;
-  rp_call call; /* as the walk opened it (its node), once seen */
-  int seen;
+  int kept;     /* passes the filters */
+  rp_call call; /* as the walk opened it, or its nearest kept caller */
+  int seen;     /* call is set */
 } rp_omp_call;
 
 typedef struct rp_omp rp_omp;
 
-/* The parallel calls of p's kept regions, indexed; NULL (err set) when out
- * of memory. */
+/* The calls of p's parallel regions (filtered out or not: a worker's task
+ * then belongs to the parallel call's nearest kept caller), indexed; NULL
+ * (err set) when out of memory. */
 rp_omp *rp_omp_new(const rp_profile *p, const rp_opts *o, sp_fmt_err *err);
 void rp_omp_free(rp_omp *m);
 int rp_omp_any(const rp_omp *m); /* 1 if some task may belong to a team */
+int rp_omp_parallel(const rp_omp *m, int32_t name); /* an omp parallel? */
 /* For a call c of `omp implicit task @ LOC` on thread t whose own parent
  * (parent, NULL for none) is not an `omp parallel @ LOC` call: the tightest
  * call of `omp parallel @ LOC` on another thread of t's rank holding c's

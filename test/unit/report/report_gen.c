@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define BASE 1000000000LL /* timestamps are absolute, like the runtime's */
 
@@ -135,6 +136,8 @@ int main(int argc, char **argv) {
       {3, TA, "a.c", 10, 3, {1150, 7200, 9500}, {2950, 7400, 9700}},
       {3, "work", "w.c", 5, 3, {1200, 7250, 9550}, {2800, 7350, 9600}},
   };
+  snprintf(p, sizeof p, "%s/omp", d);
+  mkdir(p, 0755);
   snprintf(p, sizeof p, "%s/omp/run_rank00000.spt", d);
   spt(p, 0, 3, omp, 14);
   /* Rank 1: a worker's task inside rank 0's parallel call by time, but on

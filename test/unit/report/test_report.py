@@ -49,7 +49,6 @@ def csv_rows(*args):
 
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK + "/a")
-os.makedirs(WORK + "/omp")
 subprocess.run([GEN, WORK], check=True)
 A = WORK + "/a"
 R0, R1 = A + "/run_rank00000.spt", A + "/run_rank00001.h5"
@@ -170,10 +169,12 @@ except ImportError:
 t = run(A).stdout.splitlines()
 check(t[0] == f"{A}: 2 ranks, span 2 us", f"table head {t[0]!r}")
 check(t[1].split() == ["region", "ranks", "calls", "total", "avg", "min",
-                       "max", "std", "excl", "%span", "imbal"], t[1])
+                       "max", "std", "excl", "%span", "imbal", "timbal"], t[1])
+# timbal: rank 0's threads ran main for 1000 and 500 (mean 750), rank 1's
+# one thread 1.00: the worst rank's 1000 / 750.
 check(t[2].split() == ["main", "2", "3", "3.5", "us", "1.17", "us", "500",
                        "ns", "2", "us", "624", "ns", "1.4", "us", "87.5",
-                       "1.14"], f"table main {t[2]!r}")
+                       "1.14", "1.33"], f"table main {t[2]!r}")
 check([l.split()[0] for l in t[2:]] == ["main", "solve", "io"], t)
 
 # --by-rank: per-rank values, imbalance = rank total / mean of rank totals.
@@ -187,6 +188,48 @@ check(rows["solve@1"]["total_ns"] == "1000" and
       rows["solve@1"])
 check(rows["io@1"]["min_ns"] == "100" and rows["io@1"]["max_ns"] == "200",
       rows["io@1"])
+# Thread imbalance per rank: rank 0's threads 1000 and 500, rank 1 alone.
+check(abs(float(rows["main@0"]["thread_imbalance"]) - 1000 / 750) < 1e-4 and
+      float(rows["main@1"]["thread_imbalance"]) == 1.0,
+      (rows["main@0"], rows["main@1"]))
+rows = csv_rows(A)
+check(abs(float(rows["main"]["thread_imbalance"]) - 1000 / 750) < 1e-4 and
+      float(rows["solve"]["thread_imbalance"]) == 1.0 and
+      float(rows["io"]["thread_imbalance"]) == 1.0, rows)
+
+# --by-thread: one row per region, rank and thread; imbal is the row's
+# rank's (as --by-rank), timbal this thread's total / its rank's mean.
+out = run("--by-thread", "--export", "csv", A).stdout
+T = {(r["region"], r["rank"], r["thread"]): r
+     for r in csv.DictReader(io.StringIO(out))}
+check(out.splitlines()[0].startswith("region,rank,thread,calls,total_ns,"),
+      out.splitlines()[0])
+check(sorted(T) == [("io", "0", "0"), ("io", "0", "1"), ("io", "1", "0"),
+                    ("main", "0", "0"), ("main", "0", "1"),
+                    ("main", "1", "0"), ("solve", "0", "0"),
+                    ("solve", "1", "0")], sorted(T))
+r = T[("main", "0", "1")]
+check(r["calls"] == "1" and r["total_ns"] == "500" and
+      r["exclusive_ns"] == "400" and
+      abs(float(r["imbalance"]) - 1500 / 1750) < 1e-4 and
+      abs(float(r["thread_imbalance"]) - 500 / 750) < 1e-4, r)
+r = T[("main", "0", "0")]
+check(r["total_ns"] == "1000" and r["exclusive_ns"] == "300" and
+      abs(float(r["thread_imbalance"]) - 1000 / 750) < 1e-4, r)
+check(T[("solve", "0", "0")]["calls"] == "2" and
+      T[("solve", "0", "0")]["total_ns"] == "700", T[("solve", "0", "0")])
+t = run("--by-thread", "--include", "^main$", A).stdout.splitlines()
+check(t[1].split()[:4] == ["region", "rank", "thread", "calls"], t[1])
+check([l.split()[:3] for l in t[2:]] ==
+      [["main", "1", "0"], ["main", "0", "0"], ["main", "0", "1"]], t)
+check(t[4].split()[-2:] == ["0.86", "0.67"], t[4])
+t = run("--by-thread", "--sort", "thread", "--include", "^io$",
+        A).stdout.splitlines()
+check([l.split()[1:3] for l in t[2:]] == [["0", "0"], ["1", "0"], ["0", "1"]],
+      f"--sort thread {t}")
+check(run("--events", "--by-thread", "--export", "csv", MERGED).stdout ==
+      run("--by-thread", "--export", "csv", MERGED).stdout,
+      "--events --by-thread csv")
 
 # --sort, --top, --include, --exclude, --ranks
 out = run("--sort", "calls", A).stdout.splitlines()
@@ -219,6 +262,7 @@ check(sorted(m["per_rank"]) == ["0", "1"] and
       m["per_rank"]["0"]["count"] == 2 and
       abs(m["per_rank"]["1"]["total"] - 2e-6) < 1e-15, m["per_rank"])
 check(m["source_file"] == "m.c" and m["source_lineno"] == 10, m)
+check(abs(m["thread_imbalance"] - 1000 / 750) < 1e-5, m)
 check(j["common_regions"] == ["main", "solve"], j["common_regions"])
 check(j["files"][1]["mpi_size"] == 1, j["files"][1])
 j = json.loads(run("--export", "json", "--top", "1", A).stdout)
@@ -324,6 +368,9 @@ for args, why in ((["--bogus", A], "unknown option --bogus"),
           p.stderr == f"sp-report: {why} (see sp-report --help)\n",
           f"usage error {args}: {p.returncode} {p.stderr!r}")
 one_line_error(["--diff", A], "two profiles")
+p = run("--by-rank", "--by-thread", A, ok=False)
+check(p.returncode == 2 and p.stderr == "sp-report: one of --by-rank and "
+      "--by-thread at a time (see sp-report --help)\n", p.stderr)
 one_line_error(["--ranks", "5", A], "no regions")
 shutil.copy(R0, WORK + "/copy.spt")
 one_line_error([A, WORK + "/copy.spt"], "rank 0")  # one rank, two files
@@ -360,6 +407,8 @@ check(M == [("process_name", 0, 0, "rank 0"), ("process_name", 1, 0, "rank 1"),
 for e in c["traceEvents"]:
     if e["ph"] == "X" and e["name"] == "solve":
         check(e["args"]["file"] == "s.c" and e["args"]["line"] == 20, e)
+check(not [e for e in c["traceEvents"] if e["ph"] not in "XM"],
+      "chrome: no flow events without OpenMP")
 c = json.loads(run("--export", "chrome", "--ranks", "1", "--include",
                    "io", A).stdout)
 check(sorted(e["ts"] for e in c["traceEvents"] if e["ph"] == "X") ==
@@ -481,6 +530,154 @@ for kind in ["flame", "timeline"]:
 
 one_line_error(["--svg", "flame", "-o", WORK + "/no/such/dir/x.svg", A],
                "no/such/dir/x.svg")
+
+# ---- OpenMP: workers' implicit tasks under their parallel call -------------
+# report_gen.c's "omp" profile: rank 0, threads 0-3 (layout there).
+O = WORK + "/omp"
+PA, TA = "omp parallel @ a.c:10", "omp implicit task @ a.c:10"
+PB, TB = "omp parallel @ b.c:20", "omp implicit task @ b.c:20"
+
+
+def ns(v):  # sp-report's rp_time for these sizes
+    return f"{v:.0f} ns" if v < 999.5 else f"{v / 1e3:.3g} us"
+
+
+def tree_lines(rows):
+    return [f"{c:>10} {ns(t):>10} {ns(x):>10}  {'  ' * d}{n}"
+            for c, t, x, d, n in rows]
+
+
+# By hand. main: 10000, minus parallel a (2000), solve (1000), parallel b
+# (800) = 6200. The first a.c:10 team: thread 0's task 1800 (excl 1400)
+# and three workers' 1800 each (excl 1000, 600, 200); work 400 + 800 +
+# 1200 + 1600. The second call of a.c:10 (under solve): tasks of threads
+# 0-2, 800 each, work 200 + 300 + 400. b.c:20: threads 0 and 1, 700 each,
+# work 100 + 300. Thread 3's tasks at 7200 (inside b.c:20's parallel call:
+# another LOC) and 9500 (inside no parallel call) stay roots.
+TREE = tree_lines([
+    (1, 10000, 6200, 0, "main"),
+    (1, 2000, 200, 1, PA),
+    (4, 7200, 3200, 2, TA),
+    (4, 4000, 4000, 3, "work"),
+    (1, 800, 100, 1, PB),
+    (2, 1400, 1000, 2, TB),
+    (2, 400, 400, 3, "work"),
+    (1, 1000, 100, 1, "solve"),
+    (1, 900, 100, 2, PA),
+    (3, 2400, 1500, 3, TA),
+    (3, 900, 900, 4, "work"),
+    (2, 400, 250, 0, TA),
+    (2, 150, 150, 1, "work")])
+T = run("--tree", O).stdout.splitlines()
+check(T[0] == f"{O}: 1 rank, call tree over ranks and threads", T[0])
+check(T[2:] == TREE, "omp tree:\n" + "\n".join(T[2:]) + "\nwanted:\n" +
+      "\n".join(TREE))
+
+FOLDED = {
+    "main": 6200,
+    f"main;{PA}": 200,
+    f"main;{PA};{TA}": 3200,
+    f"main;{PA};{TA};work": 4000,
+    f"main;{PB}": 100,
+    f"main;{PB};{TB}": 1000,
+    f"main;{PB};{TB};work": 400,
+    "main;solve": 100,
+    f"main;solve;{PA}": 100,
+    f"main;solve;{PA};{TA}": 1500,
+    f"main;solve;{PA};{TA};work": 900,
+    TA: 250,
+    f"{TA};work": 150}
+
+
+def folded(*args):
+    out = run("--export", "folded", *args).stdout.splitlines()
+    return {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in out}, out
+
+
+F, lines = folded(O)
+check(F == FOLDED, f"omp folded {F}")
+check(f"main;{PA};{TA};work 4000" in lines, lines)
+# The weights ending in a region still add up to its exclusive time.
+excl = {n: int(r["exclusive_ns"]) for n, r in csv_rows(O).items()}
+leaf = {}
+for stack, w in F.items():
+    leaf[stack.split(";")[-1]] = leaf.get(stack.split(";")[-1], 0) + w
+check(leaf == excl, f"omp folded leaves {leaf} vs exclusive {excl}")
+# Another rank's task inside rank 0's parallel call by time: a root.
+F, _ = folded(O, WORK + "/omp_rank1.spt")
+check(F == dict(FOLDED, **{TA: 250 + 1700, f"{TA};work": 150 + 100}),
+      f"omp folded with rank 1 {F}")
+# A filtered-out parallel region: its workers' tasks join its nearest kept
+# caller, as its own thread's task does.
+F, _ = folded("--exclude", "^omp parallel", O)
+check(F == {"main": 6500, f"main;{TA}": 3200, f"main;{TA};work": 4000,
+            f"main;{TB}": 1000, f"main;{TB};work": 400, "main;solve": 200,
+            f"main;solve;{TA}": 1500, f"main;solve;{TA};work": 900,
+            TA: 250, f"{TA};work": 150}, f"omp folded, parallel excluded {F}")
+
+# --by-thread: exact per-thread times of work; timbal = max / mean of the
+# thread totals 700, 1400, 1600, 1750 (mean 1362.5).
+out = run("--by-thread", "--include", "^work$", "--export", "csv", O).stdout
+W = {r["thread"]: r for r in csv.DictReader(io.StringIO(out))}
+check({t: (r["rank"], r["calls"], r["total_ns"], r["min_ns"], r["max_ns"])
+       for t, r in W.items()} ==
+      {"0": ("0", "3", "700", "100", "400"),
+       "1": ("0", "3", "1400", "300", "800"),
+       "2": ("0", "2", "1600", "400", "1200"),
+       "3": ("0", "3", "1750", "50", "1600")}, f"omp --by-thread {W}")
+for t, total in [("0", 700), ("1", 1400), ("2", 1600), ("3", 1750)]:
+    check(abs(float(W[t]["thread_imbalance"]) - total / 1362.5) < 1e-4 and
+          float(W[t]["imbalance"]) == 1.0, W[t])
+rows = csv_rows(O)
+check(abs(float(rows["work"]["thread_imbalance"]) - 140 / 109) < 1e-4,
+      rows["work"])
+# Tasks of a.c:10: threads 0-2 2600 each, thread 3 1800 + 200 + 200.
+check(abs(float(rows[TA]["thread_imbalance"]) - 2600 / 2500) < 1e-4,
+      rows[TA])
+t = run("--include", "^work$", O).stdout.splitlines()
+check(t[2].split()[-2:] == ["1.00", "1.28"], f"omp table {t}")
+t = run("--by-thread", "--include", "^work$", O).stdout.splitlines()
+check([l.split()[1:4] for l in t[2:]] ==
+      [["0", "3", "3"], ["0", "2", "2"], ["0", "1", "3"], ["0", "0", "3"]] and
+      t[2].split()[-1] == "1.28" and t[5].split()[-1] == "0.51", t)
+
+# chrome: the threads stay lanes; a flow from each parallel call (at its
+# start, on the encountering thread) to each worker's task (at its start).
+c = json.loads(run("--export", "chrome", O).stdout)
+ev = c["traceEvents"]
+S = {e["id"]: e for e in ev if e["ph"] == "s"}
+Fl = {e["id"]: e for e in ev if e["ph"] == "f"}
+check(sorted(S) == sorted(Fl) and len(S) == 6, f"flows {S} {Fl}")
+got = sorted((S[i]["tid"], round(S[i]["ts"] * 1000), Fl[i]["tid"],
+              round(Fl[i]["ts"] * 1000)) for i in S)
+check(got == [(0, 1000, 1, 1150), (0, 1000, 2, 1150), (0, 1000, 3, 1150),
+              (0, 6050, 1, 6100), (0, 6050, 2, 6100), (0, 7100, 1, 7150)],
+      f"flows {got}")
+X = {(e["pid"], e["tid"], e["ts"], e["cat"]): e["name"] for e in ev
+     if e["ph"] == "X" and e["name"].startswith("omp")}
+for i in S:
+    check(X.get((S[i]["pid"], S[i]["tid"], S[i]["ts"], S[i]["cat"])) in
+          (PA, PB) and Fl[i].get("bp") == "e" and
+          X.get((Fl[i]["pid"], Fl[i]["tid"], Fl[i]["ts"], Fl[i]["cat"])) in
+          (TA, TB), f"flow {i} binds to its slices: {S[i]} {Fl[i]}")
+check(len([e for e in ev if e["ph"] == "X"]) == 27, "omp chrome: every call")
+c = json.loads(run("--export", "chrome", "--exclude", "^omp parallel",
+                   O).stdout)
+check(not [e for e in c["traceEvents"] if e["ph"] in "sf"],
+      "no flow without the parallel calls")
+
+# Flame graph: a frame is as wide as its subtree's exclusive time, so the
+# team's threads fit under their parallel call: main 17700, parallel a.c:10
+# 200 + 3200 + 4000.
+root, titles = svg("--svg", "flame", O)
+wid = {g.find(NS + "title").text.split("\n")[0]:
+       float(g.find(NS + "rect").get("width")) for g in root.iter(NS + "g")}
+check(abs(wid[f"main > {PA}"] / wid["main"] - 7400 / 17700) < 1e-3 and
+      abs(wid[f"main > {PA} > {TA}"] / wid["main"] - 7200 / 17700) < 1e-3,
+      f"omp flame widths {wid}")
+pt = [t for t in titles if t.startswith(f"main > {PA}\n")]
+check(len(pt) == 1 and "total 2 us, with its team's threads 7.4 us" in pt[0],
+      pt)
 
 print(f"{len(FAILS)} failures")
 sys.exit(1 if FAILS else 0)
