@@ -147,6 +147,25 @@ int main(int argc, char **argv) {
   snprintf(p, sizeof p, "%s/omp_rank1.spt", d);
   spt(p, 1, 3, omp1, 2);
 
+  /* Nested teams: thread 2, a worker of n.c:1's team, opens n.c:2's team
+   * with thread 1 as its worker (an encountering thread walked after its
+   * worker, were threads walked one after the other). */
+  const char *P1 = "omp parallel @ n.c:1", *T1 = "omp implicit task @ n.c:1",
+             *P2 = "omp parallel @ n.c:2", *T2 = "omp implicit task @ n.c:2";
+  blk nest[] = {
+      {0, "main", NULL, -1, 1, {0}, {1000}},
+      {0, P1, NULL, -1, 1, {10}, {990}},
+      {0, T1, NULL, -1, 1, {20}, {980}},
+      {1, T2, NULL, -1, 1, {120}, {880}},
+      {1, "work", NULL, -1, 1, {200}, {700}},
+      {2, T1, NULL, -1, 1, {30}, {970}},
+      {2, P2, NULL, -1, 1, {100}, {900}},
+      {2, T2, NULL, -1, 1, {110}, {890}},
+      {2, "work", NULL, -1, 1, {200}, {300}},
+  };
+  snprintf(p, sizeof p, "%s/nest.spt", d);
+  spt(p, 0, 3, nest, 9);
+
   /* Improper nesting: b starts inside a and ends after it. */
   blk bad[] = {{0, "alpha", NULL, -1, 1, {0}, {100}},
                {0, "beta", NULL, -1, 1, {50}, {150}}};

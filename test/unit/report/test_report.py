@@ -615,6 +615,17 @@ check(F == {"main": 6500, f"main;{TA}": 3200, f"main;{TA};work": 4000,
             f"main;solve;{TA}": 1500, f"main;solve;{TA};work": 900,
             TA: 250, f"{TA};work": 150}, f"omp folded, parallel excluded {F}")
 
+# Nested teams, the inner one opened by a worker of the outer one whose
+# thread comes after its own worker's: main 1000 - 980; P1 980 - 960; T1
+# thread 0 960, thread 2 940 - 800; P2 800 - 780; T2 thread 2 780 - 100,
+# thread 1 760 - 500; work 100 + 500.
+N1 = "main;omp parallel @ n.c:1;omp implicit task @ n.c:1"
+N2 = N1 + ";omp parallel @ n.c:2;omp implicit task @ n.c:2"
+F, _ = folded(WORK + "/nest.spt")
+check(F == {"main": 20, "main;omp parallel @ n.c:1": 20, N1: 1100,
+            N1 + ";omp parallel @ n.c:2": 20, N2: 940, N2 + ";work": 600},
+      f"nested teams {F}")
+
 # --by-thread: exact per-thread times of work; timbal = max / mean of the
 # thread totals 700, 1400, 1600, 1750 (mean 1362.5).
 out = run("--by-thread", "--include", "^work$", "--export", "csv", O).stdout
