@@ -12,19 +12,14 @@
  * group, source); kept sources are numbered in that order, so their number
  * breaks ties as the source index does within one thread. */
 typedef struct {
-  const rp_thread *t;
-  const int64_t *kt, *ks; /* thread in the group, source of each kept one */
-  int64_t *pos;           /* next call of each kept source */
-  int64_t *heap;          /* kept source numbers, ordered by current call */
+  const sp_fmt_block **kb; /* the calls of each kept source */
+  int64_t *pos;            /* next call of each kept source */
+  int64_t *heap;           /* kept source numbers, ordered by current call */
   int64_t n;
 } merger;
 
-static const sp_fmt_block *block(const merger *m, int64_t a) {
-  return m->t[m->kt[a]].blk[m->ks[a]];
-}
-
 static int before(const merger *m, int64_t a, int64_t b) {
-  const sp_fmt_block *x = block(m, a), *y = block(m, b);
+  const sp_fmt_block *x = m->kb[a], *y = m->kb[b];
   int64_t sa = x->starts[m->pos[a]], sb = y->starts[m->pos[b]];
   if (sa != sb)
     return sa < sb;
@@ -55,13 +50,14 @@ typedef struct {
   int64_t children; /* time of direct children on the same thread */
 } frame;
 
-typedef struct {
+typedef struct saved {
   frame *f;
   int64_t depth, cap;
-} stack;
+} saved; /* a thread's stack while another thread's calls are walked */
 
-static int close_top(const rp_visitor *v, const rp_thread *t, stack *s) {
-  frame *f = &s->f[--s->depth];
+static int close_top(const rp_visitor *v, const rp_thread *t, frame *stack,
+                     int64_t *depth) {
+  frame *f = &stack[--*depth];
   f->c.exclusive = (f->c.end - f->c.start) - f->children;
   return v->on_close ? v->on_close(v->ctx, t, &f->c) : 0;
 }
@@ -74,21 +70,27 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
     total += t[i].nsrc;
   size_t cnt = total ? (size_t)total : 1;
   int64_t *kt = malloc(cnt * sizeof *kt);
-  int64_t *ks = malloc(cnt * sizeof *ks);
+  const sp_fmt_block **kb = malloc(cnt * sizeof *kb);
+  int32_t *kn = malloc(cnt * sizeof *kn);
   int64_t *pos = calloc(cnt, sizeof *pos);
   int64_t *heap = malloc(cnt * sizeof *heap);
-  stack *st = calloc((size_t)nt, sizeof *st);
+  saved *st = calloc((size_t)nt, sizeof *st);
+  /* The stack of the thread the last call was on, in locals: with one
+   * thread (no OpenMP team) it never changes. */
+  int64_t cur = 0, depth = 0, cap = 0;
+  frame *stack = NULL;
   int rc = -1;
-  if (!kt || !ks || !pos || !heap || !st)
+  if (!kt || !kb || !kn || !pos || !heap || !st)
     goto oom;
-  merger m = {t, kt, ks, pos, heap, 0};
+  merger m = {kb, pos, heap, 0};
   for (int64_t i = 0; i < nt; i++)
     for (int64_t j = 0; j < t[i].nsrc; j++)
       if ((keep_name[t[i].name[j]] ||
            (omp && rp_omp_parallel(omp, t[i].name[j]))) &&
           t[i].blk[j]->count > 0) {
         kt[m.n] = i;
-        ks[m.n] = j;
+        kb[m.n] = t[i].blk[j];
+        kn[m.n] = t[i].name[j];
         heap[m.n] = m.n;
         m.n++;
       }
@@ -97,26 +99,32 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
   while (m.n) {
     int64_t h = heap[0];
     const rp_thread *th = &t[kt[h]];
-    const sp_fmt_block *b = block(&m, h);
-    rp_call c = {th->name[ks[h]], 0, b->starts[pos[h]], b->ends[pos[h]], 0, -1};
+    const sp_fmt_block *b = kb[h];
+    rp_call c = {kn[h], 0, b->starts[pos[h]], b->ends[pos[h]], 0, -1};
     if (++pos[h] == b->count)
       heap[0] = heap[--m.n];
     sift_down(&m, 0);
-    stack *s = &st[kt[h]];
-    if (!keep_name[c.name]) {
+    if (kt[h] != cur) {
+      st[cur] = (saved){stack, depth, cap};
+      cur = kt[h];
+      stack = st[cur].f;
+      depth = st[cur].depth;
+      cap = st[cur].cap;
+    }
+    if (omp && !keep_name[c.name]) {
       /* A parallel call filtered out: never visited, but its workers'
        * tasks join its nearest kept caller, as its own thread's do. */
       rp_omp_call *x = rp_omp_self(omp, th, &c);
-      for (int64_t d = s->depth; x && d-- > 0;)
-        if (c.start >= s->f[d].c.start && c.end <= s->f[d].c.end) {
-          x->call = s->f[d].c;
+      for (int64_t d = depth; x && d-- > 0;)
+        if (c.start >= stack[d].c.start && c.end <= stack[d].c.end) {
+          x->call = stack[d].c;
           x->seen = 1;
           break;
         }
       continue;
     }
-    while (s->depth) {
-      frame *top = &s->f[s->depth - 1];
+    while (depth) {
+      frame *top = &stack[depth - 1];
       if (c.start >= top->c.start && c.end <= top->c.end)
         break;
       if (c.start < top->c.end && (flags & RP_WALK_STRICT)) {
@@ -128,21 +136,22 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
                        (long long)top->c.start);
         goto out;
       }
-      if (close_top(v, th, s) != 0)
+      if (close_top(v, th, stack, &depth) != 0)
         goto stopped;
     }
-    frame *parent = s->depth ? &s->f[s->depth - 1] : NULL;
+    frame *parent = depth ? &stack[depth - 1] : NULL;
     const rp_call *pc = parent ? &parent->c : NULL;
     if (parent)
       parent->children += c.end - c.start;
+    c.depth = (int32_t)depth;
     if (omp) {
       /* The team's parallel call is the parent, but the task's time stays
        * out of its exclusive time: that runs on another thread. */
       rp_omp_call *x = rp_omp_match(omp, th, &c, pc);
       if (x && x->seen)
         pc = &x->call;
+      c.depth = pc ? pc->depth + 1 : 0;
     }
-    c.depth = pc ? pc->depth + 1 : 0;
     if (v->on_open && v->on_open(v->ctx, th, &c, pc))
       goto stopped;
     if (omp) {
@@ -152,21 +161,24 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
         x->seen = 1;
       }
     }
-    if (s->depth == s->cap) {
-      int64_t c2 = s->cap ? 2 * s->cap : 64;
-      frame *g = realloc(s->f, (size_t)c2 * sizeof *g);
+    if (depth == cap) {
+      int64_t c2 = cap ? 2 * cap : 64;
+      frame *g = realloc(stack, (size_t)c2 * sizeof *g);
       if (!g)
         goto oom;
-      s->f = g;
-      s->cap = c2;
+      stack = g;
+      cap = c2;
     }
-    s->f[s->depth].c = c;
-    s->f[s->depth].children = 0;
-    s->depth++;
+    stack[depth].c = c;
+    stack[depth].children = 0;
+    depth++;
   }
+  if (st)
+    st[cur] = (saved){stack, depth, cap};
+  stack = NULL;
   for (int64_t i = 0; i < nt; i++)
     while (st[i].depth)
-      if (close_top(v, &t[i], &st[i]) != 0)
+      if (close_top(v, &t[i], st[i].f, &st[i].depth) != 0)
         goto stopped;
   rc = 0;
   goto out;
@@ -176,8 +188,11 @@ oom:
 stopped:
   sp_fmt_err_set(err, "%s: stopped", p->label);
 out:
+  if (st && stack)
+    st[cur] = (saved){stack, depth, cap};
   free(kt);
-  free(ks);
+  free(kb);
+  free(kn);
   free(pos);
   free(heap);
   for (int64_t i = 0; st && i < nt; i++)
