@@ -8,8 +8,8 @@
 
 static const char PAR[] = "omp parallel @ ", TASK[] = "omp implicit task @ ";
 
-/* The calls of one parallel region on one rank, from min_start on, sorted
- * by (start asc, end desc, thread asc). */
+/* The calls of one parallel region on one rank: v[lo, hi), sorted by
+ * (start asc, end desc, thread asc); maxdur bounds a backward search. */
 typedef struct {
   int32_t rank, name;
   int64_t lo, hi, maxdur;
@@ -17,8 +17,8 @@ typedef struct {
 
 struct rp_omp {
   int32_t *par;   /* per name: for a task, its LOC's parallel name; -1 */
-  char *is_par;   /* per name: 1 for a kept parallel region */
-  rp_omp_call *v; /* every call of a kept parallel region */
+  char *is_par;   /* per name: 1 for a parallel region, 2 when kept */
+  rp_omp_call *v; /* every call of a parallel region, by (rank, name) */
   int64_t n;
   group *g; /* one per (rank, parallel name), sorted */
   int64_t ng;
