@@ -13,6 +13,7 @@ static const char PAR[] = "omp parallel @ ", TASK[] = "omp implicit task @ ";
 typedef struct {
   int32_t rank, name;
   int64_t lo, hi, maxdur;
+  int64_t hint; /* the last answer of after(): walks ask in time order */
 } group;
 
 struct rp_omp {
@@ -22,6 +23,7 @@ struct rp_omp {
   int64_t n;
   group *g; /* one per (rank, parallel name), sorted */
   int64_t ng;
+  group *last; /* the last group asked for */
 };
 
 static int by_call(const void *a, const void *b) {
@@ -106,12 +108,18 @@ rp_omp *rp_omp_new(const rp_profile *p, const rp_opts *o, sp_fmt_err *err) {
       }
     }
   }
-  qsort(m->v, (size_t)m->n, sizeof *m->v, by_call);
+  /* Usually one thread opens a region's teams, calls in start order: then
+   * the calls are in order already. */
+  int64_t k = 1;
+  while (k < m->n && by_call(&m->v[k - 1], &m->v[k]) <= 0)
+    k++;
+  if (k < m->n)
+    qsort(m->v, (size_t)m->n, sizeof *m->v, by_call);
   for (int64_t lo = 0, hi; lo < m->n; lo = hi) {
     group *g = &m->g[m->ng++];
     g->rank = m->v[lo].rank;
     g->name = m->v[lo].name;
-    g->lo = lo;
+    g->lo = g->hint = lo;
     g->maxdur = 0;
     for (hi = lo;
          hi < m->n && m->v[hi].rank == g->rank && m->v[hi].name == g->name;
@@ -133,7 +141,9 @@ int rp_omp_parallel(const rp_omp *m, int32_t name) {
   return m->is_par[name] != 0;
 }
 
-static const group *find_group(const rp_omp *m, int32_t rank, int32_t name) {
+static group *find_group(rp_omp *m, int32_t rank, int32_t name) {
+  if (m->last && m->last->rank == rank && m->last->name == name)
+    return m->last;
   int64_t lo = 0, hi = m->ng;
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
@@ -143,14 +153,25 @@ static const group *find_group(const rp_omp *m, int32_t rank, int32_t name) {
     else
       hi = mid;
   }
-  return lo < m->ng && m->g[lo].rank == rank && m->g[lo].name == name
-             ? &m->g[lo]
-             : NULL;
+  if (lo < m->ng && m->g[lo].rank == rank && m->g[lo].name == name)
+    return m->last = &m->g[lo];
+  return NULL;
 }
 
-/* Index in g of the first call starting after s. */
-static int64_t after(const rp_omp *m, const group *g, int64_t s) {
-  int64_t lo = g->lo, hi = g->hi;
+/* Index in g of the first call starting after s. A walk asks with starts
+ * that grow (within a thread, or within a rank when its threads are walked
+ * together): a few steps on from the last answer, else a binary search. */
+static int64_t after(const rp_omp *m, group *g, int64_t s) {
+  int64_t lo = g->lo, hi = g->hi, h = g->hint;
+  if (h > lo && m->v[h - 1].start > s) {
+    hi = h;
+  } else {
+    for (int k = 0; k < 8 && h < hi && m->v[h].start <= s; k++)
+      h++;
+    if (h == hi || m->v[h].start > s)
+      return g->hint = h;
+    lo = h;
+  }
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
     if (m->v[mid].start <= s)
@@ -158,10 +179,10 @@ static int64_t after(const rp_omp *m, const group *g, int64_t s) {
     else
       hi = mid;
   }
-  return lo;
+  return g->hint = lo;
 }
 
-rp_omp_call *rp_omp_match(const rp_omp *m, const rp_thread *t, const rp_call *c,
+rp_omp_call *rp_omp_match(rp_omp *m, const rp_thread *t, const rp_call *c,
                           const rp_call *parent) {
   if (m->ng == 0 || m->par[c->name] < 0)
     return NULL;
@@ -169,7 +190,7 @@ rp_omp_call *rp_omp_match(const rp_omp *m, const rp_thread *t, const rp_call *c,
   /* On the encountering thread the task is nested in its parallel call. */
   if (parent && parent->name == par)
     return NULL;
-  const group *g = find_group(m, t->rank, par);
+  group *g = find_group(m, t->rank, par);
   if (!g)
     return NULL;
   /* Backwards from the last call starting by c's start: the first that
@@ -191,11 +212,10 @@ rp_omp_call *rp_omp_match(const rp_omp *m, const rp_thread *t, const rp_call *c,
   return NULL;
 }
 
-rp_omp_call *rp_omp_self(const rp_omp *m, const rp_thread *t,
-                         const rp_call *c) {
+rp_omp_call *rp_omp_self(rp_omp *m, const rp_thread *t, const rp_call *c) {
   if (m->ng == 0 || !m->is_par[c->name])
     return NULL;
-  const group *g = find_group(m, t->rank, c->name);
+  group *g = find_group(m, t->rank, c->name);
   if (!g)
     return NULL;
   for (int64_t k = after(m, g, c->start); k-- > g->lo;) {

@@ -172,7 +172,8 @@ typedef struct rp_omp rp_omp;
 
 /* The calls of p's parallel regions (filtered out or not: a worker's task
  * then belongs to the parallel call's nearest kept caller), indexed; NULL
- * (err set) when out of memory. */
+ * (err set) when out of memory. Lookups remember where they were, so
+ * one rp_omp serves one walk at a time. */
 rp_omp *rp_omp_new(const rp_profile *p, const rp_opts *o, sp_fmt_err *err);
 void rp_omp_free(rp_omp *m);
 int rp_omp_any(const rp_omp *m); /* 1 if some task may belong to a team */
@@ -181,10 +182,10 @@ int rp_omp_parallel(const rp_omp *m, int32_t name); /* an omp parallel? */
  * (parent, NULL for none) is not an `omp parallel @ LOC` call: the tightest
  * call of `omp parallel @ LOC` on another thread of t's rank holding c's
  * interval. NULL for any other call or when none holds it. */
-rp_omp_call *rp_omp_match(const rp_omp *m, const rp_thread *t, const rp_call *c,
+rp_omp_call *rp_omp_match(rp_omp *m, const rp_thread *t, const rp_call *c,
                           const rp_call *parent);
 /* The entry of c itself when c is a parallel call; else NULL. */
-rp_omp_call *rp_omp_self(const rp_omp *m, const rp_thread *t, const rp_call *c);
+rp_omp_call *rp_omp_self(rp_omp *m, const rp_thread *t, const rp_call *c);
 
 /* Aggregated call paths: node = (parent node, region). */
 typedef struct rp_node {
