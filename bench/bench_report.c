@@ -1,5 +1,6 @@
 /* bench_report.c - sp-report's table of a large merged profile from the
- * summary records against reading every call (--events), in one run.
+ * summary records against reading every call (--events), in one run; the
+ * call stacks of an OpenMP profile with and without its teams joined.
  * usage: bench_report SP_REPORT DIR [RANKS] [CALLS] (CALLS over all ranks) */
 #include "sp_format.h"
 
@@ -31,6 +32,47 @@ static void gen_read(const sp_fmt_source *src, int64_t first, int64_t n,
     starts[i] = base + s;
     ends[i] = base + s + d;
   }
+}
+
+/* OpenMP: rank 0, thread 0's main holds `teams` parallel calls; each team
+ * is thread 0's and three workers' implicit tasks, each holding one work
+ * call (ctx: the number of teams; aux: what the source is). */
+static void omp_read(const sp_fmt_source *src, int64_t first, int64_t n,
+                     int64_t *starts, int64_t *ends) {
+  int64_t teams = *(const int64_t *)src->ctx;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t b = 1000 * (first + i), w = src->thread;
+    int64_t s[] = {0, b + 10, b + (w ? 25 : 20), b + 30};
+    int64_t e[] = {1000 * teams + 10, b + 910, b + (w ? 890 : 880),
+                   b + 130 + 100 * w};
+    starts[i] = s[src->aux];
+    ends[i] = e[src->aux];
+  }
+}
+
+/* Writes the OpenMP profile; prefix "omp" names the regions as the
+ * runtime's OpenMP support does, anything else leaves no team to join. */
+static int omp_profile(const char *path, const char *prefix, int64_t *teams,
+                       sp_fmt_err *err) {
+  char par[64], task[64];
+  snprintf(par, sizeof par, "%s parallel @ bench.c:10", prefix);
+  snprintf(task, sizeof task, "%s implicit task @ bench.c:10", prefix);
+  const char *names[] = {"main", par, task, "work"};
+  sp_fmt_source s[10];
+  int n = 0;
+  for (int32_t t = 0; t < 4; t++)
+    for (int k = t ? 2 : 0; k < 4; k++) {
+      sp_fmt_source x = {.thread = t,
+                         .name = names[k],
+                         .file = "bench.c",
+                         .line = 10,
+                         .count = k ? *teams : 1,
+                         .read = omp_read,
+                         .ctx = teams,
+                         .aux = k};
+      s[n++] = x;
+    }
+  return sp_fmt_spt_write(path, 0, 3, s, n, 0, err);
 }
 
 static double now(void) {
@@ -159,6 +201,32 @@ int main(int argc, char **argv) {
   printf("sp-report --export folded (call stacks of every call): %.3f s, "
          "%.1f M calls/s\n",
          tf, (double)(2 * steps * ranks + ranks) / tf / 1e6);
+
+  /* The call stacks of an OpenMP profile with as many calls, its teams
+   * joined (the rank's threads walked together), against the same calls
+   * under names that are no OpenMP region. */
+  int64_t teams = (2 * steps * ranks + ranks) / 9;
+  char op[4200], xp[4200];
+  snprintf(op, sizeof op, "%s/omp.spt", argv[2]);
+  snprintf(xp, sizeof xp, "%s/xmp.spt", argv[2]);
+  if (omp_profile(op, "omp", &teams, &err) != 0 ||
+      omp_profile(xp, "xmp", &teams, &err) != 0)
+    goto fail;
+  char *oa[] = {argv[1], "--export", "folded", op, NULL};
+  char *xa[] = {argv[1], "--export", "folded", xp, NULL};
+  double bo = 1e30, bx = 1e30;
+  for (int k = 0; k < 3; k++) {
+    double a = run(xa, t1), b = run(oa, t2);
+    if (a < bx)
+      bx = a;
+    if (b < bo)
+      bo = b;
+  }
+  printf("sp-report --export folded, OpenMP profile (%lld calls, 4 threads): "
+         "%.3f s teams joined, %.3f s not (%.2fx)\n",
+         (long long)(9 * teams + 1), bo, bx, bo / bx);
+  unlink(op);
+  unlink(xp);
   unlink(path);
   unlink(t1);
   unlink(t2);

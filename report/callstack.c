@@ -62,6 +62,15 @@ static int close_top(const rp_visitor *v, const rp_thread *t, frame *stack,
   return v->on_close ? v->on_close(v->ctx, t, &f->c) : 0;
 }
 
+/* What the workers' tasks of a parallel call x need: the call they go
+ * under. */
+static void seen(rp_omp_call *x, const rp_call *c) {
+  x->as = c->name;
+  x->depth = c->depth;
+  x->node = c->node;
+  x->seen = 1;
+}
+
 static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
                       const char *keep_name, const rp_visitor *v, int flags,
                       rp_omp *omp, sp_fmt_err *err) {
@@ -117,8 +126,7 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
       rp_omp_call *x = rp_omp_self(omp, th, &c);
       for (int64_t d = depth; x && d-- > 0;)
         if (c.start >= stack[d].c.start && c.end <= stack[d].c.end) {
-          x->call = stack[d].c;
-          x->seen = 1;
+          seen(x, &stack[d].c);
           break;
         }
       continue;
@@ -141,6 +149,7 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
     }
     frame *parent = depth ? &stack[depth - 1] : NULL;
     const rp_call *pc = parent ? &parent->c : NULL;
+    rp_call team;
     if (parent)
       parent->children += c.end - c.start;
     c.depth = (int32_t)depth;
@@ -148,18 +157,18 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
       /* The team's parallel call is the parent, but the task's time stays
        * out of its exclusive time: that runs on another thread. */
       rp_omp_call *x = rp_omp_match(omp, th, &c, pc);
-      if (x && x->seen)
-        pc = &x->call;
+      if (x && x->seen) {
+        team = (rp_call){x->as, x->depth, x->start, x->end, 0, x->node};
+        pc = &team;
+      }
       c.depth = pc ? pc->depth + 1 : 0;
     }
     if (v->on_open && v->on_open(v->ctx, th, &c, pc))
       goto stopped;
     if (omp) {
       rp_omp_call *x = rp_omp_self(omp, th, &c);
-      if (x) {
-        x->call = c;
-        x->seen = 1;
-      }
+      if (x)
+        seen(x, &c);
     }
     if (depth == cap) {
       int64_t c2 = cap ? 2 * cap : 64;

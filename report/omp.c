@@ -26,10 +26,16 @@ struct rp_omp {
   group *last; /* the last group asked for */
 };
 
-static int by_call(const void *a, const void *b) {
-  const rp_omp_call *x = a, *y = b;
+/* Calls of one rank. */
+static int by_group(const void *a, const void *b) {
+  const group *x = a, *y = b;
   if (x->rank != y->rank)
     return x->rank < y->rank ? -1 : 1;
+  return x->name < y->name ? -1 : (x->name > y->name);
+}
+
+static int by_call(const void *a, const void *b) {
+  const rp_omp_call *x = a, *y = b;
   if (x->name != y->name)
     return x->name < y->name ? -1 : 1;
   if (x->start != y->start)
@@ -78,56 +84,63 @@ rp_omp *rp_omp_new(const rp_profile *p, const rp_opts *o, sp_fmt_err *err) {
     }
   }
   if (!any)
-    return m; /* no team to join: every lookup says -1 at once */
-  int64_t n = 0;
+    return m;              /* no team to join: every lookup says -1 at once */
+  int64_t n = 0, nsrc = 0; /* calls; sources: at least one per group */
   for (int64_t i = 0; i < p->nthreads; i++) {
     const rp_thread *t = &p->threads[i];
     for (int64_t j = 0; j < t->nsrc; j++)
-      if (m->is_par[t->name[j]])
+      if (m->is_par[t->name[j]]) {
         n += t->blk[j]->count;
+        nsrc++;
+      }
   }
   if (!(m->v = malloc((n ? (size_t)n : 1) * sizeof *m->v)) ||
-      !(m->g = malloc((n ? (size_t)n : 1) * sizeof *m->g)))
+      !(m->g = malloc((nsrc ? (size_t)nsrc : 1) * sizeof *m->g)))
     goto oom;
-  for (int64_t i = 0; i < p->nthreads; i++) {
-    const rp_thread *t = &p->threads[i];
-    for (int64_t j = 0; j < t->nsrc; j++) {
-      if (!m->is_par[t->name[j]])
-        continue;
-      const sp_fmt_block *b = t->blk[j];
-      for (int64_t k = 0; k < b->count; k++) {
-        rp_omp_call *c = &m->v[m->n++];
-        memset(c, 0, sizeof *c);
-        c->rank = t->rank;
-        c->thread = t->thread;
-        c->name = t->name[j];
-        c->start = b->starts[k];
-        c->end = b->ends[k];
-        c->kept = m->is_par[c->name] == 2;
-        c->call.node = -1;
+  /* A rank's threads are next to each other in p->threads, so are its
+   * calls here: each rank's are sorted and cut into groups on their own. */
+  for (int64_t i = 0, j; i < p->nthreads; i = j) {
+    int32_t rank = p->threads[i].rank;
+    int64_t lo = m->n;
+    for (j = i; j < p->nthreads && p->threads[j].rank == rank; j++) {
+      const rp_thread *t = &p->threads[j];
+      for (int64_t q = 0; q < t->nsrc; q++) {
+        if (!m->is_par[t->name[q]])
+          continue;
+        const sp_fmt_block *b = t->blk[q];
+        for (int64_t k = 0; k < b->count; k++) {
+          rp_omp_call c = {.start = b->starts[k],
+                           .end = b->ends[k],
+                           .node = -1,
+                           .thread = t->thread,
+                           .name = t->name[q],
+                           .as = -1,
+                           .kept = (int8_t)(m->is_par[t->name[q]] == 2)};
+          m->v[m->n++] = c;
+        }
       }
     }
+    /* Usually one thread opens a region's teams, calls in start order:
+     * then they are in order already. */
+    rp_omp_call *v = m->v + lo;
+    int64_t nv = m->n - lo, k = 1;
+    while (k < nv && by_call(&v[k - 1], &v[k]) <= 0)
+      k++;
+    if (k < nv)
+      qsort(v, (size_t)nv, sizeof *v, by_call);
+    for (int64_t a = lo, z; a < m->n; a = z) {
+      group *g = &m->g[m->ng++];
+      g->rank = rank;
+      g->name = m->v[a].name;
+      g->lo = g->hint = a;
+      g->maxdur = 0;
+      for (z = a; z < m->n && m->v[z].name == g->name; z++)
+        if (m->v[z].end - m->v[z].start > g->maxdur)
+          g->maxdur = m->v[z].end - m->v[z].start;
+      g->hi = z;
+    }
   }
-  /* Usually one thread opens a region's teams, calls in start order: then
-   * the calls are in order already. */
-  int64_t k = 1;
-  while (k < m->n && by_call(&m->v[k - 1], &m->v[k]) <= 0)
-    k++;
-  if (k < m->n)
-    qsort(m->v, (size_t)m->n, sizeof *m->v, by_call);
-  for (int64_t lo = 0, hi; lo < m->n; lo = hi) {
-    group *g = &m->g[m->ng++];
-    g->rank = m->v[lo].rank;
-    g->name = m->v[lo].name;
-    g->lo = g->hint = lo;
-    g->maxdur = 0;
-    for (hi = lo;
-         hi < m->n && m->v[hi].rank == g->rank && m->v[hi].name == g->name;
-         hi++)
-      if (m->v[hi].end - m->v[hi].start > g->maxdur)
-        g->maxdur = m->v[hi].end - m->v[hi].start;
-    g->hi = hi;
-  }
+  qsort(m->g, (size_t)m->ng, sizeof *m->g, by_group);
   return m;
 oom:
   rp_omp_free(m);

@@ -159,13 +159,15 @@ int rp_walk(const rp_profile *p, const rp_opts *o, const rp_visitor *v,
 
 /* ---- OpenMP teams (omp.c) ----------------------------------------------- */
 
-/* One call of an `omp parallel @ LOC` region. */
+/* One call of an `omp parallel @ LOC` region, and what a walk learnt of it:
+ * the call its workers' tasks go under (itself, or when it is filtered out
+ * its nearest kept caller): that call's name, depth and node. */
 typedef struct rp_omp_call {
-  int32_t rank, thread, name;
   int64_t start, end;
-  int kept;     /* passes the filters */
-  rp_call call; /* as the walk opened it, or its nearest kept caller */
-  int seen;     /* call is set */
+  int64_t node;
+  int32_t thread, name; /* name: the parallel region's */
+  int32_t as, depth;    /* as: the name of the call the tasks go under */
+  int8_t kept, seen; /* kept: passes the filters; seen: as, depth, node set */
 } rp_omp_call;
 
 typedef struct rp_omp rp_omp;
