@@ -18,6 +18,18 @@ if(TARGET sp-report AND SP_USE_HDF5)
     SKIP_RETURN_CODE 77)
 endif()
 
+# A real OpenMP program (sp-cc -fopenmp, 4 threads, LLVM's libomp with
+# OMPT): workers' implicit tasks under their parallel calls.
+find_library(SP_LIBOMP omp PATHS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH)
+if(TARGET sp-report AND SP_BUILD_PASS AND SP_LIBOMP)
+  add_test(NAME test_report_omp
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_report_omp.py
+      ${PROJECT_BINARY_DIR}/bin/sp-cc $<TARGET_FILE:sp-report>
+      ${CMAKE_CURRENT_LIST_DIR}/report/omp_teams.c
+      ${CMAKE_CURRENT_BINARY_DIR}/test_report_omp_work)
+  set_tests_properties(test_report_omp PROPERTIES TIMEOUT 300 LABELS omp)
+endif()
+
 # sp-report reads through the format library alone (report/CMakeLists.txt).
 add_test(NAME test_report_layers COMMAND ${CMAKE_COMMAND}
   -DREPORT_DIR=${PROJECT_SOURCE_DIR}/report
