@@ -18,6 +18,21 @@ void sp_fmt_err_set(sp_fmt_err *err, const char *fmt, ...) {
   va_end(ap);
 }
 
+void sp_fmt_err_vat(sp_fmt_err *err, const char *file, int64_t off,
+                    const char *fmt, va_list ap) {
+  if (!err)
+    return;
+  int n = off < 0 ? snprintf(err->msg, sizeof err->msg, "%s: ", file)
+                  : snprintf(err->msg, sizeof err->msg,
+                             "%s: offset %lld: ", file, (long long)off);
+  if (n < 0 || (size_t)n >= sizeof err->msg)
+    return;
+  vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+  for (char *c = err->msg + n; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      *c = '?';
+}
+
 int sp_fmt_tmp_name(const char *path, char *buf, size_t size) {
   /* The counter keeps two writers of one process (threads, or a retry)
    * apart; the pid keeps processes sharing a directory apart. */

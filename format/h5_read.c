@@ -11,15 +11,10 @@
 #include <string.h>
 
 static int fail(sp_fmt_err *err, const char *path, const char *fmt, ...) {
-  if (err) {
-    int n = snprintf(err->msg, sizeof err->msg, "%s: ", path);
-    if (n >= 0 && (size_t)n < sizeof err->msg) {
-      va_list ap;
-      va_start(ap, fmt);
-      vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
-      va_end(ap);
-    }
-  }
+  va_list ap;
+  va_start(ap, fmt);
+  sp_fmt_err_vat(err, path, -1, fmt, ap);
+  va_end(ap);
   return -1;
 }
 

@@ -31,14 +31,9 @@
 #define TRUNC_MARK "...[truncated]"
 
 void sp__h5w_fail(sp_fmt_err *err, const char *path, const char *fmt, ...) {
-  if (!err)
-    return;
-  int n = snprintf(err->msg, sizeof err->msg, "%s: ", path);
-  if (n < 0 || (size_t)n >= sizeof err->msg)
-    return;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+  sp_fmt_err_vat(err, path, -1, fmt, ap);
   va_end(ap);
 }
 
@@ -661,11 +656,8 @@ int sp_fmt_h5w_close(sp_fmt_h5w *w, sp_fmt_err *err) {
   }
   if (sp__h5w_sunk(w, err)) /* the last writes (superblock, index) failed */
     goto out;
-  if (rename(w->tmp, w->path) != 0) {
-    sp__h5w_fail(err, w->path, "cannot rename %s into place: %s", w->tmp,
-                 strerror(errno));
+  if (sp_fmt_tmp_commit(w->tmp, w->path, err) != 0)
     goto out;
-  }
   rc = 0;
 out:
   if (str >= 0)

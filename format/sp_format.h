@@ -4,6 +4,7 @@
 #ifndef SP_FORMAT_H
 #define SP_FORMAT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -438,6 +439,14 @@ int sp_fmt_tmp_name(const char *path, char *buf, size_t size);
 /* Renames tmp to path. On failure removes tmp, leaves path alone, says
  * "<path>: <reason>" in err and returns -1. */
 int sp_fmt_tmp_commit(const char *tmp, const char *path, sp_fmt_err *err);
+
+/* err->msg = "<file>: offset <off>: " (no offset part when off < 0), then
+ * vprintf(fmt, ap), truncated to fit, control bytes of the part after the
+ * file name shown as '?' (a message is one line, whatever a name read
+ * from a file holds); err may be NULL. The one formatter of every reader's
+ * and writer's failure. */
+void sp_fmt_err_vat(sp_fmt_err *err, const char *file, int64_t off,
+                    const char *fmt, va_list ap);
 
 /* err->msg = printf(fmt, ...) truncated to fit; err may be NULL. */
 void sp_fmt_err_set(sp_fmt_err *err, const char *fmt, ...)

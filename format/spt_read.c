@@ -44,20 +44,10 @@ static int fail(reader *r, size_t off, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int fail(reader *r, size_t off, const char *fmt, ...) {
-  if (!r->err)
-    return -1;
-  int n = snprintf(r->err->msg, sizeof r->err->msg, "%s: offset %zu: ", r->name,
-                   off);
-  if (n < 0 || (size_t)n >= sizeof r->err->msg)
-    return -1;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(r->err->msg + n, sizeof r->err->msg - (size_t)n, fmt, ap);
+  sp_fmt_err_vat(r->err, r->name, (int64_t)off, fmt, ap);
   va_end(ap);
-  /* Names quoted from the file must not break the message's one line. */
-  for (char *c = r->err->msg + n; *c; c++)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f)
-      *c = '?';
   return -1;
 }
 

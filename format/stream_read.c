@@ -163,16 +163,9 @@ static int fail(sp_fmt_stream *s, int64_t off, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int fail(sp_fmt_stream *s, int64_t off, const char *fmt, ...) {
-  sp_fmt_err *err = s->err;
-  if (!err)
-    return -1;
-  int n = snprintf(err->msg, sizeof err->msg, "%s: offset %lld: ", s->path,
-                   (long long)off);
-  if (n < 0 || (size_t)n >= sizeof err->msg)
-    return -1;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+  sp_fmt_err_vat(s->err, s->path, off < 0 ? 0 : off, fmt, ap);
   va_end(ap);
   return -1;
 }
