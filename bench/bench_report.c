@@ -101,6 +101,18 @@ static double run(char *const *argv, const char *out) {
   return now() - t0;
 }
 
+/* a and b run in turn three times (the machine is shared): the best time
+ * of each, their outputs left in ta and tb. */
+static void best_of_3(char *const *a, const char *ta, char *const *b,
+                      const char *tb, double *best_a, double *best_b) {
+  *best_a = *best_b = 1e30;
+  for (int k = 0; k < 3; k++) {
+    double x = run(a, ta), y = run(b, tb);
+    *best_a = x < *best_a ? x : *best_a;
+    *best_b = y < *best_b ? y : *best_b;
+  }
+}
+
 static char *slurp(const char *path) {
   FILE *f = fopen(path, "r");
   static char none[] = "";
@@ -157,15 +169,8 @@ int main(int argc, char **argv) {
   fflush(stdout);
   char *sum[] = {argv[1], path, NULL};
   char *ev[] = {argv[1], "--events", path, NULL};
-  /* Alternate, keep the best of three of each: the machine is shared. */
-  double bs = 1e30, be = 1e30;
-  for (int k = 0; k < 3; k++) {
-    double a = run(sum, t1), b = run(ev, t2);
-    if (a < bs)
-      bs = a;
-    if (b < be)
-      be = b;
-  }
+  double bs, be;
+  best_of_3(sum, t1, ev, t2, &bs, &be);
   char *x = slurp(t1), *y = slurp(t2);
   int same = strcmp(x, y) == 0 && x[0];
   printf("sp-report summary-only (summary_statistics): %.3f s\n", bs);
@@ -214,14 +219,8 @@ int main(int argc, char **argv) {
     goto fail;
   char *oa[] = {argv[1], "--export", "folded", op, NULL};
   char *xa[] = {argv[1], "--export", "folded", xp, NULL};
-  double bo = 1e30, bx = 1e30;
-  for (int k = 0; k < 3; k++) {
-    double a = run(xa, t1), b = run(oa, t2);
-    if (a < bx)
-      bx = a;
-    if (b < bo)
-      bo = b;
-  }
+  double bo, bx;
+  best_of_3(xa, t1, oa, t2, &bx, &bo);
   printf("sp-report --export folded, OpenMP profile (%lld calls, 4 threads): "
          "%.3f s teams joined, %.3f s not (%.2fx)\n",
          (long long)(9 * teams + 1), bo, bx, bo / bx);
