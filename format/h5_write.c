@@ -89,8 +89,22 @@ static int write_ds(hid_t loc, const char *name, hid_t ftype, hid_t mtype,
   return rc < 0 ? -1 : 0;
 }
 
-/* Region id of name, added in order of first appearance; -1 = no memory. */
+static int32_t region_id_valid(sp_fmt_h5w *w, const char *name);
+
+/* Region id of name, added in order of first appearance; -1 = no memory.
+ * HDF5 strings here are UTF-8: a name with bytes that are not is stored
+ * with them as \xNN. */
 static int32_t region_id(sp_fmt_h5w *w, const char *name) {
+  int oom;
+  char *valid = sp_fmt_utf8_dup(name, &oom);
+  if (oom)
+    return -1;
+  int32_t id = region_id_valid(w, valid ? valid : name);
+  free(valid);
+  return id;
+}
+
+static int32_t region_id_valid(sp_fmt_h5w *w, const char *name) {
   sp__hash_it it;
   int64_t i = sp__hash_first(&w->names, sp__fnv1a(SP__FNV_SEED, name), &it);
   for (; i >= 0; i = sp__hash_next(&w->names, &it))

@@ -2,6 +2,7 @@
  * copies, so a rank's metadata outlives whatever it was read from. */
 #include "sp_format.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,4 +128,50 @@ void sp_fmt_meta_free(sp_fmt_meta *m) {
   free(m->items);
   m->items = NULL;
   m->n = 0;
+}
+
+/* Length of the UTF-8 character at p (1-4), or 0 if p starts none. */
+static int utf8_char(const unsigned char *p) {
+  int n = *p < 0x80                 ? 1
+          : *p >= 0xc2 && *p < 0xe0 ? 2
+          : *p >= 0xe0 && *p < 0xf0 ? 3
+          : *p >= 0xf0 && *p < 0xf5 ? 4
+                                    : 0;
+  for (int i = 1; i < n; i++)
+    if ((p[i] & 0xc0) != 0x80)
+      return 0;
+  return n;
+}
+
+char *sp_fmt_utf8_dup(const char *s, int *oom) {
+  *oom = 0;
+  const unsigned char *p = (const unsigned char *)s;
+  size_t bad = 0, n = 0;
+  while (p[n]) {
+    int k = utf8_char(p + n);
+    bad += k == 0;
+    n += k ? (size_t)k : 1;
+  }
+  if (!bad)
+    return NULL;
+  char *d = malloc(n + 3 * bad + 1);
+  if (!d) {
+    *oom = 1;
+    return NULL;
+  }
+  size_t at = 0;
+  for (size_t i = 0; i < n;) {
+    int k = utf8_char(p + i);
+    if (k == 0) {
+      snprintf(d + at, 5, "\\x%02x", p[i]);
+      at += 4;
+      i++;
+    } else {
+      memcpy(d + at, p + i, (size_t)k);
+      at += (size_t)k;
+      i += (size_t)k;
+    }
+  }
+  d[at] = '\0';
+  return d;
 }

@@ -440,6 +440,12 @@ int sp_fmt_tmp_name(const char *path, char *buf, size_t size);
  * "<path>: <reason>" in err and returns -1. */
 int sp_fmt_tmp_commit(const char *tmp, const char *path, sp_fmt_err *err);
 
+/* s as valid UTF-8 for a file that promises UTF-8 (HDF5 strings): NULL when
+ * it is already (nothing allocated), else a malloc'd copy with every byte
+ * that is not part of a UTF-8 character written as the four characters
+ * \xNN; *oom = 1 when that copy could not be made. */
+char *sp_fmt_utf8_dup(const char *s, int *oom);
+
 /* err->msg = "<file>: offset <off>: " (no offset part when off < 0), then
  * vprintf(fmt, ap), truncated to fit, control bytes of the part after the
  * file name shown as '?' (a message is one line, whatever a name read

@@ -24,6 +24,8 @@ static const char USAGE[] =
     "  --ranks LIST       only these ranks, e.g. 0,2-3\n"
     "  --top N            the first N rows\n"
     "  --tree             the call tree (by call path) instead of the table\n"
+    "  --wide             names in full (else longer ones keep their start\n"
+    "                     and end around ...)\n"
     "  --events           read every call even where an .h5's summary\n"
     "                     records suffice (statistics recomputed)\n"
     "exports and pictures (-o FILE; default standard output):\n"
@@ -107,7 +109,8 @@ enum {
   OPT_EXPORT,
   OPT_SVG,
   OPT_METRIC,
-  OPT_WINDOW
+  OPT_WINDOW,
+  OPT_WIDE
 };
 
 static const struct option OPTIONS[] = {
@@ -128,6 +131,7 @@ static const struct option OPTIONS[] = {
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
+    {"wide", no_argument, NULL, OPT_WIDE},
     {NULL, 0, NULL, 0}};
 
 /* Parses the options into o, loads the profiles named into *pps (*pn of
@@ -157,6 +161,9 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
       break;
     case OPT_TREE:
       o->tree = 1;
+      break;
+    case OPT_WIDE:
+      o->wide = 1;
       break;
     case OPT_EVENTS:
       o->events = 1;

@@ -86,9 +86,9 @@ int rp_diff(const rp_profile *pa, const rp_profile *pb, const rp_opts *o,
     n = o->top;
   int w = 6;
   for (int64_t k = 0; k < n; k++)
-    if ((int)strlen(v[k].name) > w)
-      w = (int)strlen(v[k].name);
-  if (w > 48)
+    if (rp_name_cols(v[k].name) > w)
+      w = rp_name_cols(v[k].name);
+  if (w > 48 && !o->wide)
     w = 48;
   fprintf(f, "A: %s\nB: %s\n", pa->label, pb->label);
   fprintf(f, "%-*s %10s %10s %10s %10s %10s %8s %10s %10s %8s\n", w, "region",
@@ -97,10 +97,7 @@ int rp_diff(const rp_profile *pa, const rp_profile *pb, const rp_opts *o,
   for (int64_t k = 0; k < n; k++) {
     const pair *p = &v[k];
     char b[32];
-    if ((int)strlen(p->name) > w)
-      fprintf(f, "%.*s...", w - 3, p->name);
-    else
-      fprintf(f, "%-*s", w, p->name);
+    rp_name_str(f, p->name, w);
     if (p->a)
       fprintf(f, " %10lld", (long long)p->a->calls);
     else

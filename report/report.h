@@ -34,6 +34,7 @@ typedef struct rp_opts {
   int diff;
   int events; /* --events: read calls even when summaries would do */
   int tree;   /* --tree: the call tree instead of the table */
+  int wide;   /* --wide: names in full in text tables */
 } rp_opts;
 
 int rp_parse_ranks(const char *s, rp_opts *o);
@@ -258,6 +259,13 @@ void rp_json_str(FILE *f, const char *s); /* quoted, escaped */
 void rp_xml_str(FILE *f, const char *s);  /* escaped, not quoted */
 void rp_csv_str(FILE *f, const char *s);  /* quoted when needed */
 void rp_utf8_str(FILE *f, const char *s); /* invalid bytes as U+FFFD */
+/* A region name in a text table: newlines, tabs, backslashes, other
+ * control bytes and bytes that are not UTF-8 escaped (\n, \t, \\, \xNN),
+ * so a name never breaks the columns or sends a terminal escape; longer
+ * than width characters (width > 0), its start and end around "...";
+ * padded to width. rp_name_cols: its width unshortened. */
+void rp_name_str(FILE *f, const char *name, int width);
+int rp_name_cols(const char *name);
 /* The XML prolog, <svg> with a background and a centred title. */
 void rp_svg_begin(FILE *f, int w, int h, const char *title);
 /* A colour for a region name, stable across pictures. */

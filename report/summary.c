@@ -280,11 +280,11 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
   }
   int w = 6;
   for (int64_t i = 0; i < n; i++) {
-    int l = (int)strlen(p->names[v[i].name]);
+    int l = rp_name_cols(p->names[v[i].name]);
     if (l > w)
       w = l;
   }
-  if (w > 48)
+  if (w > 48 && !o->wide)
     w = 48;
   char b[9][32];
   double span = p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo) : 0;
@@ -307,12 +307,7 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
           "timbal");
   for (int64_t i = 0; i < n; i++) {
     const rp_agg *a = &v[i];
-    const char *name = p->names[a->name];
-    int l = (int)strlen(name);
-    if (l > w)
-      fprintf(f, "%.*s...", w - 3, name);
-    else
-      fprintf(f, "%-*s", w, name);
+    rp_name_str(f, p->names[a->name], w);
     fprintf(f, " %5d ", by ? a->rank : a->nranks);
     if (by == RP_BY_THREAD)
       fprintf(f, "%6d ", a->thread);

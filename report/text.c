@@ -2,6 +2,8 @@
  * JSON and XML. */
 #include "report.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Length of the valid UTF-8 sequence at p, or 0: names come from files
@@ -100,6 +102,92 @@ void rp_utf8_str(FILE *f, const char *s) {
       p += n - 1;
     }
   }
+}
+
+/* One byte of a name as the table shows it: \n, \t, \\, or \xNN for
+ * other control bytes; NULL when it stands for itself. */
+static const char *esc(unsigned char c, char *b) {
+  if (c == '\n')
+    return "\\n";
+  if (c == '\t')
+    return "\\t";
+  if (c == '\\')
+    return "\\\\";
+  if (c < 0x20 || c == 0x7f) {
+    snprintf(b, 5, "\\x%02x", c);
+    return b;
+  }
+  return NULL;
+}
+
+/* name escaped (invalid UTF-8 bytes as \xNN too) into a new string; *cols
+ * its width in characters. NULL when out of memory. */
+static char *escaped(const char *name, int *cols) {
+  size_t n = strlen(name);
+  char *d = malloc(4 * n + 1), b[8];
+  if (!d)
+    return NULL;
+  size_t at = 0;
+  int c = 0;
+  for (const unsigned char *p = (const unsigned char *)name; *p;) {
+    int k = utf8_len(p);
+    const char *e = k == 1 ? esc(*p, b) : NULL;
+    if (k == 0) {
+      snprintf(b, sizeof b, "\\x%02x", *p);
+      e = b;
+    }
+    if (e) {
+      size_t l = strlen(e);
+      memcpy(d + at, e, l);
+      at += l;
+      c += (int)l;
+    } else {
+      memcpy(d + at, p, (size_t)k);
+      at += (size_t)k;
+      c++;
+    }
+    p += k ? k : 1;
+  }
+  d[at] = '\0';
+  *cols = c;
+  return d;
+}
+
+/* Bytes of the first k characters of the valid UTF-8 string s. */
+static size_t chars(const char *s, int k) {
+  const unsigned char *p = (const unsigned char *)s;
+  for (; k > 0 && *p; k--)
+    p += utf8_len(p);
+  return (size_t)(p - (const unsigned char *)s);
+}
+
+int rp_name_cols(const char *name) {
+  int cols = 0;
+  free(escaped(name, &cols));
+  return cols;
+}
+
+void rp_name_str(FILE *f, const char *name, int width) {
+  int cols = 0;
+  char *d = escaped(name, &cols);
+  if (!d) {
+    fputs("?", f);
+    return;
+  }
+  if (width > 3 && cols > width) {
+    /* Its start and its end around "...", the end the larger part: names
+     * that share a start (C++ templates, overloads) differ at the end. */
+    int head = (width - 3) / 3, tail = width - 3 - head;
+    fwrite(d, 1, chars(d, head), f);
+    fputs("...", f);
+    fputs(d + chars(d, cols - tail), f);
+    cols = width;
+  } else {
+    fputs(d, f);
+  }
+  for (int i = cols; i < width; i++)
+    fputc(' ', f);
+  free(d);
 }
 
 void rp_csv_str(FILE *f, const char *s) {

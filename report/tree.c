@@ -25,7 +25,7 @@ int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
     fprintf(f, "%10lld %10s %10s  %*s", (long long)n->calls,
             rp_time((double)n->total, b[0], sizeof b[0]),
             rp_time((double)n->excl, b[1], sizeof b[1]), 2 * n->depth, "");
-    rp_utf8_str(f, p->names[n->name]);
+    rp_name_str(f, p->names[n->name], 0);
     fputc('\n', f);
   }
   rp_tree_free(&t);

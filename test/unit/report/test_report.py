@@ -337,6 +337,50 @@ for view in ([], ["--tree"], ["--by-rank"], ["--svg", "timeline"],
               f"extreme stamps {view}: {p.returncode} {p.stderr!r}")
     except subprocess.TimeoutExpired:
         check(False, f"extreme stamps {view}: did not end")
+# Names: five that share their first 48 characters stay five distinct
+# rows (start and end kept around "..."); newlines, escape sequences and
+# bytes that are not UTF-8 are shown escaped; --wide shows them whole; an
+# .h5 stores them as valid UTF-8.
+vb = "std::_Vector_base<double, std::allocator<double> >::"
+long_names = [vb + x for x in ("_M_allocate(unsigned long)",
+                               "_M_deallocate(double*, unsigned long)",
+                               "_Vector_impl::_Vector_impl()",
+                               "~_Vector_base()",
+                               "_M_create_storage(unsigned long)")]
+raw = [n.encode() for n in long_names] + [b"bad\nname\x1b[31m\xffend",
+                                          b"tab\there"]
+img = b"SCOPEPRF" + struct.pack("<iiq", 2, 0, len(raw))
+for k, nb in enumerate(raw):
+    img += (struct.pack("<i", len(nb)) + nb + struct.pack("<i", 3) + b"a.c" +
+            struct.pack("<iq", k + 1, 1) +
+            struct.pack("<2q", 1000 * (k + 1), 1000 * (k + 1) + 10 * (k + 1)))
+NM = WORK + "/names"  # not among the profiles other checks glob
+os.makedirs(NM, exist_ok=True)
+with open(NM + "/names.spt", "wb") as fh:
+    fh.write(img)
+t = run(NM + "/names.spt").stdout
+rows = [l[:48] for l in t.splitlines()[2:]]
+shown = [r for r in rows if r.startswith("std::")]
+check(len(shown) == 5 and len(set(shown)) == 5 and
+      all("..." in r for r in shown), f"long names: {shown}")
+check(any(r.rstrip().endswith("~_Vector_base()") for r in shown),
+      f"a long name keeps its end: {shown}")
+check("bad\\nname\\x1b[31m\\xffend" in t and "\x1b" not in t and
+      "tab\\there" in t, f"escaped names: {t!r}")
+w = run("--wide", NM + "/names.spt").stdout
+check(all(n in w for n in long_names), "--wide shows whole names")
+tr = run("--tree", NM + "/names.spt").stdout
+check("\x1b" not in tr and "bad\\nname" in tr, f"tree escapes: {tr!r}")
+try:
+    import h5py
+    subprocess.run([IMPORT, "-o", NM + "/names.h5", NM + "/names.spt"],
+                   check=True)
+    with h5py.File(NM + "/names.h5", "r") as h:
+        stored = list(h["region_table/names"].asstr()[()])
+    check("bad\nname\x1b[31m\\xffend" in stored,
+          f"stored as valid UTF-8: {stored}")
+except ImportError:
+    pass
 one_line_error(["--include", "(unclosed", A], "--include '(unclosed'")
 one_line_error(["--exclude", "[z-a]", A], "--exclude")
 one_line_error(["--include", "nothing-matches", A], "no region matches")
