@@ -24,6 +24,8 @@ static const char USAGE[] =
     "  --ranks LIST       only these ranks, e.g. 0,2-3\n"
     "  --top N            the first N rows\n"
     "  --tree             the call tree (by call path) instead of the table\n"
+    "  --region NAME      one region: percentiles and a histogram of its\n"
+    "                     call durations\n"
     "  --wide             names in full (else longer ones keep their start\n"
     "                     and end around ...)\n"
     "  --events           read every call even where an .h5's summary\n"
@@ -92,6 +94,8 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
     return rp_svg_speedup(ps, n, o, f, err);
   if (o->tree)
     return rp_print_tree(ps[0], o, f, err);
+  if (o->region)
+    return rp_print_region(ps[0], o, f, err);
   return rp_print_table(ps[0], o, f, err);
 }
 
@@ -110,7 +114,8 @@ enum {
   OPT_SVG,
   OPT_METRIC,
   OPT_WINDOW,
-  OPT_WIDE
+  OPT_WIDE,
+  OPT_REGION
 };
 
 static const struct option OPTIONS[] = {
@@ -132,6 +137,7 @@ static const struct option OPTIONS[] = {
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {"wide", no_argument, NULL, OPT_WIDE},
+    {"region", required_argument, NULL, OPT_REGION},
     {NULL, 0, NULL, 0}};
 
 /* Parses the options into o, loads the profiles named into *pps (*pn of
@@ -164,6 +170,9 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
       break;
     case OPT_WIDE:
       o->wide = 1;
+      break;
+    case OPT_REGION:
+      o->region = v;
       break;
     case OPT_EVENTS:
       o->events = 1;
@@ -241,8 +250,11 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   int nargs = argc - optind;
   if (nargs == 0)
     return usage("%s", "no profile given");
-  if ((o->export_fmt != NULL) + (o->svg != NULL) + o->diff + o->tree > 1)
-    return usage("%s", "one of --tree, --export, --svg and --diff at a time");
+  if ((o->export_fmt != NULL) + (o->svg != NULL) + o->diff + o->tree +
+          (o->region != NULL) >
+      1)
+    return usage("%s", "one of --tree, --region, --export, --svg and --diff "
+                       "at a time");
   if (o->diff && nargs != 2)
     return usage("%s", "--diff compares two profiles: A B");
   if (o->out && !o->out[0])
@@ -261,7 +273,7 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   /* Only the outputs that walk calls need events; the rest read an .h5's
    * summary records. */
   const char *x = o->export_fmt, *s = o->svg;
-  int events = o->events || o->tree ||
+  int events = o->events || o->tree || o->region ||
                (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||
                       !strcmp(x, "events"))) ||
                (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));

@@ -32,9 +32,10 @@ typedef struct rp_opts {
   const char *metric;     /* compare: avg, total, min, max */
   double win_lo, win_hi;  /* timeline window, seconds from the run's start */
   int diff;
-  int events; /* --events: read calls even when summaries would do */
-  int tree;   /* --tree: the call tree instead of the table */
-  int wide;   /* --wide: names in full in text tables */
+  int events;         /* --events: read calls even when summaries would do */
+  int tree;           /* --tree: the call tree instead of the table */
+  int wide;           /* --wide: names in full in text tables */
+  const char *region; /* --region NAME: that region's durations */
 } rp_opts;
 
 int rp_parse_ranks(const char *s, rp_opts *o);
@@ -115,6 +116,9 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by, rp_agg **out,
 const char *rp_sort_column(const char *s);
 int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
                    sp_fmt_err *err);
+/* --region NAME: its calls' statistics, percentiles and histogram. */
+int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
+                    sp_fmt_err *err);
 int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
                   sp_fmt_err *err);
 int rp_diff(const rp_profile *a, const rp_profile *b, const rp_opts *o, FILE *f,

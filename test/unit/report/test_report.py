@@ -381,6 +381,42 @@ try:
           f"stored as valid UTF-8: {stored}")
 except ImportError:
     pass
+# --region NAME: percentiles as NumPy's default (linear), the histogram's
+# power-of-two buckets, against a hand-made profile of 997 calls on two
+# threads.
+import numpy as np
+durs = [(i * 7919) % 100000 + 1 for i in range(997)]
+blocks = []
+for th in (0, 1):
+    mine = durs[th::2]
+    st = [10**6 * k for k in range(len(mine))]
+    blocks.append((th, st, [a + b for a, b in zip(st, mine)]))
+img = b"SCOPEPRF" + struct.pack("<iiq", 3, 0, 2)
+for th, st, en in blocks:
+    img += (struct.pack("<i", th) + struct.pack("<i", 4) + b"kern" +
+            struct.pack("<i", 3) + b"k.c" + struct.pack("<iq", 9, len(st)) +
+            struct.pack("<%dq" % len(st), *st) +
+            struct.pack("<%dq" % len(en), *en))
+with open(NM + "/dist.spt", "wb") as fh:
+    fh.write(img)
+out = run("--region", "kern", NM + "/dist.spt").stdout.splitlines()
+check(out[0] == f"{NM}/dist.spt: region kern, 997 calls on 1 rank, "
+      "2 threads; source k.c:9", f"--region head: {out[0]!r}")
+vals = {l.split()[0]: float(l.split()[1]) for l in out[2:10]}
+d = np.array(durs, dtype=np.int64)
+for q in (50, 90, 99):
+    want = float(np.percentile(d, q))
+    check(abs(vals["p%d" % q] - want) <= 0.05,
+          f"p{q}: {vals['p%d' % q]} vs numpy {want}")
+check(vals["min"] == d.min() and vals["max"] == d.max() and
+      abs(vals["mean"] - d.mean()) <= 0.05 and
+      abs(vals["std"] - d.std()) <= 0.05, f"--region stats {vals}")
+hist = [l for l in out[12:] if l.strip()]
+buckets = np.floor(np.log2(d)).astype(int)
+want = [int((buckets == b).sum()) for b in range(buckets.min(), buckets.max() + 1)]
+got = [int(l.split(")")[1].split()[0]) for l in hist]
+check(got == want, f"histogram {got} vs {want}")
+one_line_error(["--region", "nope", NM + "/dist.spt"], "no call of region 'nope'")
 one_line_error(["--include", "(unclosed", A], "--include '(unclosed'")
 one_line_error(["--exclude", "[z-a]", A], "--exclude")
 one_line_error(["--include", "nothing-matches", A], "no region matches")

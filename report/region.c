@@ -1,0 +1,129 @@
+/* region.c - sp-report --region NAME: one region's call durations, their
+ * percentiles (as NumPy's default, linear between order statistics) and a
+ * histogram in powers of two. */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int by_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The q-th percentile of the n sorted values (n >= 1): the value at
+ * rank q/100 (n - 1), interpolated between its two neighbours. */
+static double percentile(const int64_t *v, int64_t n, double q) {
+  double r = q / 100.0 * (double)(n - 1);
+  int64_t lo = (int64_t)floor(r);
+  if (lo >= n - 1)
+    return (double)v[n - 1];
+  double f = r - (double)lo;
+  return (double)v[lo] + f * ((double)v[lo + 1] - (double)v[lo]);
+}
+
+static void row(FILE *f, const char *what, double ns) {
+  char b[32];
+  fprintf(f, "%-8s %16.1f %12s\n", what, ns, rp_time(ns, b, sizeof b));
+}
+
+int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
+                    sp_fmt_err *err) {
+  int32_t id = rp_name_find(p, o->region);
+  int64_t n = 0, threads = 0, nranks = 0;
+  int32_t last_rank = INT32_MIN;
+  for (int64_t i = 0; id >= 0 && i < p->nthreads; i++) {
+    const rp_thread *t = &p->threads[i];
+    if (!rp_rank_selected(o, t->rank))
+      continue;
+    int64_t here = 0;
+    for (int64_t j = 0; j < t->nsrc; j++)
+      if (t->name[j] == id)
+        here += t->blk[j]->count;
+    threads += here > 0;
+    nranks += here > 0 && t->rank != last_rank;
+    if (here > 0)
+      last_rank = t->rank;
+    n += here;
+  }
+  if (n == 0) {
+    sp_fmt_err_set(err, "%s: no call of region '%s'", p->label, o->region);
+    return -1;
+  }
+  int64_t *d = malloc((size_t)n * sizeof *d);
+  if (!d) {
+    sp_fmt_err_set(err, "%s: out of memory", p->label);
+    return -1;
+  }
+  int64_t k = 0;
+  double sum = 0;
+  for (int64_t i = 0; i < p->nthreads; i++) {
+    const rp_thread *t = &p->threads[i];
+    if (!rp_rank_selected(o, t->rank))
+      continue;
+    for (int64_t j = 0; j < t->nsrc; j++)
+      if (t->name[j] == id)
+        for (int64_t c = 0; c < t->blk[j]->count; c++) {
+          /* wrapping: a crafted file's stamps may be any int64 */
+          int64_t x = (int64_t)((uint64_t)t->blk[j]->ends[c] -
+                                (uint64_t)t->blk[j]->starts[c]);
+          d[k++] = x;
+          sum += (double)x;
+        }
+  }
+  qsort(d, (size_t)n, sizeof *d, by_i64);
+  double mean = sum / (double)n, var = 0;
+  for (int64_t i = 0; i < n; i++)
+    var += ((double)d[i] - mean) * ((double)d[i] - mean);
+  fprintf(f, "%s: region ", p->label);
+  rp_name_str(f, o->region, 0);
+  fprintf(f, ", %lld call%s on %lld rank%s, %lld thread%s", (long long)n,
+          n == 1 ? "" : "s", (long long)nranks, nranks == 1 ? "" : "s",
+          (long long)threads, threads == 1 ? "" : "s");
+  if (p->files[id])
+    fprintf(f, "; source %s:%d", p->files[id], p->lines[id]);
+  fprintf(f, "\n%-8s %16s %12s\n", "", "ns", "");
+  row(f, "total", sum);
+  row(f, "mean", mean);
+  row(f, "std", sqrt(var / (double)n));
+  row(f, "min", (double)d[0]);
+  row(f, "p50", percentile(d, n, 50));
+  row(f, "p90", percentile(d, n, 90));
+  row(f, "p99", percentile(d, n, 99));
+  row(f, "max", (double)d[n - 1]);
+  /* Histogram: [2^b, 2^(b+1)) ns per line, from the shortest call's bucket
+   * to the longest's; durations below 1 ns (0, or a clock step) apart. */
+  fprintf(f, "\ncall durations (bucket: calls)\n");
+  int64_t i = 0, below = 0;
+  while (i < n && d[i] < 1)
+    i++, below++;
+  if (below)
+    fprintf(f, "%24s %10lld\n", "< 1 ns", (long long)below);
+  int64_t peak = 0;
+  for (int64_t a = i; a < n;) {
+    int b = 63 - __builtin_clzll((unsigned long long)d[a]);
+    int64_t e = a;
+    while (e < n && 63 - __builtin_clzll((unsigned long long)d[e]) == b)
+      e++;
+    peak = e - a > peak ? e - a : peak;
+    a = e;
+  }
+  for (int b = i < n ? 63 - __builtin_clzll((unsigned long long)d[i]) : 64;
+       i < n && b < 63; b++) {
+    int64_t c = 0;
+    while (i < n && 63 - __builtin_clzll((unsigned long long)d[i]) == b)
+      c++, i++;
+    char lo[32], hi[32], label[72];
+    snprintf(label, sizeof label, "[%s, %s)",
+             rp_time((double)((uint64_t)1 << b), lo, sizeof lo),
+             rp_time((double)((uint64_t)1 << (b + 1)), hi, sizeof hi));
+    fprintf(f, "%24s %10lld ", label, (long long)c);
+    int bar = peak ? (int)((c * 40 + peak - 1) / peak) : 0;
+    for (int j = 0; j < bar; j++)
+      fputc('#', f);
+    fputc('\n', f);
+  }
+  free(d);
+  return 0;
+}
