@@ -71,6 +71,8 @@ static void seen(rp_omp_call *x, const rp_call *c) {
   x->seen = 1;
 }
 
+sp_fmt_progress rp_progress; /* off unless main starts it */
+
 static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
                       const char *keep_name, const rp_visitor *v, int flags,
                       rp_omp *omp, sp_fmt_err *err) {
@@ -91,6 +93,7 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
   int rc = -1;
   if (!kt || !kb || !kn || !pos || !heap || !st)
     goto oom;
+  int64_t walked = 0; /* calls, for the progress line */
   merger m = {kb, pos, heap, 0};
   for (int64_t i = 0; i < nt; i++)
     for (int64_t j = 0; j < t[i].nsrc; j++)
@@ -106,6 +109,8 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
   for (int64_t i = m.n / 2; i-- > 0;)
     sift_down(&m, i);
   while (m.n) {
+    if ((++walked & 0xffff) == 0)
+      sp_fmt_progress_add(&rp_progress, 0x10000);
     int64_t h = heap[0];
     const rp_thread *th = &t[kt[h]];
     const sp_fmt_block *b = kb[h];
@@ -182,6 +187,7 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
     stack[depth].children = 0;
     depth++;
   }
+  sp_fmt_progress_add(&rp_progress, walked & 0xffff);
   if (st)
     st[cur] = (saved){stack, depth, cap};
   stack = NULL;

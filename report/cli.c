@@ -293,6 +293,15 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
       return fail(&err);
   }
 
+  /* A long pass over the calls shows its progress on a terminal. */
+  int64_t calls = 0;
+  for (int i = 0; events && i < n; i++)
+    for (int64_t t = 0; t < ps[i]->nthreads; t++)
+      for (int64_t j = 0; j < ps[i]->threads[t].nsrc; j++)
+        calls += ps[i]->threads[t].blk[j]->count;
+  sp_fmt_progress_begin(&rp_progress, "sp-report", calls,
+                        events ? sp_fmt_progress_mode(getenv("SP_PROGRESS"))
+                               : 0);
   int rc;
   if (o->out && strcmp(o->out, "-") != 0) {
     rp_out out;
@@ -310,6 +319,7 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
       rc = -1;
     }
   }
+  sp_fmt_progress_end(&rp_progress);
   return rc == 0 ? 0 : fail(&err);
 }
 

@@ -5,6 +5,7 @@
 
 #include "sp_format.h"
 #include "sp_hash.h"
+#include "sp_progress.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -87,6 +88,10 @@ typedef struct rp_profile {
 /* Loads args[0..nargs) (files or directories, sp-import's rules) as one
  * profile. events = 0 reads an .h5's summary_statistics only. Rank
  * selection applies here; region filters are left to each output. */
+/* The progress line of the passes over calls (callstack.c walks count
+ * into it; main starts it with the calls loaded). */
+extern sp_fmt_progress rp_progress;
+
 int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
             rp_profile *p, sp_fmt_err *err);
 void rp_profile_free(rp_profile *p);

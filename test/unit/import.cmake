@@ -35,7 +35,7 @@ if(SP_USE_HDF5 AND TARGET scopeprof)
   add_test(NAME test_progress
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_progress.py
       $<TARGET_FILE:e2e_import_prog> $<TARGET_FILE:sp-import>
-      ${CMAKE_CURRENT_BINARY_DIR}/test_progress_work)
+      ${CMAKE_CURRENT_BINARY_DIR}/test_progress_work $<TARGET_FILE:sp-report>)
   set_tests_properties(test_progress PROPERTIES TIMEOUT 120)
   set_tests_properties(test_e2e_import PROPERTIES TIMEOUT 120
     LABELS "sanitize;threads")

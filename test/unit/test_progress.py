@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""test_progress.py PROG SP_IMPORT WORK - the progress line of the runtime's
-finalize and of sp-import: drawn on a terminal (a pseudo-terminal from
+"""test_progress.py PROG SP_IMPORT WORK SP_REPORT - the progress line of the
+runtime's finalize, of sp-import and of sp-report: drawn on a terminal (a pseudo-terminal from
 `script`) with SP_PROGRESS=1, as plain lines in a pipe with SP_PROGRESS=1,
 and never in a pipe, on a terminal for work under a second, or with
 SP_PROGRESS=0."""
@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 
-PROG, IMPORT, WORK = sys.argv[1:4]
+PROG, IMPORT, WORK, REPORT = sys.argv[1:5]
 failures = []
 
 
@@ -85,6 +85,22 @@ def main():
         t = on_terminal(cmd, env(progress, run))
         check("sp-import:" not in t,
               f"sp-import, terminal, SP_PROGRESS={progress}: {t!r}")
+
+    # sp-report's passes over the calls (--tree): the same rules.
+    cmd = [REPORT, "--tree", spt]
+    err = in_pipe(cmd, env("1", run))
+    check(re.fullmatch(r"(sp-report: +\d+% of 10 calls, [^\n]*\n)+"
+                       r"sp-report: 10 calls in [^\n]*\n", err),
+          f"sp-report, pipe, SP_PROGRESS=1: {err!r}")
+    t = on_terminal(cmd, env("1", run))
+    check(re.search(r"\rsp-report: +\d+% of 10 calls", t),
+          f"sp-report, terminal, SP_PROGRESS=1: {t!r}")
+    for progress in (None, "0"):
+        err = in_pipe(cmd, env(progress, run))
+        check(err == "", f"sp-report, pipe, SP_PROGRESS={progress}: {err!r}")
+        t = on_terminal(cmd, env(progress, run))
+        check("sp-report:" not in t,
+              f"sp-report, terminal, SP_PROGRESS={progress}: {t!r}")
 
     if failures:
         print(f"{len(failures)} failures")
