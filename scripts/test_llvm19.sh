@@ -9,5 +9,5 @@ build="${SP_BUILD_DIR_19:-$root/build-test-llvm19}"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm -DSP_TEST_ONLY=none \
   -DSP_BUILD_BENCH=OFF -DSP_WERROR=ON >/dev/null
-cmake --build "$build" -j2 --target ScopeProf scopeprof sp-dump
+cmake --build "$build" -j2 --target ScopeProf scopeprof scopeprof_static sp-dump
 cd "$build" && ctest -R lit-plugin --output-on-failure

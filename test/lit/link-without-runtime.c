@@ -13,7 +13,7 @@
 // RUN: %clang %t/obj.o -Wl,-u,sp__enter %runtime_lib/libscopeprof.a -lpthread -ldl -lm -o %t/static && env SP_FORMAT=spt SP_OUTPUT=%t/static %t/static | FileCheck %s --check-prefix=OUT
 // RUN: %sp_dump %t/static_rank00000.spt | FileCheck %s --check-prefix=REC
 // Unguarded calls (-sp-inline-check=false) are strong: they need the runtime.
-// RUN: not %clang -O2 -fpass-plugin=%plugin -mllvm -sp-inline-check=false %s -o %t/strong 2>&1 | FileCheck %s --check-prefix=STRONG
+// RUN: not %clang -O2 %load_plugin -mllvm -sp-inline-check=false %s -o %t/strong 2>&1 | FileCheck %s --check-prefix=STRONG
 #include <stdio.h>
 
 __attribute__((annotate("sp_region"), noinline)) int twice(int x) {

@@ -6,9 +6,9 @@
 // RUN: %clangxx -O0 -g -finstrument-functions -fpass-plugin=%plugin %s %sp_link -o %t/def && env SP_FORMAT=spt SP_OUTPUT=%t/def %t/def
 // RUN: %sp_dump %t/def_rank00000.spt | FileCheck %s --check-prefix=DEF
 // RUN: %sp_dump %t/def_rank00000.spt | grep -c '^block' | FileCheck %s --check-prefix=TWO
-// RUN: %clangxx -O0 -g -finstrument-functions -fpass-plugin=%plugin -mllvm -sp-system-headers %s %sp_link -o %t/all && env SP_FORMAT=spt SP_OUTPUT=%t/all %t/all
+// RUN: %clangxx -O0 -g -finstrument-functions %load_plugin -mllvm -sp-system-headers %s %sp_link -o %t/all && env SP_FORMAT=spt SP_OUTPUT=%t/all %t/all
 // RUN: %sp_dump %t/all_rank00000.spt | FileCheck %s --check-prefix=ALL
-// RUN: %clangxx -O0 -g -finstrument-functions -fpass-plugin=%plugin -mllvm -sp-verbose -c %s -o %t/v.o 2>&1 | FileCheck %s --check-prefix=WHY
+// RUN: %clangxx -O0 -g -finstrument-functions %load_plugin -mllvm -sp-verbose -c %s -o %t/v.o 2>&1 | FileCheck %s --check-prefix=WHY
 #include <numeric>
 #include <vector>
 
