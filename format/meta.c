@@ -130,8 +130,7 @@ void sp_fmt_meta_free(sp_fmt_meta *m) {
   m->n = 0;
 }
 
-/* Length of the UTF-8 character at p (1-4), or 0 if p starts none. */
-static int utf8_char(const unsigned char *p) {
+int sp_fmt_utf8_len(const unsigned char *p) {
   int n = *p < 0x80                 ? 1
           : *p >= 0xc2 && *p < 0xe0 ? 2
           : *p >= 0xe0 && *p < 0xf0 ? 3
@@ -148,7 +147,7 @@ char *sp_fmt_utf8_dup(const char *s, int *oom) {
   const unsigned char *p = (const unsigned char *)s;
   size_t bad = 0, n = 0;
   while (p[n]) {
-    int k = utf8_char(p + n);
+    int k = sp_fmt_utf8_len(p + n);
     bad += k == 0;
     n += k ? (size_t)k : 1;
   }
@@ -161,7 +160,7 @@ char *sp_fmt_utf8_dup(const char *s, int *oom) {
   }
   size_t at = 0;
   for (size_t i = 0; i < n;) {
-    int k = utf8_char(p + i);
+    int k = sp_fmt_utf8_len(p + i);
     if (k == 0) {
       snprintf(d + at, 5, "\\x%02x", p[i]);
       at += 4;

@@ -8,17 +8,7 @@
 
 /* Length of the valid UTF-8 sequence at p, or 0: names come from files
  * and must not break the XML or JSON they are written into. */
-static int utf8_len(const unsigned char *p) {
-  int n = *p < 0x80                 ? 1
-          : *p >= 0xc2 && *p < 0xe0 ? 2
-          : *p >= 0xe0 && *p < 0xf0 ? 3
-          : *p >= 0xf0 && *p < 0xf5 ? 4
-                                    : 0;
-  for (int i = 1; i < n; i++)
-    if ((p[i] & 0xc0) != 0x80)
-      return 0;
-  return n;
-}
+static int utf8_len(const unsigned char *p) { return sp_fmt_utf8_len(p); }
 
 const char *rp_time(double ns, char *buf, size_t size) {
   double a = ns < 0 ? -ns : ns;
