@@ -58,7 +58,7 @@ typedef struct saved {
 static int close_top(const rp_visitor *v, const rp_thread *t, frame *stack,
                      int64_t *depth) {
   frame *f = &stack[--*depth];
-  f->c.exclusive = (f->c.end - f->c.start) - f->children;
+  f->c.exclusive = rp_sub(rp_sub(f->c.end, f->c.start), f->children);
   return v->on_close ? v->on_close(v->ctx, t, &f->c) : 0;
 }
 
@@ -156,7 +156,7 @@ static int walk_group(const rp_profile *p, const rp_thread *t, int64_t nt,
     const rp_call *pc = parent ? &parent->c : NULL;
     rp_call team;
     if (parent)
-      parent->children += c.end - c.start;
+      parent->children = rp_add(parent->children, rp_sub(c.end, c.start));
     c.depth = (int32_t)depth;
     if (omp) {
       /* The team's parallel call is the parent, but the task's time stays

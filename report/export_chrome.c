@@ -26,11 +26,13 @@ typedef struct {
 
 /* Microseconds with the nanoseconds kept: "12.345". */
 static void us(FILE *f, int64_t ns) {
+  uint64_t a = (uint64_t)ns;
   if (ns < 0) {
     fputc('-', f);
-    ns = -ns;
+    a = 0 - a; /* INT64_MIN too */
   }
-  fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+  fprintf(f, "%llu.%03llu", (unsigned long long)(a / 1000),
+          (unsigned long long)(a % 1000));
 }
 
 static void lane_names(chrome *x, const rp_thread *t) {
@@ -73,9 +75,9 @@ static int on_open(void *ctx, const rp_thread *t, rp_call *c,
   fprintf(f, "%s{\"name\":", x->sep);
   rp_json_str(f, x->p->names[c->name]);
   fputs(",\"cat\":\"region\",\"ph\":\"X\",\"ts\":", f);
-  us(f, c->start - x->origin);
+  us(f, rp_sub(c->start, x->origin));
   fputs(",\"dur\":", f);
-  us(f, c->end - c->start);
+  us(f, rp_sub(c->end, c->start));
   fprintf(f, ",\"pid\":%d,\"tid\":%d,\"args\":{", t->rank, t->thread);
   const char *file = x->p->files[c->name];
   if (file) {
@@ -121,7 +123,7 @@ static void flows(const chrome *x) {
               ",\n{\"name\":\"omp team\",\"cat\":\"region\",\"ph\":\"%s\","
               "\"id\":%lld,\"ts\":",
               end ? "f\",\"bp\":\"e" : "s", (long long)(i + 1));
-      us(x->f, (end ? w->to_ts : w->from_ts) - x->origin);
+      us(x->f, rp_sub(end ? w->to_ts : w->from_ts, x->origin));
       fprintf(x->f, ",\"pid\":%d,\"tid\":%d}", w->rank, end ? w->to : w->from);
     }
   }

@@ -13,9 +13,10 @@ static int on_open(void *ctx, const rp_thread *t, rp_call *c,
   events *x = ctx;
   fprintf(x->f, "%d,%d,", t->rank, t->thread);
   rp_csv_str(x->f, x->p->names[c->name]);
-  fprintf(x->f, ",%lld,%lld,%lld,%d\n", (long long)(c->start - x->p->span_lo),
-          (long long)(c->end - x->p->span_lo), (long long)(c->end - c->start),
-          c->depth);
+  fprintf(x->f, ",%lld,%lld,%lld,%d\n",
+          (long long)rp_sub(c->start, x->p->span_lo),
+          (long long)rp_sub(c->end, x->p->span_lo),
+          (long long)rp_sub(c->end, c->start), c->depth);
   return 0;
 }
 

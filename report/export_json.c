@@ -41,8 +41,9 @@ static int one(const rp_profile *p, const rp_opts *o, FILE *f,
   rp_json_str(f, p->label);
   fprintf(f, ", \"mpi_size\": %lld, \"span\": %.15g, \"regions\": {",
           (long long)rp_mpi_size(p),
-          p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo) / 1e9
-                                  : 0.0);
+          p->span_hi > p->span_lo
+              ? ((double)p->span_hi - (double)p->span_lo) / 1e9
+              : 0.0);
   for (int64_t i = 0; i < n; i++) {
     const rp_agg *a = &v[i];
     fprintf(f, "%s\n      ", i ? "," : "");

@@ -135,8 +135,8 @@ rp_omp *rp_omp_new(const rp_profile *p, const rp_opts *o, sp_fmt_err *err) {
       g->lo = g->hint = a;
       g->maxdur = 0;
       for (z = a; z < m->n && m->v[z].name == g->name; z++)
-        if (m->v[z].end - m->v[z].start > g->maxdur)
-          g->maxdur = m->v[z].end - m->v[z].start;
+        if (rp_sub(m->v[z].end, m->v[z].start) > g->maxdur)
+          g->maxdur = rp_sub(m->v[z].end, m->v[z].start);
       g->hi = z;
     }
   }

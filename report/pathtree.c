@@ -44,7 +44,7 @@ static int on_open(void *ctx, const rp_thread *th, rp_call *c,
   if (c->node < 0)
     return 1;
   t->v[c->node].calls++;
-  t->v[c->node].total += c->end - c->start;
+  t->v[c->node].total = rp_add(t->v[c->node].total, rp_sub(c->end, c->start));
   return 0;
 }
 

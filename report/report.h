@@ -88,6 +88,16 @@ typedef struct rp_profile {
 /* Loads args[0..nargs) (files or directories, sp-import's rules) as one
  * profile. events = 0 reads an .h5's summary_statistics only. Rank
  * selection applies here; region filters are left to each output. */
+/* Differences and sums of stamps and times, wrapping: a crafted file's
+ * stamps may be any int64 (the figure is then meaningless, but the
+ * arithmetic is defined and ends). */
+static inline int64_t rp_sub(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+static inline int64_t rp_add(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 /* The progress line of the passes over calls (callstack.c walks count
  * into it; main starts it with the calls loaded). */
 extern sp_fmt_progress rp_progress;

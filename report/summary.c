@@ -78,11 +78,11 @@ static void fold(const rp_profile *p, const int64_t *ix, int64_t lo, int64_t hi,
     }
     ts.cur += s->total_ns;
     ts.open = 1;
-    rank_total += s->total_ns;
+    rank_total = rp_add(rank_total, s->total_ns);
     if (rank_total > max_rank_total)
       max_rank_total = rank_total;
     a->calls += s->calls;
-    a->total += s->total_ns;
+    a->total = rp_add(a->total, s->total_ns);
     a->excl += s->exclusive_ns;
     if (s->min_ns < a->min)
       a->min = s->min_ns;
@@ -195,7 +195,8 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by, rp_agg **out,
       ix[m++] = i;
   sort_p = p;
   qsort(ix, (size_t)m, sizeof *ix, by_name_rank);
-  double span = p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo) : 0;
+  double span =
+      p->span_hi > p->span_lo ? (double)p->span_hi - (double)p->span_lo : 0;
   double all = 0;
   int32_t all_name = -1;
   /* --by-thread: the totals of the row's rank (all its threads), and the
@@ -237,7 +238,7 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by, rp_agg **out,
                                p->rows[ix[q]].rank == r->rank;
                q++) {
             const rp_row *x = &p->rows[ix[q]];
-            rk_total += x->st.total_ns;
+            rk_total = rp_add(rk_total, x->st.total_ns);
             if (x->st.calls <= 0)
               continue;
             if (x->thread != last)
@@ -287,7 +288,8 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
   if (w > 48 && !o->wide)
     w = 48;
   char b[9][32];
-  double span = p->span_hi > p->span_lo ? (double)(p->span_hi - p->span_lo) : 0;
+  double span =
+      p->span_hi > p->span_lo ? (double)p->span_hi - (double)p->span_lo : 0;
   fprintf(f, "%s: %lld rank%s, span %s\n", p->label, (long long)p->nranks,
           p->nranks == 1 ? "" : "s", rp_time(span, b[0], sizeof b[0]));
   /* Time the recording threads spent waiting for the runtime's writer: the

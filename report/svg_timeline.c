@@ -108,9 +108,9 @@ static void lanes(FILE *f, const timeline *g, int width) {
           rp_xml_str(f, p->names[r]);
           fprintf(f, " (rank %d thread %d, depth %d)\n%s to %s", t->rank,
                   t->thread, d,
-                  rp_time((double)(g->lo - p->span_lo) + k * g->colw, b1,
+                  rp_time((double)g->lo - (double)p->span_lo + k * g->colw, b1,
                           sizeof b1),
-                  rp_time((double)(g->lo - p->span_lo) + e * g->colw, b2,
+                  rp_time((double)g->lo - (double)p->span_lo + e * g->colw, b2,
                           sizeof b2));
           if (p->files[r]) {
             fputs("\nsource ", f);

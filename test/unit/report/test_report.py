@@ -326,9 +326,11 @@ with open(WORK + "/extreme.spt", "wb") as fh:
     fh.write(b"SCOPEPRF" + struct.pack("<iiq", 2, 0, 1) +
              struct.pack("<i", 1) + b"a" + struct.pack("<i", 3) + b"a.c" +
              struct.pack("<iq", 1, 2) + struct.pack("<4q", lo, 0, hi, lo))
-for view in ([], ["--tree"], ["--by-rank"], ["--svg", "timeline"],
-             ["--svg", "flame"], ["--export", "chrome"],
-             ["--export", "folded"], ["--export", "csv"]):
+for view in ([], ["--tree"], ["--by-rank"], ["--by-thread"],
+             ["--svg", "timeline"], ["--svg", "flame"], ["--export", "chrome"],
+             ["--export", "folded"], ["--export", "csv"], ["--export", "json"],
+             ["--export", "events"], ["--region", "a"], ["--events"],
+             ["--svg", "compare", WORK + "/extreme.spt"]):
     try:
         p = subprocess.run([REPORT, WORK + "/extreme.spt", *view],
                            capture_output=True, text=True, timeout=10)
