@@ -33,7 +33,13 @@ int sp_fmt_cli_refused(const char *tool, int c, char *const *argv,
     snprintf(what, sizeof what, "unknown option -%c", optopt);
   else
     snprintf(what, sizeof what, "unknown option %s", typed);
-  fprintf(stderr, "%s: %s (see %s --help)\n", tool, what, tool);
+  return sp_fmt_cli_usage(tool, "%s", what);
+}
+
+int sp_fmt_cli_usage(const char *tool, const char *fmt, const char *what) {
+  fprintf(stderr, "%s: ", tool);
+  fprintf(stderr, fmt, what);
+  fprintf(stderr, " (see %s --help)\n", tool);
   return 2;
 }
 

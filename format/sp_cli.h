@@ -12,6 +12,10 @@
 int sp_fmt_cli_refused(const char *tool, int c, char *const *argv,
                        const struct option *opts);
 
+/* A usage error of tool: "<tool>: <fmt with what> (see <tool> --help)" on
+ * stderr; returns 2, the usage error's exit status. */
+int sp_fmt_cli_usage(const char *tool, const char *fmt, const char *what);
+
 /* --version: "<tool> (ScopeProf) <version>" on stdout; returns 0. */
 int sp_fmt_cli_version(const char *tool);
 

@@ -10,15 +10,17 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-/* Reads n bytes at file offset off into dst, retrying on EINTR and short
- * reads. Returns 0, or -1 with *done the bytes read and errno set (0 when
- * the file ended first). */
-static inline int sp__pread_full(int fd, void *dst, size_t n, off_t off,
-                                 size_t *done) {
-  size_t got = 0;
+/* n bytes between buf and file offset off (out: written, else read),
+ * retrying on EINTR and short transfers. Returns 0, or -1 with *done the
+ * bytes moved and errno set (0 when a transfer made no progress). */
+static inline int sp__pio_full(int fd, void *buf, size_t n, off_t off,
+                               size_t *done, int out) {
+  size_t moved = 0;
   int rc = 0;
-  while (got < n) {
-    ssize_t k = pread(fd, (char *)dst + got, n - got, off + (off_t)got);
+  while (moved < n) {
+    ssize_t k =
+        out ? pwrite(fd, (char *)buf + moved, n - moved, off + (off_t)moved)
+            : pread(fd, (char *)buf + moved, n - moved, off + (off_t)moved);
     if (k < 0 && errno == EINTR)
       continue;
     if (k <= 0) {
@@ -27,35 +29,24 @@ static inline int sp__pread_full(int fd, void *dst, size_t n, off_t off,
       rc = -1;
       break;
     }
-    got += (size_t)k;
+    moved += (size_t)k;
   }
   if (done)
-    *done = got;
+    *done = moved;
   return rc;
 }
 
-/* Writes n bytes from src at file offset off, retrying on EINTR and short
- * writes. Returns 0, or -1 with *done the bytes written and errno set (0
- * when a write made no progress). */
+/* Reads n bytes at file offset off into dst (errno 0: the file ended
+ * first). */
+static inline int sp__pread_full(int fd, void *dst, size_t n, off_t off,
+                                 size_t *done) {
+  return sp__pio_full(fd, dst, n, off, done, 0);
+}
+
+/* Writes n bytes from src at file offset off. */
 static inline int sp__pwrite_full(int fd, const void *src, size_t n, off_t off,
                                   size_t *done) {
-  size_t put = 0;
-  int rc = 0;
-  while (put < n) {
-    ssize_t k = pwrite(fd, (const char *)src + put, n - put, off + (off_t)put);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0) {
-      if (k == 0)
-        errno = 0;
-      rc = -1;
-      break;
-    }
-    put += (size_t)k;
-  }
-  if (done)
-    *done = put;
-  return rc;
+  return sp__pio_full(fd, (void *)(uintptr_t)src, n, off, done, 1);
 }
 
 /* FNV-1a over a NUL-terminated string, from seed (SP__FNV_SEED, or that

@@ -28,10 +28,7 @@ static const char USAGE[] =
 
 /* A usage error: one line, and where the usage is. */
 static int usage(const char *fmt, const char *what) {
-  fputs("sp-import: ", stderr);
-  fprintf(stderr, fmt, what);
-  fputs(" (see sp-import --help)\n", stderr);
-  return 2;
+  return sp_fmt_cli_usage("sp-import", fmt, what);
 }
 
 /* "dir/run.h5" -> "run": the label a run gets when none is given. */

@@ -40,10 +40,7 @@ static const char USAGE[] =
 
 /* Usage errors are one line too; the full usage is on --help. */
 static int usage(const char *fmt, const char *what) {
-  fputs("sp-report: ", stderr);
-  fprintf(stderr, fmt, what);
-  fputs(" (see sp-report --help)\n", stderr);
-  return 2;
+  return sp_fmt_cli_usage("sp-report", fmt, what);
 }
 
 static int fail(const sp_fmt_err *err) {

@@ -95,31 +95,30 @@ int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
   /* Histogram: [2^b, 2^(b+1)) ns per line, from the shortest call's bucket
    * to the longest's; durations below 1 ns (0, or a clock step) apart. */
   fprintf(f, "\ncall durations (bucket: calls)\n");
-  int64_t i = 0, below = 0;
-  while (i < n && d[i] < 1)
-    i++, below++;
+  int64_t below = 0, count[64] = {0};
+  int b0 = 64, b1 = -1; /* the shortest and longest calls' buckets */
+  for (int64_t i = 0; i < n; i++) {
+    if (d[i] < 1) {
+      below++;
+      continue;
+    }
+    int b = 63 - __builtin_clzll((unsigned long long)d[i]);
+    count[b]++;
+    b0 = b < b0 ? b : b0;
+    b1 = b > b1 ? b : b1;
+  }
   if (below)
     fprintf(f, "%24s %10lld\n", "< 1 ns", (long long)below);
   int64_t peak = 0;
-  for (int64_t a = i; a < n;) {
-    int b = 63 - __builtin_clzll((unsigned long long)d[a]);
-    int64_t e = a;
-    while (e < n && 63 - __builtin_clzll((unsigned long long)d[e]) == b)
-      e++;
-    peak = e - a > peak ? e - a : peak;
-    a = e;
-  }
-  for (int b = i < n ? 63 - __builtin_clzll((unsigned long long)d[i]) : 64;
-       i < n && b < 63; b++) {
-    int64_t c = 0;
-    while (i < n && 63 - __builtin_clzll((unsigned long long)d[i]) == b)
-      c++, i++;
+  for (int b = b0; b <= b1; b++)
+    peak = count[b] > peak ? count[b] : peak;
+  for (int b = b0; b <= b1; b++) {
     char lo[32], hi[32], label[72];
     snprintf(label, sizeof label, "[%s, %s)",
-             rp_time((double)((uint64_t)1 << b), lo, sizeof lo),
-             rp_time((double)((uint64_t)1 << (b + 1)), hi, sizeof hi));
-    fprintf(f, "%24s %10lld ", label, (long long)c);
-    int bar = peak ? (int)((c * 40 + peak - 1) / peak) : 0;
+             rp_time(ldexp(1, b), lo, sizeof lo),
+             rp_time(ldexp(1, b + 1), hi, sizeof hi));
+    fprintf(f, "%24s %10lld ", label, (long long)count[b]);
+    int bar = (int)((count[b] * 40 + peak - 1) / peak);
     for (int j = 0; j < bar; j++)
       fputc('#', f);
     fputc('\n', f);

@@ -8,7 +8,6 @@
 
 /* Length of the valid UTF-8 sequence at p, or 0: names come from files
  * and must not break the XML or JSON they are written into. */
-static int utf8_len(const unsigned char *p) { return sp_fmt_utf8_len(p); }
 
 const char *rp_time(double ns, char *buf, size_t size) {
   double a = ns < 0 ? -ns : ns;
@@ -37,10 +36,10 @@ void rp_json_str(FILE *f, const char *s) {
       fprintf(f, "\\u%04x", *p);
     else if (*p < 0x80)
       fputc(*p, f);
-    else if (utf8_len(p) == 0)
+    else if (sp_fmt_utf8_len(p) == 0)
       fputs("\\ufffd", f);
     else {
-      int n = utf8_len(p);
+      int n = sp_fmt_utf8_len(p);
       fwrite(p, 1, (size_t)n, f);
       p += n - 1;
     }
@@ -69,10 +68,10 @@ void rp_xml_str(FILE *f, const char *s) {
     default:
       /* XML 1.0 forbids most control characters even when escaped. */
       if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f ||
-          (*p >= 0x80 && utf8_len(p) == 0)) {
+          (*p >= 0x80 && sp_fmt_utf8_len(p) == 0)) {
         fputc('?', f);
       } else if (*p >= 0x80) {
-        int n = utf8_len(p);
+        int n = sp_fmt_utf8_len(p);
         fwrite(p, 1, (size_t)n, f);
         p += n - 1;
       } else {
@@ -84,7 +83,7 @@ void rp_xml_str(FILE *f, const char *s) {
 
 void rp_utf8_str(FILE *f, const char *s) {
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    int n = utf8_len(p);
+    int n = sp_fmt_utf8_len(p);
     if (n == 0) {
       fputs("\xef\xbf\xbd", f); /* U+FFFD */
     } else {
@@ -110,60 +109,49 @@ static const char *esc(unsigned char c, char *b) {
   return NULL;
 }
 
-/* name escaped (invalid UTF-8 bytes as \xNN too) into a new string; *cols
- * its width in characters. NULL when out of memory. */
-static char *escaped(const char *name, int *cols) {
-  size_t n = strlen(name);
-  char *d = malloc(4 * n + 1), b[8];
-  if (!d)
-    return NULL;
+/* name escaped (invalid UTF-8 bytes as \xNN too) into d, which has room
+ * for 4 bytes a byte of name plus one, or only measured when d is NULL;
+ * returns its width in characters. */
+static int escape(const char *name, char *d) {
   size_t at = 0;
   int c = 0;
+  char b[8];
   for (const unsigned char *p = (const unsigned char *)name; *p;) {
-    int k = utf8_len(p);
+    int k = sp_fmt_utf8_len(p);
     const char *e = k == 1 ? esc(*p, b) : NULL;
     if (k == 0) {
       snprintf(b, sizeof b, "\\x%02x", *p);
       e = b;
     }
-    if (e) {
-      size_t l = strlen(e);
-      memcpy(d + at, e, l);
-      at += l;
-      c += (int)l;
-    } else {
-      memcpy(d + at, p, (size_t)k);
-      at += (size_t)k;
-      c++;
-    }
+    size_t l = e ? strlen(e) : (size_t)k;
+    if (d)
+      memcpy(d + at, e ? e : (const char *)p, l);
+    at += l;
+    c += e ? (int)l : 1;
     p += k ? k : 1;
   }
-  d[at] = '\0';
-  *cols = c;
-  return d;
+  if (d)
+    d[at] = '\0';
+  return c;
 }
 
 /* Bytes of the first k characters of the valid UTF-8 string s. */
 static size_t chars(const char *s, int k) {
   const unsigned char *p = (const unsigned char *)s;
   for (; k > 0 && *p; k--)
-    p += utf8_len(p);
+    p += sp_fmt_utf8_len(p);
   return (size_t)(p - (const unsigned char *)s);
 }
 
-int rp_name_cols(const char *name) {
-  int cols = 0;
-  free(escaped(name, &cols));
-  return cols;
-}
+int rp_name_cols(const char *name) { return escape(name, NULL); }
 
 void rp_name_str(FILE *f, const char *name, int width) {
-  int cols = 0;
-  char *d = escaped(name, &cols);
+  char *d = malloc(4 * strlen(name) + 1);
   if (!d) {
     fputs("?", f);
     return;
   }
+  int cols = escape(name, d);
   if (width > 3 && cols > width) {
     /* Its start and its end around "...", the end the larger part: names
      * that share a start (C++ templates, overloads) differ at the end. */

@@ -43,6 +43,27 @@ def on_terminal(cmd, e):
     return p.stdout.decode()  # bytes: text mode would turn \r into \n
 
 
+def tool_cases(who, cmd, env, run, last_on_terminal):
+    """A tool's progress over 10 calls: drawn on a terminal (and its last
+    line, when last_on_terminal) and as lines in a pipe with
+    SP_PROGRESS=1; nothing in a pipe or on a terminal otherwise."""
+    t = on_terminal(cmd, env("1", run))
+    check(re.search(r"\r%s: +\d+%% of 10 calls" % who, t) and
+          (not last_on_terminal or
+           re.search(r"\r%s: 10 calls in \d+\.\d s" % who, t)),
+          f"{who}, terminal, SP_PROGRESS=1: {t!r}")
+    err = in_pipe(cmd, env("1", run))
+    check(re.fullmatch(r"(%s: +\d+%% of 10 calls, [^\n]*\n)+"
+                       r"%s: 10 calls in [^\n]*\n" % (who, who), err),
+          f"{who}, pipe, SP_PROGRESS=1: {err!r}")
+    for progress in (None, "0"):
+        err = in_pipe(cmd, env(progress, run))
+        check(err == "", f"{who}, pipe, SP_PROGRESS={progress}: {err!r}")
+        t = on_terminal(cmd, env(progress, run))
+        check(f"{who}:" not in t,
+              f"{who}, terminal, SP_PROGRESS={progress}: {t!r}")
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -70,42 +91,14 @@ def main():
     # sp-import of that rank's file: its 10 calls.
     spt = run + "_rank00000.spt"
     out = os.path.join(WORK, "merged.h5")
-    cmd = [IMPORT, "-o", out, spt]
-    t = on_terminal(cmd, env("1", run))
-    check(re.search(r"\rsp-import: +\d+% of 10 calls", t) and
-          re.search(r"\rsp-import: 10 calls in \d+\.\d s", t),
-          f"sp-import, terminal, SP_PROGRESS=1: {t!r}")
-    err = in_pipe(cmd, env("1", run))
-    check(re.fullmatch(r"(sp-import: +\d+% of 10 calls, [^\n]*\n)+"
-                       r"sp-import: 10 calls in [^\n]*\n", err),
-          f"sp-import, pipe, SP_PROGRESS=1: {err!r}")
-    for progress in (None, "0"):
-        err = in_pipe(cmd, env(progress, run))
-        check(err == "", f"sp-import, pipe, SP_PROGRESS={progress}: {err!r}")
-        t = on_terminal(cmd, env(progress, run))
-        check("sp-import:" not in t,
-              f"sp-import, terminal, SP_PROGRESS={progress}: {t!r}")
-
+    tool_cases("sp-import", [IMPORT, "-o", out, spt], env, run, True)
     # sp-report's passes over the calls (--tree): the same rules.
-    cmd = [REPORT, "--tree", spt]
-    err = in_pipe(cmd, env("1", run))
-    check(re.fullmatch(r"(sp-report: +\d+% of 10 calls, [^\n]*\n)+"
-                       r"sp-report: 10 calls in [^\n]*\n", err),
-          f"sp-report, pipe, SP_PROGRESS=1: {err!r}")
-    t = on_terminal(cmd, env("1", run))
-    check(re.search(r"\rsp-report: +\d+% of 10 calls", t),
-          f"sp-report, terminal, SP_PROGRESS=1: {t!r}")
-    for progress in (None, "0"):
-        err = in_pipe(cmd, env(progress, run))
-        check(err == "", f"sp-report, pipe, SP_PROGRESS={progress}: {err!r}")
-        t = on_terminal(cmd, env(progress, run))
-        check("sp-report:" not in t,
-              f"sp-report, terminal, SP_PROGRESS={progress}: {t!r}")
+    tool_cases("sp-report", [REPORT, "--tree", spt], env, run, False)
 
     if failures:
         print(f"{len(failures)} failures")
         return 1
-    print("progress: runtime and sp-import, terminal and pipe: ok")
+    print("progress: runtime, sp-import and sp-report, terminal and pipe: ok")
     return 0
 
 
