@@ -181,28 +181,3 @@ void rp_csv_str(FILE *f, const char *s) {
   rp_utf8_str(f, s);
   fputc('"', f);
 }
-
-/* Warm hues, as flame graphs are usually drawn, picked by a hash of the
- * name so one region keeps its colour in every picture. */
-void rp_color(const char *name, char *buf, size_t size) {
-  uint32_t h = 2166136261u;
-  for (const char *p = name; *p; p++)
-    h = (h ^ (unsigned char)*p) * 16777619u;
-  int r = 205 + (int)(h % 50), g = 60 + (int)((h >> 8) % 150),
-      b = 40 + (int)((h >> 16) % 40);
-  snprintf(buf, size, "rgb(%d,%d,%d)", r, g, b);
-}
-
-void rp_svg_begin(FILE *f, int w, int h, const char *title) {
-  fprintf(
-      f,
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
-      "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-      "font-family=\"monospace\" font-size=\"11\">\n"
-      "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fdfdf8\"/>\n"
-      "<text x=\"%d\" y=\"20\" font-size=\"14\" text-anchor=\"middle\">",
-      w, h, w, h, w, h, w / 2);
-  rp_xml_str(f, title);
-  fputs("</text>\n", f);
-}
