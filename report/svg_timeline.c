@@ -1,5 +1,6 @@
 /* svg_timeline.c - a Gantt timeline as self-contained SVG: one lane per
- * rank/thread, nested calls stacked by depth, decimated to pixel columns. */
+ * rank/thread, nested calls stacked by depth, decimated to pixel columns,
+ * regions in palette colours by their time shown, with a legend. */
 #include "report.h"
 
 #include <math.h>

@@ -15,7 +15,7 @@ if(TARGET sp-report AND SP_USE_HDF5)
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_svg.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
       ${CMAKE_CURRENT_BINARY_DIR}/test_report_svg_work)
-  set_tests_properties(test_report_svg PROPERTIES TIMEOUT 300)
+  set_tests_properties(test_report_svg PROPERTIES TIMEOUT 300 LABELS sanitize)
   add_test(NAME test_report_chromium
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_chromium.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
