@@ -194,10 +194,19 @@ int main(int argc, char **argv) {
   snprintf(p, sizeof p, "%s/names.spt", d);
   spt(p, 0, 2, odd, 2);
 
-  /* A name with XML's specials, a newline and a byte that is not UTF-8,
+  /* A name with XML's specials, a newline, a byte that is not UTF-8, a
+   * control byte, and what looks like UTF-8 but is no XML character
+   * (U+FFFE, a surrogate, an overlong form, a code point past U+10FFFF),
    * in a file name with specials too, between neighbours. */
   blk craft[] = {{0, "main", "m.c", 1, 1, {0}, {10000}},
-                 {0, "a<b>&c\nd\xff e", "f<&>'\".c", 7, 1, {100}, {5000}},
+                 {0,
+                  "a<b>&c\nd\xff "
+                  "e\x01\xef\xbf\xbe\xed\xa0\x80\xe0\x80\x80\xf4\x90\x80\x80z",
+                  "f<&>'\".c",
+                  7,
+                  1,
+                  {100},
+                  {5000}},
                  {0, "x", NULL, -1, 1, {5000}, {9000}}};
   snprintf(p, sizeof p, "%s/crafted.spt", d);
   spt(p, 0, 3, craft, 3);
