@@ -285,9 +285,46 @@ void rp_utf8_str(FILE *f, const char *s); /* invalid bytes as U+FFFD */
  * padded to width. rp_name_cols: its width unshortened. */
 void rp_name_str(FILE *f, const char *name, int width);
 int rp_name_cols(const char *name);
+
+/* ---- pictures' shared pieces (svg.c) ------------------------------------ */
+
 /* The XML prolog, <svg> with a background and a centred title. */
 void rp_svg_begin(FILE *f, int w, int h, const char *title);
-/* A colour for a region name, stable across pictures. */
+/* A warm colour for a region name, the same in every flame graph. */
 void rp_color(const char *name, char *buf, size_t size);
+/* Categorical colours, far apart from each other and from RP_OTHERS (the
+ * colour of what no palette colour was left for). */
+#define RP_PALETTE_N 12
+#define RP_OTHERS "#c8c8c8"
+extern const char *const rp_palette[RP_PALETTE_N];
+
+/* Width of a character of the 11 px monospace font the pictures use, a
+ * little over the fonts' own, so that a label estimated to fit does. */
+#define RP_CHAR_W 6.7
+/* Columns s takes when drawn (wide characters two). */
+int rp_text_cols(const char *s);
+/* <text> at (x, y) with attrs (e.g. " text-anchor=\"end\"", or NULL) holding s,
+ * or as much of it as fits in px followed by "..", or nothing when fewer
+ * than three characters would: 1 if something was written. */
+int rp_svg_text(FILE *f, const char *s, double x, double y, double px,
+                const char *attrs);
+
+/* Round ticks of an axis: at (k0 + i) * step for i in [0, n), step 1, 2 or
+ * 5 x 10^k, labelled in one unit with only the decimals the step needs. */
+typedef struct rp_ticks {
+  double k0, step;
+  int n;
+  int decimals;
+  double unit;        /* labels show value / unit */
+  const char *suffix; /* "ns", "us", "ms", "s", or "" for plain numbers */
+} rp_ticks;
+/* Ticks inside [lo, hi] for an axis px long (vertical: up the page, else
+ * across, where labels must not touch); a step at least min_step (0: any);
+ * time: values are ns, labelled in ns/us/ms/s. n = 0 when hi <= lo. */
+void rp_ticks_make(double lo, double hi, double px, int vertical,
+                   double min_step, int time, rp_ticks *t);
+double rp_tick_at(const rp_ticks *t, int i);
+/* "1.5 ms", "0", "2.5": the label of tick i. */
+const char *rp_tick_label(const rp_ticks *t, int i, char *buf, size_t size);
 
 #endif /* SP_REPORT_H */

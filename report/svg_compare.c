@@ -12,14 +12,26 @@
 #define RIGHT 60
 #define MAXP 16 /* profiles in one picture */
 
-static const char *const PALETTE[] = {"#4e79a7", "#f28e2b", "#59a14f",
-                                      "#e15759", "#76b7b2", "#edc948",
-                                      "#b07aa1", "#ff9da7"};
-
 typedef struct {
   const char *name;
   double v[MAXP]; /* < 0: region absent from that profile */
+  int64_t calls[MAXP], total[MAXP];
+  const char *file; /* the first profile's that knows it; NULL = unknown */
+  int32_t line;
 } series;
+
+/* A region's calls and total in profile q, and its source, for titles. */
+static void facts(FILE *f, const series *s, int q) {
+  char b[32];
+  fprintf(f, "\n%lld calls, total %s", (long long)s->calls[q],
+          rp_time((double)s->total[q], b, sizeof b));
+  if (s->file) {
+    fputs("\nsource ", f);
+    rp_xml_str(f, s->file);
+    if (s->line >= 0)
+      fprintf(f, ":%d", s->line);
+  }
+}
 
 static double metric(const rp_agg *a, const char *m) {
   if (!strcmp(m, "total"))
@@ -65,10 +77,18 @@ static series *collect(rp_profile *const *ps, int n, const rp_opts *o,
       if (at < 0) {
         at = (int)(*ns)++;
         s[at].name = name;
+        s[at].file = NULL;
+        s[at].line = -1;
         for (int q = 0; q < MAXP; q++)
-          s[at].v[q] = -1;
+          s[at].v[q] = -1, s[at].calls[q] = s[at].total[q] = 0;
       }
       s[at].v[i] = metric(&v[j], m);
+      s[at].calls[i] = v[j].calls;
+      s[at].total[i] = v[j].total;
+      if (!s[at].file && ps[i]->files[v[j].name]) {
+        s[at].file = ps[i]->files[v[j].name];
+        s[at].line = ps[i]->lines[v[j].name];
+      }
     }
     free(v);
   }
@@ -77,12 +97,37 @@ static series *collect(rp_profile *const *ps, int n, const rp_opts *o,
 
 static void legend(FILE *f, rp_profile *const *ps, int n, int y) {
   for (int i = 0; i < n; i++) {
+    fputs("<g><title>", f);
+    rp_xml_str(f, ps[i]->label);
+    fprintf(f, "\nmpi_size %lld</title>", (long long)rp_mpi_size(ps[i]));
     fprintf(f,
             "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
-            "fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
-            LEFT, y + 16 * i, PALETTE[i % 8], LEFT + 18, y + 16 * i + 10);
-    rp_xml_str(f, ps[i]->label);
-    fputs("</text>\n", f);
+            "fill=\"%s\"/>",
+            LEFT, y + 16 * i, rp_palette[i % RP_PALETTE_N]);
+    rp_svg_text(f, ps[i]->label, LEFT + 18, y + 16 * i + 10, W - LEFT - 18 - 10,
+                NULL);
+    fputs("</g>\n", f);
+  }
+}
+
+/* Round ticks of the value axis (ns) below the bars, grid lines up to y0. */
+static void value_axis(FILE *f, double top, int y0, int y1) {
+  rp_ticks t;
+  char b[64];
+  double pw = W - LEFT - RIGHT;
+  rp_ticks_make(0, top, pw, 0, 0, 1, &t);
+  fprintf(f,
+          "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+          "stroke=\"#999\"/>\n",
+          LEFT, y1, W - RIGHT, y1);
+  for (int i = 0; i < t.n; i++) {
+    double x = LEFT + rp_tick_at(&t, i) / top * pw;
+    fprintf(f,
+            "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
+            "stroke=\"#e4e4e4\"/><text class=\"tick\" x=\"%.2f\" y=\"%d\" "
+            "text-anchor=\"middle\">%s</text>\n",
+            x, y0 - 4, x, y1 + 3, x, y1 + 14,
+            rp_tick_label(&t, i, b, sizeof b));
   }
 }
 
@@ -108,7 +153,7 @@ int rp_svg_compare(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
   if (top <= 0)
     top = 1;
   int bar = 12, group = n * bar + 10, y0 = 40 + 16 * n + 10;
-  int h = y0 + (int)ns * group + 30;
+  int h = y0 + (int)ns * group + 40;
   double scale = (W - LEFT - RIGHT) / top;
   char title[128], b[32];
   static const char *const what[] = {"avg",   "average duration per call",
@@ -122,12 +167,12 @@ int rp_svg_compare(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
   snprintf(title, sizeof title, "Duration comparison: %s", label);
   rp_svg_begin(f, W, h, title);
   legend(f, ps, n, 36);
+  value_axis(f, top, y0, y0 + (int)ns * group);
   for (int64_t i = 0; i < ns; i++) {
     int y = y0 + (int)i * group;
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", LEFT - 6,
-            y + group / 2);
-    rp_xml_str(f, s[i].name);
-    fputs("</text>\n", f);
+    rp_svg_text(f, s[i].name, LEFT - 6, y + group / 2, LEFT - 12,
+                " text-anchor=\"end\"");
+    fputc('\n', f);
     for (int q = 0; q < n; q++) {
       if (s[i].v[q] < 0)
         continue;
@@ -136,12 +181,15 @@ int rp_svg_compare(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
       rp_xml_str(f, s[i].name);
       fputs(" in ", f);
       rp_xml_str(f, ps[q]->label);
-      fprintf(f, ": %s %s</title>", m, rp_time(s[i].v[q], b, sizeof b));
+      fprintf(f, ": %s %s", m, rp_time(s[i].v[q], b, sizeof b));
+      facts(f, &s[i], q);
+      fputs("</title>", f);
       fprintf(f,
               "<rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
               "fill=\"%s\"/><text x=\"%.2f\" y=\"%d\">%s</text></g>\n",
-              LEFT, y + q * bar, w < 0.5 ? 0.5 : w, bar - 1, PALETTE[q % 8],
-              LEFT + w + 4, y + q * bar + bar - 2, b);
+              LEFT, y + q * bar, w < 0.5 ? 0.5 : w, bar - 1,
+              rp_palette[q % RP_PALETTE_N], LEFT + w + 4, y + q * bar + bar - 2,
+              b);
     }
   }
   fputs("</svg>\n", f);
@@ -195,20 +243,32 @@ int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>"
           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>\n",
           x0, y0, x0 + pw, y0, x0, y0, x0, y0 - ph);
-  for (int i = 0; i < n; i++)
-    fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%lld</text>\n",
-            x0 + (double)ord[i][0] * sx, y0 + 16, (long long)ord[i][0]);
+  /* Round ticks: whole ranks across, speedups up. */
+  rp_ticks t;
+  char b[64];
+  rp_ticks_make(0, xmax, pw, 0, 1, 0, &t);
+  for (int i = 0; i < t.n; i++)
+    fprintf(f,
+            "<text class=\"tick\" x=\"%.1f\" y=\"%d\" "
+            "text-anchor=\"middle\">%s</text><line x1=\"%.1f\" y1=\"%d\" "
+            "x2=\"%.1f\" y2=\"%d\" stroke=\"#000\"/>\n",
+            x0 + rp_tick_at(&t, i) * sx, y0 + 16,
+            rp_tick_label(&t, i, b, sizeof b), x0 + rp_tick_at(&t, i) * sx, y0,
+            x0 + rp_tick_at(&t, i) * sx, y0 + 4);
   fprintf(f,
           "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">MPI ranks "
           "(mpi_size)</text>\n",
           x0 + pw / 2, y0 + 36);
-  for (int i = 0; i <= 5; i++) {
-    double v = ymax * 1.05 * i / 5;
+  rp_ticks_make(0, ymax * 1.05, ph, 1, 0, 0, &t);
+  for (int i = 0; i < t.n; i++) {
+    double v = rp_tick_at(&t, i);
     fprintf(f,
-            "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.2g</text>"
+            "<text class=\"tick\" x=\"%d\" y=\"%.1f\" "
+            "text-anchor=\"end\">%s</text>"
             "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
             "stroke=\"#eee\"/>\n",
-            x0 - 6, y0 - v * sy + 4, v, x0, y0 - v * sy, x0 + pw, y0 - v * sy);
+            x0 - 6, y0 - v * sy + 4, rp_tick_label(&t, i, b, sizeof b), x0,
+            y0 - v * sy, x0 + pw, y0 - v * sy);
   }
   fprintf(f,
           "<text x=\"20\" y=\"%d\" transform=\"rotate(-90 20 %d)\" "
@@ -224,7 +284,7 @@ int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
   for (int64_t i = 0; i < ns; i++) {
     if (s[i].v[b0] <= 0)
       continue;
-    const char *col = PALETTE[i % 8];
+    const char *col = rp_palette[i % RP_PALETTE_N];
     fputs("<g><title>", f);
     rp_xml_str(f, s[i].name);
     fputs("</title><polyline fill=\"none\" stroke-width=\"2\" stroke=\"", f);
@@ -243,19 +303,25 @@ int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
       double sp = s[i].v[b0] / s[i].v[q];
       fputs("<g><title>", f);
       rp_xml_str(f, s[i].name);
-      fprintf(f, " on %lld ranks: speedup %.3f</title>", (long long)ord[k][0],
-              sp);
+      fprintf(f, " on %lld ranks: speedup %.3f\navg %s per call",
+              (long long)ord[k][0], sp, rp_time(s[i].v[q], b, sizeof b));
+      facts(f, &s[i], q);
+      fputs("</title>", f);
       fprintf(f,
               "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/></g>\n",
               x0 + (double)ord[k][0] * sx, y0 - sp * sy, col);
     }
-    fprintf(f,
-            "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
-            "fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
-            x0 + pw + 20, 50 + 16 * (int)i, col, x0 + pw + 38,
-            60 + 16 * (int)i);
+    /* The legend entry: the baseline's calls and total. */
+    fputs("<g><title>", f);
     rp_xml_str(f, s[i].name);
-    fputs("</text>\n", f);
+    facts(f, &s[i], b0);
+    fprintf(f,
+            "</title><rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
+            "fill=\"%s\"/>",
+            x0 + pw + 20, 50 + 16 * (int)i, col);
+    rp_svg_text(f, s[i].name, x0 + pw + 38, 60 + 16 * (int)i,
+                W - (x0 + pw + 38) - 5, NULL);
+    fputs("</g>\n", f);
   }
   fputs("</svg>\n", f);
   free(s);

@@ -5,12 +5,10 @@
 #include "report.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #define W 1200
 #define PAD 10
 #define ROW 17
-#define CHAR_W 6.7 /* 11px monospace */
 
 typedef struct {
   const rp_profile *p;
@@ -25,32 +23,21 @@ typedef struct {
 static void put_xml(FILE *f, const char *s) { rp_xml_str(f, s); }
 
 /* The label: the whole call path if it fits, else the region's name, else
- * as much of the name as fits. */
+ * as much of the name as fits (rp_svg_text). */
 static void label(const flame *g, int64_t x, double w, double px, int y) {
   const rp_node *n = &g->t->v[x];
-  const char *name = g->p->names[n->name];
-  int fit = (int)((w - 6) / CHAR_W);
-  if (fit < 3)
-    return;
-  fprintf(g->f, "<text x=\"%.2f\" y=\"%d\">", px + 3, y + ROW - 5);
-  /* Path length: names plus " > " separators. */
-  size_t len = 0;
+  /* Path width: names plus " > " separators. */
+  int cols = 0;
   for (int64_t k = x; k >= 0; k = g->t->v[k].parent)
-    len += strlen(g->p->names[g->t->v[k].name]) + (k == x ? 0 : 3);
-  if ((int)len <= fit) {
+    cols += rp_text_cols(g->p->names[g->t->v[k].name]) + (k == x ? 0 : 3);
+  if (cols * RP_CHAR_W <= w - 6 && n->parent >= 0) {
+    fprintf(g->f, "<text x=\"%.2f\" y=\"%d\">", px + 3, y + ROW - 5);
     rp_tree_fpath(g->t, g->p, x, " &gt; ", g->f, put_xml);
-  } else if ((int)strlen(name) <= fit) {
-    rp_xml_str(g->f, name);
+    fputs("</text>", g->f);
   } else {
-    char buf[512];
-    int keep = fit - 2 < (int)sizeof buf - 3 ? fit - 2 : (int)sizeof buf - 3;
-    /* Do not cut a UTF-8 sequence in half. */
-    while (keep > 0 && ((unsigned char)name[keep] & 0xc0) == 0x80)
-      keep--;
-    snprintf(buf, sizeof buf, "%.*s..", keep, name);
-    rp_xml_str(g->f, buf);
+    rp_svg_text(g->f, g->p->names[n->name], px + 3, y + ROW - 5, w - 6, NULL);
   }
-  fputs("</text>\n", g->f);
+  fputc('\n', g->f);
 }
 
 static void frame(const flame *g, int64_t x, double px) {
@@ -113,8 +100,11 @@ int rp_svg_flame(const rp_profile *p, const rp_opts *o, FILE *f,
   for (int64_t i = 0; i < t.n; i++)
     if (t.v[i].depth + 1 > depth)
       depth = t.v[i].depth + 1;
+  int64_t calls = 0;
   for (int64_t x = t.first_root; x >= 0; x = t.v[x].next_sibling)
     g.all += w[x];
+  for (int64_t i = 0; i < t.n; i++)
+    calls += t.v[i].calls;
   if (g.all <= 0) {
     free(w);
     rp_tree_free(&t);
@@ -129,12 +119,13 @@ int rp_svg_flame(const rp_profile *p, const rp_opts *o, FILE *f,
   /* The base frame: everything, over every rank and thread. */
   int y = g.height - PAD - ROW;
   fprintf(f,
-          "<g><title>all: %s over %lld rank(s), %lld thread(s)</title>"
+          "<g><title>all: %s over %lld rank(s), %lld thread(s)\n"
+          "%lld calls</title>"
           "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#ccc\" "
           "rx=\"2\"/><text x=\"%d\" y=\"%d\">all</text></g>\n",
           rp_time((double)g.all, b, sizeof b), (long long)p->nranks,
-          (long long)p->nthreads, PAD, y, W - 2 * PAD, ROW - 1, PAD + 3,
-          y + ROW - 5);
+          (long long)p->nthreads, (long long)calls, PAD, y, W - 2 * PAD,
+          ROW - 1, PAD + 3, y + ROW - 5);
   double px = PAD;
   for (int64_t x = t.first_root; x >= 0; x = t.v[x].next_sibling) {
     frame(&g, x, px);

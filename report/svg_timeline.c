@@ -1,5 +1,6 @@
 /* svg_timeline.c - a Gantt timeline as self-contained SVG: one lane per
- * rank/thread, nested calls stacked by depth, decimated to pixel columns. */
+ * rank/thread, nested calls stacked by depth, decimated to pixel columns,
+ * regions in palette colours by their time shown, with a legend. */
 #include "report.h"
 
 #include <math.h>
@@ -27,6 +28,11 @@ typedef struct {
   float *cover;      /* ns of region[] in the cell */
   int32_t *maxdepth; /* per lane */
   int64_t drawn, hidden;
+  double *shown;  /* per name: ns of its calls inside the window */
+  int8_t *colour; /* per name: palette index, RP_PALETTE_N = others, -1 */
+  int32_t *order; /* the regions drawn, most time first */
+  int32_t norder;
+  sp__hash rowix; /* (rank, thread, name) to its row of p->rows */
 } timeline;
 
 static int on_open(void *ctx, const rp_thread *t, rp_call *c,
@@ -45,6 +51,7 @@ static int on_open(void *ctx, const rp_thread *t, rp_call *c,
     g->maxdepth[lane] = c->depth;
   int64_t s = c->start < g->lo ? g->lo : c->start;
   int64_t e = c->end > g->hi ? g->hi : c->end;
+  g->shown[c->name] += (double)e - (double)s;
   /* In double: the difference of two stamps may not fit in int64 (a
    * crafted file), and a column outside the lane is clamped into it. */
   double f0 = ((double)s - (double)g->lo) / g->colw,
@@ -67,21 +74,54 @@ static int on_open(void *ctx, const rp_thread *t, rp_call *c,
   return 0;
 }
 
-static void axis(FILE *f, const timeline *g, int width, int height) {
-  char b[32];
-  double span = (double)g->hi - (double)g->lo;
-  for (int i = 0; i <= 10; i++) {
-    double x = LEFT + (double)(width - LEFT - RIGHT) * i / 10.0;
+/* Round ticks (time from the run's first call) along the top. */
+static void axis(FILE *f, const timeline *g, int width, int bottom) {
+  char b[64];
+  double t0 = (double)g->lo - (double)g->p->span_lo,
+         t1 = (double)g->hi - (double)g->p->span_lo, px = width - LEFT - RIGHT;
+  rp_ticks t;
+  rp_ticks_make(t0, t1, px, 0, 0, 1, &t);
+  fprintf(f,
+          "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+          "stroke=\"#999\"/>\n",
+          LEFT, TOP - 6, width - RIGHT, TOP - 6);
+  for (int i = 0; i < t.n; i++) {
+    double x = LEFT + (rp_tick_at(&t, i) - t0) / (t1 - t0) * px;
+    const char *l = rp_tick_label(&t, i, b, sizeof b);
+    /* A label that would cross the picture's edge ends at its tick. */
+    double half = rp_text_cols(l) * RP_CHAR_W / 2;
     fprintf(f,
-            "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
-            "stroke=\"#ddd\"/>\n<text x=\"%.1f\" y=\"%d\" "
-            "text-anchor=\"%s\">",
-            x, TOP - 6, x, height - 10, x, TOP - 9,
-            i == 10 ? "end" : "middle"); /* the last would be cut off */
-    double at = ((double)g->lo - (double)g->p->span_lo) + span * i / 10.0;
-    rp_xml_str(f, rp_time(at, b, sizeof b));
-    fputs("</text>\n", f);
+            "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
+            "stroke=\"#ddd\"/>\n<text class=\"tick\" x=\"%.2f\" y=\"%d\" "
+            "text-anchor=\"%s\">%s</text>\n",
+            x, TOP - 6, x, bottom - 3, x, TOP - 9,
+            x + half > width ? "end" : "middle", l);
   }
+}
+
+static uint64_t row_hash(int32_t rank, int32_t thread, int32_t name) {
+  uint64_t h = ((uint64_t)(uint32_t)rank << 32 | (uint32_t)thread) *
+                   0x9e3779b97f4a7c15ull ^
+               (uint32_t)name;
+  return h * 0xff51afd7ed558ccdull ^ (h >> 29);
+}
+
+/* The row of (rank, thread, name), or NULL. */
+static const rp_row *lane_row(const timeline *g, int32_t rank, int32_t thread,
+                              int32_t name) {
+  sp__hash_it it;
+  int64_t i = sp__hash_first(&g->rowix, row_hash(rank, thread, name), &it);
+  for (; i >= 0; i = sp__hash_next(&g->rowix, &it)) {
+    const rp_row *r = &g->p->rows[i];
+    if (r->rank == rank && r->thread == thread && r->name == name)
+      return r;
+  }
+  return NULL;
+}
+
+static const char *fill(const timeline *g, int32_t name) {
+  int c = g->colour[name];
+  return c >= 0 && c < RP_PALETTE_N ? rp_palette[c] : RP_OTHERS;
 }
 
 static void lanes(FILE *f, const timeline *g, int width) {
@@ -101,9 +141,8 @@ static void lanes(FILE *f, const timeline *g, int width) {
         while (e < g->cols && g->region[base + e] == r)
           e++;
         if (r >= 0) {
-          char col[32], b1[32], b2[32];
+          char b1[32], b2[32];
           double x = LEFT + k * pxcol, w = (e - k) * pxcol;
-          rp_color(p->names[r], col, sizeof col);
           fputs("<g><title>", f);
           rp_xml_str(f, p->names[r]);
           fprintf(f, " (rank %d thread %d, depth %d)\n%s to %s", t->rank,
@@ -112,25 +151,23 @@ static void lanes(FILE *f, const timeline *g, int width) {
                           sizeof b1),
                   rp_time((double)g->lo - (double)p->span_lo + e * g->colw, b2,
                           sizeof b2));
+          const rp_row *row = lane_row(g, t->rank, t->thread, r);
+          if (row)
+            fprintf(f, "\n%lld calls on this thread, total %s",
+                    (long long)row->st.calls,
+                    rp_time((double)row->st.total_ns, b1, sizeof b1));
           if (p->files[r]) {
             fputs("\nsource ", f);
             rp_xml_str(f, p->files[r]);
-            fprintf(f, ":%d", p->lines[r]);
+            if (p->lines[r] >= 0)
+              fprintf(f, ":%d", p->lines[r]);
           }
           fprintf(f,
                   "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
                   "height=\"%d\" fill=\"%s\"/>",
-                  x, y + d * ROW, w, ROW - 1, col);
-          if (w > 40) {
-            int fit = (int)((w - 4) / 6.7);
-            fprintf(f, "<text x=\"%.2f\" y=\"%d\">", x + 2,
-                    y + d * ROW + ROW - 3);
-            char buf[256];
-            snprintf(buf, sizeof buf, "%.*s", fit < 250 ? fit : 250,
-                     p->names[r]);
-            rp_xml_str(f, buf);
-            fputs("</text>", f);
-          }
+                  x, y + d * ROW, w, ROW - 1, fill(g, r));
+          rp_svg_text(f, p->names[r], x + 2, y + d * ROW + ROW - 3, w - 4,
+                      NULL);
           fputs("</g>\n", f);
         }
         k = e;
@@ -140,6 +177,110 @@ static void lanes(FILE *f, const timeline *g, int width) {
     fprintf(f,
             "<line x1=\"0\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>\n",
             y - 3, width, y - 3);
+  }
+}
+
+typedef struct {
+  double shown;
+  const char *name;
+  int32_t id;
+} ranked;
+
+static int by_shown(const void *a, const void *b) {
+  const ranked *x = a, *y = b;
+  if (x->shown != y->shown)
+    return x->shown > y->shown ? -1 : 1;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+/* The regions that won a cell, ranked by their time in the window (ties by
+ * name): palette colours in that order, so the colours do not depend on
+ * hashes that may fall close, and neighbours differ; the rest share
+ * RP_OTHERS. -1 when out of memory. */
+static int colours(timeline *g, size_t cells) {
+  int64_t nn = g->p->nnames;
+  for (size_t i = 0; i < cells; i++)
+    if (g->region[i] >= 0)
+      g->colour[g->region[i]] = 0;
+  ranked *v = malloc((size_t)(nn ? nn : 1) * sizeof *v);
+  if (!v)
+    return -1;
+  int32_t n = 0;
+  for (int32_t i = 0; i < nn; i++)
+    if (g->colour[i] == 0)
+      v[n++] = (ranked){g->shown[i], g->p->names[i], i};
+  qsort(v, (size_t)n, sizeof *v, by_shown);
+  for (int32_t i = 0; i < n; i++) {
+    g->order[i] = v[i].id;
+    g->colour[v[i].id] = (int8_t)(i < RP_PALETTE_N ? i : RP_PALETTE_N);
+  }
+  g->norder = n;
+  free(v);
+  return 0;
+}
+
+#define LEGW 230 /* a legend entry's width */
+
+static int legend_rows(const timeline *g, int width) {
+  int per = (width - 20) / LEGW,
+      n = g->norder > RP_PALETTE_N ? RP_PALETTE_N + 1 : g->norder;
+  return (n + per - 1) / per;
+}
+
+/* Region name -> colour for the regions drawn, the palette's first; the
+ * rest as one "others" entry. Titles: calls and total over the selected
+ * ranks and threads. */
+static void legend(FILE *f, const timeline *g, int width, int y0) {
+  const rp_profile *p = g->p;
+  int per = (width - 20) / LEGW;
+  int n = g->norder > RP_PALETTE_N ? RP_PALETTE_N + 1 : g->norder;
+  char b[32];
+  for (int i = 0; i < n; i++) {
+    int x = 10 + (i % per) * LEGW, y = y0 + (i / per) * 16;
+    int others = i == RP_PALETTE_N;
+    int64_t calls = 0, total = 0, count = 0;
+    for (int64_t k = 0; k < p->nrows; k++) {
+      int32_t nm = p->rows[k].name;
+      if (others ? g->colour[nm] == RP_PALETTE_N : nm == g->order[i])
+        calls += p->rows[k].st.calls,
+            total = rp_add(total, p->rows[k].st.total_ns);
+    }
+    fputs("<g><title>", f);
+    if (others) {
+      count = g->norder - RP_PALETTE_N;
+      fprintf(f, "others: %lld regions", (long long)count);
+    } else {
+      rp_xml_str(f, p->names[g->order[i]]);
+    }
+    fprintf(f, "\n%lld calls, total %s", (long long)calls,
+            rp_time((double)total, b, sizeof b));
+    if (others) {
+      for (int32_t k = RP_PALETTE_N; k < g->norder && k < RP_PALETTE_N + 30;
+           k++) {
+        fputc('\n', f);
+        rp_xml_str(f, p->names[g->order[k]]);
+      }
+      if (g->norder > RP_PALETTE_N + 30)
+        fputs("\n...", f);
+    } else if (p->files[g->order[i]]) {
+      fputs("\nsource ", f);
+      rp_xml_str(f, p->files[g->order[i]]);
+      if (p->lines[g->order[i]] >= 0)
+        fprintf(f, ":%d", p->lines[g->order[i]]);
+    }
+    fprintf(f,
+            "</title><rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
+            "fill=\"%s\"/>",
+            x, y, others ? RP_OTHERS : rp_palette[i]);
+    if (others) {
+      char l[48];
+      snprintf(l, sizeof l, "others (%lld)", (long long)count);
+      rp_svg_text(f, l, x + 18, y + 10, LEGW - 26, NULL);
+    } else {
+      rp_svg_text(f, p->names[g->order[i]], x + 18, y + 10, LEGW - 26, NULL);
+    }
+    fputs("</g>\n", f);
   }
 }
 
@@ -171,30 +312,53 @@ int rp_svg_timeline(const rp_profile *p, const rp_opts *o, FILE *f,
   g.region = malloc(cells * sizeof *g.region);
   g.cover = calloc(cells, sizeof *g.cover);
   g.maxdepth = calloc((size_t)nl, sizeof *g.maxdepth);
-  if (!g.region || !g.cover || !g.maxdepth) {
-    free(g.region), free(g.cover), free(g.maxdepth);
+  size_t nn = p->nnames ? (size_t)p->nnames : 1;
+  g.shown = calloc(nn, sizeof *g.shown);
+  g.colour = malloc(nn * sizeof *g.colour);
+  g.order = malloc(nn * sizeof *g.order);
+  if (!g.region || !g.cover || !g.maxdepth || !g.shown || !g.colour ||
+      !g.order || sp__hash_reserve(&g.rowix, p->nrows) != 0) {
+    free(g.region), free(g.cover), free(g.maxdepth), free(g.shown);
+    free(g.colour), free(g.order), sp__hash_free(&g.rowix);
     sp_fmt_err_set(err, "%s: out of memory", p->label);
     return -1;
   }
   memset(g.region, 0xff, cells * sizeof *g.region);
+  memset(g.colour, 0xff, nn * sizeof *g.colour);
+  for (int64_t i = 0; i < p->nrows; i++) {
+    const rp_row *r = &p->rows[i];
+    sp__hash_it it;
+    sp__hash_first(&g.rowix, row_hash(r->rank, r->thread, r->name), &it);
+    sp__hash_add(&g.rowix, &it, i); /* reserved: cannot fail */
+  }
   rp_visitor v = {on_open, NULL, &g};
   int rc = rp_walk(p, o, &v, 0, err);
+  if (rc == 0 && colours(&g, cells) != 0) {
+    sp_fmt_err_set(err, "%s: out of memory", p->label);
+    rc = -1;
+  }
   if (rc == 0) {
-    int height = TOP + 20;
+    int bottom = TOP;
     for (int64_t l = 0; l < p->nthreads; l++)
-      height += (g.maxdepth[l] + 1) * ROW + 6;
+      bottom += (g.maxdepth[l] + 1) * ROW + 6;
+    int height = bottom + 14 + legend_rows(&g, width) * 16 + 10;
     char title[700], b1[32], b2[32];
     snprintf(title, sizeof title, "Timeline: %.500s (%s to %s%s)", p->label,
              rp_time((double)g.lo - (double)p->span_lo, b1, sizeof b1),
              rp_time((double)g.hi - (double)p->span_lo, b2, sizeof b2),
              g.hidden ? "; calls deeper than 8 not drawn" : "");
     rp_svg_begin(f, width, height, title);
-    axis(f, &g, width, height);
+    axis(f, &g, width, bottom);
     lanes(f, &g, width);
+    legend(f, &g, width, bottom + 10);
     fputs("</svg>\n", f);
   }
   free(g.region);
   free(g.cover);
   free(g.maxdepth);
+  free(g.shown);
+  free(g.colour);
+  free(g.order);
+  sp__hash_free(&g.rowix);
   return rc;
 }

@@ -47,6 +47,23 @@ void rp_json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* Whether the n-byte sequence at p (sp_fmt_utf8_len's) is a character XML
+ * 1.0 allows: that test passes overlong forms, surrogates, code points
+ * above U+10FFFF and U+FFFE/U+FFFF, which an XML parser refuses. */
+static int xml_char(const unsigned char *p, int n) {
+  if (n < 2)
+    return 1;
+  uint32_t c = n == 2   ? (uint32_t)(p[0] & 0x1f) << 6 | (p[1] & 0x3f)
+               : n == 3 ? (uint32_t)(p[0] & 0x0f) << 12 |
+                              (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f)
+                        : (uint32_t)(p[0] & 0x07) << 18 |
+                              (uint32_t)(p[1] & 0x3f) << 12 |
+                              (uint32_t)(p[2] & 0x3f) << 6 | (p[3] & 0x3f);
+  uint32_t least = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
+  return c >= least && c <= 0x10ffff && (c < 0xd800 || c > 0xdfff) &&
+         c != 0xfffe && c != 0xffff;
+}
+
 void rp_xml_str(FILE *f, const char *s) {
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     switch (*p) {
@@ -72,7 +89,10 @@ void rp_xml_str(FILE *f, const char *s) {
         fputc('?', f);
       } else if (*p >= 0x80) {
         int n = sp_fmt_utf8_len(p);
-        fwrite(p, 1, (size_t)n, f);
+        if (xml_char(p, n))
+          fwrite(p, 1, (size_t)n, f);
+        else
+          fputc('?', f); /* one '?' for the sequence, as rp_text_cols counts */
         p += n - 1;
       } else {
         fputc(*p, f);
@@ -180,29 +200,4 @@ void rp_csv_str(FILE *f, const char *s) {
   }
   rp_utf8_str(f, s);
   fputc('"', f);
-}
-
-/* Warm hues, as flame graphs are usually drawn, picked by a hash of the
- * name so one region keeps its colour in every picture. */
-void rp_color(const char *name, char *buf, size_t size) {
-  uint32_t h = 2166136261u;
-  for (const char *p = name; *p; p++)
-    h = (h ^ (unsigned char)*p) * 16777619u;
-  int r = 205 + (int)(h % 50), g = 60 + (int)((h >> 8) % 150),
-      b = 40 + (int)((h >> 16) % 40);
-  snprintf(buf, size, "rgb(%d,%d,%d)", r, g, b);
-}
-
-void rp_svg_begin(FILE *f, int w, int h, const char *title) {
-  fprintf(
-      f,
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
-      "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-      "font-family=\"monospace\" font-size=\"11\">\n"
-      "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fdfdf8\"/>\n"
-      "<text x=\"%d\" y=\"20\" font-size=\"14\" text-anchor=\"middle\">",
-      w, h, w, h, w, h, w / 2);
-  rp_xml_str(f, title);
-  fputs("</text>\n", f);
 }

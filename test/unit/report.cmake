@@ -1,6 +1,7 @@
 # Tests of sp-report: hand-built profiles (report_gen) checked value by
-# value, every export parsed back, SVGs parsed as XML, and the flame graph
-# and timeline rendered in headless Chromium (skipped when it is absent).
+# value, every export parsed back, SVGs parsed as XML (their ticks, titles,
+# legend, colours and labels too), and every kind of picture rendered in
+# headless Chromium (skipped when it is absent).
 if(TARGET sp-report AND SP_USE_HDF5)
   add_executable(report_gen ${CMAKE_CURRENT_LIST_DIR}/report/report_gen.c)
   target_compile_options(report_gen PRIVATE ${SP_C_WARNINGS})
@@ -10,6 +11,11 @@ if(TARGET sp-report AND SP_USE_HDF5)
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
       $<TARGET_FILE:sp-import> ${CMAKE_CURRENT_BINARY_DIR}/test_report_work)
   set_tests_properties(test_report PROPERTIES TIMEOUT 300 LABELS sanitize)
+  add_test(NAME test_report_svg
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_svg.py
+      $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
+      ${CMAKE_CURRENT_BINARY_DIR}/test_report_svg_work)
+  set_tests_properties(test_report_svg PROPERTIES TIMEOUT 300 LABELS sanitize)
   add_test(NAME test_report_chromium
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_chromium.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>

@@ -194,6 +194,43 @@ int main(int argc, char **argv) {
   snprintf(p, sizeof p, "%s/names.spt", d);
   spt(p, 0, 2, odd, 2);
 
+  /* A name with XML's specials, a newline, a byte that is not UTF-8, a
+   * control byte, and what looks like UTF-8 but is no XML character
+   * (U+FFFE, a surrogate, an overlong form, a code point past U+10FFFF),
+   * in a file name with specials too, between neighbours. */
+  blk craft[] = {{0, "main", "m.c", 1, 1, {0}, {10000}},
+                 {0,
+                  "a<b>&c\nd\xff "
+                  "e\x01\xef\xbf\xbe\xed\xa0\x80\xe0\x80\x80\xf4\x90\x80\x80z",
+                  "f<&>'\".c",
+                  7,
+                  1,
+                  {100},
+                  {5000}},
+                 {0, "x", NULL, -1, 1, {5000}, {9000}}};
+  snprintf(p, sizeof p, "%s/crafted.spt", d);
+  spt(p, 0, 3, craft, 3);
+
+  /* More regions than the timeline's palette: sixteen calls side by side
+   * in main, region k lasting (16 - k) x 600 ns, every other one with a
+   * name too long for its box, and a leaf under the first. */
+  static char mname[16][64];
+  blk many[18];
+  many[0] = (blk){0, "main", "m.c", 1, 1, {0}, {82000}};
+  int64_t at = 0;
+  for (int k = 0; k < 16; k++) {
+    snprintf(mname[k], sizeof mname[k],
+             k % 2 ? "r%02d_a_name_much_too_long_for_its_box_in_the_timeline"
+                   : "r%02d",
+             k);
+    many[k + 1] =
+        (blk){0, mname[k], "r.c", 100 + k, 1, {at}, {at + (16 - k) * 600}};
+    at += (16 - k) * 600;
+  }
+  many[17] = (blk){0, "leaf", "l.c", 9, 1, {100}, {9000}};
+  snprintf(p, sizeof p, "%s/many.spt", d);
+  spt(p, 0, 3, many, 18);
+
   /* Many short calls: even/odd alternate inside one long main, to check
    * that the timeline's rectangles stay bounded. */
   enum { NBIG = 200000 };

@@ -581,15 +581,20 @@ check(any(t.startswith("even") for t in titles) and
       any(t.startswith("odd") for t in titles), "big timeline names")
 
 root, titles = svg("--svg", "compare", WORK + "/s1.h5", WORK + "/s4.h5")
-check(f"main in {WORK}/s1.h5: avg 8 us" in titles and
-      f"solve in {WORK}/s4.h5: avg 750 ns" in titles, titles)
+check(f"main in {WORK}/s1.h5: avg 8 us\n1 calls, total 8 us" in titles and
+      f"solve in {WORK}/s4.h5: avg 750 ns\n2 calls, total 1.5 us" in titles,
+      titles)
 root, titles = svg("--svg", "compare", "--metric", "total", WORK + "/s1.h5",
                    WORK + "/s4.h5")
-check(f"solve in {WORK}/s1.h5: total 6 us" in titles, titles)
+check(f"solve in {WORK}/s1.h5: total 6 us\n2 calls, total 6 us" in titles,
+      titles)
 root, titles = svg("--svg", "speedup", WORK + "/s4.h5", WORK + "/s1.h5")
-check("main on 4 ranks: speedup 4.000" in titles and
-      "solve on 4 ranks: speedup 4.000" in titles and
-      "main on 1 ranks: speedup 1.000" in titles, titles)
+check("main on 4 ranks: speedup 4.000\navg 2 us per call\n"
+      "1 calls, total 2 us" in titles and
+      "solve on 4 ranks: speedup 4.000\navg 750 ns per call\n"
+      "2 calls, total 1.5 us" in titles and
+      "main on 1 ranks: speedup 1.000\navg 8 us per call\n"
+      "1 calls, total 8 us" in titles, titles)
 one_line_error(["--svg", "speedup", WORK + "/s1.h5", WORK + "/s1.h5"],
                "same mpi_size")
 # Names that need quoting (and one that is not UTF-8) survive every format.
