@@ -136,7 +136,14 @@ int sp_fmt_utf8_len(const unsigned char *p) {
           : *p >= 0xe0 && *p < 0xf0 ? 3
           : *p >= 0xf0 && *p < 0xf5 ? 4
                                     : 0;
-  for (int i = 1; i < n; i++)
+  /* The second byte's range after E0, ED, F0 and F4 is what keeps out
+   * overlong forms, surrogates and code points past U+10FFFF, which
+   * strict decoders (Python's, XML parsers) refuse. */
+  unsigned lo = *p == 0xe0 ? 0xa0 : *p == 0xf0 ? 0x90 : 0x80;
+  unsigned hi = *p == 0xed ? 0x9f : *p == 0xf4 ? 0x8f : 0xbf;
+  if (n > 1 && (p[1] < lo || p[1] > hi))
+    return 0;
+  for (int i = 2; i < n; i++)
     if ((p[i] & 0xc0) != 0x80)
       return 0;
   return n;

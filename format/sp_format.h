@@ -440,9 +440,10 @@ int sp_fmt_tmp_name(const char *path, char *buf, size_t size);
  * "<path>: <reason>" in err and returns -1. */
 int sp_fmt_tmp_commit(const char *tmp, const char *path, sp_fmt_err *err);
 
-/* Length of the UTF-8 character at p (1-4), or 0 if p starts none (a
- * stray continuation byte, an overlong or out-of-range lead, or a cut
- * sequence; the NUL byte is a character of length 1). */
+/* Length of the well-formed UTF-8 character at p (1-4), or 0 if p starts
+ * none (a stray continuation byte, an overlong form, a surrogate, a code
+ * point past U+10FFFF, or a cut sequence; the NUL byte is a character of
+ * length 1). */
 int sp_fmt_utf8_len(const unsigned char *p);
 
 /* s as valid UTF-8 for a file that promises UTF-8 (HDF5 strings): NULL when

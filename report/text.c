@@ -47,21 +47,10 @@ void rp_json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-/* Whether the n-byte sequence at p (sp_fmt_utf8_len's) is a character XML
- * 1.0 allows: that test passes overlong forms, surrogates, code points
- * above U+10FFFF and U+FFFE/U+FFFF, which an XML parser refuses. */
+/* Whether the n-byte character at p (well-formed, sp_fmt_utf8_len's) is
+ * one XML 1.0 allows: it leaves out only U+FFFE and U+FFFF (EF BF BE/BF). */
 static int xml_char(const unsigned char *p, int n) {
-  if (n < 2)
-    return 1;
-  uint32_t c = n == 2   ? (uint32_t)(p[0] & 0x1f) << 6 | (p[1] & 0x3f)
-               : n == 3 ? (uint32_t)(p[0] & 0x0f) << 12 |
-                              (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f)
-                        : (uint32_t)(p[0] & 0x07) << 18 |
-                              (uint32_t)(p[1] & 0x3f) << 12 |
-                              (uint32_t)(p[2] & 0x3f) << 6 | (p[3] & 0x3f);
-  uint32_t least = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
-  return c >= least && c <= 0x10ffff && (c < 0xd800 || c > 0xdfff) &&
-         c != 0xfffe && c != 0xffff;
+  return !(n == 3 && p[0] == 0xef && p[1] == 0xbf && (p[2] & 0xfe) == 0xbe);
 }
 
 void rp_xml_str(FILE *f, const char *s) {

@@ -1,5 +1,6 @@
 /* test_meta.c - metadata helpers: typed values, replacement in place, deep
- * copies that outlive their source, NULL-safe freeing. */
+ * copies that outlive their source, NULL-safe freeing; the UTF-8 check and
+ * escape that names go through. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 
 #include "sp_format.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void set_get_replace(void **state) {
@@ -72,10 +74,46 @@ static void deep_copy(void **state) {
   sp_fmt_meta_free(&b);
 }
 
+static int u8len(const char *s) {
+  return sp_fmt_utf8_len((const unsigned char *)s);
+}
+
+/* Exactly the well-formed sequences pass (what Python's strict decoder
+ * and XML parsers take); each boundary on both sides. */
+static void utf8_strict(void **state) {
+  (void)state;
+  assert_int_equal(u8len("a"), 1);
+  assert_int_equal(u8len("\xc2\x80"), 2);         /* U+0080 */
+  assert_int_equal(u8len("\xc1\xbf"), 0);         /* overlong U+007F */
+  assert_int_equal(u8len("\xe0\xa0\x80"), 3);     /* U+0800 */
+  assert_int_equal(u8len("\xe0\x9f\xbf"), 0);     /* overlong U+07FF */
+  assert_int_equal(u8len("\xed\x9f\xbf"), 3);     /* U+D7FF */
+  assert_int_equal(u8len("\xed\xa0\x80"), 0);     /* surrogate U+D800 */
+  assert_int_equal(u8len("\xed\xbf\xbf"), 0);     /* surrogate U+DFFF */
+  assert_int_equal(u8len("\xef\xbf\xbf"), 3);     /* U+FFFF, a character */
+  assert_int_equal(u8len("\xf0\x90\x80\x80"), 4); /* U+10000 */
+  assert_int_equal(u8len("\xf0\x8f\xbf\xbf"), 0); /* overlong U+FFFF */
+  assert_int_equal(u8len("\xf4\x8f\xbf\xbf"), 4); /* U+10FFFF */
+  assert_int_equal(u8len("\xf4\x90\x80\x80"), 0); /* U+110000 */
+  assert_int_equal(u8len("\xf5\x80\x80\x80"), 0);
+  assert_int_equal(u8len("\x80"), 0);
+  assert_int_equal(u8len("\xe2\x82"), 0); /* cut by the NUL */
+  int oom;
+  char *d = sp_fmt_utf8_dup("a\xed\xa0\x80"
+                            "b",
+                            &oom);
+  assert_non_null(d);
+  assert_string_equal(d, "a\\xed\\xa0\\x80b");
+  free(d);
+  assert_null(sp_fmt_utf8_dup("caf\xc3\xa9", &oom)); /* valid: no copy */
+  assert_int_equal(oom, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(set_get_replace),
       cmocka_unit_test(deep_copy),
+      cmocka_unit_test(utf8_strict),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

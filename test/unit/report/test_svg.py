@@ -328,7 +328,7 @@ check(leg == {r: f"{runs[r][0]} calls, total {v}"
 check_labels("speedup", bx, W)
 
 # ---- crafted names: XML's specials, a newline, a byte not UTF-8 -----------
-NAME = "a<b>&c\nd? e?????z"  # \xff, \x01 and the non-characters: ?
+NAME = "a<b>&c\nd? e????????????z"  # \xff, \x01, U+FFFE and each byte of an ill-formed sequence: ?
 for kind, args in [("flame", [CRAFT]), ("timeline", [CRAFT]),
                    ("compare", [CRAFT, S4]), ("speedup", [CRAFT, S4])]:
     root = svg("crafted-" + kind, "--svg", kind, *args)  # parses, or exits
