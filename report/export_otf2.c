@@ -484,11 +484,70 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft,
 
 static const OTF2_FlushCallbacks flush_cbs = {pre_flush, NULL};
 
+/* OTF2 keeps a writer's chunks in memory until it is closed, unless the
+ * allocator says no: then it writes them out (pre_flush), frees them all
+ * and asks again. An event writer gets POOL chunks, reused after each
+ * flush, so a location of any length costs POOL chunks; the definitions'
+ * buffers are small and grow as they need. (No post_flush callback: no
+ * BufferFlush records among the events.) */
+enum { POOL = 16 };
+
+typedef struct {
+  int64_t used, n, cap;
+  void **chunk;
+} pool;
+
+static void *pool_alloc(void *ud, OTF2_FileType ft, OTF2_LocationRef loc,
+                        void **per, uint64_t size) {
+  (void)ud, (void)loc;
+  pool *b = *per;
+  if (!b && !(b = *per = calloc(1, sizeof *b)))
+    return NULL;
+  if (b->used < b->n)
+    return b->chunk[b->used++];
+  if (ft == OTF2_FILETYPE_EVENTS && b->n == POOL)
+    return NULL;
+  if (b->n == b->cap) {
+    int64_t c = b->cap ? 2 * b->cap : POOL;
+    void **v = realloc(b->chunk, (size_t)c * sizeof *v);
+    if (!v)
+      return NULL;
+    b->chunk = v;
+    b->cap = c;
+  }
+  void *m = malloc(size);
+  if (!m)
+    return NULL;
+  b->chunk[b->n++] = m;
+  b->used = b->n;
+  return m;
+}
+
+static void pool_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc,
+                          void **per, bool final) {
+  (void)ud, (void)ft, (void)loc;
+  pool *b = *per;
+  if (!b)
+    return;
+  b->used = 0;
+  if (final) {
+    for (int64_t i = 0; i < b->n; i++)
+      free(b->chunk[i]);
+    free(b->chunk);
+    free(b);
+    *per = NULL;
+  }
+}
+
+static const OTF2_MemoryCallbacks memory_cbs = {pool_alloc, pool_free_all};
+
 /* Events, then local and global definitions and properties, into the
  * archive x->ar. */
 static int write_archive(otf2x *x, sp_fmt_err *walk_err) {
   const rp_profile *p = x->p;
   OTF2_ErrorCode e = OTF2_Archive_SetFlushCallbacks(x->ar, &flush_cbs, NULL);
+  if (e == OTF2_SUCCESS)
+    e = OTF2_Archive_SetMemoryCallbacks(x->ar, &memory_cbs, NULL);
   if (e == OTF2_SUCCESS)
     e = OTF2_Archive_SetSerialCollectiveCallbacks(x->ar);
   if (e == OTF2_SUCCESS)

@@ -46,7 +46,7 @@ if(TARGET sp-report AND SP_USE_OTF2 AND SP_USE_HDF5 AND SP_OTF2_PRINT)
       $<TARGET_FILE:sp-import> $<TARGET_FILE:report_gen> ${SP_OTF2_PRINT}
       ${CMAKE_CURRENT_LIST_DIR}/report/otf2_prog.c
       ${CMAKE_CURRENT_BINARY_DIR}/test_report_otf2_work)
-  set_tests_properties(test_report_otf2 PROPERTIES TIMEOUT 300
+  set_tests_properties(test_report_otf2 PROPERTIES TIMEOUT 600
     SKIP_RETURN_CODE 77 LABELS sanitize)
 endif()
 

@@ -321,6 +321,36 @@ check(sorted(t["regions"]) == ["bad\ufffd byte",
       t["regions"]["\u00fcnicode f<int>(a, \"b\") & c;d"][1:3] == ("x\".c", 1),
       f"names {t['regions']}")
 
+# A location longer than the event writer's chunks in memory (16 MiB,
+# about 24 bytes a call): written out as it goes, every event in order and
+# no flush record among them. main [0, 100N + 2000] holds N leaves
+# [1000 + 100i, 1050 + 100i].
+N = 720000
+starts = [1000 + 100 * i for i in range(N)]
+with open(WORK + "/long.spt", "wb") as fh:
+    fh.write(b"SCOPEPRF" + struct.pack("<iiq", 2, 0, 2))
+    fh.write(struct.pack("<i", 4) + b"main" + struct.pack("<i", 0) +
+             struct.pack("<iq", -1, 1) + struct.pack("<2q", 0, 100 * N + 2000))
+    fh.write(struct.pack("<i", 4) + b"leaf" + struct.pack("<i", 0) +
+             struct.pack("<iq", -1, N) + struct.pack(f"<{N}q", *starts) +
+             struct.pack(f"<{N}q", *[s + 50 for s in starts]))
+report("--export", "otf2", "-o", WORK + "/long.otf2", WORK + "/long.spt")
+p = subprocess.run([PRINT, WORK + "/long.otf2/traces.otf2"],
+                   capture_output=True, text=True)
+got = [l.split() for l in p.stdout.splitlines()
+       if l[:1].isupper() and not l.startswith(("Event", "==="))]
+want = [["ENTER", "0", "0", "Region:", '"main"', "<0>"]]
+for s in starts:
+    want += [["ENTER", "0", str(s), "Region:", '"leaf"', "<1>"],
+             ["LEAVE", "0", str(s + 50), "Region:", '"leaf"', "<1>"]]
+want.append(["LEAVE", "0", str(100 * N + 2000), "Region:", '"main"', "<0>"])
+check(p.returncode == 0 and got == want,
+      f"long location: {p.returncode} {len(got)} events, want {len(want)}; "
+      f"first difference at "
+      f"{next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), None)}")
+check(os.path.getsize(WORK + "/long.otf2/traces/0.evt") > 16 << 20,
+      "long location: smaller than the chunks in memory")
+
 # An existing empty directory is taken; the archive lands in it.
 os.makedirs(WORK + "/empty")
 t = export(WORK + "/empty/", A)
