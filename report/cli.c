@@ -32,9 +32,12 @@ static const char USAGE[] =
     "                     records suffice (statistics recomputed)\n"
     "exports and pictures (-o FILE; default standard output):\n"
     "  --export csv|json|events|chrome|folded\n"
+    "  --export otf2 -o DIR   an OTF2 trace archive (Vampir, otf2-print) in\n"
+    "                     DIR, new or empty (takes --window too)\n"
     "  --svg flame|timeline|compare|speedup\n"
     "  --metric avg|total|min|max   what compare draws (default avg)\n"
-    "  --window A:B       timeline from A to B seconds after the first call\n"
+    "  --window A:B       timeline (otf2: the calls overlapping) from A to B\n"
+    "                     seconds after the first call\n"
     "json, compare and speedup take each PROFILE argument as one run.\n"
     "--version prints the version.\n";
 
@@ -81,6 +84,10 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
     return rp_export_chrome(ps[0], o, f, err);
   if (x && !strcmp(x, "folded"))
     return rp_export_folded(ps[0], o, f, err);
+#ifdef SP_USE_OTF2
+  if (x && !strcmp(x, "otf2"))
+    return rp_export_otf2(ps[0], o, o->out, err);
+#endif
   if (s && !strcmp(s, "flame"))
     return rp_svg_flame(ps[0], o, f, err);
   if (s && !strcmp(s, "timeline"))
@@ -142,8 +149,8 @@ static const struct option OPTIONS[] = {
  * these hold, whichever way this returns. */
 static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
                   int *pn) {
-  static const char *const exports[] = {"csv",    "json",   "events",
-                                        "chrome", "folded", NULL};
+  static const char *const exports[] = {"csv",    "json", "events", "chrome",
+                                        "folded", "otf2", NULL};
   static const char *const svgs[] = {"flame", "timeline", "compare", "speedup",
                                      NULL};
   static const char *const metrics[] = {"avg", "total", "min", "max", NULL};
@@ -212,8 +219,8 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     }
     case OPT_EXPORT:
       if (!one_of(v, exports))
-        return usage("%s",
-                     "--export: one of csv, json, events, chrome, folded");
+        return usage(
+            "%s", "--export: one of csv, json, events, chrome, folded, otf2");
       o->export_fmt = v;
       break;
     case OPT_SVG:
@@ -258,8 +265,20 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     return usage("%s", "-o needs a file name");
   /* An option the chosen output would not honour is refused, not
    * dropped. */
-  if (o->win_lo >= 0 && !(o->svg && !strcmp(o->svg, "timeline")))
-    return usage("%s", "--window is for --svg timeline only");
+  int otf2 = o->export_fmt && !strcmp(o->export_fmt, "otf2");
+  if (o->win_lo >= 0 && !(o->svg && !strcmp(o->svg, "timeline")) && !otf2)
+    return usage("%s", "--window is for --svg timeline and --export otf2 "
+                       "only");
+  if (otf2 && (!o->out || !strcmp(o->out, "-")))
+    return usage("%s", "--export otf2 writes a directory: -o DIR");
+#ifndef SP_USE_OTF2
+  if (otf2) {
+    fputs("sp-report: --export otf2: this sp-report was built without OTF2 "
+          "(Debian: libotf2-trace-dev)\n",
+          stderr);
+    return 1;
+  }
+#endif
   if (o->metric && !(o->svg && !strcmp(o->svg, "compare")))
     return usage("%s", "--metric is for --svg compare only");
   if (o->diff && (o->by || o->sort))
@@ -272,7 +291,7 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   const char *x = o->export_fmt, *s = o->svg;
   int events = o->events || o->tree || o->region ||
                (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||
-                      !strcmp(x, "events"))) ||
+                      !strcmp(x, "events") || !strcmp(x, "otf2"))) ||
                (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
   int each = o->diff || (x && !strcmp(x, "json")) ||
              (s && (!strcmp(s, "compare") || !strcmp(s, "speedup")));
@@ -300,7 +319,9 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
                         events ? sp_fmt_progress_mode(getenv("SP_PROGRESS"))
                                : 0);
   int rc;
-  if (o->out && strcmp(o->out, "-") != 0) {
+  if (otf2) {
+    rc = run(ps, n, o, NULL, &err);
+  } else if (o->out && strcmp(o->out, "-") != 0) {
     rp_out out;
     if (rp_out_open(&out, o->out, &err) != 0)
       return fail(&err);

@@ -27,11 +27,12 @@ typedef struct rp_opts {
   rp_range *ranks; /* NULL = every rank */
   int nranks;
   int64_t top;            /* 0 = all rows */
-  const char *export_fmt; /* csv, json, events, chrome, folded */
+  const char *export_fmt; /* csv, json, events, chrome, folded, otf2 */
   const char *svg;        /* flame, timeline, compare, speedup */
   const char *out;        /* -o */
   const char *metric;     /* compare: avg, total, min, max */
-  double win_lo, win_hi;  /* timeline window, seconds from the run's start */
+  double win_lo,
+      win_hi; /* timeline and otf2 window, seconds from the run's start */
   int diff;
   int events;         /* --events: read calls even when summaries would do */
   int tree;           /* --tree: the call tree instead of the table */
@@ -261,6 +262,10 @@ int rp_export_chrome(const rp_profile *p, const rp_opts *o, FILE *f,
                      sp_fmt_err *err);
 int rp_export_folded(const rp_profile *p, const rp_opts *o, FILE *f,
                      sp_fmt_err *err);
+/* An OTF2 archive in directory dir (new, or empty), built beside it under
+ * a temporary name and renamed; a failure leaves neither. */
+int rp_export_otf2(const rp_profile *p, const rp_opts *o, const char *dir,
+                   sp_fmt_err *err);
 int rp_svg_flame(const rp_profile *p, const rp_opts *o, FILE *f,
                  sp_fmt_err *err);
 int rp_svg_timeline(const rp_profile *p, const rp_opts *o, FILE *f,

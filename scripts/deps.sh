@@ -11,10 +11,12 @@ aarch64=(cmake make gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
          libc6-dev-arm64-cross qemu-user clang-22
          libcmocka-dev:arm64 libstdc++6:arm64)
 want=(build-essential cmake gfortran pkg-config libhdf5-dev hdf5-tools openmpi-bin libopenmpi-dev
-      llvm-22-dev llvm-22-tools clang-22 flang-22 libclang-rt-22-dev libomp-22-dev)
+      llvm-22-dev llvm-22-tools clang-22 flang-22 libclang-rt-22-dev libomp-22-dev
+      libotf2-trace-dev)
 case "${1:-main}" in
 test)
   want+=(libcmocka-dev python3 python3-h5py python3-numpy python3-pandas python3-matplotlib
+         otf2-tools python3-otf2
          libhdf5-openmpi-dev
          llvm-19-dev llvm-19-tools clang-19 flang-19
          chromium autoconf "${aarch64[@]}")

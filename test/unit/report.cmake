@@ -36,6 +36,26 @@ if(TARGET sp-report AND SP_BUILD_PASS AND SP_LIBOMP)
   set_tests_properties(test_report_omp PROPERTIES TIMEOUT 300 LABELS omp)
 endif()
 
+# The OTF2 export of a real pthread program (sp-cc, two ranks through
+# sp-import) and of report_gen's profiles, read back with the otf2 Python
+# module and otf2-print (Debian: python3-otf2, otf2-tools).
+# Without the plugin (the sanitizer builds) the program's part is skipped.
+find_program(SP_OTF2_PRINT otf2-print)
+if(TARGET sp-report AND SP_USE_OTF2 AND SP_USE_HDF5 AND SP_OTF2_PRINT)
+  set(_sp_otf2_cc -)
+  if(SP_BUILD_PASS)
+    set(_sp_otf2_cc ${PROJECT_BINARY_DIR}/bin/sp-cc)
+  endif()
+  add_test(NAME test_report_otf2
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_report_otf2.py
+      ${_sp_otf2_cc} $<TARGET_FILE:sp-report>
+      $<TARGET_FILE:sp-import> $<TARGET_FILE:report_gen> ${SP_OTF2_PRINT}
+      ${CMAKE_CURRENT_LIST_DIR}/report/otf2_prog.c
+      ${CMAKE_CURRENT_BINARY_DIR}/test_report_otf2_work)
+  set_tests_properties(test_report_otf2 PROPERTIES TIMEOUT 600
+    SKIP_RETURN_CODE 77 LABELS sanitize)
+endif()
+
 # sp-report reads through the format library alone (report/CMakeLists.txt).
 add_test(NAME test_report_layers COMMAND ${CMAKE_COMMAND}
   -DREPORT_DIR=${PROJECT_SOURCE_DIR}/report

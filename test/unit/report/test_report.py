@@ -330,6 +330,7 @@ for view in ([], ["--tree"], ["--by-rank"], ["--by-thread"],
              ["--svg", "timeline"], ["--svg", "flame"], ["--export", "chrome"],
              ["--export", "folded"], ["--export", "csv"], ["--export", "json"],
              ["--export", "events"], ["--region", "a"], ["--events"],
+             ["--export", "otf2", "-o", WORK + "/extreme.otf2"],
              ["--svg", "compare", WORK + "/extreme.spt"]):
     try:
         p = subprocess.run([REPORT, WORK + "/extreme.spt", *view],
@@ -440,9 +441,9 @@ for args, why in ((["--bogus", A], "unknown option --bogus"),
                   (["--diff", "--sort", "calls", A, A], "--diff takes --top, "
                    "--include, --exclude, --ranks, --events and -o, not "
                    "--by-rank, --by-thread or --sort"),
-                  (["--window", "0:1", A], "--window is for --svg timeline only"),
+                  (["--window", "0:1", A], "--window is for --svg timeline and --export otf2 only"),
                   (["--window", "0:1", "--export", "chrome", A],
-                   "--window is for --svg timeline only"),
+                   "--window is for --svg timeline and --export otf2 only"),
                   (["--metric", "avg", A], "--metric is for --svg compare only"),
                   ([], "no profile given")):
     p = run(*args, ok=False)

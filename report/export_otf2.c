@@ -1,0 +1,744 @@
+/* export_otf2.c - an OTF2 archive (Score-P's trace format: Vampir,
+ * otf2-print, the otf2 Python module): a location per (rank, thread), an
+ * enter and a leave event per call, regions with their source location,
+ * the run's metadata as properties; built in a temporary directory. */
+#include "report.h"
+#include "sp_util.h"
+
+#include <otf2/otf2.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOREF UINT32_MAX
+
+typedef struct {
+  const rp_profile *p;
+  const rp_opts *o;
+  OTF2_Archive *ar;
+  OTF2_EvtWriter *w; /* the thread's being walked */
+  int64_t cur;       /* its index in p->threads, -1 before the first */
+  uint64_t last;     /* its last stamp written */
+  uint64_t *nev;     /* events per thread */
+  char *opened;      /* per thread: its event writer was made */
+  uint32_t *region;  /* region ref per profile name, NOREF = unused */
+  int32_t *byref;    /* profile name per region ref */
+  uint32_t nregions;
+  int64_t lo, hi; /* the calls kept: those that overlap [lo, hi] */
+  /* Strings of the definitions, each once: ref = index. */
+  char **strs;
+  uint32_t nstrs, capstrs;
+  sp__hash ix;
+  const char *dir;
+  sp_fmt_err *err; /* x's own messages: the walk says "stopped" after them */
+  int failed;      /* err holds what stopped the export */
+} otf2x;
+
+/* OTF2 reports an error through this before returning its code: the last
+ * one is kept for the message, nothing is printed. */
+static char otf2_msg[512];
+
+static OTF2_ErrorCode on_error(void *ud, const char *file, uint64_t line,
+                               const char *fn, OTF2_ErrorCode code,
+                               const char *fmt, va_list va) {
+  (void)ud, (void)file, (void)line, (void)fn;
+  vsnprintf(otf2_msg, sizeof otf2_msg, fmt, va);
+  otf2_msg[strcspn(otf2_msg, "\n")] = 0;
+  return code;
+}
+
+static int otf2_fail(otf2x *x, OTF2_ErrorCode code, const char *what) {
+  if (!x->failed)
+    sp_fmt_err_set(x->err, "%s: OTF2 %s: %s", x->dir, what,
+                   otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(code));
+  x->failed = 1;
+  return -1;
+}
+
+static int oom(otf2x *x) {
+  if (!x->failed)
+    sp_fmt_err_set(x->err, "%s: out of memory", x->p->label);
+  x->failed = 1;
+  return -1;
+}
+
+/* s with each byte that starts no UTF-8 character as U+FFFD (readers
+ * decode OTF2's strings as UTF-8), malloc'ed; NULL when out of memory. */
+static char *utf8_copy(const char *s) {
+  size_t n = 0;
+  for (const unsigned char *c = (const unsigned char *)s; *c;) {
+    int k = sp_fmt_utf8_len(c);
+    n += k ? (size_t)k : 3;
+    c += k ? k : 1;
+  }
+  char *d = malloc(n + 1), *o = d;
+  for (const unsigned char *c = (const unsigned char *)s; d && *c;) {
+    int k = sp_fmt_utf8_len(c);
+    if (k) {
+      memcpy(o, c, (size_t)k);
+      o += k, c += k;
+    } else {
+      memcpy(o, "\xef\xbf\xbd", 3);
+      o += 3, c++;
+    }
+  }
+  if (d)
+    *o = 0;
+  return d;
+}
+
+/* The ref of string s (made valid UTF-8), defined once; NOREF when out of
+ * memory. */
+static uint32_t str_ref(otf2x *x, const char *raw) {
+  char *s = utf8_copy(raw);
+  if (!s)
+    return NOREF;
+  sp__hash_it it;
+  uint64_t h = sp__fnv1a(SP__FNV_SEED, s);
+  for (int64_t i = sp__hash_first(&x->ix, h, &it); i >= 0;
+       i = sp__hash_next(&x->ix, &it))
+    if (strcmp(x->strs[i], s) == 0) {
+      free(s);
+      return (uint32_t)i;
+    }
+  if (x->nstrs == x->capstrs) {
+    uint32_t c = x->capstrs ? 2 * x->capstrs : 256;
+    char **v = realloc(x->strs, (size_t)c * sizeof *v);
+    if (!v) {
+      free(s);
+      return NOREF;
+    }
+    x->strs = v;
+    x->capstrs = c;
+  }
+  if (sp__hash_add(&x->ix, &it, x->nstrs) != 0) {
+    free(s);
+    return NOREF;
+  }
+  x->strs[x->nstrs] = s;
+  return x->nstrs++;
+}
+
+/* Score-P's numbering: the thread in the high half, the rank in the low. */
+static uint64_t location_ref(const rp_thread *t) {
+  return (uint64_t)(uint32_t)t->thread << 32 | (uint32_t)t->rank;
+}
+
+static int kept(const otf2x *x, const rp_call *c) {
+  return c->end >= x->lo && c->start <= x->hi;
+}
+
+/* Makes thread i's event writer the current one, closing the last. */
+static int switch_to(otf2x *x, int64_t i) {
+  if (x->w) {
+    OTF2_EvtWriter_GetNumberOfEvents(x->w, &x->nev[x->cur]);
+    OTF2_ErrorCode e = OTF2_Archive_CloseEvtWriter(x->ar, x->w);
+    x->w = NULL;
+    if (e != OTF2_SUCCESS)
+      return otf2_fail(x, e, "writing events");
+  }
+  x->cur = i;
+  x->last = 0;
+  if (i < 0)
+    return 0;
+  x->opened[i] = 1;
+  if (!(x->w =
+            OTF2_Archive_GetEvtWriter(x->ar, location_ref(&x->p->threads[i]))))
+    return otf2_fail(x, OTF2_ERROR_PROCESSED_WITH_FAULTS, "event writer");
+  return 0;
+}
+
+/* One event's stamp, checked: OTF2's are unsigned and a location's must
+ * not go back in time. */
+static int stamp(otf2x *x, const rp_thread *t, const rp_call *c, int64_t ts) {
+  if (ts < 0 || (uint64_t)ts < x->last) {
+    sp_fmt_err_set(
+        x->err, "%s: rank %d thread %d: call of %s from %lld to %lld: %s",
+        x->p->label, t->rank, t->thread, x->p->names[c->name],
+        (long long)c->start, (long long)c->end,
+        ts < 0 ? "OTF2 holds no stamp below 0" : "it ends before it starts");
+    x->failed = 1;
+    return -1;
+  }
+  x->last = (uint64_t)ts;
+  return 0;
+}
+
+static int on_open(void *ctx, const rp_thread *t, rp_call *c,
+                   const rp_call *parent) {
+  (void)parent;
+  otf2x *x = ctx;
+  if (!kept(x, c))
+    return 0;
+  int64_t i = t - x->p->threads;
+  if (i != x->cur && switch_to(x, i) != 0)
+    return 1;
+  if (x->region[c->name] == NOREF) {
+    x->byref[x->nregions] = c->name;
+    x->region[c->name] = x->nregions++;
+  }
+  if (stamp(x, t, c, c->start) != 0)
+    return 1;
+  OTF2_ErrorCode e =
+      OTF2_EvtWriter_Enter(x->w, NULL, (uint64_t)c->start, x->region[c->name]);
+  return e == OTF2_SUCCESS ? 0 : otf2_fail(x, e, "writing events") != 0;
+}
+
+static int on_close(void *ctx, const rp_thread *t, const rp_call *c) {
+  otf2x *x = ctx;
+  if (!kept(x, c))
+    return 0;
+  if (stamp(x, t, c, c->end) != 0)
+    return 1;
+  OTF2_ErrorCode e =
+      OTF2_EvtWriter_Leave(x->w, NULL, (uint64_t)c->end, x->region[c->name]);
+  return e == OTF2_SUCCESS ? 0 : otf2_fail(x, e, "writing events") != 0;
+}
+
+/* The OpenMP construct a region of the runtime's OMPT names stands for
+ * ("omp barrier @ f.c:3"), for Vampir's grouping by role. */
+static OTF2_RegionRole omp_role(const char *name) {
+  static const struct {
+    const char *word;
+    OTF2_RegionRole role;
+  } roles[] = {{"parallel", OTF2_REGION_ROLE_PARALLEL},
+               {"barrier", OTF2_REGION_ROLE_BARRIER},
+               {"critical", OTF2_REGION_ROLE_CRITICAL},
+               {"single", OTF2_REGION_ROLE_SINGLE},
+               {"masked", OTF2_REGION_ROLE_MASTER},
+               {"ordered", OTF2_REGION_ROLE_ORDERED},
+               {"for", OTF2_REGION_ROLE_LOOP},
+               {"distribute", OTF2_REGION_ROLE_LOOP},
+               {"taskloop", OTF2_REGION_ROLE_LOOP},
+               {"sections", OTF2_REGION_ROLE_SECTIONS},
+               {"workshare", OTF2_REGION_ROLE_WORKSHARE},
+               {"task", OTF2_REGION_ROLE_TASK},
+               {"implicit", OTF2_REGION_ROLE_TASK},
+               {"taskwait", OTF2_REGION_ROLE_TASK_WAIT}};
+  const char *w = name + 4;
+  size_t n = strcspn(w, " ");
+  for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
+    if (strlen(roles[i].word) == n && !strncmp(w, roles[i].word, n))
+      return roles[i].role;
+  return OTF2_REGION_ROLE_CODE;
+}
+
+/* Wall-clock nanoseconds at stamp ts, from the metadata's start time
+ * (ISO-8601, to the second) and the clock's stamp then; OTF2's "undefined"
+ * when either is missing. */
+static uint64_t realtime(const sp_fmt_meta *m, int64_t ts) {
+  const sp_fmt_meta_item *iso = sp_fmt_meta_get(m, "timestamp");
+  const sp_fmt_meta_item *t0 = sp_fmt_meta_get(m, "start_time_ns");
+  if (!iso || iso->type != SP_FMT_META_STR || !t0 ||
+      t0->type != SP_FMT_META_INT)
+    return OTF2_UNDEFINED_TIMESTAMP;
+  struct tm tm;
+  memset(&tm, 0, sizeof tm);
+  const char *end = strptime(iso->str, "%Y-%m-%dT%H:%M:%S%z", &tm);
+  if (!end || *end)
+    return OTF2_UNDEFINED_TIMESTAMP;
+  long off = tm.tm_gmtoff;
+  time_t utc = timegm(&tm);
+  int64_t ns;
+  if (utc == (time_t)-1 ||
+      __builtin_mul_overflow((int64_t)utc - off, (int64_t)1000000000, &ns) ||
+      __builtin_add_overflow(ns, rp_sub(ts, t0->i64), &ns) || ns < 0)
+    return OTF2_UNDEFINED_TIMESTAMP;
+  return (uint64_t)ns;
+}
+
+/* The rank's entry of a per-rank list (rank_ids' order), or NULL. */
+static const char *of_rank(const sp_fmt_meta *m, const char *key,
+                           int32_t rank) {
+  const sp_fmt_meta_item *ids = sp_fmt_meta_get(m, "rank_ids");
+  const sp_fmt_meta_item *v = sp_fmt_meta_get(m, key);
+  if (!ids || !v || ids->type != SP_FMT_META_STRLIST ||
+      v->type != SP_FMT_META_STRLIST || v->nstrs != ids->nstrs)
+    return NULL;
+  char id[16];
+  snprintf(id, sizeof id, "%d", rank);
+  for (int64_t i = 0; i < ids->nstrs; i++)
+    if (!strcmp(ids->strs[i], id))
+      return v->strs[i][0] ? v->strs[i] : NULL;
+  return NULL;
+}
+
+/* Where rank r ran: its rank_hostname entry, or the hostname of a
+ * profile of one rank. */
+static const char *host_of(const rp_profile *p, int32_t rank) {
+  const char *h = of_rank(&p->meta, "rank_hostname", rank);
+  const sp_fmt_meta_item *one = sp_fmt_meta_get(&p->meta, "hostname");
+  if (!h && p->nranks == 1 && one && one->type == SP_FMT_META_STR &&
+      one->str[0])
+    h = one->str;
+  return h;
+}
+
+/* A per-rank list of sp-import's: "rank_<key>" as long as rank_ids. */
+static int per_rank(const sp_fmt_meta *m, const sp_fmt_meta_item *it) {
+  const sp_fmt_meta_item *ids = sp_fmt_meta_get(m, "rank_ids");
+  return !strncmp(it->key, "rank_", 5) && it->type == SP_FMT_META_STRLIST &&
+         ids && ids->type == SP_FMT_META_STRLIST && it->nstrs == ids->nstrs;
+}
+
+/* The run's metadata as archive properties "SCOPEPROF::<KEY>" (OTF2 allows
+ * [A-Z0-9_] and folds case: other characters become '_'; a key that folds
+ * onto an earlier one, and an empty value, which OTF2 reads as removing
+ * the property, are left out). Lists: one element a line. The per-rank
+ * lists go to the ranks' location groups instead. */
+static int properties(otf2x *x) {
+  const sp_fmt_meta *m = &x->p->meta;
+  for (int64_t i = 0; i < m->n; i++) {
+    const sp_fmt_meta_item *it = &m->items[i];
+    if (per_rank(m, it))
+      continue;
+    char name[512], num[32];
+    int len = snprintf(name, sizeof name, "SCOPEPROF::%s", it->key);
+    if (len < 0 || (size_t)len >= sizeof name)
+      continue;
+    for (char *c = name + 11; *c; c++)
+      if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+            (*c >= '0' && *c <= '9') || *c == '_'))
+        *c = '_';
+    char *joined = NULL;
+    const char *v = it->str;
+    if (it->type == SP_FMT_META_INT) {
+      snprintf(num, sizeof num, "%lld", (long long)it->i64);
+      v = num;
+    } else if (it->type == SP_FMT_META_STRLIST) {
+      size_t n = 1;
+      for (int64_t k = 0; k < it->nstrs; k++)
+        n += strlen(it->strs[k]) + 1;
+      if (!(joined = calloc(n, 1)))
+        return oom(x);
+      for (int64_t k = 0; k < it->nstrs; k++)
+        strcat(strcat(joined, k ? "\n" : ""), it->strs[k]);
+      v = joined;
+    }
+    char *u = utf8_copy(v);
+    free(joined);
+    if (!u)
+      return oom(x);
+    OTF2_ErrorCode e = OTF2_SUCCESS;
+    if (u[0])
+      e = OTF2_Archive_SetProperty(x->ar, name, u, false);
+    free(u);
+    if (e != OTF2_SUCCESS && e != OTF2_ERROR_PROPERTY_EXISTS)
+      return otf2_fail(x, e, "property");
+    otf2_msg[0] = 0;
+  }
+  return 0;
+}
+
+/* Every definition, once the events are written (their counts are in the
+ * locations'): clock, strings, system tree, ranks, threads, regions. */
+static int definitions(otf2x *x) {
+  const rp_profile *p = x->p;
+  const sp_fmt_meta *m = &p->meta;
+  int64_t nr = p->nranks;
+  uint32_t *lg_name = malloc((size_t)(nr ? nr : 1) * sizeof *lg_name);
+  uint32_t *lg_node = malloc((size_t)(nr ? nr : 1) * sizeof *lg_node);
+  uint32_t *loc_name =
+      malloc((size_t)(p->nthreads ? p->nthreads : 1) * sizeof *loc_name);
+  uint32_t *rname = malloc((x->nregions ? x->nregions : 1) * sizeof *rname);
+  uint32_t *rfile = malloc((x->nregions ? x->nregions : 1) * sizeof *rfile);
+  /* System tree: the root, then one node per distinct host (its string's
+   * ref says which node: hosts[k] is node k + 1). */
+  uint32_t *hosts = malloc((size_t)(nr ? nr : 1) * sizeof *hosts);
+  int64_t nhosts = 0;
+  char buf[64];
+  int rc = -1;
+  uint32_t empty = str_ref(x, ""), machine = str_ref(x, "machine"),
+           node = str_ref(x, "node");
+  if (!lg_name || !lg_node || !loc_name || !rname || !rfile || !hosts ||
+      empty == NOREF || machine == NOREF || node == NOREF)
+    goto oom;
+  for (int64_t i = 0; i < nr; i++) {
+    snprintf(buf, sizeof buf, "rank %d", p->ranks[i]);
+    if ((lg_name[i] = str_ref(x, buf)) == NOREF)
+      goto oom;
+    const char *h = host_of(p, p->ranks[i]);
+    lg_node[i] = 0;
+    if (!h)
+      continue;
+    uint32_t hs = str_ref(x, h);
+    if (hs == NOREF)
+      goto oom;
+    int64_t k = 0;
+    while (k < nhosts && hosts[k] != hs)
+      k++;
+    if (k == nhosts)
+      hosts[nhosts++] = hs;
+    lg_node[i] = (uint32_t)k + 1;
+  }
+  for (int64_t i = 0; i < p->nthreads; i++) {
+    snprintf(buf, sizeof buf, "thread %d", p->threads[i].thread);
+    if ((loc_name[i] = str_ref(x, buf)) == NOREF)
+      goto oom;
+  }
+  for (uint32_t r = 0; r < x->nregions; r++) {
+    int32_t n = x->byref[r];
+    rname[r] = str_ref(x, p->names[n]);
+    rfile[r] = p->files[n] ? str_ref(x, p->files[n]) : 0;
+    if (rname[r] == NOREF || rfile[r] == NOREF)
+      goto oom;
+    if (!p->files[n])
+      rfile[r] = OTF2_UNDEFINED_STRING; /* the same value as NOREF */
+  }
+  /* The per-rank lists' names: the key without "rank_". */
+  for (int64_t i = 0; i < m->n; i++)
+    if (per_rank(m, &m->items[i]) && strcmp(m->items[i].key, "rank_ids") &&
+        str_ref(x, m->items[i].key + 5) == NOREF)
+      goto oom;
+  for (int64_t i = 0; i < m->n; i++)
+    if (per_rank(m, &m->items[i]))
+      for (int64_t k = 0; k < m->items[i].nstrs; k++)
+        if (str_ref(x, m->items[i].strs[k]) == NOREF)
+          goto oom;
+
+  OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x->ar);
+  if (!g) {
+    rc = otf2_fail(x, OTF2_ERROR_PROCESSED_WITH_FAULTS, "definitions");
+    goto out;
+  }
+  int64_t lo = p->span_lo <= p->span_hi ? p->span_lo : 0;
+  int64_t len = p->span_lo <= p->span_hi ? rp_sub(p->span_hi, p->span_lo) : 0;
+  OTF2_ErrorCode e = OTF2_GlobalDefWriter_WriteClockProperties(
+      g, 1000000000, (uint64_t)lo, (uint64_t)len, realtime(m, lo));
+  for (uint32_t s = 0; e == OTF2_SUCCESS && s < x->nstrs; s++)
+    e = OTF2_GlobalDefWriter_WriteString(g, s, x->strs[s]);
+  if (e == OTF2_SUCCESS)
+    e = OTF2_GlobalDefWriter_WriteSystemTreeNode(
+        g, 0, machine, machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  for (int64_t k = 0; e == OTF2_SUCCESS && k < nhosts; k++)
+    e = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, (uint32_t)k + 1, hosts[k],
+                                                 node, 0);
+  for (int64_t i = 0; e == OTF2_SUCCESS && i < nr; i++)
+    e = OTF2_GlobalDefWriter_WriteLocationGroup(
+        g, (uint32_t)p->ranks[i], lg_name[i], OTF2_LOCATION_GROUP_TYPE_PROCESS,
+        lg_node[i], OTF2_UNDEFINED_LOCATION_GROUP);
+  for (int64_t i = 0; e == OTF2_SUCCESS && i < p->nthreads; i++)
+    e = OTF2_GlobalDefWriter_WriteLocation(
+        g, location_ref(&p->threads[i]), loc_name[i],
+        OTF2_LOCATION_TYPE_CPU_THREAD, x->nev[i], (uint32_t)p->threads[i].rank);
+  for (uint32_t r = 0; e == OTF2_SUCCESS && r < x->nregions; r++) {
+    int32_t n = x->byref[r];
+    const char *name = p->names[n];
+    OTF2_Paradigm par = OTF2_PARADIGM_USER;
+    OTF2_RegionRole role = OTF2_REGION_ROLE_FUNCTION;
+    if (!strncmp(name, "omp ", 4)) {
+      par = OTF2_PARADIGM_OPENMP;
+      role = omp_role(name);
+    } else if (!strncmp(name, "MPI_", 4)) {
+      par = OTF2_PARADIGM_MPI; /* the MPI layer's regions */
+    }
+    int32_t line = p->files[n] && p->lines[n] > 0 ? p->lines[n] : 0;
+    e = OTF2_GlobalDefWriter_WriteRegion(g, r, rname[r], rname[r], empty, role,
+                                         par, OTF2_REGION_FLAG_NONE, rfile[r],
+                                         (uint32_t)line, (uint32_t)line);
+  }
+  for (int64_t i = 0; e == OTF2_SUCCESS && i < m->n; i++) {
+    const sp_fmt_meta_item *it = &m->items[i];
+    if (!per_rank(m, it) || !strcmp(it->key, "rank_ids"))
+      continue;
+    for (int64_t k = 0; e == OTF2_SUCCESS && k < nr; k++) {
+      const char *v = of_rank(m, it->key, p->ranks[k]);
+      if (!v)
+        continue;
+      OTF2_AttributeValue a;
+      a.stringRef = str_ref(x, v);
+      e = OTF2_GlobalDefWriter_WriteLocationGroupProperty(
+          g, (uint32_t)p->ranks[k], str_ref(x, it->key + 5), OTF2_TYPE_STRING,
+          a);
+    }
+  }
+  if (e == OTF2_SUCCESS)
+    e = OTF2_Archive_CloseGlobalDefWriter(x->ar, g);
+  rc = e == OTF2_SUCCESS ? 0 : otf2_fail(x, e, "writing definitions");
+  goto out;
+oom:
+  rc = oom(x);
+out:
+  free(lg_name);
+  free(lg_node);
+  free(loc_name);
+  free(rname);
+  free(rfile);
+  free(hosts);
+  return rc;
+}
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft,
+                                OTF2_LocationRef loc, void *cb, bool final) {
+  (void)ud, (void)ft, (void)loc, (void)cb, (void) final;
+  return OTF2_FLUSH;
+}
+
+static const OTF2_FlushCallbacks flush_cbs = {pre_flush, NULL};
+
+/* OTF2 keeps a writer's chunks in memory until it is closed, unless the
+ * allocator says no: then it writes them out (pre_flush), frees them all
+ * and asks again. An event writer gets POOL chunks, reused after each
+ * flush, so a location of any length costs POOL chunks; the definitions'
+ * buffers are small and grow as they need. (No post_flush callback: no
+ * BufferFlush records among the events.) */
+enum { POOL = 16 };
+
+typedef struct {
+  int64_t used, n, cap;
+  void **chunk;
+} pool;
+
+static void *pool_alloc(void *ud, OTF2_FileType ft, OTF2_LocationRef loc,
+                        void **per, uint64_t size) {
+  (void)ud, (void)loc;
+  pool *b = *per;
+  if (!b && !(b = *per = calloc(1, sizeof *b)))
+    return NULL;
+  if (b->used < b->n)
+    return b->chunk[b->used++];
+  if (ft == OTF2_FILETYPE_EVENTS && b->n == POOL)
+    return NULL;
+  if (b->n == b->cap) {
+    int64_t c = b->cap ? 2 * b->cap : POOL;
+    void **v = realloc(b->chunk, (size_t)c * sizeof *v);
+    if (!v)
+      return NULL;
+    b->chunk = v;
+    b->cap = c;
+  }
+  void *m = malloc(size);
+  if (!m)
+    return NULL;
+  b->chunk[b->n++] = m;
+  b->used = b->n;
+  return m;
+}
+
+static void pool_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc,
+                          void **per, bool final) {
+  (void)ud, (void)ft, (void)loc;
+  pool *b = *per;
+  if (!b)
+    return;
+  b->used = 0;
+  if (final) {
+    for (int64_t i = 0; i < b->n; i++)
+      free(b->chunk[i]);
+    free(b->chunk);
+    free(b);
+    *per = NULL;
+  }
+}
+
+static const OTF2_MemoryCallbacks memory_cbs = {pool_alloc, pool_free_all};
+
+/* Events, then local and global definitions and properties, into the
+ * archive x->ar. */
+static int write_archive(otf2x *x, sp_fmt_err *walk_err) {
+  const rp_profile *p = x->p;
+  OTF2_ErrorCode e = OTF2_Archive_SetFlushCallbacks(x->ar, &flush_cbs, NULL);
+  if (e == OTF2_SUCCESS)
+    e = OTF2_Archive_SetMemoryCallbacks(x->ar, &memory_cbs, NULL);
+  if (e == OTF2_SUCCESS)
+    e = OTF2_Archive_SetSerialCollectiveCallbacks(x->ar);
+  if (e == OTF2_SUCCESS)
+    e = OTF2_Archive_SetCreator(x->ar,
+                                "sp-report (ScopeProf) " SP_VERSION_STRING);
+  const char *h = p->nranks ? host_of(p, p->ranks[0]) : NULL;
+  char *label = utf8_copy(p->label), *host = h ? utf8_copy(h) : NULL;
+  if (!label || (h && !host)) {
+    free(label);
+    free(host);
+    return oom(x);
+  }
+  if (e == OTF2_SUCCESS)
+    e = OTF2_Archive_SetDescription(x->ar, label);
+  if (e == OTF2_SUCCESS && host)
+    e = OTF2_Archive_SetMachineName(x->ar, host);
+  free(label);
+  free(host);
+  if (e == OTF2_SUCCESS)
+    e = OTF2_Archive_OpenEvtFiles(x->ar);
+  if (e != OTF2_SUCCESS)
+    return otf2_fail(x, e, "archive");
+  rp_visitor v = {on_open, on_close, x};
+  /* OTF2 readers expect each location's enters and leaves to nest: calls
+   * that overlap without nesting stop the export with one line naming
+   * both. */
+  if (rp_walk(p, x->o, &v, RP_WALK_STRICT, walk_err) != 0)
+    return -1;
+  if (switch_to(x, -1) != 0)
+    return -1;
+  /* A thread none of whose calls was kept is still a location, with no
+   * events: readers want its (empty) event file. */
+  for (int64_t i = 0; i < p->nthreads; i++)
+    if (!x->opened[i] && (switch_to(x, i) != 0 || switch_to(x, -1) != 0))
+      return -1;
+  if ((e = OTF2_Archive_CloseEvtFiles(x->ar)) != OTF2_SUCCESS ||
+      (e = OTF2_Archive_OpenDefFiles(x->ar)) != OTF2_SUCCESS)
+    return otf2_fail(x, e, "archive");
+  for (int64_t i = 0; i < p->nthreads; i++) {
+    OTF2_DefWriter *d =
+        OTF2_Archive_GetDefWriter(x->ar, location_ref(&p->threads[i]));
+    if (!d)
+      return otf2_fail(x, OTF2_ERROR_PROCESSED_WITH_FAULTS, "definitions");
+    if ((e = OTF2_Archive_CloseDefWriter(x->ar, d)) != OTF2_SUCCESS)
+      return otf2_fail(x, e, "definitions");
+  }
+  if ((e = OTF2_Archive_CloseDefFiles(x->ar)) != OTF2_SUCCESS)
+    return otf2_fail(x, e, "definitions");
+  if (definitions(x) != 0 || properties(x) != 0)
+    return -1;
+  return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+                    struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+static int sync_entry(const char *path, const struct stat *st, int flag,
+                      struct FTW *ftw) {
+  (void)st, (void)ftw;
+  int fd = open(path, (flag == FTW_F ? O_RDONLY : O_RDONLY | O_DIRECTORY) |
+                          O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  int rc = fsync(fd);
+  close(fd);
+  return rc;
+}
+
+/* 1 if dir is a directory holding nothing. */
+static int empty_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      n++;
+  closedir(d);
+  return n == 0;
+}
+
+int rp_export_otf2(const rp_profile *p, const rp_opts *o, const char *dir,
+                   sp_fmt_err *err) {
+  /* The archive's directory, named without trailing slashes (its
+   * temporary sits beside it). An existing one is taken only when empty:
+   * an earlier archive is never overwritten nor mixed into. */
+  char path[4096], tmp[4200];
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/')
+    n--;
+  if (n >= sizeof path) {
+    sp_fmt_err_set(err, "%s: name too long", dir);
+    return -1;
+  }
+  memcpy(path, dir, n);
+  path[n] = 0;
+  struct stat st;
+  if (lstat(path, &st) == 0 && !(S_ISDIR(st.st_mode) && empty_dir(path))) {
+    sp_fmt_err_set(err,
+                   "%s: exists%s (an OTF2 archive is written into a new "
+                   "or empty directory)",
+                   dir, S_ISDIR(st.st_mode) ? " and is not empty" : "");
+    return -1;
+  }
+  if (p->span_lo < 0 && p->span_lo <= p->span_hi) {
+    sp_fmt_err_set(err, "%s: stamps below 0 (%lld): OTF2's stamps are unsigned",
+                   p->label, (long long)p->span_lo);
+    return -1;
+  }
+  if (sp_fmt_tmp_name(path, tmp, sizeof tmp) != 0) {
+    sp_fmt_err_set(err, "%s: name too long", dir);
+    return -1;
+  }
+  if (mkdir(tmp, 0777) != 0) {
+    sp_fmt_err_set(err, "%s: %s", dir, strerror(errno));
+    return -1;
+  }
+  otf2x x;
+  memset(&x, 0, sizeof x);
+  x.p = p;
+  x.o = o;
+  x.cur = -1;
+  x.dir = dir;
+  sp_fmt_err mine = {""};
+  x.err = &mine;
+  x.lo = INT64_MIN;
+  x.hi = INT64_MAX;
+  if (o->win_lo >= 0) {
+    /* Calls that overlap the window, whole, on their own stamps. */
+    double lo = (double)p->span_lo + o->win_lo * 1e9,
+           hi = (double)p->span_lo + o->win_hi * 1e9;
+    x.lo = lo < 9.2e18 ? (int64_t)lo : INT64_MAX;
+    x.hi = hi < 9.2e18 ? (int64_t)hi : INT64_MAX;
+    if (x.lo > p->span_hi) {
+      sp_fmt_err_set(err, "%s: the window holds no time of the run", p->label);
+      rmdir(tmp);
+      return -1;
+    }
+  }
+  size_t nt = p->nthreads ? (size_t)p->nthreads : 1;
+  size_t nn = p->nnames ? (size_t)p->nnames : 1;
+  x.nev = calloc(nt, sizeof *x.nev);
+  x.opened = calloc(nt, 1);
+  x.region = malloc(nn * sizeof *x.region);
+  x.byref = malloc(nn * sizeof *x.byref);
+  otf2_msg[0] = 0;
+  OTF2_ErrorCallback prev = OTF2_Error_RegisterCallback(on_error, NULL);
+  int rc = -1;
+  if (!x.nev || !x.opened || !x.region || !x.byref) {
+    oom(&x);
+  } else {
+    memset(x.region, 0xff, nn * sizeof *x.region);
+    x.ar = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE,
+                             OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
+                             OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
+                             OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!x.ar)
+      otf2_fail(&x, OTF2_ERROR_PROCESSED_WITH_FAULTS, "archive");
+    else
+      rc = write_archive(&x, err);
+    if (x.w)
+      OTF2_Archive_CloseEvtWriter(x.ar, x.w);
+    OTF2_ErrorCode e = x.ar ? OTF2_Archive_Close(x.ar) : OTF2_SUCCESS;
+    if (rc == 0 && e != OTF2_SUCCESS)
+      rc = otf2_fail(&x, e, "closing the archive");
+  }
+  OTF2_Error_RegisterCallback(prev, NULL);
+  if (x.failed)
+    *err = mine;
+  /* What OTF2 wrote reaches the disk before the name does. */
+  if (rc == 0 && nftw(tmp, sync_entry, 16, FTW_PHYS) != 0) {
+    sp_fmt_err_set(err, "%s: %s", dir, strerror(errno ? errno : EIO));
+    rc = -1;
+  }
+  if (rc == 0 && rename(tmp, path) != 0) {
+    sp_fmt_err_set(err, "%s: %s", dir, strerror(errno));
+    rc = -1;
+  }
+  if (rc != 0)
+    nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  for (uint32_t i = 0; i < x.nstrs; i++)
+    free(x.strs[i]);
+  free(x.strs);
+  sp__hash_free(&x.ix);
+  free(x.nev);
+  free(x.opened);
+  free(x.region);
+  free(x.byref);
+  return rc;
+}
