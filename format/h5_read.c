@@ -144,6 +144,7 @@ static hid_t stats_mem_type(void) {
   F(gpu_total_ns, H5T_NATIVE_INT64)
   F(mean_ns, H5T_NATIVE_DOUBLE)
   F(std_ns, H5T_NATIVE_DOUBLE)
+  F(outer_total_ns, H5T_NATIVE_INT64)
 #undef F
   return t;
 }
@@ -179,6 +180,10 @@ static int read_col(hid_t g, const char *path, const char *name, int kind,
     size_t esz = 0;
     hid_t ft = H5Dget_type(ds);
     H5T_class_t cls = H5Tget_class(ft);
+    /* Records written before outer_total_ns existed: HDF5 leaves a member
+     * the file lacks as it was, so it is set to -1 (unknown) after. */
+    int no_outer = kind == COL_STATS && cls == H5T_COMPOUND &&
+                   H5Tget_member_index(ft, "outer_total_ns") < 0;
     H5Tclose(ft);
     switch (kind) {
     case COL_I32:
@@ -210,6 +215,9 @@ static int read_col(hid_t g, const char *path, const char *name, int kind,
         rc = h5fail(err, path, what);
       if (kind == COL_STATS && mt >= 0)
         H5Tclose(mt);
+      if (rc == 0 && no_outer)
+        for (int64_t i = 0; i < len; i++)
+          ((sp_fmt_stats *)buf)[i].outer_total_ns = -1;
       if (rc == 0)
         *out = buf;
       else
@@ -396,6 +404,7 @@ static int read_index(hid_t f, const char *path, int want_stats, idx *x,
       for (int64_t i = 0; i < x->n; i++) {
         x->st[i].calls = x->cnt[i];
         x->st[i].gpu_total_ns = -1;
+        x->st[i].outer_total_ns = -1;
       }
     }
   }
@@ -614,15 +623,26 @@ static hid_t open_file(const char *path, sp_fmt_err *err) {
 }
 
 /* The rule (as scope-profiler's reader has it): files with an index but
- * no summary records fall back to reading their calls. */
+ * no summary records fall back to reading their calls; so do records
+ * without outer_total_ns, which the region totals need. */
 int sp_fmt_h5_has_summary(const char *path) {
   int yes = 1;
   H5E_BEGIN_TRY {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f >= 0) {
-      yes =
-          H5Lexists(f, "rank_region_index", H5P_DEFAULT) <= 0 ||
-          H5Lexists(f, "rank_region_index/summary_statistics", H5P_DEFAULT) > 0;
+      const char *ss = "rank_region_index/summary_statistics";
+      if (H5Lexists(f, "rank_region_index", H5P_DEFAULT) > 0) {
+        yes = H5Lexists(f, ss, H5P_DEFAULT) > 0;
+        hid_t ds = yes ? H5Dopen2(f, ss, H5P_DEFAULT) : -1;
+        hid_t t = ds >= 0 ? H5Dget_type(ds) : -1;
+        if (t >= 0 && H5Tget_class(t) == H5T_COMPOUND &&
+            H5Tget_member_index(t, "outer_total_ns") < 0)
+          yes = 0;
+        if (t >= 0)
+          H5Tclose(t);
+        if (ds >= 0)
+          H5Dclose(ds);
+      }
       H5Fclose(f);
     }
   }

@@ -117,6 +117,8 @@ typedef struct rp_agg {
   int32_t rank;   /* -1 when aggregated over ranks */
   int32_t thread; /* -1 when aggregated over threads */
   int32_t nranks;
+  /* total: the outermost calls' (a recursive call inside another of the
+   * region on its thread is not added again); mean over every call */
   int64_t calls, total, min, max, excl;
   double mean, std, pct;
   double imbalance; /* max/mean of rank totals */
