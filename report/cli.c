@@ -30,6 +30,11 @@ static const char USAGE[] =
     "                     and end around ...)\n"
     "  --events           read every call even where an .h5's summary\n"
     "                     records suffice (statistics recomputed)\n"
+    "  --suggest-filter[=FILE]  a filter file for the plugin leaving out\n"
+    "                     regions whose calls are under 10 record costs\n"
+    "                     (to FILE, the estimates on the output; else all\n"
+    "                     on the output)\n"
+    "  --record-cost NS   the cost of recording one call (default 23)\n"
     "exports and pictures (-o FILE; default standard output):\n"
     "  --export csv|json|events|chrome|folded\n"
     "  --svg flame|timeline|compare|speedup\n"
@@ -71,6 +76,8 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
   const char *x = o->export_fmt, *s = o->svg;
   if (o->diff)
     return rp_diff(ps[0], ps[1], o, f, err);
+  if (o->suggest)
+    return rp_suggest_filter(ps[0], o, f, err);
   if (x && !strcmp(x, "csv"))
     return rp_export_csv(ps[0], o, f, err);
   if (x && !strcmp(x, "json"))
@@ -112,7 +119,9 @@ enum {
   OPT_METRIC,
   OPT_WINDOW,
   OPT_WIDE,
-  OPT_REGION
+  OPT_REGION,
+  OPT_SUGGEST,
+  OPT_RECORD_COST
 };
 
 static const struct option OPTIONS[] = {
@@ -135,6 +144,8 @@ static const struct option OPTIONS[] = {
     {"version", no_argument, NULL, 'V'},
     {"wide", no_argument, NULL, OPT_WIDE},
     {"region", required_argument, NULL, OPT_REGION},
+    {"suggest-filter", optional_argument, NULL, OPT_SUGGEST},
+    {"record-cost", required_argument, NULL, OPT_RECORD_COST},
     {NULL, 0, NULL, 0}};
 
 /* Parses the options into o, loads the profiles named into *pps (*pn of
@@ -174,6 +185,18 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     case OPT_EVENTS:
       o->events = 1;
       break;
+    case OPT_SUGGEST:
+      o->suggest = v ? v : "";
+      if (!o->suggest[0] && v)
+        return usage("%s", "--suggest-filter= needs a file name");
+      break;
+    case OPT_RECORD_COST: {
+      char *end;
+      o->record_cost = strtod(v, &end);
+      if (*end || end == v || !(o->record_cost > 0 && o->record_cost < 1e9))
+        return usage("%s", "--record-cost needs a positive number of ns");
+      break;
+    }
     case OPT_DIFF:
       o->diff = 1;
       break;
@@ -248,10 +271,10 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   if (nargs == 0)
     return usage("%s", "no profile given");
   if ((o->export_fmt != NULL) + (o->svg != NULL) + o->diff + o->tree +
-          (o->region != NULL) >
+          (o->region != NULL) + (o->suggest != NULL) >
       1)
-    return usage("%s", "one of --tree, --region, --export, --svg and --diff "
-                       "at a time");
+    return usage("%s", "one of --tree, --region, --export, --svg, --diff and "
+                       "--suggest-filter at a time");
   if (o->diff && nargs != 2)
     return usage("%s", "--diff compares two profiles: A B");
   if (o->out && !o->out[0])
@@ -262,6 +285,12 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     return usage("%s", "--window is for --svg timeline only");
   if (o->metric && !(o->svg && !strcmp(o->svg, "compare")))
     return usage("%s", "--metric is for --svg compare only");
+  if (o->record_cost > 0 && !o->suggest)
+    return usage("%s", "--record-cost is for --suggest-filter only");
+  if (o->suggest && (o->by || o->sort || o->top))
+    return usage("%s", "--suggest-filter takes --include, --exclude, --ranks, "
+                       "--events, --record-cost and -o, not --by-rank, "
+                       "--by-thread, --sort or --top");
   if (o->diff && (o->by || o->sort))
     return usage("%s", "--diff takes --top, --include, --exclude, --ranks, "
                        "--events and -o, not --by-rank, --by-thread or "

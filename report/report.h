@@ -37,7 +37,22 @@ typedef struct rp_opts {
   int tree;           /* --tree: the call tree instead of the table */
   int wide;           /* --wide: names in full in text tables */
   const char *region; /* --region NAME: that region's durations */
+  /* --suggest-filter[=FILE]: "" = the filter file on the output */
+  const char *suggest;
+  double record_cost; /* --record-cost NS; 0 = RP_RECORD_COST_NS */
 } rp_opts;
+
+/* --suggest-filter's estimates. The cost of recording one call: the
+ * runtime's overhead per call pair that bench_runtime measures
+ * (docs/performance.md: 22-23.5 ns for sp_begin/sp_end, 21.6-22.5 ns for
+ * the -finstrument-functions path), rounded up. */
+#define RP_RECORD_COST_NS 23.0
+/* A region whose mean call is under this many record costs is left out:
+ * recording it adds over a tenth to its time. */
+#define RP_FILTER_FACTOR 10
+/* Bytes one call takes in a trace: a (start, end) pair of int64 stamps in
+ * the .spt, the stream's CALLS records and the .h5's event columns. */
+#define RP_CALL_BYTES 16
 
 int rp_parse_ranks(const char *s, rp_opts *o);
 int rp_rank_selected(const rp_opts *o, int32_t rank);
@@ -140,6 +155,10 @@ int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
                   sp_fmt_err *err);
 int rp_diff(const rp_profile *a, const rp_profile *b, const rp_opts *o, FILE *f,
             sp_fmt_err *err);
+/* --suggest-filter: the filter file (to o->suggest when named, else to f)
+ * and, when it went to its own file, the estimates per region on f. */
+int rp_suggest_filter(const rp_profile *p, const rp_opts *o, FILE *f,
+                      sp_fmt_err *err);
 
 /* ---- call stacks -------------------------------------------------------- */
 
