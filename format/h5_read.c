@@ -2,6 +2,7 @@
  * sp_fmt_rank, or only their index for summaries; validates every slice. */
 #include "sp_format.h"
 #include "sp_h5_util.h"
+#include "sp_progress.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -732,11 +733,29 @@ static int read_slice(hid_t ds, int64_t off, int64_t n, int64_t *buf) {
   return rc < 0 ? -1 : 0;
 }
 
+/* read_slice in pieces of 1 Mi stamps, each counted into prog (two
+ * stamps a call; *stamps carries the odd one over). */
+static int read_counted(hid_t ds, int64_t off, int64_t n, int64_t *buf,
+                        sp_fmt_progress *prog, int64_t *stamps) {
+  if (!prog)
+    return read_slice(ds, off, n, buf);
+  for (int64_t done = 0; done < n;) {
+    int64_t k = n - done < ((int64_t)1 << 20) ? n - done : (int64_t)1 << 20;
+    if (read_slice(ds, off + done, k, buf + done) < 0)
+      return -1;
+    done += k;
+    int64_t before = *stamps / 2;
+    *stamps += k;
+    sp_fmt_progress_add(prog, *stamps / 2 - before);
+  }
+  return 0;
+}
+
 /* Builds ranks from rows order[lo, hi) of one rank and reads their events. */
 static int build_rank(const idx *x, const int64_t *order, int64_t lo,
                       int64_t hi, hid_t ds_s, hid_t ds_e, int32_t *local,
-                      int64_t *seen, const char *path, sp_fmt_rank *r,
-                      sp_fmt_err *err) {
+                      int64_t *seen, const char *path, sp_fmt_progress *prog,
+                      int64_t *stamps, sp_fmt_rank *r, sp_fmt_err *err) {
   int64_t nrows = hi - lo;
   memset(r, 0, sizeof *r);
   r->rank = x->rank[order[lo]];
@@ -776,8 +795,8 @@ static int build_rank(const idx *x, const int64_t *order, int64_t lo,
     b->ends = malloc(bytes);
     if (!b->starts || !b->ends)
       return fail(err, path, "out of memory");
-    if (read_slice(ds_s, x->off[i], x->cnt[i], b->starts) < 0 ||
-        read_slice(ds_e, x->off[i], x->cnt[i], b->ends) < 0)
+    if (read_counted(ds_s, x->off[i], x->cnt[i], b->starts, prog, stamps) < 0 ||
+        read_counted(ds_e, x->off[i], x->cnt[i], b->ends, prog, stamps) < 0)
       return h5fail(err, path, "events");
   }
   return 0;
@@ -785,6 +804,13 @@ static int build_rank(const idx *x, const int64_t *order, int64_t lo,
 
 int sp_fmt_h5_read(const char *path, sp_fmt_rank **ranks, int64_t *nranks,
                    sp_fmt_err *err) {
+  return sp_fmt_h5_read_progress(path, ranks, nranks, NULL, err);
+}
+
+int sp_fmt_h5_read_progress(const char *path, sp_fmt_rank **ranks,
+                            int64_t *nranks, sp_fmt_progress *prog,
+                            sp_fmt_err *err) {
+  int64_t stamps = 0;
   *ranks = NULL;
   *nranks = 0;
   hid_t f = open_file(path, err);
@@ -831,8 +857,8 @@ int sp_fmt_h5_read(const char *path, sp_fmt_rank **ranks, int64_t *nranks,
     while (hi < x.n && x.rank[order[hi]] == x.rank[order[lo]])
       hi++;
     sp_fmt_rank *r = &out[nout++];
-    if (build_rank(&x, order, lo, hi, ds_s, ds_e, local, seen, path, r, err) <
-        0)
+    if (build_rank(&x, order, lo, hi, ds_s, ds_e, local, seen, path, prog,
+                   &stamps, r, err) < 0)
       goto out;
     if (sp_fmt_meta_copy(&r->meta, &meta) != 0) {
       fail(err, path, "out of memory");

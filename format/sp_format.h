@@ -223,6 +223,11 @@ int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
 
 /* Reads and parses the file at path. */
 int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
+/* sp_fmt_spt_read, adding to p (sp_progress.h; NULL: none) the calls read
+ * as their stamps arrive: the file's calls in all. */
+typedef struct sp_fmt_progress sp_fmt_progress;
+int sp_fmt_spt_read_progress(const char *path, sp_fmt_rank *out,
+                             sp_fmt_progress *p, sp_fmt_err *err);
 
 /* Validates the file at path as sp_fmt_spt_read does but reads no
  * timestamps: blocks have counts and file offsets, NULL arrays. */
@@ -371,6 +376,11 @@ void sp_fmt_h5w_abort(sp_fmt_h5w *w);
  * rank_region_index/threads have every row on thread 0. */
 int sp_fmt_h5_read(const char *path, sp_fmt_rank **ranks, int64_t *nranks,
                    sp_fmt_err *err);
+/* sp_fmt_h5_read, adding to p (NULL: none) the calls read as their stamps
+ * arrive: the file's calls in all. */
+int sp_fmt_h5_read_progress(const char *path, sp_fmt_rank **ranks,
+                            int64_t *nranks, sp_fmt_progress *p,
+                            sp_fmt_err *err);
 
 /* Reads only rank_region_index and region_table (no events): one entry per
  * row, for summary-only consumers. */

@@ -305,29 +305,39 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
                (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
   int each = o->diff || (x && !strcmp(x, "json")) ||
              (s && (!strcmp(s, "compare") || !strcmp(s, "speedup")));
+  int walks = o->tree ||
+              (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||
+                     !strcmp(x, "events"))) ||
+              (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
   int n = each ? nargs : 1;
   rp_profile **ps = *pps = calloc((size_t)n, sizeof *ps);
   sp_fmt_err err = {""};
   if (!ps)
     return 1;
   *pn = n;
+  /* A long run shows its progress on a terminal: the calls read from the
+   * files, their statistics, and the walk through them where one is
+   * made; counted before loading only when the line may be drawn. */
+  sp_fmt_progress_begin(&rp_progress, "sp-report", 0,
+                        sp_fmt_progress_mode(getenv("SP_PROGRESS")));
+  if (rp_progress.mode) {
+    for (int i = 0; i < n; i++)
+      rp_progress.total +=
+          rp_count_calls(each ? &args[i] : args, each ? 1 : nargs, events);
+    rp_progress.passes = 2 + walks;
+    if (rp_progress.total == 0)
+      rp_progress.mode = 0; /* summary records only: nothing to count */
+  }
   for (int i = 0; i < n; i++) {
     if (!(ps[i] = calloc(1, sizeof **ps)))
       return 1;
     if (rp_load(each ? &args[i] : args, each ? 1 : nargs, o, events, ps[i],
-                &err) != 0)
+                &err) != 0) {
+      sp_fmt_progress_end(&rp_progress); /* ends a line drawn */
       return fail(&err);
+    }
   }
 
-  /* A long pass over the calls shows its progress on a terminal. */
-  int64_t calls = 0;
-  for (int i = 0; events && i < n; i++)
-    for (int64_t t = 0; t < ps[i]->nthreads; t++)
-      for (int64_t j = 0; j < ps[i]->threads[t].nsrc; j++)
-        calls += ps[i]->threads[t].blk[j]->count;
-  sp_fmt_progress_begin(&rp_progress, "sp-report", calls,
-                        events ? sp_fmt_progress_mode(getenv("SP_PROGRESS"))
-                               : 0);
   int rc;
   if (o->out && strcmp(o->out, "-") != 0) {
     rp_out out;

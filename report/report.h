@@ -113,12 +113,16 @@ static inline int64_t rp_add(int64_t a, int64_t b) {
   return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
-/* The progress line of the passes over calls (callstack.c walks count
- * into it; main starts it with the calls loaded). */
+/* The progress line over the calls: reading them from the files (load.c),
+ * their statistics (load.c) and, for the outputs that walk call stacks,
+ * the walk (callstack.c); main starts it before loading. */
 extern sp_fmt_progress rp_progress;
 
 int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
             rp_profile *p, sp_fmt_err *err);
+/* The calls rp_load(args, nargs, ..., events, ...) reads from files, for
+ * the progress line: 0 for summary-only .h5 inputs and unreadable ones. */
+int64_t rp_count_calls(char *const *args, int nargs, int events);
 void rp_profile_free(rp_profile *p);
 int32_t rp_name_id(rp_profile *p, const char *name); /* -1: out of memory */
 int32_t rp_name_find(const rp_profile *p, const char *name); /* -1: none */
