@@ -2,6 +2,7 @@
  * sp_fmt_rank, or only their index for summaries; validates every slice. */
 #include "sp_format.h"
 #include "sp_h5_util.h"
+#include "sp_progress.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -144,6 +145,7 @@ static hid_t stats_mem_type(void) {
   F(gpu_total_ns, H5T_NATIVE_INT64)
   F(mean_ns, H5T_NATIVE_DOUBLE)
   F(std_ns, H5T_NATIVE_DOUBLE)
+  F(outer_total_ns, H5T_NATIVE_INT64)
 #undef F
   return t;
 }
@@ -179,6 +181,10 @@ static int read_col(hid_t g, const char *path, const char *name, int kind,
     size_t esz = 0;
     hid_t ft = H5Dget_type(ds);
     H5T_class_t cls = H5Tget_class(ft);
+    /* Records written before outer_total_ns existed: HDF5 leaves a member
+     * the file lacks as it was, so it is set to -1 (unknown) after. */
+    int no_outer = kind == COL_STATS && cls == H5T_COMPOUND &&
+                   H5Tget_member_index(ft, "outer_total_ns") < 0;
     H5Tclose(ft);
     switch (kind) {
     case COL_I32:
@@ -210,6 +216,9 @@ static int read_col(hid_t g, const char *path, const char *name, int kind,
         rc = h5fail(err, path, what);
       if (kind == COL_STATS && mt >= 0)
         H5Tclose(mt);
+      if (rc == 0 && no_outer)
+        for (int64_t i = 0; i < len; i++)
+          ((sp_fmt_stats *)buf)[i].outer_total_ns = -1;
       if (rc == 0)
         *out = buf;
       else
@@ -396,6 +405,7 @@ static int read_index(hid_t f, const char *path, int want_stats, idx *x,
       for (int64_t i = 0; i < x->n; i++) {
         x->st[i].calls = x->cnt[i];
         x->st[i].gpu_total_ns = -1;
+        x->st[i].outer_total_ns = -1;
       }
     }
   }
@@ -614,15 +624,26 @@ static hid_t open_file(const char *path, sp_fmt_err *err) {
 }
 
 /* The rule (as scope-profiler's reader has it): files with an index but
- * no summary records fall back to reading their calls. */
+ * no summary records fall back to reading their calls; so do records
+ * without outer_total_ns, which the region totals need. */
 int sp_fmt_h5_has_summary(const char *path) {
   int yes = 1;
   H5E_BEGIN_TRY {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f >= 0) {
-      yes =
-          H5Lexists(f, "rank_region_index", H5P_DEFAULT) <= 0 ||
-          H5Lexists(f, "rank_region_index/summary_statistics", H5P_DEFAULT) > 0;
+      const char *ss = "rank_region_index/summary_statistics";
+      if (H5Lexists(f, "rank_region_index", H5P_DEFAULT) > 0) {
+        yes = H5Lexists(f, ss, H5P_DEFAULT) > 0;
+        hid_t ds = yes ? H5Dopen2(f, ss, H5P_DEFAULT) : -1;
+        hid_t t = ds >= 0 ? H5Dget_type(ds) : -1;
+        if (t >= 0 && H5Tget_class(t) == H5T_COMPOUND &&
+            H5Tget_member_index(t, "outer_total_ns") < 0)
+          yes = 0;
+        if (t >= 0)
+          H5Tclose(t);
+        if (ds >= 0)
+          H5Dclose(ds);
+      }
       H5Fclose(f);
     }
   }
@@ -712,11 +733,29 @@ static int read_slice(hid_t ds, int64_t off, int64_t n, int64_t *buf) {
   return rc < 0 ? -1 : 0;
 }
 
+/* read_slice in pieces of 1 Mi stamps, each counted into prog (two
+ * stamps a call; *stamps carries the odd one over). */
+static int read_counted(hid_t ds, int64_t off, int64_t n, int64_t *buf,
+                        sp_fmt_progress *prog, int64_t *stamps) {
+  if (!prog)
+    return read_slice(ds, off, n, buf);
+  for (int64_t done = 0; done < n;) {
+    int64_t k = n - done < ((int64_t)1 << 20) ? n - done : (int64_t)1 << 20;
+    if (read_slice(ds, off + done, k, buf + done) < 0)
+      return -1;
+    done += k;
+    int64_t before = *stamps / 2;
+    *stamps += k;
+    sp_fmt_progress_add(prog, *stamps / 2 - before);
+  }
+  return 0;
+}
+
 /* Builds ranks from rows order[lo, hi) of one rank and reads their events. */
 static int build_rank(const idx *x, const int64_t *order, int64_t lo,
                       int64_t hi, hid_t ds_s, hid_t ds_e, int32_t *local,
-                      int64_t *seen, const char *path, sp_fmt_rank *r,
-                      sp_fmt_err *err) {
+                      int64_t *seen, const char *path, sp_fmt_progress *prog,
+                      int64_t *stamps, sp_fmt_rank *r, sp_fmt_err *err) {
   int64_t nrows = hi - lo;
   memset(r, 0, sizeof *r);
   r->rank = x->rank[order[lo]];
@@ -756,8 +795,8 @@ static int build_rank(const idx *x, const int64_t *order, int64_t lo,
     b->ends = malloc(bytes);
     if (!b->starts || !b->ends)
       return fail(err, path, "out of memory");
-    if (read_slice(ds_s, x->off[i], x->cnt[i], b->starts) < 0 ||
-        read_slice(ds_e, x->off[i], x->cnt[i], b->ends) < 0)
+    if (read_counted(ds_s, x->off[i], x->cnt[i], b->starts, prog, stamps) < 0 ||
+        read_counted(ds_e, x->off[i], x->cnt[i], b->ends, prog, stamps) < 0)
       return h5fail(err, path, "events");
   }
   return 0;
@@ -765,6 +804,13 @@ static int build_rank(const idx *x, const int64_t *order, int64_t lo,
 
 int sp_fmt_h5_read(const char *path, sp_fmt_rank **ranks, int64_t *nranks,
                    sp_fmt_err *err) {
+  return sp_fmt_h5_read_progress(path, ranks, nranks, NULL, err);
+}
+
+int sp_fmt_h5_read_progress(const char *path, sp_fmt_rank **ranks,
+                            int64_t *nranks, sp_fmt_progress *prog,
+                            sp_fmt_err *err) {
+  int64_t stamps = 0;
   *ranks = NULL;
   *nranks = 0;
   hid_t f = open_file(path, err);
@@ -811,8 +857,8 @@ int sp_fmt_h5_read(const char *path, sp_fmt_rank **ranks, int64_t *nranks,
     while (hi < x.n && x.rank[order[hi]] == x.rank[order[lo]])
       hi++;
     sp_fmt_rank *r = &out[nout++];
-    if (build_rank(&x, order, lo, hi, ds_s, ds_e, local, seen, path, r, err) <
-        0)
+    if (build_rank(&x, order, lo, hi, ds_s, ds_e, local, seen, path, prog,
+                   &stamps, r, err) < 0)
       goto out;
     if (sp_fmt_meta_copy(&r->meta, &meta) != 0) {
       fail(err, path, "out of memory");

@@ -519,7 +519,7 @@ static int write_meta(sp_fmt_h5w *w, hid_t str, sp_fmt_err *err) {
 }
 
 static hid_t stats_type(int file) {
-  hid_t t = H5Tcreate(H5T_COMPOUND, file ? 80 : sizeof(sp_fmt_stats));
+  hid_t t = H5Tcreate(H5T_COMPOUND, file ? 88 : sizeof(sp_fmt_stats));
   hid_t i64 = file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
   hid_t f64 = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
   struct {
@@ -537,6 +537,7 @@ static hid_t stats_type(int file) {
       {"gpu_total_ns", offsetof(sp_fmt_stats, gpu_total_ns), 0},
       {"mean_ns", offsetof(sp_fmt_stats, mean_ns), 1},
       {"std_ns", offsetof(sp_fmt_stats, std_ns), 1},
+      {"outer_total_ns", offsetof(sp_fmt_stats, outer_total_ns), 0},
   };
   for (size_t i = 0; t >= 0 && i < sizeof f / sizeof f[0]; i++)
     if (H5Tinsert(t, f[i].name, file ? i * 8 : f[i].off, f[i].dbl ? f64 : i64) <

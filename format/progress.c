@@ -51,15 +51,19 @@ static const char *count(double v, char *b, size_t n) {
 
 static void draw(sp_fmt_progress *p, int64_t done, double t, int last) {
   char a[16], b[16], c[16], line[160];
+  /* Several passes over the calls: the rate is of calls handled, and
+   * the whole is the calls of every pass. */
+  int64_t passes = p->passes > 1 ? p->passes : 1, units = p->total * passes;
   double el = t - p->t0, rate = el > 0 ? (double)done / el : 0;
   int k;
   if (last) {
+    double n = passes > 1 ? (double)p->total : (double)done;
     k = snprintf(line, sizeof line, "%s: %s calls in %.1f s (%s/s)", p->who,
-                 count((double)done, a, sizeof a), el,
-                 count(rate, b, sizeof b));
+                 count(n, a, sizeof a), el,
+                 count(el > 0 ? n / el : 0, b, sizeof b));
   } else if (p->total > 0) {
-    int64_t left = done < p->total ? p->total - done : 0;
-    double pct = 100.0 * (double)done / (double)p->total;
+    int64_t left = done < units ? units - done : 0;
+    double pct = 100.0 * (double)done / (double)units;
     k = snprintf(
         line, sizeof line, "%s: %3.0f%% of %s calls, %s/s, %.0f s left", p->who,
         pct > 100 ? 100 : pct, count((double)p->total, a, sizeof a),

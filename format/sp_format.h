@@ -128,9 +128,14 @@ typedef struct sp_fmt_stats {
   int64_t exclusive_ns;   /* total minus direct children on the same thread */
   int64_t gpu_total_ns;   /* -1 = none */
   double mean_ns, std_ns; /* std: population */
+  /* total_ns less the calls nested inside another call of the same region
+   * on the same thread (recursion): the time spent in the region; -1 =
+   * unknown (an .h5 written before the field existed) */
+  int64_t outer_total_ns;
 } sp_fmt_stats;
 
-/* Statistics of one source's calls alone (exclusive_ns = total_ns). mean
+/* Statistics of one source's calls alone (exclusive_ns = total_ns; the
+ * outer total from containment among its own calls). mean
  * and std are the correctly rounded values of exact sums, not of a running
  * approximation. Returns 0, or -1 when out of memory. */
 int sp_fmt_stats_source(const sp_fmt_source *src, sp_fmt_stats *out);
@@ -218,6 +223,11 @@ int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
 
 /* Reads and parses the file at path. */
 int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
+/* sp_fmt_spt_read, adding to p (sp_progress.h; NULL: none) the calls read
+ * as their stamps arrive: the file's calls in all. */
+typedef struct sp_fmt_progress sp_fmt_progress;
+int sp_fmt_spt_read_progress(const char *path, sp_fmt_rank *out,
+                             sp_fmt_progress *p, sp_fmt_err *err);
 
 /* Validates the file at path as sp_fmt_spt_read does but reads no
  * timestamps: blocks have counts and file offsets, NULL arrays. */
@@ -366,6 +376,11 @@ void sp_fmt_h5w_abort(sp_fmt_h5w *w);
  * rank_region_index/threads have every row on thread 0. */
 int sp_fmt_h5_read(const char *path, sp_fmt_rank **ranks, int64_t *nranks,
                    sp_fmt_err *err);
+/* sp_fmt_h5_read, adding to p (NULL: none) the calls read as their stamps
+ * arrive: the file's calls in all. */
+int sp_fmt_h5_read_progress(const char *path, sp_fmt_rank **ranks,
+                            int64_t *nranks, sp_fmt_progress *p,
+                            sp_fmt_err *err);
 
 /* Reads only rank_region_index and region_table (no events): one entry per
  * row, for summary-only consumers. */
@@ -392,7 +407,8 @@ void sp_fmt_h5_summary_free(sp_fmt_h5_summary *s);
 /* 1 if the schema-2 file at path has summary statistics to read with
  * sp_fmt_h5_read_summary, or is anything else (left to the reader, whose
  * message says what is wrong); 0 for a file written before summary records
- * existed: its index lacks them and its calls must be read instead. */
+ * existed, or before they held outer_total_ns: its calls must be read
+ * instead. */
 int sp_fmt_h5_has_summary(const char *path);
 
 /* 1 if the file at path starts with the HDF5 signature. */

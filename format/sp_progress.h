@@ -11,10 +11,13 @@ typedef struct sp_fmt_source sp_fmt_source;
 
 typedef struct sp_fmt_progress {
   const char *who; /* "sp-import" */
-  int64_t total;   /* units of work; 0 = unknown */
-  int mode;        /* 0 off, 1 on a terminal after 1 s, 2 always */
-  int tty;         /* redraw one line (\r) rather than add lines */
-  double t0;       /* start, s */
+  int64_t total;   /* units of work (calls); 0 = unknown */
+  /* passes over those calls the work makes (reading, statistics, ...):
+   * done counts up to total x passes; 0 is one */
+  int passes;
+  int mode;  /* 0 off, 1 on a terminal after 1 s, 2 always */
+  int tty;   /* redraw one line (\r) rather than add lines */
+  double t0; /* start, s */
   _Atomic int64_t done;
   _Atomic int64_t next_ns; /* when the next line may be drawn */
   _Atomic int drawing;     /* one thread draws at a time */
@@ -27,7 +30,9 @@ typedef struct sp_fmt_progress {
  * second (1). */
 int sp_fmt_progress_mode(const char *v);
 
-/* Starts p for total units (calls) of work in the mode given. */
+/* Starts p for total units (calls) of work in the mode given (one pass;
+ * set p->total and p->passes after, before any work is added, to change
+ * that). */
 void sp_fmt_progress_begin(sp_fmt_progress *p, const char *who, int64_t total,
                            int mode);
 

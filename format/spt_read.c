@@ -2,6 +2,7 @@
  * length and count is checked against the bytes left before allocating. */
 #include "sp_format.h"
 #include "sp_hash.h"
+#include "sp_progress.h"
 #include "sp_util.h"
 
 #include <errno.h>
@@ -28,7 +29,9 @@ typedef struct {
   int fd;             /* the file, read for the window and timestamps; or -1 */
   unsigned char *win; /* the window's memory (a file only) */
   size_t cap;
-  int mode; /* how timestamps are taken: one of the TIMES_ above */
+  int mode;              /* how timestamps are taken: one of the TIMES_ above */
+  sp_fmt_progress *prog; /* counts calls as their stamps arrive; or NULL */
+  int64_t stamps;        /* stamps read, for prog: two per call */
   const char *name;
   sp_fmt_err *err;
 } reader;
@@ -154,8 +157,24 @@ static int get_str(reader *r, const char *lenwhat, const char *what, char **s,
  * a page fault can cost more than copying the page). */
 static int pread_times(reader *r, int64_t *dst, int64_t n) {
   size_t want = (size_t)n * 8;
-  if (pread_all(r, dst, want) != 0)
+  if (r->prog) {
+    /* In pieces of 8 MiB, so a large array moves the progress line. */
+    for (size_t done = 0, piece = (size_t)8 << 20; done < want;) {
+      size_t k = want - done < piece ? want - done : piece;
+      size_t pos = r->pos;
+      r->pos += done;
+      int bad = pread_all(r, (char *)dst + done, k);
+      r->pos = pos;
+      if (bad)
+        return -1;
+      done += k;
+      int64_t before = r->stamps / 2;
+      r->stamps += (int64_t)(k / 8);
+      sp_fmt_progress_add(r->prog, r->stamps / 2 - before);
+    }
+  } else if (pread_all(r, dst, want) != 0) {
     return -1;
+  }
   if (r->swap)
     for (int64_t i = 0; i < n; i++)
       dst[i] = (int64_t)__builtin_bswap64((uint64_t)dst[i]);
@@ -402,12 +421,14 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
 
 /* Parses an image in memory (fd < 0) or the open file fd of len bytes. */
 static int parse_image(const unsigned char *buf, size_t len, const char *name,
-                       int fd, int mode, sp_fmt_rank *out, sp_fmt_err *err) {
+                       int fd, int mode, sp_fmt_progress *prog,
+                       sp_fmt_rank *out, sp_fmt_err *err) {
   reader r = {.buf = fd < 0 ? buf : NULL,
               .len = len,
               .have = fd < 0 ? len : 0,
               .fd = fd,
               .mode = mode,
+              .prog = prog,
               .name = name ? name : "<memory>",
               .err = err};
   scratch sc = {{0}, {0}, NULL};
@@ -426,7 +447,7 @@ static int parse_image(const unsigned char *buf, size_t len, const char *name,
 
 int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
                      sp_fmt_rank *out, sp_fmt_err *err) {
-  return parse_image(buf, len, name, -1, TIMES_COPY, out, err);
+  return parse_image(buf, len, name, -1, TIMES_COPY, NULL, out, err);
 }
 
 /* Parses the file at path with timestamps taken per mode: its headers
@@ -434,8 +455,8 @@ int sp_fmt_spt_parse(const unsigned char *buf, size_t len, const char *name,
  * mapping and unmapping a large file to read a few kilobytes of headers
  * costs more than reading them, and a page fault in a VM more than copying
  * the page). */
-static int read_file(const char *path, int mode, sp_fmt_rank *out,
-                     sp_fmt_err *err) {
+static int read_file(const char *path, int mode, sp_fmt_progress *prog,
+                     sp_fmt_rank *out, sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
@@ -450,17 +471,23 @@ static int read_file(const char *path, int mode, sp_fmt_rank *out,
     close(fd);
     return -1;
   }
-  int rc = parse_image(NULL, (size_t)st.st_size, path, fd, mode, out, err);
+  int rc =
+      parse_image(NULL, (size_t)st.st_size, path, fd, mode, prog, out, err);
   close(fd);
   return rc;
 }
 
 int sp_fmt_spt_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
-  return read_file(path, TIMES_COPY, out, err);
+  return read_file(path, TIMES_COPY, NULL, out, err);
+}
+
+int sp_fmt_spt_read_progress(const char *path, sp_fmt_rank *out,
+                             sp_fmt_progress *p, sp_fmt_err *err) {
+  return read_file(path, TIMES_COPY, p, out, err);
 }
 
 int sp_fmt_spt_index(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
-  return read_file(path, TIMES_SKIP, out, err);
+  return read_file(path, TIMES_SKIP, NULL, out, err);
 }
 
 int sp_fmt_is_spt(const char *path) {

@@ -111,7 +111,7 @@ static int acc_finish(const acc *a, const sp_fmt_source *src, sp_fmt_stats *o) {
   memset(o, 0, sizeof *o);
   o->gpu_total_ns = -1;
   o->calls = a->calls;
-  o->total_ns = o->exclusive_ns = a->total;
+  o->total_ns = o->exclusive_ns = o->outer_total_ns = a->total;
   if (a->calls == 0)
     return 0;
   o->min_ns = a->mn;
@@ -202,12 +202,37 @@ static void acc_batch(void *ctx, const int64_t *s, const int64_t *e,
   }
 }
 
+/* Calls of one source in start order are inside an earlier one exactly when
+ * they end by the latest end seen so far. */
+typedef struct {
+  int64_t last_end, nested;
+  int any;
+} own_nesting;
+
+static void sum_nested(void *ctx, const int64_t *s, const int64_t *e,
+                       int64_t n) {
+  own_nesting *t = ctx;
+  for (int64_t i = 0; i < n; i++) {
+    if (t->any && e[i] <= t->last_end)
+      t->nested = add(t->nested, sub(e[i], s[i]));
+    else
+      t->last_end = e[i];
+    t->any = 1;
+  }
+}
+
 int sp_fmt_stats_source(const sp_fmt_source *src, sp_fmt_stats *out) {
   acc a;
   acc_init(&a);
   if (each_batch(src, acc_batch, &a) != 0)
     return -1;
-  return acc_finish(&a, src, out);
+  if (acc_finish(&a, src, out) != 0)
+    return -1;
+  own_nesting t = {0, 0, 0};
+  if (each_batch(src, sum_nested, &t) != 0)
+    return -1;
+  out->outer_total_ns = sub(out->total_ns, t.nested);
+  return 0;
 }
 
 /* A call in the merge or on the stack of open calls; keys kept inline so
@@ -222,6 +247,9 @@ typedef struct {
   call *stack;
   size_t cap, depth;
   int64_t *child; /* per source: time in direct children */
+  /* per source: its calls open on the stack, and the time of its calls
+   * that opened inside one of its own (recursion) */
+  int64_t *open, *nested;
   const sp_fmt_source *srcs;
   sp_fmt_nesting *nest;
 } nester;
@@ -257,12 +285,15 @@ static inline __attribute__((always_inline)) int place(nester *t, call **stack,
       break;
     }
     if (s >= top->end) {
+      t->open[top->src]--;
       --*depth;
       continue;
     }
     place_bad(t, i, top, s);
     break;
   }
+  if (t->open[i]++ > 0)
+    t->nested[i] = add(t->nested[i], sub(e, s));
   if (*depth == *cap) {
     call *grown = realloc(*stack, 2 * *cap * sizeof **stack);
     if (!grown)
@@ -364,7 +395,7 @@ merge_k(cursor *c, const int64_t *id, nester *t, const int K) {
   }
   call *stack = t->stack;
   size_t depth = t->depth, cap = t->cap;
-  int64_t *child = t->child;
+  int64_t *child = t->child, *open = t->open, *nested = t->nested;
   int live = K, rc = 0;
   while (live > 0) {
     int b = 0;
@@ -399,12 +430,15 @@ merge_k(cursor *c, const int64_t *id, nester *t, const int K) {
         break;
       }
       if (bs >= top->end) {
+        open[top->src]--;
         depth--;
         continue;
       }
       place_bad(t, i, top, bs);
       break;
     }
+    if (open[i]++ > 0)
+      nested[i] = add(nested[i], sub(be, bs));
     if (depth == cap) {
       call *grown = realloc(stack, 2 * cap * sizeof *stack);
       if (!grown) {
@@ -580,16 +614,25 @@ static int stats_thread(const sp_fmt_source *srcs, int64_t n, int64_t index,
     memset(nest, 0, sizeof *nest);
   if (n <= 0)
     return 0;
-  nester t = {malloc(64 * sizeof(call)), 64,   0,
-              calloc((size_t)n, 8),      srcs, nest};
+  nester t = {.stack = malloc(64 * sizeof(call)),
+              .cap = 64,
+              .child = calloc((size_t)n, 8),
+              .open = calloc((size_t)n, 8),
+              .nested = calloc((size_t)n, 8),
+              .srcs = srcs,
+              .nest = nest};
   int rc = -1;
-  if (t.stack && t.child)
+  if (t.stack && t.child && t.open && t.nested)
     rc = stats_merge(srcs, n, index, rd, out, &t);
   if (rc == 0)
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n; i++) {
       out[i].exclusive_ns = sub(out[i].total_ns, t.child[i]);
+      out[i].outer_total_ns = sub(out[i].total_ns, t.nested[i]);
+    }
   free(t.stack);
   free(t.child);
+  free(t.open);
+  free(t.nested);
   return rc;
 }
 

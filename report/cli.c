@@ -30,6 +30,11 @@ static const char USAGE[] =
     "                     and end around ...)\n"
     "  --events           read every call even where an .h5's summary\n"
     "                     records suffice (statistics recomputed)\n"
+    "  --suggest-filter[=FILE]  a filter file for the plugin leaving out\n"
+    "                     regions whose calls are under 10 record costs\n"
+    "                     (to FILE, the estimates on the output; else all\n"
+    "                     on the output)\n"
+    "  --record-cost NS   the cost of recording one call (default 23)\n"
     "exports and pictures (-o FILE; default standard output):\n"
     "  --export csv|json|events|chrome|folded\n"
     "  --export otf2 -o DIR   an OTF2 trace archive (Vampir, otf2-print) in\n"
@@ -74,6 +79,8 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
   const char *x = o->export_fmt, *s = o->svg;
   if (o->diff)
     return rp_diff(ps[0], ps[1], o, f, err);
+  if (o->suggest)
+    return rp_suggest_filter(ps[0], o, f, err);
   if (x && !strcmp(x, "csv"))
     return rp_export_csv(ps[0], o, f, err);
   if (x && !strcmp(x, "json"))
@@ -119,7 +126,9 @@ enum {
   OPT_METRIC,
   OPT_WINDOW,
   OPT_WIDE,
-  OPT_REGION
+  OPT_REGION,
+  OPT_SUGGEST,
+  OPT_RECORD_COST
 };
 
 static const struct option OPTIONS[] = {
@@ -142,6 +151,8 @@ static const struct option OPTIONS[] = {
     {"version", no_argument, NULL, 'V'},
     {"wide", no_argument, NULL, OPT_WIDE},
     {"region", required_argument, NULL, OPT_REGION},
+    {"suggest-filter", optional_argument, NULL, OPT_SUGGEST},
+    {"record-cost", required_argument, NULL, OPT_RECORD_COST},
     {NULL, 0, NULL, 0}};
 
 /* Parses the options into o, loads the profiles named into *pps (*pn of
@@ -181,6 +192,18 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     case OPT_EVENTS:
       o->events = 1;
       break;
+    case OPT_SUGGEST:
+      o->suggest = v ? v : "";
+      if (!o->suggest[0] && v)
+        return usage("%s", "--suggest-filter= needs a file name");
+      break;
+    case OPT_RECORD_COST: {
+      char *end;
+      o->record_cost = strtod(v, &end);
+      if (*end || end == v || !(o->record_cost > 0 && o->record_cost < 1e9))
+        return usage("%s", "--record-cost needs a positive number of ns");
+      break;
+    }
     case OPT_DIFF:
       o->diff = 1;
       break;
@@ -255,10 +278,10 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   if (nargs == 0)
     return usage("%s", "no profile given");
   if ((o->export_fmt != NULL) + (o->svg != NULL) + o->diff + o->tree +
-          (o->region != NULL) >
+          (o->region != NULL) + (o->suggest != NULL) >
       1)
-    return usage("%s", "one of --tree, --region, --export, --svg and --diff "
-                       "at a time");
+    return usage("%s", "one of --tree, --region, --export, --svg, --diff and "
+                       "--suggest-filter at a time");
   if (o->diff && nargs != 2)
     return usage("%s", "--diff compares two profiles: A B");
   if (o->out && !o->out[0])
@@ -281,6 +304,12 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
 #endif
   if (o->metric && !(o->svg && !strcmp(o->svg, "compare")))
     return usage("%s", "--metric is for --svg compare only");
+  if (o->record_cost > 0 && !o->suggest)
+    return usage("%s", "--record-cost is for --suggest-filter only");
+  if (o->suggest && (o->by || o->sort || o->top))
+    return usage("%s", "--suggest-filter takes --include, --exclude, --ranks, "
+                       "--events, --record-cost and -o, not --by-rank, "
+                       "--by-thread, --sort or --top");
   if (o->diff && (o->by || o->sort))
     return usage("%s", "--diff takes --top, --include, --exclude, --ranks, "
                        "--events and -o, not --by-rank, --by-thread or "
@@ -295,29 +324,39 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
                (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
   int each = o->diff || (x && !strcmp(x, "json")) ||
              (s && (!strcmp(s, "compare") || !strcmp(s, "speedup")));
+  int walks = o->tree ||
+              (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||
+                     !strcmp(x, "events"))) ||
+              (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
   int n = each ? nargs : 1;
   rp_profile **ps = *pps = calloc((size_t)n, sizeof *ps);
   sp_fmt_err err = {""};
   if (!ps)
     return 1;
   *pn = n;
+  /* A long run shows its progress on a terminal: the calls read from the
+   * files, their statistics, and the walk through them where one is
+   * made; counted before loading only when the line may be drawn. */
+  sp_fmt_progress_begin(&rp_progress, "sp-report", 0,
+                        sp_fmt_progress_mode(getenv("SP_PROGRESS")));
+  if (rp_progress.mode) {
+    for (int i = 0; i < n; i++)
+      rp_progress.total +=
+          rp_count_calls(each ? &args[i] : args, each ? 1 : nargs, events);
+    rp_progress.passes = 2 + walks;
+    if (rp_progress.total == 0)
+      rp_progress.mode = 0; /* summary records only: nothing to count */
+  }
   for (int i = 0; i < n; i++) {
     if (!(ps[i] = calloc(1, sizeof **ps)))
       return 1;
     if (rp_load(each ? &args[i] : args, each ? 1 : nargs, o, events, ps[i],
-                &err) != 0)
+                &err) != 0) {
+      sp_fmt_progress_end(&rp_progress); /* ends a line drawn */
       return fail(&err);
+    }
   }
 
-  /* A long pass over the calls shows its progress on a terminal. */
-  int64_t calls = 0;
-  for (int i = 0; events && i < n; i++)
-    for (int64_t t = 0; t < ps[i]->nthreads; t++)
-      for (int64_t j = 0; j < ps[i]->threads[t].nsrc; j++)
-        calls += ps[i]->threads[t].blk[j]->count;
-  sp_fmt_progress_begin(&rp_progress, "sp-report", calls,
-                        events ? sp_fmt_progress_mode(getenv("SP_PROGRESS"))
-                               : 0);
   int rc;
   if (otf2) {
     rc = run(ps, n, o, NULL, &err);

@@ -98,9 +98,20 @@ static int rank_rows(rp_profile *p, const sp_fmt_rank *r, const char *path,
     goto oom;
   sp_fmt_rank_sources_by_thread(r, srcs);
   sp_fmt_nesting nest = {0};
-  int64_t bad = sp_fmt_stats_rank(srcs, r->nblocks, st, &nest);
-  if (bad < 0)
-    goto oom;
+  /* Thread by thread, so the progress line moves with the statistics. */
+  int64_t bad = 0;
+  for (int64_t lo = 0, hi; lo < r->nblocks; lo = hi) {
+    int64_t calls = 0;
+    for (hi = lo; hi < r->nblocks && srcs[hi].thread == srcs[lo].thread; hi++)
+      calls += srcs[hi].count;
+    sp_fmt_nesting one = {0};
+    int64_t b = sp_fmt_stats_rank(srcs + lo, hi - lo, st + lo, &one);
+    if (b < 0)
+      goto oom;
+    if (b > 0 && bad++ == 0)
+      nest = one;
+    sp_fmt_progress_add(&rp_progress, calls);
+  }
   if (bad > 0 && nbad == 0)
     sp_fmt_nesting_describe(&nest, path, r->rank, first_bad, sizeof first_bad);
   nbad += bad;
@@ -167,6 +178,54 @@ static int keep_rank(rp_profile *p, sp_fmt_rank *r) {
   return 0;
 }
 
+static int64_t rank_calls(const sp_fmt_rank *r) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < r->nblocks; i++)
+    n += r->blocks[i].count;
+  return n;
+}
+
+/* The calls the inputs' files hold that loading them reads: 0 for an .h5
+ * read through its summary records. Unreadable inputs count 0 (loading
+ * them says what is wrong). */
+int64_t rp_count_calls(char *const *args, int nargs, int events) {
+  sp_fmt_inputs in;
+  sp_fmt_err err = {""};
+  if (sp_fmt_inputs_find(args, nargs, &in, &err) != 0)
+    return 0;
+  int64_t total = 0;
+  for (int64_t i = 0; i < in.n; i++) {
+    const char *path = in.v[i].path;
+    if (in.v[i].kind == SP_FMT_INPUT_H5) {
+#ifdef SP_USE_HDF5
+      if (!events && sp_fmt_h5_has_summary(path))
+        continue;
+      sp_fmt_h5_summary s;
+      memset(&s, 0, sizeof s);
+      if (sp_fmt_h5_read_summary(path, &s, &err) == 0)
+        for (int64_t k = 0; k < s.nrows; k++)
+          total += s.rows[k].event_count;
+      sp_fmt_h5_summary_free(&s);
+#endif
+    } else if (in.v[i].kind == SP_FMT_INPUT_STREAM) {
+      sp_fmt_stream *st;
+      if (sp_fmt_stream_open(path, 0, &st, &err) == 0) {
+        sp_fmt_stream_info info;
+        sp_fmt_stream_get_info(st, &info);
+        total += info.calls;
+        sp_fmt_stream_close(st);
+      }
+    } else {
+      sp_fmt_rank r;
+      if (sp_fmt_spt_index(path, &r, &err) == 0)
+        total += rank_calls(&r);
+      sp_fmt_rank_free(&r);
+    }
+  }
+  sp_fmt_inputs_free(&in);
+  return total;
+}
+
 static int load_input(rp_profile *p, const sp_fmt_input *in, int64_t ix,
                       const rp_opts *o, int events, claim **cl, int64_t *ncl,
                       int64_t *capcl, sp_fmt_err *err) {
@@ -199,9 +258,10 @@ static int load_input(rp_profile *p, const sp_fmt_input *in, int64_t ix,
 #endif
   sp_fmt_rank *rs = NULL, one;
   int64_t n = 0;
+  sp_fmt_progress *prog = rp_progress.mode ? &rp_progress : NULL;
   if (in->kind == SP_FMT_INPUT_H5) {
 #ifdef SP_USE_HDF5
-    if (sp_fmt_h5_read(in->path, &rs, &n, err) != 0)
+    if (sp_fmt_h5_read_progress(in->path, &rs, &n, prog, err) != 0)
       return -1;
 #else
     sp_fmt_err_set(err, "%s: HDF5 input needs a build with SP_USE_HDF5",
@@ -224,8 +284,9 @@ static int load_input(rp_profile *p, const sp_fmt_input *in, int64_t ix,
       return -1;
     rs = &one;
     n = 1;
+    sp_fmt_progress_add(prog, rank_calls(&one)); /* read whole */
   } else {
-    if (sp_fmt_spt_read(in->path, &one, err) != 0)
+    if (sp_fmt_spt_read_progress(in->path, &one, prog, err) != 0)
       return -1;
     rs = &one;
     n = 1;
@@ -236,6 +297,9 @@ static int load_input(rp_profile *p, const sp_fmt_input *in, int64_t ix,
       sp_fmt_err_set(err, "%s: out of memory", in->path);
       rc = -1;
     }
+    /* A rank not selected makes no more passes: they are done. */
+    if (rc == 0 && !rp_rank_selected(o, rs[i].rank) && rp_progress.passes > 1)
+      sp_fmt_progress_add(prog, rank_calls(&rs[i]) * (rp_progress.passes - 1));
     if (rc == 0 && rp_rank_selected(o, rs[i].rank)) {
       if (keep_meta(p, &rs[i].meta) != 0) {
         sp_fmt_err_set(err, "%s: out of memory", in->path);

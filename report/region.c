@@ -84,7 +84,15 @@ int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
   if (p->files[id])
     fprintf(f, "; source %s:%d", p->files[id], p->lines[id]);
   fprintf(f, "\n%-8s %16s %12s\n", "", "ns", "");
-  row(f, "total", sum);
+  /* The region's time: its outermost calls, as the table counts it (the
+   * rows' statistics were computed with every region of each thread). */
+  int64_t total = 0;
+  for (int64_t i = 0; i < p->nrows; i++)
+    if (p->rows[i].name == id && rp_rank_selected(o, p->rows[i].rank))
+      total = rp_add(total, p->rows[i].st.outer_total_ns >= 0
+                                ? p->rows[i].st.outer_total_ns
+                                : p->rows[i].st.total_ns);
+  row(f, "total", (double)total);
   row(f, "mean", mean);
   row(f, "std", sqrt(var / (double)n));
   row(f, "min", (double)d[0]);

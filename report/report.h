@@ -38,7 +38,22 @@ typedef struct rp_opts {
   int tree;           /* --tree: the call tree instead of the table */
   int wide;           /* --wide: names in full in text tables */
   const char *region; /* --region NAME: that region's durations */
+  /* --suggest-filter[=FILE]: "" = the filter file on the output */
+  const char *suggest;
+  double record_cost; /* --record-cost NS; 0 = RP_RECORD_COST_NS */
 } rp_opts;
+
+/* --suggest-filter's estimates. The cost of recording one call: the
+ * runtime's overhead per call pair that bench_runtime measures
+ * (docs/performance.md: 22-23.5 ns for sp_begin/sp_end, 21.6-22.5 ns for
+ * the -finstrument-functions path), rounded up. */
+#define RP_RECORD_COST_NS 23.0
+/* A region whose mean call is under this many record costs is left out:
+ * recording it adds over a tenth to its time. */
+#define RP_FILTER_FACTOR 10
+/* Bytes one call takes in a trace: a (start, end) pair of int64 stamps in
+ * the .spt, the stream's CALLS records and the .h5's event columns. */
+#define RP_CALL_BYTES 16
 
 int rp_parse_ranks(const char *s, rp_opts *o);
 int rp_rank_selected(const rp_opts *o, int32_t rank);
@@ -99,12 +114,16 @@ static inline int64_t rp_add(int64_t a, int64_t b) {
   return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
-/* The progress line of the passes over calls (callstack.c walks count
- * into it; main starts it with the calls loaded). */
+/* The progress line over the calls: reading them from the files (load.c),
+ * their statistics (load.c) and, for the outputs that walk call stacks,
+ * the walk (callstack.c); main starts it before loading. */
 extern sp_fmt_progress rp_progress;
 
 int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
             rp_profile *p, sp_fmt_err *err);
+/* The calls rp_load(args, nargs, ..., events, ...) reads from files, for
+ * the progress line: 0 for summary-only .h5 inputs and unreadable ones. */
+int64_t rp_count_calls(char *const *args, int nargs, int events);
 void rp_profile_free(rp_profile *p);
 int32_t rp_name_id(rp_profile *p, const char *name); /* -1: out of memory */
 int32_t rp_name_find(const rp_profile *p, const char *name); /* -1: none */
@@ -118,6 +137,8 @@ typedef struct rp_agg {
   int32_t rank;   /* -1 when aggregated over ranks */
   int32_t thread; /* -1 when aggregated over threads */
   int32_t nranks;
+  /* total: the outermost calls' (a recursive call inside another of the
+   * region on its thread is not added again); mean over every call */
   int64_t calls, total, min, max, excl;
   double mean, std, pct;
   double imbalance; /* max/mean of rank totals */
@@ -139,6 +160,10 @@ int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
                   sp_fmt_err *err);
 int rp_diff(const rp_profile *a, const rp_profile *b, const rp_opts *o, FILE *f,
             sp_fmt_err *err);
+/* --suggest-filter: the filter file (to o->suggest when named, else to f)
+ * and, when it went to its own file, the estimates per region on f. */
+int rp_suggest_filter(const rp_profile *p, const rp_opts *o, FILE *f,
+                      sp_fmt_err *err);
 
 /* ---- call stacks -------------------------------------------------------- */
 

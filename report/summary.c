@@ -50,8 +50,14 @@ static void rank_timbal(thread_sums *t, rp_agg *a) {
 
 /* Pooled mean and population std of the rows ix[lo, hi) (Chan et al.:
  * each row's M2 = calls * std^2, shifted to the pooled mean). */
+/* The region's time on a row's thread: its outermost calls. */
+static int64_t outer(const sp_fmt_stats *s) {
+  return s->outer_total_ns >= 0 ? s->outer_total_ns : s->total_ns;
+}
+
 static void fold(const rp_profile *p, const int64_t *ix, int64_t lo, int64_t hi,
                  rp_agg *a) {
+  int64_t sum = 0; /* every call's duration, for the mean */
   a->calls = a->total = a->excl = 0;
   a->min = INT64_MAX;
   a->max = INT64_MIN;
@@ -76,13 +82,14 @@ static void fold(const rp_profile *p, const int64_t *ix, int64_t lo, int64_t hi,
       thread_done(&ts);
       last_thread = thread;
     }
-    ts.cur += s->total_ns;
+    ts.cur += outer(s);
     ts.open = 1;
-    rank_total = rp_add(rank_total, s->total_ns);
+    rank_total = rp_add(rank_total, outer(s));
     if (rank_total > max_rank_total)
       max_rank_total = rank_total;
     a->calls += s->calls;
-    a->total = rp_add(a->total, s->total_ns);
+    a->total = rp_add(a->total, outer(s));
+    sum = rp_add(sum, s->total_ns);
     a->excl += s->exclusive_ns;
     if (s->min_ns < a->min)
       a->min = s->min_ns;
@@ -96,7 +103,7 @@ static void fold(const rp_profile *p, const int64_t *ix, int64_t lo, int64_t hi,
     a->imbalance = 0;
     return;
   }
-  a->mean = (double)a->total / (double)a->calls;
+  a->mean = (double)sum / (double)a->calls;
   double m2 = 0;
   for (int64_t k = lo; k < hi; k++) {
     const sp_fmt_stats *s = &p->rows[ix[k]].st;
@@ -224,7 +231,7 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by, rp_agg **out,
         all = 0;
         all_name = r->name;
         for (int64_t j = lo; j < m && p->rows[ix[j]].name == r->name; j++)
-          all += (double)p->rows[ix[j]].st.total_ns;
+          all += (double)outer(&p->rows[ix[j]].st);
       }
       int64_t rank_total = a->total;
       if (by == RP_BY_THREAD) {
@@ -238,12 +245,12 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by, rp_agg **out,
                                p->rows[ix[q]].rank == r->rank;
                q++) {
             const rp_row *x = &p->rows[ix[q]];
-            rk_total = rp_add(rk_total, x->st.total_ns);
+            rk_total = rp_add(rk_total, outer(&x->st));
             if (x->st.calls <= 0)
               continue;
             if (x->thread != last)
               thread_done(&ts), last = x->thread;
-            ts.cur += x->st.total_ns;
+            ts.cur += outer(&x->st);
             ts.open = 1;
           }
           thread_done(&ts);

@@ -7,6 +7,7 @@ STATS_DTYPE = np.dtype([
     ("calls", "<i8"), ("total_ns", "<i8"), ("min_ns", "<i8"), ("max_ns", "<i8"),
     ("first_start_ns", "<i8"), ("last_end_ns", "<i8"), ("exclusive_ns", "<i8"),
     ("gpu_total_ns", "<i8"), ("mean_ns", "<f8"), ("std_ns", "<f8"),
+    ("outer_total_ns", "<i8"),
 ])
 
 
@@ -59,4 +60,5 @@ def empty_stats(n):
     summary_statistics read summary-only cannot exist: it falls back)."""
     st = np.zeros(n, dtype=STATS_DTYPE)
     st["gpu_total_ns"] = -1
+    st["outer_total_ns"] = -1
     return st

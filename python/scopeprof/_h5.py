@@ -63,8 +63,10 @@ def read(path, events=True):
         if "summary_statistics" in ix:
             raw = ix["summary_statistics"][()]
             stats = empty_stats(n)
+            # outer_total_ns is absent from files written before it: -1
             for field in stats.dtype.names:
-                stats[field] = raw[field]
+                if field in raw.dtype.names:
+                    stats[field] = raw[field]
         nev = f["events/start_times"].shape[0]
         if f["events/end_times"].shape[0] != nev:
             raise ValueError("%s: event columns differ in length" % path)

@@ -81,6 +81,8 @@ def read_one(path, events, fallback=True):
                 c = _h5.read(path, events=True)
             c.stats = _stats.compute(c)
             c.stats_known = True
+        elif events and (c.stats["outer_total_ns"] < 0).any():
+            _stats.outer_totals(c, c.stats)
         return c
     if _spt.is_spt(path):
         return spt_columns(path)

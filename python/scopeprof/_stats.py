@@ -33,6 +33,24 @@ def _row_stats(starts, ends, offset, count, out):
     out["std_ns"][full] = np.sqrt(np.add.reduceat(dev, heads) / n)
 
 
+def outer_totals(cols, st):
+    """outer_total_ns of every row: total_ns less its calls nested inside
+    another of its own calls (recursion). A row's calls are in start order,
+    so a call is inside an earlier one exactly when it ends by the latest
+    end before it."""
+    for i in range(cols.nrows):
+        n = int(cols.count[i])
+        if n == 0:
+            st["outer_total_ns"][i] = 0
+            continue
+        lo = int(cols.offset[i])
+        s, e = cols.starts[lo:lo + n], cols.ends[lo:lo + n]
+        nested = np.zeros(n, dtype=bool)
+        if n > 1:
+            nested[1:] = e[1:] <= np.maximum.accumulate(e[:-1])
+        st["outer_total_ns"][i] = int((e - s)[~nested].sum())
+
+
 def compute(cols):
     """summary_statistics records for every row of cols (events needed);
     exclusive times from each (rank, thread)'s reconstructed call stack."""
@@ -62,6 +80,7 @@ def compute(cols):
         heads = np.flatnonzero(cols.count[lo:hi] > 0)
         sums = np.add.reduceat(excl, cols.offset[lo:hi][heads] - cols.offset[lo])
         st["exclusive_ns"][lo + heads] = sums
+    outer_totals(cols, st)
     return st
 
 
@@ -82,7 +101,12 @@ class Pooled:
     def __init__(self, st):
         st = st[st["calls"] > 0]
         self.calls = int(st["calls"].sum())
-        self.total_ns = int(st["total_ns"].sum())
+        # every call's duration (the mean's); total_ns: the outermost calls'
+        # (a recursive call inside another of its region is not added again;
+        # rows without the figure, -1, count all their calls)
+        self.sum_ns = int(st["total_ns"].sum())
+        outer = st["outer_total_ns"]
+        self.total_ns = int(np.where(outer >= 0, outer, st["total_ns"]).sum())
         self.exclusive_ns = int(st["exclusive_ns"].sum())
         if self.calls == 0:
             self.min_ns = self.max_ns = 0
@@ -93,7 +117,7 @@ class Pooled:
         self.max_ns = int(st["max_ns"].max())
         self.first_start_ns = int(st["first_start_ns"].min())
         self.last_end_ns = int(st["last_end_ns"].max())
-        self.mean_ns = self.total_ns / self.calls
+        self.mean_ns = self.sum_ns / self.calls
         n = st["calls"].astype(np.float64)
         m2 = (st["std_ns"] ** 2 * n + n * (st["mean_ns"] - self.mean_ns) ** 2).sum()
         self.std_ns = float(np.sqrt(max(m2, 0.0) / self.calls))

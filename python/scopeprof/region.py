@@ -48,12 +48,15 @@ class RegionData:
 
     @property
     def total_duration(self):
+        """Time in the region: its outermost calls' durations (a recursive
+        call inside another call of the region on its rank and thread is
+        not added again), as sp-report's total."""
         return self._pooled().total_ns / NS
 
     @property
     def average_duration(self):
         p = self._pooled()
-        return p.total_ns / p.calls / NS if p.calls else 0.0
+        return p.sum_ns / p.calls / NS if p.calls else 0.0
 
     @property
     def min_duration(self):

@@ -329,6 +329,31 @@ def spt_profiles():
     eq([(x["name"], x["thread"], x["depth"], x["parent"]) for x in c],
        [("main", 0, 0, -1), ("rec", 0, 1, 0), ("rec", 0, 2, 1), ("rec", 0, 3, 2),
         ("rec", 0, 2, 1), ("main", 1, 0, -1), ("rec", 1, 1, 5)], "recursive call stack")
+    # The region's total counts its outermost calls: rank 0 thread 0 800
+    # (rec[100,900] holds the other three), thread 1 10, rank 1 280
+    # (rec[20,300] holds rec[30,40]); the mean is over all 7 calls (1600 ns).
+    eq(round(res["rec"].total_duration * 1e9), 800 + 10 + 280, "outermost total")
+    eq(round(res["rec"][0].total_duration * 1e9), 810, "outermost total rank 0")
+    eq(round(res["rec"].average_duration * 1e9, 6), round(1600 / 7, 6),
+       "mean over every call")
+    summ = read_h5_summary(merged)
+    eq(round(summ["rec"].total_duration * 1e9), 1090, "outermost total, summary")
+    # A file whose records predate outer_total_ns: computed from the calls
+    # when they are read; summary-only, every call counts.
+    old = os.path.join(WORK, "spt-old.h5")
+    shutil.copy(merged, old)
+    with h5py.File(old, "r+") as f:
+        ix = f["rank_region_index"]
+        raw = ix["summary_statistics"][()]
+        keep = [n for n in raw.dtype.names if n != "outer_total_ns"]
+        short = np.zeros(raw.shape, dtype=[(n, raw.dtype[n]) for n in keep])
+        for n in keep:
+            short[n] = raw[n]
+        del ix["summary_statistics"]
+        ix["summary_statistics"] = short
+    eq(round(read_h5(old)["rec"].total_duration * 1e9), 1090, "older file, read_h5")
+    eq(round(read_h5_summary(old)["rec"].total_duration * 1e9), 1600,
+       "older file, read_h5_summary")
     eq(res["main"].source_file, "m.c", "first known location")
     eq(res["main"][2].source_file, "m.c", "a region has one location")
     eq(res.metadata, {}, ".spt carries no metadata")

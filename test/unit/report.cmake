@@ -24,6 +24,33 @@ if(TARGET sp-report AND SP_USE_HDF5)
     SKIP_RETURN_CODE 77)
 endif()
 
+# Region totals count outermost calls: a hand-stamped recursive profile in
+# every view, and (with the plugin) a real recursive fib built with sp-cc.
+if(TARGET sp-report AND TARGET sp-import AND SP_USE_HDF5)
+  set(_rec_cc)
+  if(SP_BUILD_PASS)
+    set(_rec_cc ${PROJECT_BINARY_DIR}/bin/sp-cc
+      ${CMAKE_CURRENT_LIST_DIR}/report/fib.c)
+  endif()
+  add_test(NAME test_report_recursion
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_recursion.py
+      $<TARGET_FILE:sp-report> $<TARGET_FILE:sp-import>
+      ${CMAKE_CURRENT_BINARY_DIR}/test_report_recursion_work ${_rec_cc})
+  set_tests_properties(test_report_recursion PROPERTIES TIMEOUT 300)
+endif()
+
+# --suggest-filter: a program with a hot tiny function rebuilt with the
+# filter file suggested records no call of it.
+if(TARGET sp-report AND SP_BUILD_PASS)
+  add_test(NAME test_report_suggest_filter
+    COMMAND /usr/bin/python3
+      ${CMAKE_CURRENT_LIST_DIR}/report/test_suggest_filter.py
+      ${PROJECT_BINARY_DIR}/bin/sp-cc $<TARGET_FILE:sp-report>
+      ${CMAKE_CURRENT_LIST_DIR}/report/hot_tiny.c
+      ${CMAKE_CURRENT_BINARY_DIR}/test_report_suggest_filter_work)
+  set_tests_properties(test_report_suggest_filter PROPERTIES TIMEOUT 300)
+endif()
+
 # A real OpenMP program (sp-cc -fopenmp, 4 threads, LLVM's libomp with
 # OMPT): workers' implicit tasks under their parallel calls.
 find_library(SP_LIBOMP omp PATHS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH)

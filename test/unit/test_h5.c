@@ -324,7 +324,7 @@ static void write_rows(const char *path, const sp_fmt_block *blk, int nrow,
                        direct ? (const void *)&blk[i] : (const void *)&a,
                        0};
     /* Rows 2 and 5 come with their statistics, as sp-import gives them. */
-    sp_fmt_stats st = {blk[i].count, 7, 1, 2, 3, 4, 5, -1, 6.5, 0.25};
+    sp_fmt_stats st = {blk[i].count, 7, 1, 2, 3, 4, 5, -1, 6.5, 0.25, 7};
     assert_int_equal(sp_fmt_h5w_row(w, 2, &s, i % 3 == 2 ? &st : NULL, &err),
                      0);
   }

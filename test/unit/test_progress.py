@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """test_progress.py PROG SP_IMPORT WORK SP_REPORT - the progress line of the
-runtime's finalize, of sp-import and of sp-report: drawn on a terminal (a pseudo-terminal from
+runtime's finalize, of sp-import and of sp-report (reading the files, the
+statistics and the walks through call stacks): drawn on a terminal (a pseudo-terminal from
 `script`) with SP_PROGRESS=1, as plain lines in a pipe with SP_PROGRESS=1,
 and never in a pipe, on a terminal for work under a second, or with
 SP_PROGRESS=0."""
@@ -94,6 +95,21 @@ def main():
     tool_cases("sp-import", [IMPORT, "-o", out, spt], env, run, True)
     # sp-report's passes over the calls (--tree): the same rules.
     tool_cases("sp-report", [REPORT, "--tree", spt], env, run, False)
+    # Reading the files and their statistics count too: the table of an
+    # .spt (no walk through call stacks) draws the line, and so does an
+    # .h5 read with --events; an .h5 read through its summary records
+    # alone has no calls to count.
+    tool_cases("sp-report", [REPORT, spt], env, run, False)
+    tool_cases("sp-report", [REPORT, "--events", out], env, run, False)
+    err = in_pipe([REPORT, out], env("1", run))
+    check(err == "", f"sp-report, summary records only, SP_PROGRESS=1: {err!r}")
+    # The calls are counted once whatever the passes: the first line drawn
+    # (at the first calls read) is below 100 %, the last says 10 calls.
+    err = in_pipe([REPORT, "--export", "folded", spt], env("1", run))
+    first = re.match(r"sp-report: +(\d+)% of 10 calls", err)
+    check(first and int(first.group(1)) < 100 and
+          re.search(r"\nsp-report: 10 calls in \d+\.\d s \([0-9.KM]+/s\)\n$", err),
+          f"sp-report, folded, SP_PROGRESS=1: {err!r}")
 
     if failures:
         print(f"{len(failures)} failures")

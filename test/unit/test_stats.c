@@ -103,6 +103,12 @@ static void recursion(void **state) {
   /* total 100+10+3+30; direct children: 10 (of the first), 3 (of the
    * second). */
   expect(&o, 4, 143, 3, 100, 0, 230, 143 - 10 - 3);
+  /* the region's time: the outermost calls r(0,100) and r(200,230) */
+  assert_int_equal(o.outer_total_ns, 130);
+  sp_fmt_stats alone;
+  assert_int_equal(sp_fmt_stats_source(&one, &alone), 0);
+  assert_int_equal(alone.outer_total_ns, 130);
+  assert_int_equal(alone.total_ns, 143);
   assert_false(nest.bad);
   assert_true(fabs(o.mean_ns - 35.75) < 1e-9);
   double var = ((100 - 35.75) * (100 - 35.75) + (10 - 35.75) * (10 - 35.75) +
@@ -131,6 +137,28 @@ static void siblings_and_three_levels(void **state) {
   expect(&o[1], 2, 130, 30, 100, 20, 2100, 130 - 15);
   expect(&o[2], 1, 1000, 1000, 1000, 0, 1000, 1000 - 10 - 30 - 100);
   expect(&o[3], 2, 110, 10, 100, 10, 160, 110);
+  /* no region nests in itself: the outer totals are the totals */
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(o[i].outer_total_ns, o[i].total_ns);
+}
+
+static void recursion_through_another_region(void **state) {
+  (void)state;
+  /* a(0,100) { b(10,90) { a(20,80) { a(30,40) } } } a(200,210), and on
+   * its own b(300,310): the inner a calls lie in a(0,100), with b between */
+  static const int64_t as[] = {0, 20, 30, 200}, ae[] = {100, 80, 40, 210};
+  static const int64_t bs[] = {10, 300}, be[] = {90, 310};
+  calls ac = {4, as, ae}, bc = {2, bs, be};
+  sp_fmt_source srcs[2] = {src("b", &bc), src("a", &ac)};
+  sp_fmt_stats o[2];
+  sp_fmt_nesting nest;
+  assert_int_equal(stats_both(srcs, 2, o, &nest), 0);
+  assert_false(nest.bad);
+  assert_int_equal(o[1].total_ns, 100 + 60 + 10 + 10);
+  assert_int_equal(o[1].outer_total_ns, 100 + 10);
+  assert_int_equal(o[1].exclusive_ns, (100 - 80) + (60 - 10) + 10 + 10);
+  assert_int_equal(o[0].outer_total_ns, 90);
+  assert_true(fabs(o[1].mean_ns - 45.0) < 1e-9); /* over every call */
 }
 
 static void zero_length_and_identical(void **state) {
@@ -552,6 +580,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(recursion),
       cmocka_unit_test(siblings_and_three_levels),
+      cmocka_unit_test(recursion_through_another_region),
       cmocka_unit_test(zero_length_and_identical),
       cmocka_unit_test(improper_nesting),
       cmocka_unit_test(mean_std_and_empty),

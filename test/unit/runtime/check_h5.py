@@ -23,7 +23,7 @@ with h5py.File(path, "r") as f:
     stats = idx["summary_statistics"][()]
     fields = set(stats.dtype.names)
     want = {"calls", "total_ns", "min_ns", "max_ns", "first_start_ns", "last_end_ns",
-            "exclusive_ns", "gpu_total_ns", "mean_ns", "std_ns"}
+            "exclusive_ns", "gpu_total_ns", "mean_ns", "std_ns", "outer_total_ns"}
     assert fields == want, fields
     starts = f["events/start_times"][()]
     ends = f["events/end_times"][()]
@@ -43,6 +43,8 @@ with h5py.File(path, "r") as f:
         assert abs(st["mean_ns"] - (e - s).mean()) < 1e-6 * max(1.0, (e - s).mean())
         assert abs(st["std_ns"] - (e - s).std()) < 1e-3 * max(1.0, (e - s).std()) + 1e-6
         assert st["gpu_total_ns"] == -1
+        # no region nests in itself here: the outermost calls are all calls
+        assert st["outer_total_ns"] == st["total_ns"]
         if name == "inner":
             assert st["exclusive_ns"] == st["total_ns"]
         total_calls += cnt
