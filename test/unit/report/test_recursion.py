@@ -153,8 +153,12 @@ for label, args in INPUTS.items():
     root = ET.fromstring(run("--svg", "compare", "--metric", "total",
                              "--include", "^rec$", *args, *args[-1:]))
     titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
-    check(titles and all(t.endswith(": total 8 us") for t in titles),
-          f"{label} compare titles {titles}")
+    # a bar's title: "rec in FILE: total 8 us", then "7 calls, total 8 us";
+    # the legend's swatches title the profiles
+    bars = [t.split("\n") for t in titles if t.startswith("rec in ")]
+    check(len(bars) == 2 and all(
+        b[0].endswith(": total 8 us") and b[1] == "7 calls, total 8 us"
+        for b in bars), f"{label} compare titles {titles}")
 
 # --region: the total the table shows, the mean over every call
 reg = run("--region", "rec", D).splitlines()
