@@ -37,6 +37,7 @@ typedef struct rp_opts {
   int tree;           /* --tree: the call tree instead of the table */
   int wide;           /* --wide: names in full in text tables */
   const char *region; /* --region NAME: that region's durations */
+  int mpi;            /* --mpi: time inside MPI per rank and function */
 } rp_opts;
 
 int rp_parse_ranks(const char *s, rp_opts *o);
@@ -134,6 +135,12 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
 /* --region NAME: its calls' statistics, percentiles and histogram. */
 int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
                     sp_fmt_err *err);
+/* 1 if name is an MPI region: it starts with MPI_ or PMPI_. */
+int rp_mpi_name(const char *name);
+/* --mpi: time inside MPI per rank, MPI functions with their spread over
+ * ranks; as text, or o->export_fmt csv or json. */
+int rp_print_mpi(const rp_profile *p, const rp_opts *o, FILE *f,
+                 sp_fmt_err *err);
 int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
                   sp_fmt_err *err);
 int rp_diff(const rp_profile *a, const rp_profile *b, const rp_opts *o, FILE *f,
