@@ -175,19 +175,25 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
         fn->max_rank = (int32_t)r;
     }
   }
+  /* A function no selected rank called (a merged file names every rank's
+   * regions) is no row. */
+  int64_t kept = 0;
+  for (int64_t f = 0; f < v->nf; f++)
+    if (v->fn[f].calls > 0)
+      v->fn[kept++] = v->fn[f];
   /* Largest total first; the cells move with their function. */
   cell *at = malloc((v->nf ? (size_t)v->nf : 1) * nr * sizeof *at);
   if (!at)
     goto oom;
-  for (int64_t f = 0; f < v->nf; f++)
-    fix[v->fn[f].name] = f;
+  /* fix[] still maps each name to its function's cells. */
   sort_v = v;
-  qsort(v->fn, (size_t)v->nf, sizeof *v->fn, by_total);
-  for (int64_t f = 0; f < v->nf; f++)
+  qsort(v->fn, (size_t)kept, sizeof *v->fn, by_total);
+  for (int64_t f = 0; f < kept; f++)
     memcpy(&at[f * v->nr], &v->at[fix[v->fn[f].name] * v->nr],
            (size_t)v->nr * sizeof *at);
   free(v->at);
   v->at = at;
+  v->nf = kept;
   if (o->top > 0 && v->nf > o->top)
     v->nf = o->top;
   free(keep);

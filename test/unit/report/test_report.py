@@ -330,6 +330,7 @@ for view in ([], ["--tree"], ["--by-rank"], ["--by-thread"],
              ["--svg", "timeline"], ["--svg", "flame"], ["--export", "chrome"],
              ["--export", "folded"], ["--export", "csv"], ["--export", "json"],
              ["--export", "events"], ["--region", "a"], ["--events"],
+             ["--mpi"],
              ["--svg", "compare", WORK + "/extreme.spt"]):
     try:
         p = subprocess.run([REPORT, WORK + "/extreme.spt", *view],
