@@ -18,8 +18,8 @@ cat >"$d/skew.sh" <<'SH'
 #!/bin/sh
 r="${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}"
 case "$r" in
-1) SP_TEST_CLOCK_OFFSET_NS=10000000000 ppm=20000 ;;
-2) SP_TEST_CLOCK_OFFSET_NS=-10000000000 ppm=-15000 ;;
+1) SP_TEST_CLOCK_OFFSET_NS=10000000000 ppm=${PPM1:-20000} ;;
+2) SP_TEST_CLOCK_OFFSET_NS=-10000000000 ppm=${PPM2:--15000} ;;
 *) SP_TEST_CLOCK_OFFSET_NS=0 ppm=0 ;;
 esac
 export SP_TEST_CLOCK_OFFSET_NS
@@ -53,6 +53,15 @@ layer) # libscopeprof_mpi.so's MPI_Init_thread, MPI_Barrier regions
   run SP_FORMAT=h5 PRELOAD="$SP_LIBDIR/libscopeprof_mpi.so:$SP_LIBDIR/libscopeprof.so" \
     DRIFT=1 "$d/skew.sh" "$CLOCK_PLAIN" "$d/raw" thread
   check MPI_Barrier "$offsets" --drift "$ppm" ;;
+barrier-ends) # the clock target: ranks +10 s, -10 s and 0 apart, drifting
+  # 50 ppm either way, 200 MPI_Barrier calls of the layer over some
+  # seconds: on the merged timeline the k-th barrier ends at the same time
+  # on every rank within 50 us, in each quarter of the run (the best
+  # barrier of each: single barriers end milliseconds apart when a rank is
+  # descheduled)
+  run SP_FORMAT=h5 PRELOAD="$SP_LIBDIR/libscopeprof_mpi.so:$SP_LIBDIR/libscopeprof.so" \
+    DRIFT=1 PPM1=50 PPM2=-50 "$d/skew.sh" "$CLOCK_PLAIN" "$d/raw" ends
+  "$PY3" "$SRC/check_barrier_ends.py" "$d/out" "$SP_IMPORT" 3 200 50000 ;;
 crash) # no MPI_Finalize: sp-import reads the streams, init offsets alone
   run "$d/skew.sh" "$CLOCK" "$d/raw" crash 2>/dev/null || true
   ls "$d/out" | grep -q '\.spts$' || { echo "no stream left"; exit 1; }
