@@ -5,10 +5,12 @@
 barrier releases every rank at once, so on a timeline aligned to rank 0's
 clock its ends agree but for how soon each rank runs again; on a loaded
 machine some barriers end milliseconds apart (a rank descheduled), so the
-check is on the best barrier: in each quarter of the run, the smallest
-spread (latest end - earliest end over ranks) must be at most BOUND_NS.
-Per quarter, so that an alignment right at MPI_Init but wrong later (a
-drift not corrected) fails too."""
+check is on the best barriers: in each quarter of the run, the third
+smallest spread (latest end - earliest end over ranks) must be at most
+BOUND_NS. Per quarter, so that an alignment right at MPI_Init but wrong
+later (a drift not corrected) fails too; the third, not the first, because
+a wrong alignment by e still sees a barrier now and then whose ranks'
+delays happen to cancel e."""
 import os
 import subprocess
 import sys
@@ -47,5 +49,8 @@ print("%d ranks, %d barriers over %.2f s; round trips at init %s, at finalize %s
          [text(x) for x in meta.get("rank_clock_rtt_fin_ns", [])]))
 print("spread of the barrier ends per quarter: best %s ns, median %s ns"
       % ([int(x.min()) for x in q], [int(np.median(x)) for x in q]))
-bad = [i for i, x in enumerate(q) if x.min() > bound]
-assert not bad, "quarters %s: no barrier whose ends agree within %d ns" % (bad, bound)
+third = [int(np.sort(x)[2]) for x in q]
+print("third best per quarter: %s ns; barriers within %d ns per quarter: %s"
+      % (third, bound, [int((x <= bound).sum()) for x in q]))
+bad = [i for i, x in enumerate(third) if x > bound]
+assert not bad, "quarters %s: fewer than 3 barriers whose ends agree within %d ns" % (bad, bound)

@@ -6,8 +6,8 @@
  * timeline must put every rank's barrier between its two reads.
  * Arguments: DIR; "thread" starts MPI with MPI_Init_thread instead of
  * MPI_Init; "crash" ends every rank by SIGABRT instead of MPI_Finalize;
- * "ends" runs ENDS barriers and twice the work between them (the run must
- * last seconds for a drift to show in the barriers' ends).
+ * "ends" runs ENDS barriers, half the work between them: many barriers
+ * over a run of seconds (for a drift to show in the barriers' ends).
  * -DSP_PLAIN builds it without ScopeProf (for LD_PRELOAD of the layer). */
 #include <mpi.h>
 #ifdef SP_PLAIN
@@ -38,7 +38,7 @@ static int has(int argc, char **argv, const char *word) {
 }
 
 #define BARRIERS 64
-#define ENDS 200
+#define ENDS 800
 
 /* Work between barriers, so the run lasts long enough for a drift to
  * matter; the same on every rank. */
@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
   int ends = has(argc, argv, "ends"), n = ends ? ENDS : BARRIERS;
   static int64_t before[ENDS], after[ENDS];
   for (int i = 0; i < n; i++) {
-    work(ends ? 4000000 : 2000000);
+    work(ends ? 1000000 : 2000000);
     before[i] = raw_ns();
     sp_begin(r);
     MPI_Barrier(MPI_COMM_WORLD);
