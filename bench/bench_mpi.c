@@ -22,27 +22,36 @@ static double now_ns(void) {
 
 static int region;
 
+/* One function per mode, so that valgrind --tool=callgrind counts each
+ * mode's instructions apart (callgrind_annotate --inclusive=yes). */
+static __attribute__((noinline)) void loop_bare(long n, int *r) {
+  for (long i = 0; i < n; i++)
+    PMPI_Comm_rank(MPI_COMM_WORLD, r);
+}
+
+static __attribute__((noinline)) void loop_layer(long n, int *r) {
+  for (long i = 0; i < n; i++)
+    MPI_Comm_rank(MPI_COMM_WORLD, r);
+}
+
+static __attribute__((noinline)) void loop_pair(long n, int *r) {
+  for (long i = 0; i < n; i++) {
+    sp_begin(region);
+    PMPI_Comm_rank(MPI_COMM_WORLD, r);
+    sp_end(region);
+  }
+}
+
 /* ns per iteration of one mode over n calls */
 static double run_mode(int mode, long n) {
   int r = 0;
   double t0 = now_ns();
-  switch (mode) {
-  case BARE:
-    for (long i = 0; i < n; i++)
-      PMPI_Comm_rank(MPI_COMM_WORLD, &r);
-    break;
-  case LAYER:
-    for (long i = 0; i < n; i++)
-      MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    break;
-  case PAIR:
-    for (long i = 0; i < n; i++) {
-      sp_begin(region);
-      PMPI_Comm_rank(MPI_COMM_WORLD, &r);
-      sp_end(region);
-    }
-    break;
-  }
+  if (mode == BARE)
+    loop_bare(n, &r);
+  else if (mode == LAYER)
+    loop_layer(n, &r);
+  else
+    loop_pair(n, &r);
   double dt = now_ns() - t0;
   if (r != 0)
     return -1;
@@ -81,7 +90,7 @@ int main(int argc, char **argv) {
   long n = 100000;
   int reps = 15, procs = 7;
   if (argc > 1 && strcmp(argv[1], "--child") == 0)
-    return child(n, reps);
+    return child(n, argc > 2 ? atoi(argv[2]) : reps);
   if (argc > 1 && strcmp(argv[1], "--quick") == 0)
     reps = 3, procs = 3;
   /* Each process is a singleton MPI job writing its profile into a
