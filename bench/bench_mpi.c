@@ -1,8 +1,5 @@
-/* bench_mpi.c - the PMPI layer's cost per MPI call, on MPI_Comm_rank: the
- * call straight to PMPI_Comm_rank (bare), through libscopeprof_mpi.so
- * (layer), and bare inside a plain sp_begin/sp_end pair (pair), measured in
- * one process, interleaved; several processes, median and best. See
- * docs/performance.md. */
+/* bench_mpi.c - the PMPI layer's cost on MPI_Comm_rank against the bare
+ * PMPI call and a plain region pair; see docs/performance.md. */
 #include <mpi.h>
 #include <scope_profiler.h>
 

@@ -1,7 +1,5 @@
-/* mpi.c - sp-report --mpi: the time each rank spent inside MPI and, per MPI
- * function, its calls, total and which ranks spent the least and the most
- * in it (the late arrivers of a collective wait least), as text, csv or
- * json. */
+/* mpi.c - sp-report --mpi: each rank's time inside MPI; per MPI function its
+ * calls, total and the ranks with the least and the most (text, csv, json). */
 #include "report.h"
 
 #include <stdlib.h>
