@@ -26,6 +26,9 @@ static const char USAGE[] =
     "  --tree             the call tree (by call path) instead of the table\n"
     "  --region NAME      one region: percentiles and a histogram of its\n"
     "                     call durations\n"
+    "  --mpi              time inside MPI per rank; per MPI function its\n"
+    "                     calls, total and the ranks with the least and the\n"
+    "                     most (with --export csv or json: as those)\n"
     "  --wide             names in full (else longer ones keep their start\n"
     "                     and end around ...)\n"
     "  --events           read every call even where an .h5's summary\n"
@@ -81,6 +84,8 @@ static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
     return rp_diff(ps[0], ps[1], o, f, err);
   if (o->suggest)
     return rp_suggest_filter(ps[0], o, f, err);
+  if (o->mpi)
+    return rp_print_mpi(ps[0], o, f, err);
   if (x && !strcmp(x, "csv"))
     return rp_export_csv(ps[0], o, f, err);
   if (x && !strcmp(x, "json"))
@@ -128,7 +133,8 @@ enum {
   OPT_WIDE,
   OPT_REGION,
   OPT_SUGGEST,
-  OPT_RECORD_COST
+  OPT_RECORD_COST,
+  OPT_MPI
 };
 
 static const struct option OPTIONS[] = {
@@ -153,6 +159,7 @@ static const struct option OPTIONS[] = {
     {"region", required_argument, NULL, OPT_REGION},
     {"suggest-filter", optional_argument, NULL, OPT_SUGGEST},
     {"record-cost", required_argument, NULL, OPT_RECORD_COST},
+    {"mpi", no_argument, NULL, OPT_MPI},
     {NULL, 0, NULL, 0}};
 
 /* Parses the options into o, loads the profiles named into *pps (*pn of
@@ -188,6 +195,9 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
       break;
     case OPT_REGION:
       o->region = v;
+      break;
+    case OPT_MPI:
+      o->mpi = 1;
       break;
     case OPT_EVENTS:
       o->events = 1;
@@ -277,11 +287,21 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   int nargs = argc - optind;
   if (nargs == 0)
     return usage("%s", "no profile given");
-  if ((o->export_fmt != NULL) + (o->svg != NULL) + o->diff + o->tree +
-          (o->region != NULL) + (o->suggest != NULL) >
+  /* --mpi writes its own csv and json: the one export it combines with. */
+  int mpi_export =
+      o->mpi && o->export_fmt &&
+      (!strcmp(o->export_fmt, "csv") || !strcmp(o->export_fmt, "json"));
+  if ((o->export_fmt != NULL && !mpi_export) + (o->svg != NULL) + o->diff +
+          o->tree + (o->region != NULL) + (o->suggest != NULL) + o->mpi >
       1)
-    return usage("%s", "one of --tree, --region, --export, --svg, --diff and "
-                       "--suggest-filter at a time");
+    return usage("%s", o->mpi && o->export_fmt && !mpi_export
+                           ? "--mpi exports as csv or json only"
+                           : "one of --tree, --region, --mpi, --export, --svg, "
+                             "--diff and --suggest-filter at a time");
+  if (o->mpi && (o->by || o->sort))
+    return usage("%s", "--mpi takes --top, --include, --exclude, --ranks, "
+                       "--wide, --export csv|json and -o, not --by-rank, "
+                       "--by-thread or --sort");
   if (o->diff && nargs != 2)
     return usage("%s", "--diff compares two profiles: A B");
   if (o->out && !o->out[0])
@@ -318,11 +338,11 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   /* Only the outputs that walk calls need events; the rest read an .h5's
    * summary records. */
   const char *x = o->export_fmt, *s = o->svg;
-  int events = o->events || o->tree || o->region ||
+  int events = o->events || o->tree || o->region || o->mpi ||
                (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||
                       !strcmp(x, "events") || !strcmp(x, "otf2"))) ||
                (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
-  int each = o->diff || (x && !strcmp(x, "json")) ||
+  int each = o->diff || (x && !strcmp(x, "json") && !o->mpi) ||
              (s && (!strcmp(s, "compare") || !strcmp(s, "speedup")));
   int walks = o->tree ||
               (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||

@@ -41,6 +41,7 @@ typedef struct rp_opts {
   /* --suggest-filter[=FILE]: "" = the filter file on the output */
   const char *suggest;
   double record_cost; /* --record-cost NS; 0 = RP_RECORD_COST_NS */
+  int mpi;            /* --mpi: time inside MPI per rank and function */
 } rp_opts;
 
 /* --suggest-filter's estimates. The cost of recording one call: the
@@ -156,6 +157,12 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
 /* --region NAME: its calls' statistics, percentiles and histogram. */
 int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
                     sp_fmt_err *err);
+/* 1 if name is an MPI region: it starts with MPI_ or PMPI_. */
+int rp_mpi_name(const char *name);
+/* --mpi: time inside MPI per rank, MPI functions with their spread over
+ * ranks; as text, or o->export_fmt csv or json. */
+int rp_print_mpi(const rp_profile *p, const rp_opts *o, FILE *f,
+                 sp_fmt_err *err);
 int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
                   sp_fmt_err *err);
 int rp_diff(const rp_profile *a, const rp_profile *b, const rp_opts *o, FILE *f,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run_example.sh - the main job: build and install ScopeProf, build the
 # heat2d mini-app (C driver, Fortran kernel, MPI) with ScopeProf's CMake
-# package, run it on 2 ranks, merge with sp-import, print sp-report's summary.
+# package, run it on 2 ranks, merge with sp-import, print sp-report's summary
+# and its MPI view (time inside MPI per rank and per MPI function).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SP_BUILD_DIR:-$root/build}"
@@ -27,3 +28,5 @@ OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 "$build/install/bin/sp-import" -o "$run/profile.h5" "$run"
 echo "merged profile: $run/profile.h5"
 "$build/install/bin/sp-report" "$run/profile.h5"
+echo
+"$build/install/bin/sp-report" --mpi "$run/profile.h5"

@@ -181,5 +181,14 @@ if command -v mpirun >/dev/null; then
       "block rank=$r thread=0 region=solve file=$src/driver.c line=16 calls=1"
     if "$dump" "$f" | grep -q "region=row"; then fail "filter: row was instrumented"; fi
   done
+  # scopeprof_instrument(heat2d ... MPI): every MPI call a region; per rank
+  # 2 MPI_Sendrecv a step, 13 MPI_Allreduce (10 steps, 3 totals).
+  mpi="$("$inst/bin/sp-report" --mpi --export csv "$tmp/run")"
+  for r in 0 1; do
+    for want in "$r,MPI_Sendrecv,20," "$r,MPI_Allreduce,13," "$r,MPI_Init,1," \
+      "$r,MPI_Gatherv,1," "$r,MPI_Bcast,1,"; do
+      grep -q "^$want" <<<"$mpi" || fail "sp-report --mpi of heat2d lacks '$want': $mpi"
+    done
+  done
 fi
 echo "install: find_package (clang/flang, gcc/gfortran), pkg-config, make CC=sp-cc: ok"

@@ -41,7 +41,8 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   target_compile_definitions(mpi_clock_plain PRIVATE SP_PLAIN _GNU_SOURCE)
   target_link_libraries(mpi_clock_plain PRIVATE MPI::MPI_C)
   target_compile_options(mpi_clock_plain PRIVATE ${SP_C_WARNINGS})
-  set(_clock_modes runtime runtime-h5 drift drift-monotonic layer crash)
+  set(_clock_modes runtime runtime-h5 drift drift-monotonic layer crash
+    barrier-ends)
   if(MPI_Fortran_FOUND AND SP_MPIF90 AND TARGET scopeprof_fortran)
     list(APPEND _clock_modes fortran)
   endif()

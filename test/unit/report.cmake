@@ -16,6 +16,12 @@ if(TARGET sp-report AND SP_USE_HDF5)
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
       ${CMAKE_CURRENT_BINARY_DIR}/test_report_svg_work)
   set_tests_properties(test_report_svg PROPERTIES TIMEOUT 300 LABELS sanitize)
+  # --mpi: time inside MPI per rank and function, values worked by hand.
+  add_test(NAME test_report_mpi
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_report_mpi.py
+      $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
+      $<TARGET_FILE:sp-import> ${CMAKE_CURRENT_BINARY_DIR}/test_report_mpi_work)
+  set_tests_properties(test_report_mpi PROPERTIES TIMEOUT 300 LABELS sanitize)
   add_test(NAME test_report_chromium
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_chromium.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>

@@ -5,6 +5,7 @@ exactly NAME=EXPR (EXPR: a Python expression of r, the rank, and n, the
 number of ranks); no NAME=EXPR means no MPI_ row at all. With --parent, every
 MPI call but MPI_Init, MPI_Comm_rank and MPI_Comm_size sits directly under
 REGION in every call stack (sp-report --export folded)."""
+import json
 import os
 import subprocess
 import sys
@@ -38,6 +39,26 @@ for r in range(n):
             want[(r, name)] = c
 if got != want:
     sys.exit("MPI rows differ:\n got  %s\n want %s" % (sorted(got.items()), sorted(want.items())))
+
+# sp-report --mpi: the same counts per rank and function, and each rank's
+# time in MPI at least its longest function's and at most their sum (the
+# union of its MPI calls); without MPI rows, one line saying so.
+mpi = subprocess.run([sp_report, "--mpi", "--export", "json", out], check=True,
+                     capture_output=True, text=True).stdout
+view = json.loads(mpi)
+cells = {(int(r), fn["name"]): c["calls"] for fn in view["functions"]
+         for r, c in fn["per_rank"].items() if c["calls"]}
+if cells != want:
+    sys.exit("--mpi counts differ:\n got  %s\n want %s" % (sorted(cells.items()), sorted(want.items())))
+for rk in view["ranks"]:
+    r = rk["rank"]
+    tot = [fn["per_rank"][str(r)]["total_ns"] for fn in view["functions"]]
+    assert rk["calls"] == sum(c for (q, _), c in want.items() if q == r), (rk, want)
+    assert (max(tot) if tot else 0) <= rk["mpi_ns"] <= min(sum(tot), rk["span_ns"]), (rk, tot)
+if not want:
+    text = subprocess.run([sp_report, "--mpi", out], check=True, capture_output=True,
+                          text=True).stdout
+    assert text == "%s: no MPI calls (no region named MPI_* or PMPI_*)\n" % out, text
 
 if parent:
     folded = subprocess.run([sp_report, "--export", "folded", out], check=True,

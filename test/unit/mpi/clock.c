@@ -5,7 +5,9 @@
  * to DIR/raw<rank>.txt: rank 0's clock is the true one, so the merged
  * timeline must put every rank's barrier between its two reads.
  * Arguments: DIR; "thread" starts MPI with MPI_Init_thread instead of
- * MPI_Init; "crash" ends every rank by SIGABRT instead of MPI_Finalize.
+ * MPI_Init; "crash" ends every rank by SIGABRT instead of MPI_Finalize;
+ * "ends" runs ENDS barriers, half the work between them: many barriers
+ * over a run of seconds (for a drift to show in the barriers' ends).
  * -DSP_PLAIN builds it without ScopeProf (for LD_PRELOAD of the layer). */
 #include <mpi.h>
 #ifdef SP_PLAIN
@@ -36,13 +38,14 @@ static int has(int argc, char **argv, const char *word) {
 }
 
 #define BARRIERS 64
+#define ENDS 800
 
 /* Work between barriers, so the run lasts long enough for a drift to
  * matter; the same on every rank. */
 static volatile double sink;
-static void work(void) {
+static void work(int n) {
   double x = 1;
-  for (int i = 0; i < 2000000; i++)
+  for (int i = 0; i < n; i++)
     x = x * 1.0000001 + 1e-9;
   sink = x;
 }
@@ -55,9 +58,10 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int r = sp_region("sync_barrier");
-  static int64_t before[BARRIERS], after[BARRIERS];
-  for (int i = 0; i < BARRIERS; i++) {
-    work();
+  int ends = has(argc, argv, "ends"), n = ends ? ENDS : BARRIERS;
+  static int64_t before[ENDS], after[ENDS];
+  for (int i = 0; i < n; i++) {
+    work(ends ? 1000000 : 2000000);
     before[i] = raw_ns();
     sp_begin(r);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -67,7 +71,7 @@ int main(int argc, char **argv) {
   char path[4096];
   snprintf(path, sizeof path, "%s/raw%d.txt", argc > 1 ? argv[1] : ".", rank);
   FILE *f = fopen(path, "w");
-  for (int i = 0; f && i < BARRIERS; i++)
+  for (int i = 0; f && i < n; i++)
     fprintf(f, "%lld %lld\n", (long long)before[i], (long long)after[i]);
   if (f)
     fclose(f);

@@ -18,8 +18,8 @@ cat >"$d/skew.sh" <<'SH'
 #!/bin/sh
 r="${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}"
 case "$r" in
-1) SP_TEST_CLOCK_OFFSET_NS=10000000000 ppm=20000 ;;
-2) SP_TEST_CLOCK_OFFSET_NS=-10000000000 ppm=-15000 ;;
+1) SP_TEST_CLOCK_OFFSET_NS=10000000000 ppm=${PPM1:-20000} ;;
+2) SP_TEST_CLOCK_OFFSET_NS=-10000000000 ppm=${PPM2:--15000} ;;
 *) SP_TEST_CLOCK_OFFSET_NS=0 ppm=0 ;;
 esac
 export SP_TEST_CLOCK_OFFSET_NS
@@ -30,9 +30,9 @@ exec "$@"
 SH
 chmod +x "$d/skew.sh"
 mkdir "$d/raw"
-run() { # run [VAR=VALUE...] PROGRAM [ARG...]: 3 ranks writing into $d/out,
-  # their true clock reads into $d/raw
-  "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" "$@" >/dev/null
+run() { # run [VAR=VALUE...] PROGRAM [ARG...]: $NP ranks (3) writing into
+  # $d/out, their true clock reads into $d/raw
+  "$MPIRUN" --oversubscribe -np "${NP:-3}" env SP_OUTPUT="$d/out/p" "$@" >/dev/null
 }
 check() { "$PY3" "$SRC/check_clock.py" "$d/out" "$d/raw" "$SP_IMPORT" "$@"; }
 
@@ -53,6 +53,16 @@ layer) # libscopeprof_mpi.so's MPI_Init_thread, MPI_Barrier regions
   run SP_FORMAT=h5 PRELOAD="$SP_LIBDIR/libscopeprof_mpi.so:$SP_LIBDIR/libscopeprof.so" \
     DRIFT=1 "$d/skew.sh" "$CLOCK_PLAIN" "$d/raw" thread
   check MPI_Barrier "$offsets" --drift "$ppm" ;;
+barrier-ends) # the clock target: rank 1's clock 10 s ahead of rank 0's
+  # and 50 ppm fast, 800 MPI_Barrier calls of the layer over some seconds:
+  # on the merged timeline the k-th barrier ends at the same time on both
+  # ranks within 50 us, for the best few barriers of each quarter of the run
+  # (single barriers end milliseconds apart when a rank is descheduled).
+  # Two ranks: three on two cores always leave one rank off the CPU when a
+  # barrier releases them, and no barrier ends within a millisecond.
+  NP=2 run SP_FORMAT=h5 PRELOAD="$SP_LIBDIR/libscopeprof_mpi.so:$SP_LIBDIR/libscopeprof.so" \
+    DRIFT=1 PPM1=50 "$d/skew.sh" "$CLOCK_PLAIN" "$d/raw" ends
+  "$PY3" "$SRC/check_barrier_ends.py" "$d/out" "$SP_IMPORT" 2 800 50000 ;;
 crash) # no MPI_Finalize: sp-import reads the streams, init offsets alone
   run "$d/skew.sh" "$CLOCK" "$d/raw" crash 2>/dev/null || true
   ls "$d/out" | grep -q '\.spts$' || { echo "no stream left"; exit 1; }

@@ -172,6 +172,48 @@ int main(int argc, char **argv) {
   snprintf(p, sizeof p, "%s/bad.spt", d);
   spt(p, 3, 2, bad, 2);
 
+  /* MPI (--mpi): rank 0 (.spt, two threads), ranks 1 and 2 (.h5).
+   *   r0 t0: main [0,10000] { MPI_Init [0,1000], MPI_Barrier [2000,2100],
+   *          MPI_Allreduce [3000,3500] { MPI_Send [3100,3200] }, PMPI_Wait
+   *          [4000,4200], mpi_helper [5000,5100], my_MPI_sum [6000,6100] }
+   *   r0 t1: MPI_Recv [1500,1800]
+   *   r1: main [0,9000] { MPI_Init [0,900], MPI_Barrier [1000,2100],
+   *       MPI_Allreduce [3000,3300] }
+   *   r2: main [0,8000] { MPI_Init [0,1100], MPI_Barrier [1500,2100],
+   *       MPI_Allreduce [3000,3400], MPI_Send [3500,3600] } */
+  blk m0[] = {
+      {0, "main", NULL, -1, 1, {0}, {10000}},
+      {0, "MPI_Init", NULL, -1, 1, {0}, {1000}},
+      {0, "MPI_Barrier", NULL, -1, 1, {2000}, {2100}},
+      {0, "MPI_Allreduce", NULL, -1, 1, {3000}, {3500}},
+      {0, "MPI_Send", NULL, -1, 1, {3100}, {3200}},
+      {0, "PMPI_Wait", NULL, -1, 1, {4000}, {4200}},
+      {0, "mpi_helper", NULL, -1, 1, {5000}, {5100}},
+      {0, "my_MPI_sum", NULL, -1, 1, {6000}, {6100}},
+      {1, "MPI_Recv", NULL, -1, 1, {1500}, {1800}},
+  };
+  blk m1[] = {
+      {0, "main", NULL, -1, 1, {0}, {9000}},
+      {0, "MPI_Init", NULL, -1, 1, {0}, {900}},
+      {0, "MPI_Barrier", NULL, -1, 1, {1000}, {2100}},
+      {0, "MPI_Allreduce", NULL, -1, 1, {3000}, {3300}},
+  };
+  blk m2[] = {
+      {0, "main", NULL, -1, 1, {0}, {8000}},
+      {0, "MPI_Init", NULL, -1, 1, {0}, {1100}},
+      {0, "MPI_Barrier", NULL, -1, 1, {1500}, {2100}},
+      {0, "MPI_Allreduce", NULL, -1, 1, {3000}, {3400}},
+      {0, "MPI_Send", NULL, -1, 1, {3500}, {3600}},
+  };
+  snprintf(p, sizeof p, "%s/mpi", d);
+  mkdir(p, 0755);
+  snprintf(p, sizeof p, "%s/mpi/run_rank00000.spt", d);
+  spt(p, 0, 3, m0, 9);
+  snprintf(p, sizeof p, "%s/mpi/run_rank00001.h5", d);
+  h5(p, 1, m1, 4, 3);
+  snprintf(p, sizeof p, "%s/mpi/run_rank00002.h5", d);
+  h5(p, 2, m2, 5, 3);
+
   /* A rank that recorded nothing. */
   snprintf(p, sizeof p, "%s/empty.spt", d);
   spt(p, 0, 2, bad, 0);

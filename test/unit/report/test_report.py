@@ -331,6 +331,7 @@ for view in ([], ["--tree"], ["--by-rank"], ["--by-thread"],
              ["--export", "folded"], ["--export", "csv"], ["--export", "json"],
              ["--export", "events"], ["--region", "a"], ["--events"],
              ["--export", "otf2", "-o", WORK + "/extreme.otf2"],
+             ["--mpi"],
              ["--svg", "compare", WORK + "/extreme.spt"]):
     try:
         p = subprocess.run([REPORT, WORK + "/extreme.spt", *view],

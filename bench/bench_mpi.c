@@ -1,0 +1,149 @@
+/* bench_mpi.c - the PMPI layer's cost on MPI_Comm_rank against the bare
+ * PMPI call and a plain region pair; see docs/performance.md. */
+#include <mpi.h>
+#include <scope_profiler.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { BARE, LAYER, PAIR, NMODES };
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int region;
+
+/* One function per mode, so that valgrind --tool=callgrind counts each
+ * mode's instructions apart (callgrind_annotate --inclusive=yes). */
+static __attribute__((noinline)) void loop_bare(long n, int *r) {
+  for (long i = 0; i < n; i++)
+    PMPI_Comm_rank(MPI_COMM_WORLD, r);
+}
+
+static __attribute__((noinline)) void loop_layer(long n, int *r) {
+  for (long i = 0; i < n; i++)
+    MPI_Comm_rank(MPI_COMM_WORLD, r);
+}
+
+static __attribute__((noinline)) void loop_pair(long n, int *r) {
+  for (long i = 0; i < n; i++) {
+    sp_begin(region);
+    PMPI_Comm_rank(MPI_COMM_WORLD, r);
+    sp_end(region);
+  }
+}
+
+/* ns per iteration of one mode over n calls */
+static double run_mode(int mode, long n) {
+  int r = 0;
+  double t0 = now_ns();
+  if (mode == BARE)
+    loop_bare(n, &r);
+  else if (mode == LAYER)
+    loop_layer(n, &r);
+  else
+    loop_pair(n, &r);
+  double dt = now_ns() - t0;
+  if (r != 0)
+    return -1;
+  return dt / (double)n;
+}
+
+/* One process: MPI (through the layer), each mode's best of reps trials,
+ * the modes interleaved so that drift hits them alike. Prints the three. */
+static int child(long n, int reps) {
+  MPI_Init(NULL, NULL);
+  region = sp_region("bench_pair");
+  double best[NMODES] = {1e30, 1e30, 1e30};
+  for (int k = 0; k < reps; k++)
+    for (int m = 0; m < NMODES; m++) {
+      double v = run_mode(m, n);
+      if (v >= 0 && v < best[m])
+        best[m] = v;
+    }
+  printf("%.4f %.4f %.4f\n", best[BARE], best[LAYER], best[PAIR]);
+  fflush(stdout);
+  MPI_Finalize();
+  return 0;
+}
+
+static int by_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, by_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv) {
+  long n = 100000;
+  int reps = 15, procs = 7;
+  if (argc > 1 && strcmp(argv[1], "--child") == 0)
+    return child(n, argc > 2 ? atoi(argv[2]) : reps);
+  if (argc > 1 && strcmp(argv[1], "--quick") == 0)
+    reps = 3, procs = 3;
+  /* Each process is a singleton MPI job writing its profile into a
+   * temporary directory. */
+  char dir[] = "/tmp/sp_bench_mpi_XXXXXX";
+  if (!mkdtemp(dir))
+    return 1;
+  double bare[16], layer[16], pair[16], extra[16], around[16], beyond[16];
+  printf("PMPI layer on MPI_Comm_rank, %ld calls per mode, best of %d per "
+         "process, ns per call\n\n",
+         n, reps);
+  printf("%8s %9s %9s %9s %11s %11s %13s\n", "process", "bare", "layer", "pair",
+         "layer-bare", "pair-bare", "layer-pair");
+  int got = 0;
+  for (int i = 0; i < procs; i++) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "SP_FORMAT=spt SP_OUTPUT=%s/p%d OMPI_ALLOW_RUN_AS_ROOT=1 "
+             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '%s' --child",
+             dir, i, argv[0]);
+    FILE *p = popen(cmd, "r");
+    double b, l, q;
+    int ok = p && fscanf(p, "%lf %lf %lf", &b, &l, &q) == 3;
+    if (p)
+      pclose(p);
+    if (!ok) {
+      fprintf(stderr, "bench_mpi: process %d printed no figures\n", i);
+      continue;
+    }
+    bare[got] = b;
+    layer[got] = l;
+    pair[got] = q;
+    extra[got] = l - b;
+    around[got] = q - b;
+    beyond[got] = l - q;
+    printf("%8d %9.2f %9.2f %9.2f %11.2f %11.2f %13.2f\n", i, b, l, q, l - b,
+           q - b, l - q);
+    got++;
+  }
+  char rm[128];
+  snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+  if (system(rm) != 0 || got == 0)
+    return 1;
+  /* median: of each process's differences; best: the differences of each
+   * mode's best process, as one process keeps each mode's best trial. */
+  double bb = 1e30, bl = 1e30, bp = 1e30;
+  for (int i = 0; i < got; i++) {
+    bb = bare[i] < bb ? bare[i] : bb;
+    bl = layer[i] < bl ? layer[i] : bl;
+    bp = pair[i] < bp ? pair[i] : bp;
+  }
+  printf("%8s %9s %9s %9s %11.2f %11.2f %13.2f\n", "median", "", "", "",
+         median(extra, got), median(around, got), median(beyond, got));
+  printf("%8s %9.2f %9.2f %9.2f %11.2f %11.2f %13.2f\n", "best", bb, bl, bp,
+         bl - bb, bp - bb, bl - bp);
+  printf("\ntarget: layer-bare <= pair-bare + 10 ns, i.e. layer-pair <= 10 "
+         "ns\n");
+  return 0;
+}
