@@ -14,10 +14,12 @@ static int by_bytes(const void *pa, const void *pb) {
 }
 
 /* 1 if the region is written into the filter when short enough: regions
- * the plugin makes from functions. OpenMP constructs come from OMPT, and
- * a name holding a control byte cannot be one line of the file. */
+ * the plugin makes from functions. OpenMP constructs come from OMPT, MPI
+ * calls from the MPI layer (the plugin never sees either), and a name
+ * holding a control byte cannot be one line of the file. */
 static int filterable(const char *name) {
-  if (!strncmp(name, "omp ", 4))
+  if (!strncmp(name, "omp ", 4) || !strncmp(name, "MPI_", 4) ||
+      !strncmp(name, "PMPI_", 5))
     return 0;
   for (const unsigned char *c = (const unsigned char *)name; *c; c++)
     if (*c < 0x20 || *c == 0x7f)

@@ -160,5 +160,13 @@ for args, needle in (
           p.stderr.endswith("(see sp-report --help)\n"),
           f"refused {args}: {p.returncode} {p.stderr!r}")
 
+# --suggest-filter never writes the MPI layer's regions (the plugin does not
+# instrument them): at 1 us a record every region is short enough, and only
+# the plugin's functions are excluded.
+p = run("--suggest-filter", "--record-cost", "1000", M)
+dirs = [l for l in p.stdout.splitlines() if l and not l.startswith("#")]
+check(dirs == ["exclude function main", "exclude function mpi_helper",
+             "exclude function my_MPI_sum"], f"suggest-filter directives {dirs}")
+
 print(f"{len(FAILS)} failures")
 sys.exit(1 if FAILS else 0)
