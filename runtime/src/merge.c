@@ -518,7 +518,7 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
     sp_fmt_err_set(err, "%s.h5: name too long", sp__cfg.prefix);
     ok = 0;
   }
-  int64_t total = ok ? sh->calls : 0;
+  int64_t total = ok ? sh->calls : 0, t0 = now_ns(), t_turns = 0, longest = 0;
   up_msg *ups = calloc((size_t)j->size, sizeof *ups);
   if (!ups || gather_counts(j, ups) != 0) {
     sp_fmt_err_set(err, "%s: out of memory", wr.path);
@@ -567,8 +567,11 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
       j->gone[r] = 1;
   }
   /* Rank 0's own turn, then each other rank's in order. */
+  int64_t turn = now_ns();
   if (ok && share_write(sh, tmp, 0, at, err) != 0)
     ok = 0;
+  longest = now_ns() - turn;
+  t_turns = now_ns();
   for (int64_t i = 0; ok && i < sh->n; i++)
     if (wr.ops->row(wr.w, sh->rank, &sh->srcs[i], &sh->st[i], err) != 0)
       ok = 0;
@@ -582,6 +585,7 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
   for (int r = 1; ok && r < j->size; r++) {
     up_msg u = {0, -1, 0};
     j->current = r;
+    turn = now_ns();
     send_down(j, r, M_TURN);
     if (recv_within(j, &u, (int)sizeof u, r, TAG_UP) != 0 || u.kind != M_ROWS ||
         u.len < 0 || u.len > INT32_MAX) {
@@ -607,8 +611,12 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
       ok = 0;
     }
     free(b);
+    if (now_ns() - turn > longest)
+      longest = now_ns() - turn;
   }
   j->current = -1;
+  t_turns = now_ns() - t_turns;
+  int64_t t_close = now_ns();
   sp_fmt_meta m = {0};
   if (ok && merged_meta(&wr, j, sh, &m) != 0) {
     sp_fmt_err_set(err, "%s: out of memory", wr.path);
@@ -625,8 +633,11 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
     if (!j->gone[r])
       send_down(j, r, ok ? M_DONE : M_ABORT);
   if (ok)
-    sp__debug("wrote %s (%d ranks, %lld calls)", wr.path, j->size,
-              (long long)total);
+    sp__debug("wrote %s (%d ranks, %lld calls) in %.3f s: other ranks' "
+              "turns %.3f s, longest turn %.3f s, index and close %.3f s",
+              wr.path, j->size, (long long)total,
+              1e-9 * (double)(now_ns() - t0), 1e-9 * (double)t_turns,
+              1e-9 * (double)longest, 1e-9 * (double)(now_ns() - t_close));
   for (size_t i = 0; wr.per && i < (size_t)j->size * SP_FMT_PER_RANK; i++)
     free(wr.per[i]);
   free(wr.per);
