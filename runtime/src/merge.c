@@ -535,7 +535,8 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
                        u.kind == M_COUNT ? "does not take part"
                                          : "did not reach MPI_Finalize in "
                                            "time (SP_MERGE_TIMEOUT)");
-      j->gone[r] = u.kind != M_COUNT;
+      /* gone: no answer, or it declined and listens no more */
+      j->gone[r] = 1;
       ok = 0;
     }
     counts[r] = u.value;
@@ -563,7 +564,9 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
       snprintf(d.path, sizeof d.path, "%s", tmp);
       base += counts[r];
     }
-    if (send_within(j, &d, (int)sizeof d, r, TAG_DOWN) != 0)
+    /* an abort is short: under any MPI's eager limit, taken at once */
+    int len = ok ? (int)sizeof d : (int)offsetof(down_msg, path);
+    if (send_within(j, &d, len, r, TAG_DOWN) != 0)
       j->gone[r] = 1;
   }
   /* Rank 0's own turn, then each other rank's in order. */
@@ -586,9 +589,10 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
     up_msg u = {0, -1, 0};
     j->current = r;
     turn = now_ns();
-    send_down(j, r, M_TURN);
-    if (recv_within(j, &u, (int)sizeof u, r, TAG_UP) != 0 || u.kind != M_ROWS ||
-        u.len < 0 || u.len > INT32_MAX) {
+    if (!j->gone[r])
+      send_down(j, r, M_TURN);
+    if (j->gone[r] || recv_within(j, &u, (int)sizeof u, r, TAG_UP) != 0 ||
+        u.kind != M_ROWS || u.len < 0 || u.len > INT32_MAX) {
       sp_fmt_err_set(err,
                      "%s: rank %d did not write its calls in time "
                      "(SP_MERGE_TIMEOUT): each rank writes its own file",
@@ -686,7 +690,11 @@ static int follow(job *j, share *sh, int have, sp_fmt_err *err) {
   return d.kind == M_DONE ? 0 : -1;
 }
 
+/* Whether this process took part in the merge (sp__merge ran). */
+static int joined;
+
 int sp__merge(int rank) {
+  joined = 1;
   job j;
   memset(&j, 0, sizeof j);
   j.current = -1;
@@ -709,12 +717,13 @@ int sp__merge(int rank) {
 }
 
 void sp__merge_at_finalize(void) {
-  if (atomic_load(&sp__state) == SP__RUNNING) {
+  if (atomic_load(&sp__state) == SP__RUNNING)
     sp__finalize_as(0, 1);
+  if (joined)
     return;
-  }
-  /* Finalized already (sp_finalize before MPI_Finalize): this rank wrote
-   * its own file; the others learn not to wait for it. */
+  /* Finalized already (sp_finalize before MPI_Finalize), or its stream
+   * could not be completed: this rank wrote its own file or kept its
+   * stream; the others learn at once not to wait for it. */
   job j;
   memset(&j, 0, sizeof j);
   if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)

@@ -2,7 +2,8 @@
  * on two threads, a number of calls that differs by rank, and MPI
  * barriers. Arguments: CALLS (the outer loop's count, default 1000);
  * "kill R": rank R ends itself with SIGKILL before MPI_Finalize (its
- * stream stays behind). */
+ * stream stays behind); "early R": rank R calls sp_finalize() before
+ * MPI_Finalize (it writes its own file first). */
 #include <mpi.h>
 #include <scope_profiler.h>
 
@@ -38,13 +39,15 @@ static void *worker(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  int rank, size, kill_rank = -1;
+  int rank, size, kill_rank = -1, early_rank = -1;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "kill") == 0 && i + 1 < argc)
       kill_rank = atoi(argv[++i]);
+    else if (strcmp(argv[i], "early") == 0 && i + 1 < argc)
+      early_rank = atoi(argv[++i]);
     else
       calls = atol(argv[i]);
   }
@@ -71,6 +74,8 @@ int main(int argc, char **argv) {
   sp_end(bar);
   if (rank == kill_rank)
     raise(SIGKILL);
+  if (rank == early_rank)
+    sp_finalize();
   MPI_Finalize();
   return 0;
 }

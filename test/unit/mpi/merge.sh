@@ -10,6 +10,8 @@
 #          file, no temporary left, the others' own .h5 files and rank 1's
 #          stream, which sp-import merges with them (every call of ranks 0
 #          and 2, what rank 1's stream had of its)
+#   early  rank 2 calls sp_finalize() before MPI_Finalize: it says so to
+#          rank 0 at once, and every rank writes its own file
 # Environment: SP_IMPORT, PY3, MPIRUN, MERGE (merge.c built), SRC.
 set -eu
 mode="$1"
@@ -57,5 +59,17 @@ kill)
   "$SP_IMPORT" -o "$d/imported.h5" "$d/out" 2>/dev/null
   # rank 1's stream: the calls its writer had written when it died
   check counts "$d/imported.h5" 3 2000 1 ;;
+early)
+  # The default timeout (60 s): the ranks must not need it. The mpi label's
+  # 300 s bound would not catch a wait of 60 s, so the run is cut off at 50.
+  timeout 50 "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" \
+    SP_MERGE=1 SP_FORMAT=h5 "$MERGE" 1000 early 2 >/dev/null 2>"$d/err"
+  left="$(ls "$d/out" | tr '\n' ' ')"
+  [ "$left" = "p_rank00000.h5 p_rank00001.h5 p_rank00002.h5 " ] ||
+    { echo "expected the three ranks' files, found: $left"; exit 1; }
+  grep -q "SP_MERGE: .*rank 2 does not take part" "$d/err" ||
+    { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
+  "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
+  check counts "$d/imported.h5" 3 1000 ;;
 *) echo "merge.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
