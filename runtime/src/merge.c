@@ -49,11 +49,12 @@ static int64_t now_ns(void) {
 }
 
 /* Waits off the CPU: ranks often share cores, and the rank writing should
- * have them. From 50 us up to 5 ms between polls. */
+ * have them. From 50 us up to 1 ms between polls: a turn is noticed within
+ * a millisecond on both sides, against turns of tens of ms. */
 static void nap(int64_t *ns) {
   struct timespec ts = {0, (long)*ns};
   nanosleep(&ts, NULL);
-  if (*ns < 5000000)
+  if (*ns < 1000000)
     *ns *= 2;
 }
 
