@@ -49,8 +49,8 @@ static int64_t now_ns(void) {
 }
 
 /* Waits off the CPU: ranks often share cores, and the rank writing should
- * have them. From 50 us up to 1 ms between polls: a turn is noticed within
- * a millisecond on both sides, against turns of tens of ms. */
+ * have them. The pause grows from 50 us to 1 ms and no further, so that a
+ * turn given or done is noticed at once against the turn's own length. */
 static void nap(int64_t *ns) {
   struct timespec ts = {0, (long)*ns};
   nanosleep(&ts, NULL);

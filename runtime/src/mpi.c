@@ -119,8 +119,9 @@ static int64_t raw_now(void) {
 }
 
 /* How long a rank waits for another: SYNC_WAIT_NS, or at MPI_Finalize
- * under SP_MERGE the merge's own timeout when shorter (a rank that died
- * before MPI_Finalize then costs that wait twice, not a minute more). */
+ * under SP_MERGE the merge's own timeout when shorter: a rank that died
+ * before MPI_Finalize then costs the survivors the timeout the user chose
+ * for the merge, not SYNC_WAIT_NS on top of it. */
 static int64_t sync_wait_ns = SYNC_WAIT_NS;
 
 /* One int64 from rank src, waiting at most sync_wait_ns: a rank that does
