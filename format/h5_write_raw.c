@@ -2,7 +2,6 @@
  * HDF5 allocates whole (sp_fmt_h5w_reserve), filled with pwrite
  * (sp_fmt_h5w_put) from any thread while rows go to the writer. */
 #include "sp_h5w.h"
-#include "sp_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,44 +52,14 @@ int sp_fmt_h5w_reserve(sp_fmt_h5w *w, int64_t n, sp_fmt_err *err) {
   return 0;
 }
 
-static int put_bytes(const sp_fmt_h5w *w, int64_t at, const void *p, size_t n,
-                     sp_fmt_err *err) {
-  const char *c = p;
-  while (n > 0) {
-    size_t piece = SP__H5W_PIECE - (size_t)at % SP__H5W_PIECE;
-    piece = n > piece ? piece : n;
-    if (sp__pwrite_full(w->raw_fd, c, piece, (off_t)at, NULL) != 0) {
-      sp__h5w_fail(err, w->path, "cannot write events to %s: %s", w->tmp,
-                   errno ? strerror(errno) : "no progress");
-      return -1;
-    }
-    c += piece;
-    at += (int64_t)piece;
-    n -= piece;
-  }
-  return 0;
-}
-
 /* n timestamps from p (ours: any alignment) as little-endian at `at`. */
 static int put_times(const sp_fmt_h5w *w, int64_t at, const void *p, int64_t n,
                      sp_fmt_err *err) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  uint64_t buf[4096];
-  for (int64_t done = 0; done < n;) {
-    int64_t k = n - done < 4096 ? n - done : 4096;
-    for (int64_t i = 0; i < k; i++) {
-      uint64_t v;
-      memcpy(&v, (const char *)p + (done + i) * 8, 8);
-      buf[i] = __builtin_bswap64(v);
-    }
-    if (put_bytes(w, at + done * 8, buf, (size_t)k * 8, err) != 0)
-      return -1;
-    done += k;
-  }
-  return 0;
-#else
-  return put_bytes(w, at, p, (size_t)n * 8, err);
-#endif
+  if (sp_fmt_put_le64(w->raw_fd, at, p, n) == 0)
+    return 0;
+  sp__h5w_fail(err, w->path, "cannot write events to %s: %s", w->tmp,
+               errno ? strerror(errno) : "no progress");
+  return -1;
 }
 
 int sp_fmt_h5w_put(const sp_fmt_h5w *w, int64_t first, const void *starts,
@@ -117,5 +86,14 @@ int sp__h5w_raw_close(sp_fmt_h5w *w, sp_fmt_err *err) {
                  strerror(errno));
     return -1;
   }
+  return 0;
+}
+
+int sp_fmt_h5w_layout(const sp_fmt_h5w *w, const char **tmp, int64_t at[2]) {
+  if (w->reserved < 0)
+    return -1;
+  *tmp = w->tmp;
+  at[0] = w->raw_at[0];
+  at[1] = w->raw_at[1];
   return 0;
 }

@@ -181,3 +181,86 @@ char *sp_fmt_utf8_dup(const char *s, int *oom) {
   d[at] = '\0';
   return d;
 }
+
+const char *const sp_fmt_per_rank_keys[SP_FMT_PER_RANK] = {
+    "hostname",
+    "clock_sync_method",
+    "clock_offset_init_ns",
+    "clock_rtt_init_ns",
+    "clock_sync_init_ns",
+    "clock_offset_fin_ns",
+    "clock_rtt_fin_ns",
+    "clock_sync_fin_ns",
+    "clock_sync_init_failed",
+    "clock_sync_fin_failed"};
+
+int sp_fmt_per_rank_values(const sp_fmt_meta *m, int32_t rank, char **out) {
+  const sp_fmt_meta_item *ids = sp_fmt_meta_get(m, "rank_ids");
+  int64_t at = -1;
+  char num[24];
+  snprintf(num, sizeof num, "%d", rank);
+  for (int64_t i = 0;
+       ids && ids->type == SP_FMT_META_STRLIST && i < ids->nstrs && at < 0; i++)
+    if (ids->strs[i] && strcmp(ids->strs[i], num) == 0)
+      at = i;
+  for (int k = 0; k < SP_FMT_PER_RANK; k++) {
+    char key[80];
+    snprintf(key, sizeof key, "rank_%s", sp_fmt_per_rank_keys[k]);
+    const sp_fmt_meta_item *l = at >= 0 ? sp_fmt_meta_get(m, key) : NULL;
+    const char *v = NULL;
+    out[k] = NULL;
+    if (l && l->type == SP_FMT_META_STRLIST && at < l->nstrs) {
+      v = l->strs[at] && l->strs[at][0] ? l->strs[at] : NULL;
+    } else if (at < 0) {
+      const sp_fmt_meta_item *it = sp_fmt_meta_get(m, sp_fmt_per_rank_keys[k]);
+      if (it && it->type == SP_FMT_META_INT)
+        snprintf(num, sizeof num, "%lld", (long long)it->i64);
+      v = !it                           ? NULL
+          : it->type == SP_FMT_META_STR ? it->str
+          : it->type == SP_FMT_META_INT ? num
+                                        : NULL;
+    }
+    if (v && !(out[k] = strdup(v)))
+      return -1;
+  }
+  return 0;
+}
+
+int sp_fmt_per_rank_meta(sp_fmt_meta *m, char *const *per, const int32_t *ranks,
+                         int64_t n) {
+  const char **v = calloc(n > 0 ? (size_t)n : 1, sizeof *v);
+  char(*ids)[16] = calloc(n > 0 ? (size_t)n : 1, sizeof *ids);
+  int rc = v && ids ? 0 : -1, any = 0;
+  for (int k = 0; rc == 0 && k < SP_FMT_PER_RANK; k++) {
+    int64_t nr = 0, have = 0;
+    for (int64_t c = 0; c < n; c++) {
+      const char *x = per[(size_t)c * SP_FMT_PER_RANK + (size_t)k];
+      if (c > 0 && ranks[c - 1] == ranks[c]) {
+        if (!v[nr - 1][0] && x)
+          v[nr - 1] = x, have = 1;
+        continue;
+      }
+      have |= x != NULL;
+      v[nr++] = x ? x : "";
+    }
+    if (!have)
+      continue;
+    char key[80];
+    snprintf(key, sizeof key, "rank_%s", sp_fmt_per_rank_keys[k]);
+    rc = sp_fmt_meta_set_strlist(m, key, v, nr);
+    any = 1;
+  }
+  if (rc == 0 && any) {
+    int64_t nr = 0;
+    for (int64_t c = 0; c < n; c++)
+      if (c == 0 || ranks[c - 1] != ranks[c]) {
+        snprintf(ids[nr], sizeof ids[nr], "%d", ranks[c]);
+        v[nr] = ids[nr];
+        nr++;
+      }
+    rc = sp_fmt_meta_set_strlist(m, "rank_ids", v, nr);
+  }
+  free(v);
+  free(ids);
+  return rc;
+}

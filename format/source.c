@@ -40,3 +40,16 @@ void sp_fmt_rank_free(sp_fmt_rank *r) {
   r->blocks = NULL;
   r->nregions = r->nblocks = 0;
 }
+
+int sp_fmt_row_cmp(const sp_fmt_source *a, int64_t first_a,
+                   const sp_fmt_source *b, int64_t first_b) {
+  if (a->thread != b->thread)
+    return a->thread < b->thread ? -1 : 1;
+  /* A row without calls has no first start: it goes last, by name, so the
+   * output is deterministic. */
+  if ((a->count > 0) != (b->count > 0))
+    return a->count > 0 ? -1 : 1;
+  if (a->count > 0 && first_a != first_b)
+    return first_a < first_b ? -1 : 1;
+  return strcmp(a->name, b->name);
+}

@@ -81,6 +81,27 @@ const sp_fmt_meta_item *sp_fmt_meta_get(const sp_fmt_meta *m, const char *key);
 int sp_fmt_meta_copy(sp_fmt_meta *dst, const sp_fmt_meta *src);
 void sp_fmt_meta_free(sp_fmt_meta *m);
 
+/* Keys each rank's value of which a merged file keeps, as the string lists
+ * rank_<key> (one entry per rank) beside rank_ids: the host a rank ran on
+ * and its clock alignment, which the lowest rank's metadata alone would
+ * lose. SP_FMT_PER_RANK of them. */
+#define SP_FMT_PER_RANK 10
+extern const char *const sp_fmt_per_rank_keys[SP_FMT_PER_RANK];
+
+/* Rank rank's values of those keys as text into out[SP_FMT_PER_RANK]
+ * (malloc'd; NULL where it has none): from m's lists when m is a merged
+ * file's metadata holding that rank, else from m's own keys. Returns 0, or
+ * -1 when out of memory (what was set stays in out: the caller frees). */
+int sp_fmt_per_rank_values(const sp_fmt_meta *m, int32_t rank, char **out);
+
+/* rank_ids and rank_<key> into m for the keys any entry has: per holds
+ * SP_FMT_PER_RANK values for each of the n entries, whose ranks are
+ * ranks[] (ascending; an entry with the rank of the one before is another
+ * process of that rank: the first value found is kept). "" where a rank
+ * has none. Returns 0, or -1 when out of memory. */
+int sp_fmt_per_rank_meta(sp_fmt_meta *m, char *const *per, const int32_t *ranks,
+                         int64_t n);
+
 /* ---- sources: what writers and statistics pull calls from --------------- */
 
 /* One (thread, region) block to write. Writers pull its calls in batches
@@ -102,6 +123,18 @@ struct sp_fmt_source {
 
 /* Fills out[i] (r->nblocks entries) to read from r's arrays. */
 void sp_fmt_rank_sources(const sp_fmt_rank *r, sp_fmt_source *out);
+
+/* The order of a rank's rows in a schema-2 file: by thread, then rows with
+ * calls by the start of their first call (first_a, first_b), then rows
+ * without calls, ties by name. <0, 0 or >0 as for qsort. */
+int sp_fmt_row_cmp(const sp_fmt_source *a, int64_t first_a,
+                   const sp_fmt_source *b, int64_t first_b);
+
+/* n timestamps from p (this machine's order, any alignment) written as
+ * little-endian int64 at file offset at of fd, in writes that end on
+ * 256 KiB boundaries of the file. Returns 0, or -1 with errno set (0: no
+ * progress). */
+int sp_fmt_put_le64(int fd, int64_t at, const void *p, int64_t n);
 
 /* The read() of those sources: ctx is the sp_fmt_block holding the calls. */
 void sp_fmt_block_read(const sp_fmt_source *src, int64_t first, int64_t n,
@@ -360,6 +393,12 @@ int64_t sp_fmt_h5w_events(const sp_fmt_h5w *w);
  * any thread may put while another adds rows. */
 int sp_fmt_h5w_put(const sp_fmt_h5w *w, int64_t first, const void *starts,
                    const void *ends, int64_t n, sp_fmt_err *err);
+
+/* Where a reserved writer's events go, for other processes that write
+ * their share with sp_fmt_put_le64 at at[0] + 8 * first (start times) and
+ * at[1] + 8 * first (end times) of the file *tmp (the temporary name, valid
+ * until close). Returns 0, or -1 when w is not reserved. */
+int sp_fmt_h5w_layout(const sp_fmt_h5w *w, const char **tmp, int64_t at[2]);
 
 /* Attributes of /metadata (replaces any set before). */
 int sp_fmt_h5w_meta(sp_fmt_h5w *w, const sp_fmt_meta *meta, sp_fmt_err *err);

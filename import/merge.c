@@ -75,7 +75,7 @@ typedef struct pipeline {
   sp_fmt_err err;
   sp_fmt_meta meta; /* from the lowest rank that has any */
   int have_meta;
-  char **per_rank; /* per claim, per PER_RANK key: its value as text */
+  char **per_rank; /* per claim, per SP_FMT_PER_RANK key: its value as text */
   double t[5];     /* seconds in read, statistics, copy, rows, waiting */
 } pipeline;
 
@@ -208,52 +208,11 @@ static int read_claim(pipeline *p, int64_t c, slot *s, sp_fmt_err *err) {
       s->l->fd, p->base[c], &s->rows_v, err);
 }
 
-/* Keys every rank's metadata keeps in the merged file (as the lists
- * rank_<key>), where the lowest rank's metadata alone would lose them: the
- * host a rank ran on and its clock alignment. */
-static const char *const per_rank_keys[] = {"hostname",
-                                            "clock_sync_method",
-                                            "clock_offset_init_ns",
-                                            "clock_rtt_init_ns",
-                                            "clock_sync_init_ns",
-                                            "clock_offset_fin_ns",
-                                            "clock_rtt_fin_ns",
-                                            "clock_sync_fin_ns",
-                                            "clock_sync_init_failed",
-                                            "clock_sync_fin_failed"};
-#define PER_RANK (sizeof per_rank_keys / sizeof *per_rank_keys)
-
-/* Claim c's values of the per-rank keys, kept as text: from the lists of
- * an input that is a merged file itself, else from the rank's keys. */
+/* Claim c's values of the per-rank keys (sp_fmt_per_rank_keys), kept as
+ * text. */
 static int keep_per_rank(pipeline *p, int64_t c, const sp_fmt_meta *m) {
-  const sp_fmt_meta_item *ids = sp_fmt_meta_get(m, "rank_ids");
-  int64_t at = -1;
-  char num[24];
-  snprintf(num, sizeof num, "%d", p->claims[c].rank);
-  for (int64_t i = 0;
-       ids && ids->type == SP_FMT_META_STRLIST && i < ids->nstrs && at < 0; i++)
-    if (ids->strs[i] && strcmp(ids->strs[i], num) == 0)
-      at = i;
-  for (size_t k = 0; k < PER_RANK; k++) {
-    char key[80], **out = &p->per_rank[(size_t)c * PER_RANK + k];
-    snprintf(key, sizeof key, "rank_%s", per_rank_keys[k]);
-    const sp_fmt_meta_item *l = at >= 0 ? sp_fmt_meta_get(m, key) : NULL;
-    const char *v = NULL;
-    if (l && l->type == SP_FMT_META_STRLIST && at < l->nstrs) {
-      v = l->strs[at] && l->strs[at][0] ? l->strs[at] : NULL;
-    } else if (at < 0) {
-      const sp_fmt_meta_item *it = sp_fmt_meta_get(m, per_rank_keys[k]);
-      if (it && it->type == SP_FMT_META_INT)
-        snprintf(num, sizeof num, "%lld", (long long)it->i64);
-      v = !it                           ? NULL
-          : it->type == SP_FMT_META_STR ? it->str
-          : it->type == SP_FMT_META_INT ? num
-                                        : NULL;
-    }
-    if (v && !(*out = strdup(v)))
-      return -1;
-  }
-  return 0;
+  return sp_fmt_per_rank_values(m, p->claims[c].rank,
+                                &p->per_rank[(size_t)c * SP_FMT_PER_RANK]);
 }
 
 /* rank_ids and rank_<key> for the per-rank keys any rank has: one string
@@ -261,40 +220,13 @@ static int keep_per_rank(pipeline *p, int64_t c, const sp_fmt_meta *m) {
  * from several processes gives its first process's value. */
 static int per_rank_meta(sp_fmt_meta *m, char **per, const sp_imp_claim *claims,
                          int64_t n) {
-  const char **v = calloc(n > 0 ? (size_t)n : 1, sizeof *v);
-  char(*ids)[16] = calloc(n > 0 ? (size_t)n : 1, sizeof *ids);
-  int rc = v && ids ? 0 : -1, any = 0;
-  for (size_t k = 0; rc == 0 && k < PER_RANK; k++) {
-    int64_t nr = 0, have = 0;
-    for (int64_t c = 0; c < n; c++) {
-      if (c > 0 && claims[c - 1].rank == claims[c].rank) {
-        if (!v[nr - 1][0] && per[(size_t)c * PER_RANK + k])
-          v[nr - 1] = per[(size_t)c * PER_RANK + k], have = 1;
-        continue;
-      }
-      const char *x = per[(size_t)c * PER_RANK + k];
-      have |= x != NULL;
-      v[nr++] = x ? x : "";
-    }
-    if (!have)
-      continue;
-    char key[80];
-    snprintf(key, sizeof key, "rank_%s", per_rank_keys[k]);
-    rc = sp_fmt_meta_set_strlist(m, key, v, nr);
-    any = 1;
-  }
-  if (rc == 0 && any) {
-    int64_t nr = 0;
-    for (int64_t c = 0; c < n; c++)
-      if (c == 0 || claims[c - 1].rank != claims[c].rank) {
-        snprintf(ids[nr], sizeof ids[nr], "%d", claims[c].rank);
-        v[nr] = ids[nr];
-        nr++;
-      }
-    rc = sp_fmt_meta_set_strlist(m, "rank_ids", v, nr);
-  }
-  free(v);
-  free(ids);
+  int32_t *ranks = malloc((n > 0 ? (size_t)n : 1) * sizeof *ranks);
+  if (!ranks)
+    return -1;
+  for (int64_t c = 0; c < n; c++)
+    ranks[c] = claims[c].rank;
+  int rc = sp_fmt_per_rank_meta(m, per, ranks, n);
+  free(ranks);
   return rc;
 }
 
@@ -520,7 +452,8 @@ int sp__imp_merge(const sp_fmt_inputs *in, const sp_imp_claim *claims,
     at += claims[c].events;
   }
   p.base = base;
-  p.per_rank = calloc(nclaims ? (size_t)nclaims * PER_RANK : 1, sizeof(char *));
+  p.per_rank =
+      calloc(nclaims ? (size_t)nclaims * SP_FMT_PER_RANK : 1, sizeof(char *));
   if (!p.per_rank) {
     sp_fmt_err_set(err, "%s: out of memory", out);
     sp_fmt_h5w_abort(w);
@@ -569,7 +502,7 @@ int sp__imp_merge(const sp_fmt_inputs *in, const sp_imp_claim *claims,
             p.t[T_READ], p.t[T_STATS], p.t[T_COPY], p.t[T_ROWS], now() - t0,
             p.t[T_WAIT], started ? "two threads" : "one thread");
   sp_fmt_meta_free(&p.meta);
-  for (int64_t i = 0; i < nclaims * (int64_t)PER_RANK; i++)
+  for (int64_t i = 0; i < nclaims * (int64_t)SP_FMT_PER_RANK; i++)
     free(p.per_rank[i]);
   free(p.per_rank);
   pthread_mutex_destroy(&p.mu);

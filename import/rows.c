@@ -28,19 +28,12 @@ void sp__imp_nesting_report(void) {
             first_bad, (long long)(nbad - 1));
 }
 
-/* A row without calls has no first start: it goes last, by name, so the
- * output is deterministic. The key is the start of the row's first call,
- * which is also its earliest when calls are in start order, as the
- * runtime writes them. */
+/* The schema-2 order (sp_fmt_row_cmp). The key is the start of the row's
+ * first call, which is also its earliest when calls are in start order, as
+ * the runtime writes them. */
 static int by_first_start(const void *a, const void *b) {
   const sp_imp_row *x = a, *y = b;
-  if (x->src.thread != y->src.thread)
-    return x->src.thread < y->src.thread ? -1 : 1;
-  if ((x->src.count > 0) != (y->src.count > 0))
-    return x->src.count > 0 ? -1 : 1;
-  if (x->src.count > 0 && x->first != y->first)
-    return x->first < y->first ? -1 : 1;
-  return strcmp(x->src.name, y->src.name);
+  return sp_fmt_row_cmp(&x->src, x->first, &y->src, y->first);
 }
 
 int sp__imp_place(const sp_fmt_rank *r, const sp_fmt_source *given,

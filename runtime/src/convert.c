@@ -25,19 +25,24 @@ static void copy_clock_keys(sp_fmt_meta *dst, const sp_fmt_meta *src) {
   }
 }
 
+void sp__rank_meta(sp_fmt_meta *meta, const sp_fmt_meta *smeta,
+                   int64_t open_calls) {
+  sp__metadata_collect(meta);
+  copy_clock_keys(meta, smeta);
+  sp_fmt_meta_set_int(meta, "recording_wait_ns",
+                      (int64_t)atomic_load(&sp__wait_ns));
+  sp_fmt_meta_set_int(meta, "calls_open_at_exit", open_calls);
+  sp_fmt_meta_set_int(meta, "memory_budget", (int64_t)sp__budget);
+  sp_fmt_meta_set_int(meta, "memory_overrun_bytes",
+                      (int64_t)atomic_load(&sp__overrun_bytes));
+}
+
 /* .h5 through the HDF5 module, loaded for this write only. */
 static int write_h5(const char *path, int rank, const sp_fmt_source *src,
                     int64_t n, int64_t open_calls, const sp_fmt_meta *smeta,
                     sp_fmt_err *err) {
   sp_fmt_meta meta = {0};
-  sp__metadata_collect(&meta);
-  copy_clock_keys(&meta, smeta);
-  sp_fmt_meta_set_int(&meta, "recording_wait_ns",
-                      (int64_t)atomic_load(&sp__wait_ns));
-  sp_fmt_meta_set_int(&meta, "calls_open_at_exit", open_calls);
-  sp_fmt_meta_set_int(&meta, "memory_budget", (int64_t)sp__budget);
-  sp_fmt_meta_set_int(&meta, "memory_overrun_bytes",
-                      (int64_t)atomic_load(&sp__overrun_bytes));
+  sp__rank_meta(&meta, smeta, open_calls);
   int rc = sp__write_h5(path, rank, src, n, &meta, err);
   sp_fmt_meta_free(&meta);
   return rc;

@@ -67,8 +67,9 @@ static int append_rest(const uint64_t cnt[5]) {
   return 0;
 }
 
-/* at_exit: 1 when the exit handler runs it, 0 for the program's own call. */
-int sp__finalize(int at_exit) {
+/* at_exit: 1 when the exit handler runs it, 0 for the program's own call;
+ * merge: 1 at MPI_Finalize under SP_MERGE. */
+int sp__finalize_as(int at_exit, int merge) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   static int result;
   /* At exit, the OpenMP runtime ends first (its workers report their last
@@ -109,6 +110,10 @@ int sp__finalize(int at_exit) {
   } else if (append_rest(cnt) != 0 || atomic_load(&sp__lost_calls)) {
     /* a write failed, now or earlier in the writer: no partial profile */
     stream_failed(named ? path : sp__cfg.prefix);
+  } else if (merge && sp__merge(rank) == 0 && !sp__cfg.merge_keep) {
+    /* in the job's file: this rank writes none of its own */
+    unlink(sp__stream_path);
+    result = SP_OK;
   } else if (!named) {
     sp__warn("error: output name from prefix '%s' is too long (the calls "
              "are kept in %s)",
@@ -162,5 +167,7 @@ int sp__finalize(int at_exit) {
   pthread_mutex_unlock(&lock);
   return result;
 }
+
+int sp__finalize(int at_exit) { return sp__finalize_as(at_exit, 0); }
 
 SP_API int sp_finalize(void) { return sp__finalize(0); }

@@ -1,5 +1,6 @@
 /* h5_load.c - finds and loads libscopeprof_h5.so, the HDF5 writer, when a
  * rank writes .h5, so HDF5 never enters a process that does not. */
+#include "h5_merge.h"
 #include "internal.h"
 #include "sp_format.h"
 
@@ -82,6 +83,48 @@ static int candidates(char paths[3][PATH_MAX]) {
 }
 #endif
 
+#ifdef SP_USE_HDF5
+/* The module, loaded on first use and kept loaded: HDF5 may hold
+ * thread-specific data and exit handlers. NULL with err set (naming path,
+ * the file being written) when it cannot be. */
+static void *module(const char *path, sp_fmt_err *err) {
+  static void *h;
+  if (h)
+    return h;
+  char paths[3][PATH_MAX];
+  int np = candidates(paths), found = -1;
+  for (int i = 0; i < np && found < 0; i++)
+    if (access(paths[i], F_OK) == 0)
+      found = i;
+  if (found < 0) {
+    sp_fmt_err_set(err,
+                   "%.900s: cannot write .h5: the HDF5 writer %s was not "
+                   "found (looked for %s%s%s%s%s)",
+                   path, SP__H5_MODULE, paths[0], np > 1 ? ", " : "",
+                   np > 1 ? paths[1] : "", np > 2 ? ", " : "",
+                   np > 2 ? paths[2] : "");
+    return NULL;
+  }
+  int flags = RTLD_NOW | RTLD_LOCAL | (deep_bind() ? RTLD_DEEPBIND : 0);
+  h = dlopen(paths[found], flags);
+  if (!h) {
+    const char *why = dlerror();
+    sp_fmt_err_set(err, "%.900s: cannot load the HDF5 writer: %s", path,
+                   why ? why : paths[found]);
+  }
+  return h;
+}
+
+/* name from the module, or NULL with err set. */
+static void *entry(const char *path, const char *name, sp_fmt_err *err) {
+  void *h = module(path, err), *f = h ? dlsym(h, name) : NULL;
+  if (h && !f)
+    sp_fmt_err_set(err, "%.900s: cannot load the HDF5 writer: it has no %s",
+                   path, name);
+  return f;
+}
+#endif
+
 int sp__write_h5(const char *path, int32_t rank, const sp_fmt_source *srcs,
                  int64_t n, const sp_fmt_meta *meta, sp_fmt_err *err) {
 #ifndef SP_USE_HDF5
@@ -90,39 +133,19 @@ int sp__write_h5(const char *path, int32_t rank, const sp_fmt_source *srcs,
   return -1;
 #else
   static sp__h5_write_fn write_fn;
-  if (!write_fn) {
-    char paths[3][PATH_MAX];
-    int np = candidates(paths), found = -1;
-    for (int i = 0; i < np && found < 0; i++)
-      if (access(paths[i], F_OK) == 0)
-        found = i;
-    if (found < 0) {
-      sp_fmt_err_set(err,
-                     "%.900s: cannot write .h5: the HDF5 writer %s was not "
-                     "found (looked for %s%s%s%s%s)",
-                     path, SP__H5_MODULE, paths[0], np > 1 ? ", " : "",
-                     np > 1 ? paths[1] : "", np > 2 ? ", " : "",
-                     np > 2 ? paths[2] : "");
-      return -1;
-    }
-    int flags = RTLD_NOW | RTLD_LOCAL | (deep_bind() ? RTLD_DEEPBIND : 0);
-    void *h = dlopen(paths[found], flags);
-    if (!h) {
-      const char *why = dlerror();
-      sp_fmt_err_set(err, "%.900s: cannot load the HDF5 writer: %s", path,
-                     why ? why : paths[found]);
-      return -1;
-    }
-    /* Kept loaded: HDF5 may hold thread-specific data and exit handlers. */
-    write_fn = (sp__h5_write_fn)dlsym(h, "sp__h5_write");
-    if (!write_fn) {
-      sp_fmt_err_set(err,
-                     "%.900s: cannot load the HDF5 writer: %s has no "
-                     "sp__h5_write",
-                     path, paths[found]);
-      return -1;
-    }
-  }
-  return write_fn(path, rank, srcs, n, meta, err);
+  if (!write_fn)
+    *(void **)&write_fn = entry(path, "sp__h5_write", err);
+  return write_fn ? write_fn(path, rank, srcs, n, meta, err) : -1;
+#endif
+}
+
+const sp__h5_merge_ops *sp__h5_merge(const char *path, sp_fmt_err *err) {
+#ifndef SP_USE_HDF5
+  sp_fmt_err_set(err, "%.900s: this libscopeprof was built without HDF5", path);
+  return NULL;
+#else
+  const sp__h5_merge_ops *(*get)(void);
+  *(void **)&get = entry(path, "sp__h5_merge_get", err);
+  return get ? get() : NULL;
 #endif
 }

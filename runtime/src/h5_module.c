@@ -1,5 +1,7 @@
 /* h5_module.c - libscopeprof_h5.so, the runtime's HDF5 writer: loaded by
- * h5_load.c only when a rank writes .h5; one entry point, sp__h5_write. */
+ * h5_load.c only when a rank writes .h5; two entry points, sp__h5_write
+ * (a rank's file) and sp__h5_merge_get (rank 0's part of SP_MERGE). */
+#include "h5_merge.h"
 #include "sp_format.h"
 #include "sp_h5_util.h"
 
@@ -73,4 +75,51 @@ sp__h5_write(const char *path, int32_t rank, const sp_fmt_source *srcs,
   int rc = write_rank(path, rank, srcs, n, meta, err);
   restore(&s);
   return rc;
+}
+
+/* ---- SP_MERGE: rank 0's writer; HDF5 is called in open, close and abort
+ * only (rows of a reserved writer wait in memory until close). */
+static void *merge_open(const char *path, int64_t events, const char **tmp,
+                        int64_t at[2], sp_fmt_err *err) {
+  app_state s;
+  save(&s);
+  sp_fmt_h5w *w = sp_fmt_h5w_open(path, err);
+  if (w && (sp_fmt_h5w_reserve(w, events, err) != 0 ||
+            sp_fmt_h5w_layout(w, tmp, at) != 0)) {
+    sp_fmt_h5w_abort(w);
+    w = NULL;
+  }
+  restore(&s);
+  return w;
+}
+
+static int merge_row(void *w, int32_t rank, const sp_fmt_source *src,
+                     const sp_fmt_stats *st, sp_fmt_err *err) {
+  return sp_fmt_h5w_row(w, rank, src, st, err);
+}
+
+static int merge_close(void *w, const sp_fmt_meta *meta, sp_fmt_err *err) {
+  app_state s;
+  save(&s);
+  int rc = -1;
+  if (sp_fmt_h5w_meta(w, meta, err) != 0)
+    sp_fmt_h5w_abort(w);
+  else
+    rc = sp_fmt_h5w_close(w, err);
+  restore(&s);
+  return rc;
+}
+
+static void merge_abort(void *w) {
+  app_state s;
+  save(&s);
+  sp_fmt_h5w_abort(w);
+  restore(&s);
+}
+
+__attribute__((visibility("default"))) const sp__h5_merge_ops *
+sp__h5_merge_get(void) {
+  static const sp__h5_merge_ops ops = {merge_open, merge_row, merge_close,
+                                       merge_abort};
+  return &ops;
 }

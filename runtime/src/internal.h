@@ -46,6 +46,8 @@ SP_HIDDEN extern _Atomic int sp__state;
 SP_HIDDEN void sp__ensure_init(void);
 SP_HIDDEN void sp__set_active(int on);
 SP_HIDDEN int sp__finalize(int at_exit);
+/* sp__finalize writing the job's merged file (SP_MERGE) when merge is 1. */
+SP_HIDDEN int sp__finalize_as(int at_exit, int merge);
 
 /* ---- configuration, read once at init (env.def lists the variables) ---- */
 typedef struct sp__config {
@@ -55,11 +57,14 @@ typedef struct sp__config {
   char label[256];
   int verbose;
   int enable;
-  uint64_t memory; /* SP_MEMORY: bytes */
-  int signals;     /* SP_SIGNALS: install handlers */
-  int progress;    /* SP_PROGRESS: 0 auto, 1 never, 2 always */
-  int ompt;        /* SP_OMPT: OpenMP constructs through OMPT */
-  int rank;        /* SP_RANK, or -1 */
+  uint64_t memory;   /* SP_MEMORY: bytes */
+  int signals;       /* SP_SIGNALS: install handlers */
+  int progress;      /* SP_PROGRESS: 0 auto, 1 never, 2 always */
+  int ompt;          /* SP_OMPT: OpenMP constructs through OMPT */
+  int rank;          /* SP_RANK, or -1 */
+  int merge;         /* SP_MERGE: one file for the MPI job */
+  int merge_timeout; /* SP_MERGE_TIMEOUT: seconds */
+  int merge_keep;    /* SP_MERGE_KEEP_RANK_FILES (tests) */
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
 /* Fills cfg from the SP_* variables, warning once for each invalid value. */
@@ -79,6 +84,9 @@ SP_HIDDEN int sp__final_rank(void); /* sets sp__mpi_size when MPI says */
 /* Expands %p, %h and %% of prefix and appends _rank<NNNNN><ext>. */
 SP_HIDDEN int sp__output_path(const char *prefix, int rank, const char *ext,
                               char *out, size_t size);
+/* Expands %p, %h and %% of prefix and appends ext: the merged file's name. */
+SP_HIDDEN int sp__output_job_path(const char *prefix, const char *ext,
+                                  char *out, size_t size);
 /* A short private name beside path to write the final file under. */
 SP_HIDDEN int sp__private_name(const char *path, char *out, size_t size);
 /* In msg, the private name tmp replaced by the final name path. */
@@ -94,6 +102,34 @@ struct sp_fmt_err;
 SP_HIDDEN int sp__convert(const char *path, int rank,
                           struct sp_fmt_stream_info *info,
                           struct sp_fmt_err *err);
+struct sp_fmt_meta;
+/* The metadata of this rank's .h5 into m (empty): the process's, the clock
+ * alignment's keys from the stream's smeta, and the recording's counters. */
+SP_HIDDEN void sp__rank_meta(struct sp_fmt_meta *m,
+                             const struct sp_fmt_meta *smeta,
+                             int64_t open_calls);
+
+/* ---- SP_MERGE (merge.c) ---- */
+/* The MPI point-to-point calls the runtime makes, through the PMPI names,
+ * and the handles they need (mpi.c finds them). */
+typedef struct sp__p2p {
+  int (*send)(const void *, int, void *, int, int, void *);
+  int (*irecv)(void *, int, void *, int, int, void *, void *);
+  int (*test)(void *, int *, void *);
+  int (*cancel)(void *);
+  int (*wait)(void *, void *);
+  int (*isend)(const void *, int, void *, int, int, void *, void *);
+  int (*request_free)(void *);
+  void *world, *byte, *status_ignore;
+} sp__p2p;
+SP_HIDDEN int sp__p2p_get(sp__p2p *m);
+/* Finalize at MPI_Finalize under SP_MERGE (mpi.c calls it). */
+SP_HIDDEN void sp__merge_at_finalize(void);
+/* With the stream complete: this rank's share of the job's <prefix>.h5,
+ * written together with every other rank. 0 when the merged file was
+ * written; -1 when this rank must write its own file instead (a rank
+ * missing, a write failed: one line says why on rank 0). */
+SP_HIDDEN int sp__merge(int rank);
 
 /* ---- clock ---- */
 /* 1: raw ticks of the CPU's counter (sp__ticks), 0: CLOCK_MONOTONIC ns */
@@ -365,5 +401,11 @@ SP_HIDDEN int sp__write_h5(const char *path, int32_t rank,
                            const struct sp_fmt_source *srcs, int64_t n,
                            const struct sp_fmt_meta *meta,
                            struct sp_fmt_err *err);
+
+struct sp__h5_merge_ops;
+/* Rank 0's writer of the merged file (h5_merge.h), from the module loaded
+ * now; NULL with err set naming path. */
+SP_HIDDEN const struct sp__h5_merge_ops *sp__h5_merge(const char *path,
+                                                      struct sp_fmt_err *err);
 
 #endif /* SP_INTERNAL_H */

@@ -85,30 +85,19 @@ int sp__final_rank(void) {
 #define SP__STR(x) SP__STR_(x)
 #define SYNC_WAIT_NS INT64_C(60000000000)
 
-typedef int (*send_fn)(const void *, int, void *, int, int, void *);
-typedef int (*irecv_fn)(void *, int, void *, int, int, void *, void *);
-typedef int (*test_fn)(void *, int *, void *);
-typedef int (*req_fn)(void *);
-typedef int (*wait_fn)(void *, void *);
-
-typedef struct p2p {
-  send_fn send;
-  irecv_fn irecv;
-  test_fn test;
-  req_fn cancel;
-  wait_fn wait;
-  void *world, *byte, *status_ignore;
-} p2p;
+typedef sp__p2p p2p;
 
 /* MPI_BYTE and MPI_STATUS_IGNORE as comm_world tells the ABIs apart:
  * OpenMPI's datatypes are addresses of globals and its MPI_STATUS_IGNORE
  * is NULL; the MPICH ABI's MPI_BYTE is 0x4c00010d, MPI_STATUS_IGNORE 1. */
-static int p2p_get(p2p *m) {
-  m->send = (send_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Send");
-  m->irecv = (irecv_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Irecv");
-  m->test = (test_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Test");
-  m->cancel = (req_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Cancel");
-  m->wait = (wait_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Wait");
+int sp__p2p_get(p2p *m) {
+  *(void **)&m->send = dlsym(RTLD_DEFAULT, "PMPI_Send");
+  *(void **)&m->irecv = dlsym(RTLD_DEFAULT, "PMPI_Irecv");
+  *(void **)&m->test = dlsym(RTLD_DEFAULT, "PMPI_Test");
+  *(void **)&m->cancel = dlsym(RTLD_DEFAULT, "PMPI_Cancel");
+  *(void **)&m->wait = dlsym(RTLD_DEFAULT, "PMPI_Wait");
+  *(void **)&m->isend = dlsym(RTLD_DEFAULT, "PMPI_Isend");
+  *(void **)&m->request_free = dlsym(RTLD_DEFAULT, "PMPI_Request_free");
   m->world = comm_world();
   if (dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world")) {
     m->byte = dlsym(RTLD_DEFAULT, "ompi_mpi_byte");
@@ -117,8 +106,10 @@ static int p2p_get(p2p *m) {
     m->byte = (void *)(uintptr_t)0x4c00010d;
     m->status_ignore = (void *)(uintptr_t)1;
   }
-  return m->send && m->irecv && m->test && m->cancel && m->wait && m->byte ? 0
-                                                                           : -1;
+  return m->send && m->irecv && m->test && m->cancel && m->wait && m->isend &&
+                 m->request_free && m->byte
+             ? 0
+             : -1;
 }
 
 static int64_t raw_now(void) {
@@ -127,7 +118,13 @@ static int64_t raw_now(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* One int64 from rank src, waiting at most SYNC_WAIT_NS: a rank that does
+/* How long a rank waits for another: SYNC_WAIT_NS, or at MPI_Finalize
+ * under SP_MERGE the merge's own timeout when shorter: a rank that died
+ * before MPI_Finalize then costs the survivors the timeout the user chose
+ * for the merge, not SYNC_WAIT_NS on top of it. */
+static int64_t sync_wait_ns = SYNC_WAIT_NS;
+
+/* One int64 from rank src, waiting at most sync_wait_ns: a rank that does
  * not take part (another program of an MPMD job, SP_ENABLE=0 there) costs
  * a wait, never a hang. The request is an OpenMPI pointer or an MPICH int;
  * 8 zeroed bytes hold either. */
@@ -136,7 +133,7 @@ static int recv_within(const p2p *m, int64_t *v, int src, int yield) {
   int flag = 0;
   if (m->irecv(v, 8, m->byte, src, SYNC_TAG, m->world, &req) != 0)
     return -1;
-  int64_t until = raw_now() + SYNC_WAIT_NS;
+  int64_t until = raw_now() + sync_wait_ns;
   while (!flag) {
     if (m->test(&req, &flag, m->status_ignore) != 0)
       return -1;
@@ -251,7 +248,7 @@ static void capture_rank(void) {
 static void sync_phase(const char *phase) {
   int rank, size;
   p2p m;
-  if (sp__mpi_query(&rank, &size) != 0 || p2p_get(&m) != 0)
+  if (sp__mpi_query(&rank, &size) != 0 || sp__p2p_get(&m) != 0)
     return;
   sync_result r = {0, 0, 0};
   int ok =
@@ -264,14 +261,20 @@ static void sync_phase(const char *phase) {
               rank, call, (long long)r.offset, (long long)r.rtt);
   else
     sp__debug("rank %d: no answer from rank 0 at %s in %d s: no clock offset",
-              rank, call, (int)(SYNC_WAIT_NS / 1000000000));
+              rank, call, (int)(sync_wait_ns / 1000000000));
 }
 
 static void before_finalize(void) {
   capture_rank();
   if (!atomic_load(&synced_init) || atomic_exchange(&synced_fin, 1))
     return;
+  if (sp__cfg.merge &&
+      (int64_t)sp__cfg.merge_timeout * 1000000000 < sync_wait_ns)
+    sync_wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
   sync_phase("fin");
+  /* The job's one file needs MPI: written now, not at exit. */
+  if (sp__cfg.merge)
+    sp__merge_at_finalize();
 }
 
 /* MPI_Finalize deletes the attributes of MPI_COMM_SELF first, while MPI

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int sp__output_path(const char *prefix, int rank, const char *ext, char *out,
-                    size_t size) {
+/* prefix with %p, %h and %% expanded into out; its length, or -1. */
+static long expand(const char *prefix, char *out, size_t size) {
   size_t n = 0;
   char host[256];
   for (const char *p = prefix; *p; p++) {
@@ -37,7 +37,22 @@ int sp__output_path(const char *prefix, int rank, const char *ext, char *out,
     memcpy(out + n, add, k);
     n += k;
   }
-  int w = snprintf(out + n, size - n, "_rank%05d%s", rank, ext);
+  return (long)n;
+}
+
+int sp__output_path(const char *prefix, int rank, const char *ext, char *out,
+                    size_t size) {
+  long e = expand(prefix, out, size);
+  size_t n = (size_t)e;
+  int w = e < 0 ? -1 : snprintf(out + n, size - n, "_rank%05d%s", rank, ext);
+  return (w < 0 || (size_t)w >= size - n) ? -1 : 0;
+}
+
+int sp__output_job_path(const char *prefix, const char *ext, char *out,
+                        size_t size) {
+  long e = expand(prefix, out, size);
+  size_t n = (size_t)e;
+  int w = e < 0 ? -1 : snprintf(out + n, size - n, "%s", ext);
   return (w < 0 || (size_t)w >= size - n) ? -1 : 0;
 }
 

@@ -51,4 +51,14 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
     set_tests_properties(mpi_clock_${mode} PROPERTIES TIMEOUT 300 LABELS mpi
       ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};CLOCK=$<TARGET_FILE:mpi_clock>;CLOCK_PLAIN=$<TARGET_FILE:mpi_clock_plain>;SRC=${_d}")
   endforeach()
+
+  # SP_MERGE: one file written by the job at MPI_Finalize.
+  add_executable(mpi_merge ${_d}/merge.c)
+  target_link_libraries(mpi_merge PRIVATE scopeprof MPI::MPI_C Threads::Threads)
+  target_compile_options(mpi_merge PRIVATE ${SP_C_WARNINGS})
+  foreach(mode equal only kill early)
+    add_test(NAME mpi_merge_${mode} COMMAND ${_d}/merge.sh ${mode})
+    set_tests_properties(mpi_merge_${mode} PROPERTIES TIMEOUT 300 LABELS mpi
+      ENVIRONMENT "SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MERGE=$<TARGET_FILE:mpi_merge>;SRC=${_d}")
+  endforeach()
 endif()

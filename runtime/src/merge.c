@@ -1,0 +1,744 @@
+/* merge.c - SP_MERGE: the ranks of an MPI job write one schema-2 profile,
+ * <prefix>.h5, together at MPI_Finalize, equal to what sp-import makes of
+ * their own files; any rank missing, each writes its own file instead.
+ *
+ * Token-ordered, with rank 0 holding the token between turns: every rank
+ * sends rank 0 its number of calls; rank 0 creates the file under a
+ * temporary name with the events reserved (HDF5, in the module, on rank 0
+ * only) and tells each rank the file and where its calls go; then each
+ * rank in turn, when rank 0 gives it the turn, writes its calls there
+ * (plain pwrite, no HDF5) while computing its rows' statistics, and sends
+ * rank 0 its rows, which rank 0 adds to the index; the last done, rank 0
+ * writes index and metadata, renames the file into place and tells every
+ * rank. Messages go through the PMPI names on MPI_COMM_WORLD with tags of
+ * their own (a communicator of our own would need a collective call, which
+ * a dead rank would hang). */
+#include "h5_merge.h"
+#include "internal.h"
+#include "sp_format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TAG_UP 32702   /* to rank 0: calls, then each rank's rows' size */
+#define TAG_ROWS 32703 /* to rank 0: the rows */
+#define TAG_DOWN 32704 /* from rank 0 */
+
+enum { M_COUNT = 1, M_ROWS, M_PLACE, M_TURN, M_DONE, M_ABORT, M_ALIVE };
+
+typedef struct up_msg {
+  int64_t kind, value, len; /* M_COUNT: calls (-1: not taking part);
+                               M_ROWS: 0 or -1 (failed), rows' bytes */
+} up_msg;
+
+typedef struct down_msg {
+  int64_t kind, base, at[2]; /* M_PLACE: first call, datasets' offsets */
+  char path[PATH_MAX + 64];  /* M_PLACE: the file to write into */
+} down_msg;
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Waits off the CPU: ranks often share cores, and the rank writing should
+ * have them. The pause grows from 50 us to 1 ms and no further, so that a
+ * turn given or done is noticed at once against the turn's own length. */
+static void nap(int64_t *ns) {
+  struct timespec ts = {0, (long)*ns};
+  nanosleep(&ts, NULL);
+  if (*ns < 1000000)
+    *ns *= 2;
+}
+
+typedef struct job {
+  sp__p2p m;
+  int rank, size;   /* in MPI_COMM_WORLD */
+  int64_t wait_ns;  /* SP_MERGE_TIMEOUT */
+  int64_t alive_at; /* rank 0: when it last told the waiting ranks */
+  int current;      /* rank 0: the rank whose turn it is, or -1 */
+  char *gone;       /* rank 0: ranks that failed to answer */
+  char *heard;      /* rank 0: ranks whose count came (alive, waiting) */
+} job;
+
+/* Rank 0, waiting: every quarter of the timeout, tells every rank still to
+ * hear from it (all but the one whose turn it is) that it is alive, so that
+ * a rank waiting for its turn behind many others waits for silence, not for
+ * the sum of their writes. */
+static int send_within(job *j, const void *buf, int len, int dst, int tag);
+
+static void keep_alive(job *j) {
+  if (j->rank != 0 || now_ns() - j->alive_at < j->wait_ns / 4)
+    return;
+  down_msg d;
+  memset(&d, 0, sizeof d);
+  d.kind = M_ALIVE;
+  for (int r = 1; r < j->size; r++)
+    if (r != j->current && j->heard[r] && !j->gone[r])
+      send_within(j, &d, (int)offsetof(down_msg, path), r, TAG_DOWN);
+  j->alive_at = now_ns();
+}
+
+/* len bytes from src on tag, waiting at most the timeout. The request is an
+ * OpenMPI pointer or an MPICH int; 8 zeroed bytes hold either. */
+static int recv_within(job *j, void *buf, int len, int src, int tag) {
+  uint64_t req = 0;
+  int flag = 0;
+  if (j->m.irecv(buf, len, j->m.byte, src, tag, j->m.world, &req) != 0)
+    return -1;
+  int64_t until = now_ns() + j->wait_ns, pause = 50000;
+  while (!flag) {
+    if (j->m.test(&req, &flag, j->m.status_ignore) != 0)
+      return -1;
+    if (flag)
+      break;
+    if (now_ns() > until) {
+      j->m.cancel(&req);
+      j->m.wait(&req, j->m.status_ignore);
+      return -1;
+    }
+    keep_alive(j);
+    nap(&pause);
+  }
+  return 0;
+}
+
+/* len bytes of buf to dst on tag, waiting at most the timeout for MPI to
+ * take them: a message larger than MPI's eager limit waits for its
+ * receiver, which may have given up or died. Then the request is left to
+ * MPI with a copy of the bytes (never freed: MPI may still read them). */
+static int send_within(job *j, const void *buf, int len, int dst, int tag) {
+  uint64_t req = 0;
+  int flag = 0;
+  void *copy = malloc(len > 0 ? (size_t)len : 1);
+  if (!copy)
+    return -1;
+  memcpy(copy, buf, (size_t)len);
+  if (j->m.isend(copy, len, j->m.byte, dst, tag, j->m.world, &req) != 0) {
+    free(copy);
+    return -1;
+  }
+  int64_t until = now_ns() + j->wait_ns, pause = 50000;
+  while (!flag) {
+    if (j->m.test(&req, &flag, j->m.status_ignore) != 0)
+      return -1; /* copy leaked: the request may still hold it */
+    if (flag)
+      break;
+    if (now_ns() > until) {
+      j->m.request_free(&req);
+      return -1;
+    }
+    nap(&pause);
+  }
+  free(copy);
+  return 0;
+}
+
+/* The next message from rank 0 that is not M_ALIVE (each of which starts
+ * the timeout again); M_ABORT when none came in time. */
+static void recv_down(job *j, down_msg *d) {
+  do {
+    if (recv_within(j, d, (int)sizeof *d, 0, TAG_DOWN) != 0)
+      d->kind = M_ABORT;
+  } while (d->kind == M_ALIVE);
+}
+
+static void send_down(job *j, int r, int64_t kind) {
+  down_msg d;
+  memset(&d, 0, sizeof d);
+  d.kind = kind;
+  send_within(j, &d, (int)offsetof(down_msg, path), r, TAG_DOWN);
+}
+
+/* ---- this rank's share ---- */
+
+typedef struct row {
+  sp_fmt_source src;
+  int64_t first; /* its first call's start: the order key */
+  int64_t at;    /* its first call's index in this rank's calls */
+} row;
+
+typedef struct share {
+  int32_t rank; /* the rank in the file (SP_RANK's, else MPI's) */
+  sp_fmt_stream *s;
+  row *rows;
+  sp_fmt_source *srcs; /* the rows' sources, in order */
+  sp_fmt_stats *st;
+  int64_t n, calls;
+  sp_fmt_meta meta; /* as this rank's own .h5 would hold */
+  char *per[SP_FMT_PER_RANK];
+} share;
+
+static int by_row(const void *a, const void *b) {
+  const row *x = a, *y = b;
+  return sp_fmt_row_cmp(&x->src, x->first, &y->src, y->first);
+}
+
+static void share_free(share *sh) {
+  sp_fmt_stream_close(sh->s);
+  free(sh->rows);
+  free(sh->srcs);
+  free(sh->st);
+  sp_fmt_meta_free(&sh->meta);
+  for (int k = 0; k < SP_FMT_PER_RANK; k++)
+    free(sh->per[k]);
+}
+
+/* The complete stream's rows in schema-2 order (as sp-import orders them)
+ * and the metadata this rank's own file would have. */
+static int share_open(share *sh, int32_t rank, sp_fmt_err *err) {
+  int64_t nhint;
+  const sp_stream_hint *hint = sp__stream_hints(&nhint);
+  memset(sh, 0, sizeof *sh);
+  sh->rank = rank;
+  if (sp_fmt_stream_open_hinted(sp__stream_path, SP_FMT_STREAM_TRUST, hint,
+                                nhint, &sh->s, err) != 0)
+    return -1;
+  sp_fmt_stream_info info;
+  sp_fmt_stream_get_info(sh->s, &info);
+  const sp_fmt_source *src = sp_fmt_stream_sources(sh->s);
+  sh->n = sp_fmt_stream_nsources(sh->s);
+  size_t cnt = sh->n ? (size_t)sh->n : 1;
+  sh->rows = malloc(cnt * sizeof *sh->rows);
+  sh->srcs = malloc(cnt * sizeof *sh->srcs);
+  sh->st = calloc(cnt, sizeof *sh->st);
+  if (!sh->rows || !sh->srcs || !sh->st) {
+    sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
+    return -1;
+  }
+  for (int64_t i = 0; i < sh->n; i++) {
+    int64_t first = 0, end;
+    if (src[i].count > 0)
+      src[i].read(&src[i], 0, 1, &first, &end);
+    sh->rows[i] = (row){src[i], first, 0};
+  }
+  qsort(sh->rows, (size_t)sh->n, sizeof *sh->rows, by_row);
+  for (int64_t i = 0; i < sh->n; i++) {
+    sh->rows[i].at = sh->calls;
+    sh->srcs[i] = sh->rows[i].src;
+    sh->calls += sh->rows[i].src.count;
+  }
+  sp__rank_meta(&sh->meta, sp_fmt_stream_meta(sh->s), info.open_calls);
+  if (sp_fmt_per_rank_values(&sh->meta, rank, sh->per) != 0) {
+    sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
+    return -1;
+  }
+  return 0;
+}
+
+/* Calls as the statistics read them, written on at their place. */
+typedef struct writing {
+  const share *sh;
+  int fd;
+  int64_t base, at[2];
+  int failed; /* errno, or -1 */
+} writing;
+
+/* Batches end where a call's place is a multiple of 32 Ki calls (256 KiB
+ * of timestamps), as sp-import's do: whole aligned pieces of the file. */
+#define PIECE ((int64_t)32768)
+
+static int64_t batch_size(void *ctx, int64_t i, int64_t first, int64_t n) {
+  const writing *w = ctx;
+  int64_t place = w->base + w->sh->rows[i].at + first + n;
+  if (first + n < w->sh->rows[i].src.count && n >= PIECE)
+    n -= place % PIECE;
+  return n;
+}
+
+static void batch(void *ctx, int64_t i, int64_t first, int64_t n,
+                  const int64_t *starts, const int64_t *ends) {
+  writing *w = ctx;
+  int64_t call = w->base + w->sh->rows[i].at + first;
+  if (w->failed)
+    return;
+  if (sp_fmt_put_le64(w->fd, w->at[0] + call * 8, starts, n) != 0 ||
+      sp_fmt_put_le64(w->fd, w->at[1] + call * 8, ends, n) != 0)
+    w->failed = errno ? errno : -1;
+}
+
+/* This rank's calls into path at base, and its rows' statistics, in one
+ * read of the stream. */
+static int share_write(share *sh, const char *path, int64_t base,
+                       const int64_t at[2], sp_fmt_err *err) {
+  writing w = {sh, -1, base, {at[0], at[1]}, 0};
+  if (sh->calls > 0 && (w.fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
+    sp_fmt_err_set(err, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  sp_fmt_stats_reader rd = {batch_size, batch, &w};
+  int64_t bad = sp_fmt_stats_rank_read(sh->srcs, sh->n, sh->st, NULL, &rd);
+  if (w.fd >= 0 && close(w.fd) != 0 && !w.failed)
+    w.failed = errno;
+  if (bad < 0) {
+    sp_fmt_err_set(err, "%s: out of memory", path);
+    return -1;
+  }
+  if (w.failed || sp_fmt_stream_failed(sh->s)) {
+    int e = w.failed ? w.failed : sp_fmt_stream_failed(sh->s);
+    sp_fmt_err_set(err, "%s: %s", w.failed ? path : sp__stream_path,
+                   e > 0 ? strerror(e) : "no progress");
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- the rows as bytes, rank r to rank 0 ----
+ * int32 rank, int64 rows; per rank key a string; per row int32 thread,
+ * int32 line, int64 calls, the sp_fmt_stats as they are in memory (the
+ * job's ranks run one build of the runtime), its name and file. A string
+ * is an int32 length (-1: none) and its bytes. */
+
+typedef struct buf {
+  char *p;
+  size_t n, cap;
+  int oom;
+} buf;
+
+static void put(buf *b, const void *p, size_t n) {
+  if (b->oom)
+    return;
+  if (b->n + n > b->cap) {
+    size_t cap = (b->cap ? b->cap * 2 : 4096) + n;
+    char *q = realloc(b->p, cap);
+    if (!q) {
+      b->oom = 1;
+      return;
+    }
+    b->p = q;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, p, n);
+  b->n += n;
+}
+
+static void put_str(buf *b, const char *s) {
+  int32_t len = s ? (int32_t)strlen(s) : -1;
+  put(b, &len, sizeof len);
+  if (s)
+    put(b, s, (size_t)len);
+}
+
+static int pack(const share *sh, buf *b) {
+  put(b, &sh->rank, sizeof sh->rank);
+  put(b, &sh->n, sizeof sh->n);
+  for (int k = 0; k < SP_FMT_PER_RANK; k++)
+    put_str(b, sh->per[k]);
+  for (int64_t i = 0; i < sh->n; i++) {
+    const sp_fmt_source *s = &sh->srcs[i];
+    put(b, &s->thread, sizeof s->thread);
+    put(b, &s->line, sizeof s->line);
+    put(b, &s->count, sizeof s->count);
+    put(b, &sh->st[i], sizeof sh->st[i]);
+    put_str(b, s->name);
+    put_str(b, s->file && s->file[0] ? s->file : NULL);
+  }
+  return b->oom ? -1 : 0;
+}
+
+typedef struct reader {
+  const char *p;
+  size_t n, at;
+  int bad;
+} reader;
+
+static void get(reader *r, void *out, size_t n) {
+  if (r->bad || r->n - r->at < n) {
+    r->bad = 1;
+    memset(out, 0, n);
+    return;
+  }
+  memcpy(out, r->p + r->at, n);
+  r->at += n;
+}
+
+/* A string of the buffer, copied (NULL: none, or r->bad). */
+static char *get_str(reader *r) {
+  int32_t len;
+  get(r, &len, sizeof len);
+  if (r->bad || len < 0)
+    return NULL;
+  if ((size_t)len > r->n - r->at) {
+    r->bad = 1;
+    return NULL;
+  }
+  char *s = malloc((size_t)len + 1);
+  if (!s) {
+    r->bad = 1;
+    return NULL;
+  }
+  memcpy(s, r->p + r->at, (size_t)len);
+  s[len] = 0;
+  r->at += (size_t)len;
+  return s;
+}
+
+/* ---- rank 0 ---- */
+
+typedef struct writer {
+  const sp__h5_merge_ops *ops;
+  void *w;
+  char path[PATH_MAX + 64];
+  int32_t *ranks; /* per MPI rank, its rank in the file */
+  char **per;     /* per MPI rank, SP_FMT_PER_RANK values */
+} writer;
+
+/* Rank r's rows (bytes b) into the index, its per-rank values kept. */
+static int add_packed(writer *wr, int r, const char *b, size_t n,
+                      sp_fmt_err *err) {
+  reader rd = {b, n, 0, 0};
+  int64_t nrows = 0;
+  get(&rd, &wr->ranks[r], sizeof wr->ranks[r]);
+  get(&rd, &nrows, sizeof nrows);
+  for (int k = 0; k < SP_FMT_PER_RANK; k++)
+    wr->per[(size_t)r * SP_FMT_PER_RANK + (size_t)k] = get_str(&rd);
+  for (int64_t i = 0; i < nrows && !rd.bad; i++) {
+    sp_fmt_source s;
+    sp_fmt_stats st;
+    memset(&s, 0, sizeof s);
+    get(&rd, &s.thread, sizeof s.thread);
+    get(&rd, &s.line, sizeof s.line);
+    get(&rd, &s.count, sizeof s.count);
+    get(&rd, &st, sizeof st);
+    char *name = get_str(&rd), *file = get_str(&rd);
+    s.name = name;
+    s.file = file;
+    int rc = !rd.bad && name
+                 ? wr->ops->row(wr->w, wr->ranks[r], &s, &st, err)
+                 : (sp_fmt_err_set(err, "%s: rank %d sent rows cut short",
+                                   wr->path, r),
+                    -1);
+    free(name);
+    free(file);
+    if (rc != 0)
+      return -1;
+  }
+  if (rd.bad) {
+    sp_fmt_err_set(err, "%s: rank %d sent rows cut short", wr->path, r);
+    return -1;
+  }
+  return 0;
+}
+
+/* The metadata of the merged file as sp-import makes it: rank 0's, the
+ * run's label, mpi_size, and each rank's host and clock as lists. */
+static int merged_meta(const writer *wr, const job *j, const share *sh,
+                       sp_fmt_meta *m) {
+  const char *label = sp__cfg.label;
+  const char *slash = strrchr(wr->path, '/');
+  char stem[PATH_MAX + 64];
+  if (!label[0]) { /* sp-import's default: the output's name, no .h5 */
+    snprintf(stem, sizeof stem, "%s", slash ? slash + 1 : wr->path);
+    char *dot = strrchr(stem, '.');
+    if (dot && dot != stem)
+      *dot = 0;
+    label = stem;
+  }
+  return sp_fmt_meta_copy(m, &sh->meta) != 0 ||
+                 sp_fmt_meta_set_str(m, "label", label) != 0 ||
+                 sp_fmt_meta_set_int(m, "mpi_size", j->size) != 0 ||
+                 sp_fmt_per_rank_meta(m, wr->per, wr->ranks, j->size) != 0
+             ? -1
+             : 0;
+}
+
+/* Every other rank's M_COUNT into ups[r], in whatever order they come
+ * (a rank that answers is told that rank 0 is alive while the others are
+ * awaited); the timeout for all of them together. ups[r].kind stays 0 for
+ * a rank that did not answer. 0, or -1 when out of memory. */
+static int gather_counts(job *j, up_msg *ups) {
+  uint64_t *req = calloc((size_t)j->size, sizeof *req);
+  char *done = calloc((size_t)j->size, 1);
+  int pending = 0, rc = req && done ? 0 : -1;
+  for (int r = 1; rc == 0 && r < j->size; r++) {
+    ups[r] = (up_msg){0, -1, 0};
+    if (j->m.irecv(&ups[r], (int)sizeof ups[r], j->m.byte, r, TAG_UP,
+                   j->m.world, &req[r]) == 0)
+      pending++;
+    else
+      done[r] = 1;
+  }
+  int64_t until = now_ns() + j->wait_ns, pause = 50000;
+  while (rc == 0 && pending > 0) {
+    for (int r = 1; r < j->size; r++) {
+      int flag = 0;
+      if (done[r] || j->m.test(&req[r], &flag, j->m.status_ignore) != 0 ||
+          !flag)
+        continue;
+      done[r] = 1;
+      j->heard[r] = 1;
+      pending--;
+    }
+    if (pending == 0)
+      break;
+    if (now_ns() > until) {
+      for (int r = 1; r < j->size; r++)
+        if (!done[r]) {
+          j->m.cancel(&req[r]);
+          j->m.wait(&req[r], j->m.status_ignore);
+          ups[r].kind = 0;
+        }
+      break;
+    }
+    keep_alive(j);
+    nap(&pause);
+  }
+  free(req);
+  free(done);
+  return rc;
+}
+
+static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
+  writer wr;
+  memset(&wr, 0, sizeof wr);
+  int64_t *counts = calloc((size_t)j->size, sizeof *counts);
+  wr.ranks = calloc((size_t)j->size, sizeof *wr.ranks);
+  wr.per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *wr.per);
+  j->gone = calloc((size_t)j->size, 1);
+  j->heard = calloc((size_t)j->size, 1);
+  int ok = have && counts && wr.ranks && wr.per && j->gone && j->heard;
+  if (have && !ok)
+    sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
+  if (!j->gone || !j->heard) { /* not even that: every rank times out */
+    free(j->gone);
+    free(j->heard);
+    free(counts);
+    free(wr.ranks);
+    free(wr.per);
+    return -1;
+  }
+  if (ok && sp__output_job_path(sp__cfg.prefix, ".h5", wr.path,
+                                sizeof wr.path) != 0) {
+    sp_fmt_err_set(err, "%s.h5: name too long", sp__cfg.prefix);
+    ok = 0;
+  }
+  int64_t total = ok ? sh->calls : 0, t0 = now_ns(), t_turns = 0, longest = 0;
+  up_msg *ups = calloc((size_t)j->size, sizeof *ups);
+  if (!ups || gather_counts(j, ups) != 0) {
+    sp_fmt_err_set(err, "%s: out of memory", wr.path);
+    ok = 0;
+  }
+  for (int r = 1; ups && r < j->size; r++) {
+    up_msg u = ups[r];
+    if (u.kind != M_COUNT || u.value < 0) {
+      if (ok)
+        sp_fmt_err_set(err,
+                       "%s: rank %d %s: each rank writes its own file "
+                       "(sp-import merges them)",
+                       wr.path, r,
+                       u.kind == M_COUNT ? "does not take part"
+                                         : "did not reach MPI_Finalize in "
+                                           "time (SP_MERGE_TIMEOUT)");
+      /* gone: no answer, or it declined and listens no more */
+      j->gone[r] = 1;
+      ok = 0;
+    }
+    counts[r] = u.value;
+    total += u.value > 0 ? u.value : 0;
+  }
+  free(ups);
+  const char *tmp = NULL;
+  int64_t at[2] = {0, 0};
+  if (ok && !(wr.ops = sp__h5_merge(wr.path, err)))
+    ok = 0;
+  if (ok && !(wr.w = wr.ops->open(wr.path, total, &tmp, at, err)))
+    ok = 0;
+  /* Where each rank's calls go. */
+  int64_t base = ok ? sh->calls : 0;
+  for (int r = 1; r < j->size; r++) {
+    if (j->gone[r])
+      continue;
+    down_msg d;
+    memset(&d, 0, sizeof d);
+    d.kind = ok ? M_PLACE : M_ABORT;
+    if (ok) {
+      d.base = base;
+      d.at[0] = at[0];
+      d.at[1] = at[1];
+      snprintf(d.path, sizeof d.path, "%s", tmp);
+      base += counts[r];
+    }
+    /* an abort is short: under any MPI's eager limit, taken at once */
+    int len = ok ? (int)sizeof d : (int)offsetof(down_msg, path);
+    if (send_within(j, &d, len, r, TAG_DOWN) != 0)
+      j->gone[r] = 1;
+  }
+  /* Rank 0's own turn, then each other rank's in order. */
+  int64_t turn = now_ns();
+  if (ok && share_write(sh, tmp, 0, at, err) != 0)
+    ok = 0;
+  longest = now_ns() - turn;
+  t_turns = now_ns();
+  for (int64_t i = 0; ok && i < sh->n; i++)
+    if (wr.ops->row(wr.w, sh->rank, &sh->srcs[i], &sh->st[i], err) != 0)
+      ok = 0;
+  if (ok) {
+    wr.ranks[0] = sh->rank;
+    for (int k = 0; k < SP_FMT_PER_RANK; k++) {
+      wr.per[k] = sh->per[k];
+      sh->per[k] = NULL;
+    }
+  }
+  for (int r = 1; ok && r < j->size; r++) {
+    up_msg u = {0, -1, 0};
+    j->current = r;
+    turn = now_ns();
+    if (!j->gone[r])
+      send_down(j, r, M_TURN);
+    if (j->gone[r] || recv_within(j, &u, (int)sizeof u, r, TAG_UP) != 0 ||
+        u.kind != M_ROWS || u.len < 0 || u.len > INT32_MAX) {
+      sp_fmt_err_set(err,
+                     "%s: rank %d did not write its calls in time "
+                     "(SP_MERGE_TIMEOUT): each rank writes its own file",
+                     wr.path, r);
+      j->gone[r] = 1;
+      ok = 0;
+      break;
+    }
+    char *b = malloc(u.len ? (size_t)u.len : 1);
+    if (!b || recv_within(j, b, (int)u.len, r, TAG_ROWS) != 0) {
+      sp_fmt_err_set(err, "%s: rank %d: its rows did not come", wr.path, r);
+      ok = 0;
+    } else if (u.value != 0) {
+      sp_fmt_err_set(err,
+                     "%s: rank %d could not write its calls there: each "
+                     "rank writes its own file",
+                     wr.path, r);
+      ok = 0;
+    } else if (add_packed(&wr, r, b, (size_t)u.len, err) != 0) {
+      ok = 0;
+    }
+    free(b);
+    if (now_ns() - turn > longest)
+      longest = now_ns() - turn;
+  }
+  j->current = -1;
+  t_turns = now_ns() - t_turns;
+  int64_t t_close = now_ns();
+  sp_fmt_meta m = {0};
+  if (ok && merged_meta(&wr, j, sh, &m) != 0) {
+    sp_fmt_err_set(err, "%s: out of memory", wr.path);
+    ok = 0;
+  }
+  if (wr.w) {
+    if (ok)
+      ok = wr.ops->close(wr.w, &m, err) == 0;
+    else
+      wr.ops->abort(wr.w);
+  }
+  sp_fmt_meta_free(&m);
+  for (int r = 1; r < j->size; r++)
+    if (!j->gone[r])
+      send_down(j, r, ok ? M_DONE : M_ABORT);
+  if (ok)
+    sp__debug("wrote %s (%d ranks, %lld calls) in %.3f s: other ranks' "
+              "turns %.3f s, longest turn %.3f s, index and close %.3f s",
+              wr.path, j->size, (long long)total,
+              1e-9 * (double)(now_ns() - t0), 1e-9 * (double)t_turns,
+              1e-9 * (double)longest, 1e-9 * (double)(now_ns() - t_close));
+  for (size_t i = 0; wr.per && i < (size_t)j->size * SP_FMT_PER_RANK; i++)
+    free(wr.per[i]);
+  free(wr.per);
+  free(wr.ranks);
+  free(counts);
+  free(j->gone);
+  free(j->heard);
+  return ok ? 0 : -1;
+}
+
+/* ---- the other ranks ---- */
+
+static int follow(job *j, share *sh, int have, sp_fmt_err *err) {
+  up_msg u = {M_COUNT, have ? sh->calls : -1, 0};
+  down_msg d;
+  if (send_within(j, &u, (int)sizeof u, 0, TAG_UP) != 0)
+    return -1;
+  if (!have)
+    return -1;
+  /* Rank 0 may still be measuring the clocks with a rank that is gone
+   * (the timeout, and as long again for the ranks after it) before it
+   * gathers the counts and tells this rank it is alive. */
+  j->wait_ns *= 3;
+  recv_down(j, &d);
+  j->wait_ns /= 3;
+  if (d.kind != M_PLACE)
+    return -1;
+  down_msg turn;
+  recv_down(j, &turn);
+  if (turn.kind != M_TURN)
+    return -1;
+  int rc = share_write(sh, d.path, d.base, d.at, err);
+  buf b = {NULL, 0, 0, 0};
+  if (rc == 0 && pack(sh, &b) != 0) {
+    sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
+    rc = -1;
+  }
+  u = (up_msg){M_ROWS, rc, rc == 0 ? (int64_t)b.n : 0};
+  if (send_within(j, &u, (int)sizeof u, 0, TAG_UP) != 0 ||
+      send_within(j, b.p ? b.p : "", (int)u.len, 0, TAG_ROWS) != 0)
+    rc = -1;
+  free(b.p);
+  if (rc != 0)
+    return -1;
+  recv_down(j, &d);
+  return d.kind == M_DONE ? 0 : -1;
+}
+
+/* Whether this process took part in the merge (sp__merge ran). */
+static int joined;
+
+int sp__merge(int rank) {
+  joined = 1;
+  job j;
+  memset(&j, 0, sizeof j);
+  j.current = -1;
+  j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
+  if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)
+    return -1;
+  sp_fmt_err err = {{0}};
+  share sh;
+  int have = share_open(&sh, rank, &err) == 0;
+  int rc =
+      j.rank == 0 ? lead(&j, &sh, have, &err) : follow(&j, &sh, have, &err);
+  share_free(&sh);
+  if (rc != 0 && err.msg[0]) {
+    if (j.rank == 0)
+      sp__warn("SP_MERGE: %s", err.msg);
+    else
+      sp__debug("SP_MERGE: rank %d: %s", j.rank, err.msg);
+  }
+  return rc;
+}
+
+void sp__merge_at_finalize(void) {
+  if (atomic_load(&sp__state) == SP__RUNNING)
+    sp__finalize_as(0, 1);
+  if (joined)
+    return;
+  /* Finalized already (sp_finalize before MPI_Finalize), or its stream
+   * could not be completed: this rank wrote its own file or kept its
+   * stream; the others learn at once not to wait for it. */
+  job j;
+  memset(&j, 0, sizeof j);
+  if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)
+    return;
+  j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
+  if (j.rank != 0) {
+    up_msg u = {M_COUNT, -1, 0};
+    send_within(&j, &u, (int)sizeof u, 0, TAG_UP);
+    return;
+  }
+  /* Rank 0: every rank is told, and each writes its own file. */
+  for (int r = 1; r < j.size; r++) {
+    up_msg u;
+    if (recv_within(&j, &u, (int)sizeof u, r, TAG_UP) == 0)
+      send_down(&j, r, M_ABORT);
+  }
+}

@@ -1,0 +1,81 @@
+/* merge.c - a job for the SP_MERGE tests: each rank records nested regions
+ * on two threads, a number of calls that differs by rank, and MPI
+ * barriers. Arguments: CALLS (the outer loop's count, default 1000);
+ * "kill R": rank R ends itself with SIGKILL before MPI_Finalize (its
+ * stream stays behind); "early R": rank R calls sp_finalize() before
+ * MPI_Finalize (it writes its own file first). */
+#include <mpi.h>
+#include <scope_profiler.h>
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile double sink;
+
+static void work(int n) {
+  double x = 1;
+  for (int i = 0; i < n; i++)
+    x = x * 1.000001 + 1e-9;
+  sink = x;
+}
+
+static long calls = 1000;
+
+static void *worker(void *arg) {
+  int rank = *(int *)arg;
+  int outer = sp_region("worker_outer"), inner = sp_region("worker_inner");
+  for (long i = 0; i < calls / 2 + rank; i++) {
+    sp_begin(outer);
+    for (int k = 0; k < 2; k++) {
+      sp_begin(inner);
+      work(10);
+      sp_end(inner);
+    }
+    sp_end(outer);
+  }
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  int rank, size, kill_rank = -1, early_rank = -1;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "kill") == 0 && i + 1 < argc)
+      kill_rank = atoi(argv[++i]);
+    else if (strcmp(argv[i], "early") == 0 && i + 1 < argc)
+      early_rank = atoi(argv[++i]);
+    else
+      calls = atol(argv[i]);
+  }
+  pthread_t th;
+  pthread_create(&th, NULL, worker, &rank);
+  int step = sp_region("step"), leaf = sp_region("leaf");
+  int bar = sp_region("barrier");
+  /* Every rank a different number of calls; rank 1 one region more. */
+  int only = rank == 1 ? sp_region("rank1_only") : -1;
+  for (long i = 0; i < calls + 7 * rank; i++) {
+    sp_begin(step);
+    sp_begin(leaf);
+    work(20);
+    sp_end(leaf);
+    if (only >= 0 && i % 3 == 0) {
+      sp_begin(only);
+      sp_end(only);
+    }
+    sp_end(step);
+  }
+  pthread_join(th, NULL);
+  sp_begin(bar);
+  MPI_Barrier(MPI_COMM_WORLD);
+  sp_end(bar);
+  if (rank == kill_rank)
+    raise(SIGKILL);
+  if (rank == early_rank)
+    sp_finalize();
+  MPI_Finalize();
+  return 0;
+}

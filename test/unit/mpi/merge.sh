@@ -1,0 +1,75 @@
+#!/bin/sh
+# merge.sh MODE - SP_MERGE: the ranks of a job write one <prefix>.h5 at
+# MPI_Finalize (merge.c on 3 or 4 ranks; check_merge.py compares).
+#   equal  the merged file against sp-import of the same run's own rank
+#          files (SP_MERGE_KEEP_RANK_FILES=1 writes both from each rank's
+#          one stream): rows, every call, summary_statistics, metadata
+#   only   SP_MERGE alone (.spt the format asked for): the merged file and
+#          nothing else, with merge.c's calls on every rank
+#   kill   rank 1 ends itself with SIGKILL before MPI_Finalize: no merged
+#          file, no temporary left, the others' own .h5 files and rank 1's
+#          stream, which sp-import merges with them (every call of ranks 0
+#          and 2, what rank 1's stream had of its)
+#   early  rank 2 calls sp_finalize() before MPI_Finalize: it says so to
+#          rank 0 at once, and every rank writes its own file
+# Environment: SP_IMPORT, PY3, MPIRUN, MERGE (merge.c built), SRC.
+set -eu
+mode="$1"
+d="$(mktemp -d)"
+trap 'rm -rf "$d"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+check() { "$PY3" "$SRC/check_merge.py" "$@"; }
+mkdir "$d/out"
+case "$mode" in
+equal)
+  "$MPIRUN" --oversubscribe -np 4 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
+    SP_MERGE_KEEP_RANK_FILES=1 SP_FORMAT=h5 "$MERGE" 3000 >/dev/null
+  test -f "$d/out/p.h5" || { echo "no merged file"; ls "$d/out"; exit 1; }
+  "$SP_IMPORT" -o "$d/imported.h5" --label p "$d/out"/p_rank0000[0-3].h5
+  check equal "$d/out/p.h5" "$d/imported.h5"
+  check counts "$d/out/p.h5" 4 3000 ;;
+only)
+  "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
+    "$MERGE" 2000 >/dev/null 2>"$d/err"
+  # a normal run prints nothing
+  if [ -s "$d/err" ]; then cat "$d/err"; exit 1; fi
+  left="$(ls "$d/out")"
+  [ "$left" = "p.h5" ] || { echo "expected p.h5 alone, found: $left"; exit 1; }
+  check counts "$d/out/p.h5" 3 2000 ;;
+kill)
+  # OpenMPI ends the whole job when a rank dies unless told to recover;
+  # its own MPI_Finalize may then wait for the dead rank for good, after
+  # the runtime's files are written: the run is cut off and the files
+  # decide. SP_MERGE_TIMEOUT=5: a rank waits at most 5 s for another.
+  rc=0
+  timeout 60 "$MPIRUN" --oversubscribe --mca orte_enable_recovery 1 -np 3 \
+    env SP_OUTPUT="$d/out/p" SP_MERGE=1 SP_MERGE_TIMEOUT=5 SP_FORMAT=h5 \
+    "$MERGE" 2000 kill 1 >/dev/null 2>"$d/err" || rc=$?
+  [ "$rc" = 0 ] || [ "$rc" = 124 ] || { echo "mpirun: $rc"; cat "$d/err"; exit 1; }
+  ls "$d/out" >"$d/files"
+  for f in p_rank00000.h5 p_rank00002.h5; do
+    grep -qx "$f" "$d/files" || { echo "no $f"; cat "$d/files"; exit 1; }
+  done
+  grep -q '^p_rank00001\.[0-9]*\.spts$' "$d/files" || { echo "no stream of rank 1"; exit 1; }
+  if grep -v -e '^p_rank0000[02]\.h5$' -e '^p_rank00001\.[0-9]*\.spts$' "$d/files"; then
+    echo "files besides the ranks' own"; exit 1
+  fi
+  grep -q "SP_MERGE: .*rank 1 did not reach MPI_Finalize" "$d/err" ||
+    { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
+  "$SP_IMPORT" -o "$d/imported.h5" "$d/out" 2>/dev/null
+  # rank 1's stream: the calls its writer had written when it died
+  check counts "$d/imported.h5" 3 2000 1 ;;
+early)
+  # The default timeout (60 s): the ranks must not need it. The mpi label's
+  # 300 s bound would not catch a wait of 60 s, so the run is cut off at 50.
+  timeout 50 "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" \
+    SP_MERGE=1 SP_FORMAT=h5 "$MERGE" 1000 early 2 >/dev/null 2>"$d/err"
+  left="$(ls "$d/out" | tr '\n' ' ')"
+  [ "$left" = "p_rank00000.h5 p_rank00001.h5 p_rank00002.h5 " ] ||
+    { echo "expected the three ranks' files, found: $left"; exit 1; }
+  grep -q "SP_MERGE: .*rank 2 does not take part" "$d/err" ||
+    { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
+  "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
+  check counts "$d/imported.h5" 3 1000 ;;
+*) echo "merge.sh: unknown mode $mode" >&2; exit 2 ;;
+esac
