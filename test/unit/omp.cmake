@@ -2,8 +2,10 @@
 # sp-cc -fopenmp (every construct, counts per thread, the barrier waits of
 # an unbalanced loop, implicit tasks within their parallel call; at -O0 -g,
 # -O2 -gdwarf-4 and -O2 with sp-cc's line tables), the same
-# under SP_OMPT=0 (no omp region), a Fortran parallel do built with flang,
-# and a program without OpenMP (no OpenMP runtime loaded, omp_num_threads 1);
+# under SP_OMPT=0 (no omp region), the same constructs in Fortran built
+# with flang (with sp-report's tree, folded stacks, --by-thread and timbal
+# of its unbalanced loop), and a program without OpenMP (no OpenMP runtime
+# loaded, omp_num_threads 1);
 # omp_abi: the runtime's hand-written OMPT values against omp-tools.h.
 # Needs the plugin, .h5 output, h5py and LLVM's libomp (libomp-22-dev).
 find_program(SP_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
@@ -29,6 +31,6 @@ if(SP_BUILD_PASS AND SP_USE_HDF5 AND SP_PYTHON3)
   foreach(mode IN LISTS _modes)
     add_test(NAME omp_${mode} COMMAND sh ${_d}/run.sh ${mode})
     set_tests_properties(omp_${mode} PROPERTIES TIMEOUT 300 LABELS omp
-      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;PY3=${SP_PYTHON3};SRC=${_d}")
+      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;PY3=${SP_PYTHON3};SRC=${_d};REPORT=$<TARGET_FILE:sp-report>")
   endforeach()
 endif()

@@ -4,7 +4,8 @@
 # with check_omp.py. c and off: -O0 -g (the outlined bodies are there);
 # c-dwarf4: -O2 -gdwarf-4 (the older line table); c-lines: -O2 and the
 # line tables sp-cc adds by itself; fortran: flang, -O0 and those.
-# Environment: SP_BIN (sp-cc, sp-fc), PY3, SRC (this directory).
+# Environment: SP_BIN (sp-cc, sp-fc), PY3, SRC (this directory), REPORT
+# (sp-report, for fortran).
 set -eu
 mode="$1"
 d="$(mktemp -d)"
@@ -23,8 +24,8 @@ c | off | c-dwarf4 | c-lines)
   src="$SRC/omp_prog.c"
   mode="${mode%%-*}" ;;
 fortran)
-  SP_FC=flang-22 "$SP_BIN/sp-fc" -fopenmp -O0 "$SRC/omp_prog.f90" -o "$d/prog"
-  "$d/prog"
+  SP_FC=flang-22 "$SP_BIN/sp-fc" -fopenmp -O0 -J"$d" "$SRC/omp_prog.f90" -o "$d/prog"
+  KMP_WARNINGS=0 "$d/prog"
   src="$SRC/omp_prog.f90" ;;
 noomp)
   "$SP_BIN/sp-cc" -O0 -g "$SRC/no_omp.c" -o "$d/prog"
