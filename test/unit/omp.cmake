@@ -34,3 +34,20 @@ if(SP_BUILD_PASS AND SP_USE_HDF5 AND SP_PYTHON3)
       ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;PY3=${SP_PYTHON3};SRC=${_d};REPORT=$<TARGET_FILE:sp-report>")
   endforeach()
 endif()
+
+# omp_c_built: omp_prog.c built by this build's own C compiler, with its
+# flags (a sanitizer build's too), against the runtime target: no plugin,
+# no wrapper, so the sanitizer legs (built without the plugin) run it
+# (labels sanitize and threads, scripts/test_sanitizers.sh). Clang only:
+# GCC's -fopenmp brings libgomp, which has no OMPT.
+if(SP_USE_HDF5 AND SP_PYTHON3 AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+  set(_d ${CMAKE_CURRENT_LIST_DIR}/omp)
+  add_executable(omp_prog_built ${_d}/omp_prog.c)
+  target_compile_options(omp_prog_built PRIVATE -fopenmp -g)
+  target_link_options(omp_prog_built PRIVATE -fopenmp)
+  target_link_libraries(omp_prog_built PRIVATE scopeprof)
+  add_test(NAME omp_c_built COMMAND sh ${_d}/run.sh built)
+  set_tests_properties(omp_c_built PROPERTIES TIMEOUT 300
+    LABELS "omp;sanitize;threads"
+    ENVIRONMENT "PROG=$<TARGET_FILE:omp_prog_built>;PY3=${SP_PYTHON3};SRC=${_d}")
+endif()
