@@ -31,7 +31,7 @@ if(SP_BUILD_PASS AND SP_USE_HDF5 AND SP_PYTHON3)
   foreach(mode IN LISTS _modes)
     add_test(NAME omp_${mode} COMMAND sh ${_d}/run.sh ${mode})
     set_tests_properties(omp_${mode} PROPERTIES TIMEOUT 300 LABELS omp
-      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;PY3=${SP_PYTHON3};SRC=${_d};REPORT=$<TARGET_FILE:sp-report>")
+      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;PY3=${SP_PYTHON3};SRC=${_d};REPORT=$<TARGET_FILE:sp-report>;PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
   endforeach()
 endif()
 

@@ -2,7 +2,8 @@
 """check_omp.py MODE PROFILE.h5 SOURCE - checks the OpenMP regions of one
 run of test/unit/omp's programs (written by the runtime as .h5).
 MODE c: omp_prog.c on 4 threads; fortran: omp_prog.f90 on 4 threads (and
-sp-report's views of it: $REPORT); off: a run under SP_OMPT=0; noomp:
+sp-report's views of it, $REPORT, and the Python package's per-thread
+rows against them); off: a run under SP_OMPT=0; noomp:
 no_omp.c (no OpenMP runtime)."""
 import os
 import re
@@ -228,4 +229,20 @@ if mode == "fortran":
     r = run("--include", "^%s$" % W, "--export", "csv").splitlines()[1].split(",")
     if abs(float(r[11]) - max(tot.values()) / mean) > 1e-4:
         fail("timbal of %s: %s, want %.4f" % (W, r[11], max(tot.values()) / mean))
+    # The Python package's per-thread rows and timbal, on every region
+    from scopeprof import read_h5
+    res = read_h5(path)
+    mine = {(d["name"], d["thread"]): d for d in res.by_thread()}
+    rows = [l.split(",") for l in run("--by-thread", "--export", "csv").splitlines()[1:]]
+    if len(rows) != len(mine):
+        fail("by_thread(): %d rows, sp-report --by-thread %d" % (len(mine), len(rows)))
+    for r in rows:  # names hold no comma or quote here
+        d = mine.get((r[0], int(r[2])), {})
+        if (d.get("num_calls"), round(d.get("total_duration", -1) * 1e9)) != \
+                (int(r[3]), int(r[4])) or abs(d["thread_imbalance"] - float(r[12])) > 5e-5:
+            fail("by_thread() %s, sp-report --by-thread %s" % (d, r))
+    for r in (l.split(",") for l in run("--export", "csv").splitlines()[1:]):
+        if abs(res[r[0]].thread_imbalance - float(r[11])) > 5e-5:
+            fail("%s: thread_imbalance %s, sp-report %s"
+                 % (r[0], res[r[0]].thread_imbalance, r[11]))
 print("%s: %d omp regions as expected on %d threads" % (mode, len(omp_names), len(threads)))
