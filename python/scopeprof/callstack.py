@@ -86,6 +86,64 @@ def build_call_arrays(regions, rank=0, threads=None):
     return CallArrays(names, **out)
 
 
+_PAR, _TASK = "omp parallel @ ", "omp implicit task @ "
+
+
+def join_teams(c):
+    """OpenMP teams joined across threads, as sp-report's call tree does
+    (docs/report.md, "OpenMP regions"): each worker's call of
+    `omp implicit task @ LOC` (one whose caller on its own thread is not
+    `omp parallel @ LOC`) gets as parent the call of `omp parallel @ LOC`
+    on another thread of the rank whose [start, end] holds it, the latest
+    started, then the earliest ended, of those that do; a task no such call
+    holds stays where it was. Returns (parent, depth) as new arrays;
+    exclusive times are left per thread."""
+    parent = c.parent.copy()
+    names = c.names
+    loc_par = {n[len(_PAR):]: k for k, n in enumerate(names) if n.startswith(_PAR)}
+    task_loc = {k: n[len(_TASK):] for k, n in enumerate(names)
+                if n.startswith(_TASK) and n[len(_TASK):] in loc_par}
+    if not task_loc:
+        return parent, c.depth.copy()
+    region = c.region.tolist()
+    pars = {}  # parallel region index -> call ids
+    for i, r in enumerate(region):
+        if names[r].startswith(_PAR):
+            pars.setdefault(r, []).append(i)
+    for i, r in enumerate(region):
+        loc = task_loc.get(r)
+        if loc is None:
+            continue
+        pk = loc_par[loc]
+        p = parent[i]
+        if p >= 0 and region[p] == pk:
+            continue  # the encountering thread's own task
+        s, e, t = c.start_ns[i], c.end_ns[i], c.thread[i]
+        best = -1
+        for j in pars.get(pk, ()):
+            if c.thread[j] == t or not (c.start_ns[j] <= s and e <= c.end_ns[j]):
+                continue
+            if best < 0 or (c.start_ns[j], -c.end_ns[j]) > (c.start_ns[best], -c.end_ns[best]):
+                best = j
+        if best >= 0:
+            parent[i] = best
+    depth = np.full(parent.size, -1, dtype=np.int32)
+    for i in range(parent.size):
+        chain = []
+        k = i
+        while k >= 0 and depth[k] == -1:
+            depth[k] = -2  # on the chain: a cycle (equal times) ends here
+            chain.append(k)
+            k = parent[k]
+        if k >= 0 and depth[k] == -2:
+            parent[chain[-1]] = k = -1
+        d = depth[k] if k >= 0 else -1
+        for k in reversed(chain):
+            d += 1
+            depth[k] = d
+    return parent, depth
+
+
 def call_stack_children(calls):
     """For call_stack()'s list: the indices of each call's direct children."""
     children = [[] for _ in calls]
@@ -101,4 +159,4 @@ def call_stack_roots(calls):
 
 
 __all__ = ["CallArrays", "NestingError", "build_call_arrays",
-           "call_stack_children", "call_stack_roots"]
+           "call_stack_children", "call_stack_roots", "join_teams"]

@@ -5,7 +5,7 @@ import sys
 import numpy as np
 
 from . import _filters, _inputs
-from .callstack import build_call_arrays
+from .callstack import build_call_arrays, join_teams
 from .events import EventTable
 from .region import Region, SummaryOnlyError
 
@@ -229,13 +229,18 @@ class ProfilingResults:
             "average_duration", "min_duration", "max_duration", "std_duration",
             "exclusive_duration", "thread_imbalance"])
 
-    def call_stack(self, rank=0, threads=None, include=None, exclude=None):
+    def call_stack(self, rank=0, threads=None, include=None, exclude=None,
+                   teams=False):
         """The reconstructed calls of one rank as dicts (name, rank, thread,
         call_index, start, end, duration, exclusive in seconds from
         time_origin; depth; parent = index in the list, -1 = none), thread
-        after thread. Raises NestingError on improperly nested calls."""
+        after thread. teams=True: OpenMP workers' implicit tasks under
+        their parallel call on the encountering thread (join_teams). Raises
+        NestingError on improperly nested calls."""
         c = build_call_arrays(self.get_regions(include, exclude), rank=rank,
                               threads=threads)
+        if teams:
+            c.parent, c.depth = join_teams(c)
         o = self._time_origin_ns()
         start = ((c.start_ns - o) / NS).tolist()
         end = ((c.end_ns - o) / NS).tolist()

@@ -418,6 +418,49 @@ def thread_views():
           "timbal column: %s" % out.getvalue())
 
 
+def tree_paths(res, **kw):
+    """{path: calls} of every rank's call_stack(), as sp-report --tree."""
+    out = {}
+    for rank in res.ranks:
+        calls = res.call_stack(rank, **kw)
+        for i in range(len(calls)):
+            # a parent may come later in the list (another thread)
+            p, names = i, []
+            while p >= 0:
+                names.append(calls[p]["name"])
+                p = calls[p]["parent"]
+            k = " > ".join(reversed(names))
+            out[k] = out.get(k, 0) + 1
+    return out
+
+
+def report_tree(*args):
+    tree, stack = {}, []
+    for l in report("--tree", *args).splitlines()[2:]:
+        name = l[34:]
+        depth = (len(name) - len(name.lstrip(" "))) // 2
+        stack[depth:] = [name.strip()]
+        tree[" > ".join(stack)] = int(l[:10])
+    return tree
+
+
+def teams():
+    """call_stack(teams=True): OpenMP workers' tasks under their parallel
+    call, path by path as sp-report --tree (report_gen's OpenMP profile on
+    two ranks, its nested teams); teams=False keeps them roots."""
+    d = os.path.join(WORK, "gen")
+    for label, args in (("omp", [os.path.join(d, "omp"), os.path.join(d, "omp_rank1.spt")]),
+                        ("nested teams", [os.path.join(d, "nest.spt")])):
+        res = read_h5(args)
+        eq(tree_paths(res, teams=True), report_tree(*args), label + " joined tree")
+        plain = tree_paths(res)
+        check(any(k.startswith("omp implicit task") for k in plain if " > " not in k),
+              label + " without teams: worker tasks are roots")
+    calls = read_h5(os.path.join(d, "nest.spt")).call_stack(0, teams=True)
+    work = sorted((c["thread"], c["depth"]) for c in calls if c["name"] == "work")
+    eq(work, [(1, 5), (2, 5)], "nested teams: depths across threads")
+
+
 def errors():
     p = os.path.join(WORK, "trunc.spt")
     write_spt(p, 0, 2, [(0, "main", "", -1, [1], [2])])
@@ -473,6 +516,7 @@ def main():
     spt_profiles()
     report_gen_profiles()
     thread_views()
+    teams()
     many_rows_profile()
     errors()
     if failures:
