@@ -1,5 +1,7 @@
 # Call stacks: build_call_arrays (numpy columns, for millions of calls) and
 # the helpers that walk call_stack()'s list of dicts as a tree.
+import bisect
+
 import numpy as np
 
 from . import _nesting
@@ -106,10 +108,14 @@ def join_teams(c):
     if not task_loc:
         return parent, c.depth.copy()
     region = c.region.tolist()
-    pars = {}  # parallel region index -> call ids
-    for i, r in enumerate(region):
-        if names[r].startswith(_PAR):
-            pars.setdefault(r, []).append(i)
+    thread = c.thread.tolist()
+    pars = {}  # parallel region -> (call ids, starts, ends by start; maxdur)
+    for k in set(loc_par.values()):
+        ids = np.flatnonzero(c.region == k)
+        if ids.size:
+            ids = ids[np.argsort(c.start_ns[ids], kind="stable")]
+            st, en = c.start_ns[ids], c.end_ns[ids]
+            pars[k] = (ids.tolist(), st.tolist(), en.tolist(), int((en - st).max()))
     for i, r in enumerate(region):
         loc = task_loc.get(r)
         if loc is None:
@@ -118,15 +124,21 @@ def join_teams(c):
         p = parent[i]
         if p >= 0 and region[p] == pk:
             continue  # the encountering thread's own task
-        s, e, t = c.start_ns[i], c.end_ns[i], c.thread[i]
+        if pk not in pars:
+            continue
+        js, st, en, maxdur = pars[pk]
+        s, e, t = int(c.start_ns[i]), int(c.end_ns[i]), int(c.thread[i])
+        # latest start first; a call that started before s - maxdur ends
+        # before e and holds nothing
         best = -1
-        for j in pars.get(pk, ()):
-            if c.thread[j] == t or not (c.start_ns[j] <= s and e <= c.end_ns[j]):
-                continue
-            if best < 0 or (c.start_ns[j], -c.end_ns[j]) > (c.start_ns[best], -c.end_ns[best]):
-                best = j
+        for k in range(bisect.bisect_right(st, s) - 1, -1, -1):
+            if st[k] < s - maxdur or (best >= 0 and st[k] < st[best]):
+                break
+            j = js[k]
+            if en[k] >= e and thread[j] != t and (best < 0 or en[k] < en[best]):
+                best = k
         if best >= 0:
-            parent[i] = best
+            parent[i] = js[best]
     depth = np.full(parent.size, -1, dtype=np.int32)
     for i in range(parent.size):
         chain = []
