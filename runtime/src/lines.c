@@ -317,10 +317,9 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
 #define ROW()                                                                  \
   do {                                                                         \
     if (have_prev && prev_addr <= a && a < addr) {                             \
-      if (found(&u, prev_file, prev_line, have_nz, nz_file, nz_line, flags,    \
-                file, line))                                                   \
-        return 1;                                                              \
-      return 0; /* rows do not overlap: no other row covers a */               \
+      /* rows do not overlap: no other row covers a */                         \
+      return found(&u, prev_file, prev_line, have_nz, nz_file, nz_line, flags, \
+                   file, line);                                                \
     }                                                                          \
     if (have_prev && prev_line != 0 && prev_addr >= lo)                        \
       have_nz = 1, nz_file = prev_file, nz_line = prev_line;                   \
