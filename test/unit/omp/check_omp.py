@@ -219,9 +219,11 @@ if mode == "fortran":
     if sorted(by) != [0, 1, 2, 3] or {c for c, _, _ in by.values()} != {3}:
         fail("--by-thread %s: %s, want 3 calls on each of 4 threads" % (W, by))
     tot = {k: v[1] for k, v in by.items()}
-    if max(tot[0], tot[1]) >= min(tot[2], tot[3]):
-        fail("%s total by OpenMP thread %s: want threads 0 and 1 (least work) "
-             "each below threads 2 and 3" % (W, tot))
+    # thread i did (i+1) units; time slicing on a loaded machine stretches
+    # each thread's calls unevenly, so only ratios of 2 and more are asked
+    if tot[0] >= min(tot[2], tot[3]) or tot[3] <= max(tot[0], tot[1]):
+        fail("%s total by OpenMP thread %s: want thread 0 (1 unit) below "
+             "threads 2 and 3, thread 3 (4 units) above threads 0 and 1" % (W, tot))
     mean = sum(tot.values()) / 4
     for k, (_, t, tb) in by.items():
         if abs(tb - t / mean) > 1e-4:
