@@ -1,7 +1,7 @@
 # scopeprof: ScopeProf's profiles (.h5 schema 2, .spt traces) in Python,
 # with the reading API of scope-profiler plus threads; see docs/python.md.
 from .callstack import (CallArrays, NestingError, build_call_arrays,
-                        call_stack_children, call_stack_roots)
+                        call_stack_children, call_stack_roots, join_teams)
 from .events import EventTable
 from .region import Region, RankRegion, SummaryOnlyError, ThreadRegion
 from .results import ProfilingResults, read_h5, read_h5_summary
@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 __all__ = ["read_h5", "read_h5_summary", "ProfilingResults", "Region",
            "RankRegion", "ThreadRegion", "EventTable", "CallArrays",
            "NestingError", "SummaryOnlyError", "build_call_arrays",
-           "call_stack_children", "call_stack_roots",
+           "call_stack_children", "call_stack_roots", "join_teams",
            "plot_gantt", "plot_durations", "plot_flame_chart",
            "plot_duration_timeseries", "plot_speedup"]
 

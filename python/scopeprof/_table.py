@@ -12,6 +12,7 @@ COLUMNS = {
     "excl": ("excl", lambda g: fmt(g.exclusive_duration)),
     "p50": ("p50", lambda g: fmt(g.p50_duration)),
     "p95": ("p95", lambda g: fmt(g.p95_duration)),
+    "timbal": ("timbal", lambda g: "%.2f" % g.thread_imbalance),
 }
 DEFAULT = ["region", "ranks", "calls", "total", "avg", "min", "max", "std", "excl"]
 

@@ -1,5 +1,7 @@
 # Call stacks: build_call_arrays (numpy columns, for millions of calls) and
 # the helpers that walk call_stack()'s list of dicts as a tree.
+import bisect
+
 import numpy as np
 
 from . import _nesting
@@ -86,6 +88,74 @@ def build_call_arrays(regions, rank=0, threads=None):
     return CallArrays(names, **out)
 
 
+_PAR, _TASK = "omp parallel @ ", "omp implicit task @ "
+
+
+def join_teams(c):
+    """OpenMP teams joined across threads, as sp-report's call tree does
+    (docs/report.md, "OpenMP regions"): each worker's call of
+    `omp implicit task @ LOC` (one whose caller on its own thread is not
+    `omp parallel @ LOC`) gets as parent the call of `omp parallel @ LOC`
+    on another thread of the rank whose [start, end] holds it, the latest
+    started, then the earliest ended, of those that do; a task no such call
+    holds stays where it was. Returns (parent, depth) as new arrays;
+    exclusive times are left per thread."""
+    parent = c.parent.copy()
+    names = c.names
+    loc_par = {n[len(_PAR):]: k for k, n in enumerate(names) if n.startswith(_PAR)}
+    task_loc = {k: n[len(_TASK):] for k, n in enumerate(names)
+                if n.startswith(_TASK) and n[len(_TASK):] in loc_par}
+    if not task_loc:
+        return parent, c.depth.copy()
+    region = c.region.tolist()
+    thread = c.thread.tolist()
+    pars = {}  # parallel region -> (call ids, starts, ends by start; maxdur)
+    for k in set(loc_par.values()):
+        ids = np.flatnonzero(c.region == k)
+        if ids.size:
+            ids = ids[np.argsort(c.start_ns[ids], kind="stable")]
+            st, en = c.start_ns[ids], c.end_ns[ids]
+            pars[k] = (ids.tolist(), st.tolist(), en.tolist(), int((en - st).max()))
+    for i, r in enumerate(region):
+        loc = task_loc.get(r)
+        if loc is None:
+            continue
+        pk = loc_par[loc]
+        p = parent[i]
+        if p >= 0 and region[p] == pk:
+            continue  # the encountering thread's own task
+        if pk not in pars:
+            continue
+        js, st, en, maxdur = pars[pk]
+        s, e, t = int(c.start_ns[i]), int(c.end_ns[i]), int(c.thread[i])
+        # latest start first; a call that started before s - maxdur ends
+        # before e and holds nothing
+        best = -1
+        for k in range(bisect.bisect_right(st, s) - 1, -1, -1):
+            if st[k] < s - maxdur or (best >= 0 and st[k] < st[best]):
+                break
+            j = js[k]
+            if en[k] >= e and thread[j] != t and (best < 0 or en[k] < en[best]):
+                best = k
+        if best >= 0:
+            parent[i] = js[best]
+    depth = np.full(parent.size, -1, dtype=np.int32)
+    for i in range(parent.size):
+        chain = []
+        k = i
+        while k >= 0 and depth[k] == -1:
+            depth[k] = -2  # on the chain: a cycle (equal times) ends here
+            chain.append(k)
+            k = parent[k]
+        if k >= 0 and depth[k] == -2:
+            parent[chain[-1]] = k = -1
+        d = depth[k] if k >= 0 else -1
+        for k in reversed(chain):
+            d += 1
+            depth[k] = d
+    return parent, depth
+
+
 def call_stack_children(calls):
     """For call_stack()'s list: the indices of each call's direct children."""
     children = [[] for _ in calls]
@@ -101,4 +171,4 @@ def call_stack_roots(calls):
 
 
 __all__ = ["CallArrays", "NestingError", "build_call_arrays",
-           "call_stack_children", "call_stack_roots"]
+           "call_stack_children", "call_stack_roots", "join_teams"]

@@ -195,6 +195,29 @@ class RegionData:
     def threads(self):
         return sorted(set(self._cols.thread[self._rows].tolist()))
 
+    def _thread_totals(self, rows=None):
+        """{rank: {thread: total_ns}} of the rows that have calls."""
+        rows = self._rows if rows is None else rows
+        st = self._cols.stats[rows]
+        out = {}
+        for r, t, c, tot in zip(self._cols.rank[rows].tolist(),
+                                self._cols.thread[rows].tolist(),
+                                st["calls"].tolist(), st["total_ns"].tolist()):
+            if c > 0:
+                th = out.setdefault(r, {})
+                th[t] = th.get(t, 0) + tot
+        return out
+
+    @property
+    def thread_imbalance(self):
+        """sp-report's timbal: within each rank, the largest per-thread
+        total (inclusive) over the mean of the threads of that rank that
+        ran the region; the worst rank's value. 1.0 with one thread per
+        rank, 0.0 without calls. On a ThreadRegion: this thread's total
+        over that mean."""
+        return max([_timbal(list(th.values()))
+                    for th in self._thread_totals().values()] or [0.0])
+
     def get_summary(self):
         return {"num_calls": self.num_calls, "total_duration": self.total_duration,
                 "average_duration": self.average_duration,
@@ -207,12 +230,29 @@ class RegionData:
                                               self.num_calls, self.total_duration)
 
 
+def _timbal(totals):
+    mean = sum(totals) / len(totals) if totals else 0
+    return max(totals) / mean if mean > 0 else 0.0
+
+
 class ThreadRegion(RegionData):
     """One region on one rank and thread: one row of the profile."""
 
-    def __init__(self, results, name, rows, rank, thread):
+    def __init__(self, results, name, rows, rank, thread, rank_rows=None):
         super().__init__(results, name, rows)
         self.rank, self.thread = rank, thread
+        self._rank_rows = rows if rank_rows is None else rank_rows
+
+    @property
+    def thread_imbalance(self):
+        """This thread's total over the mean total of the threads of its
+        rank that ran the region (sp-report --by-thread's timbal)."""
+        th = self._thread_totals(self._rank_rows).get(self.rank, {})
+        mine = self._pooled()
+        if not th or mine.calls <= 0:
+            return 0.0
+        mean = sum(th.values()) / len(th)
+        return mine.total_ns / mean if mean > 0 else 0.0
 
 
 class RankRegion(RegionData):
@@ -230,7 +270,12 @@ class RankRegion(RegionData):
         rows = self._rows[self._cols.thread[self._rows] == thread]
         if not rows.size:
             raise KeyError("%s: no calls on rank %d thread %d" % (self.name, self.rank, thread))
-        return ThreadRegion(self._results, self.name, rows, self.rank, thread)
+        return ThreadRegion(self._results, self.name, rows, self.rank, thread,
+                            self._rows)
+
+    def per_thread(self):
+        """ThreadRegion of each thread of this rank that has the region."""
+        return [self.thread(t) for t in self.threads]
 
 
 class Region(RegionData):
@@ -261,3 +306,8 @@ class Region(RegionData):
 
     def per_rank(self):
         return [self[r] for r in self.ranks]
+
+    def per_thread(self):
+        """ThreadRegion of every (rank, thread) that has the region, rank
+        by rank, thread by thread."""
+        return [t for r in self.ranks for t in self[r].per_thread()]

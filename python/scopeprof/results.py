@@ -5,7 +5,7 @@ import sys
 import numpy as np
 
 from . import _filters, _inputs
-from .callstack import build_call_arrays
+from .callstack import build_call_arrays, join_teams
 from .events import EventTable
 from .region import Region, SummaryOnlyError
 
@@ -205,13 +205,42 @@ class ProfilingResults:
             "average_duration", "min_duration", "max_duration", "std_duration",
             "exclusive_duration", "source_file", "source_lineno"])
 
-    def call_stack(self, rank=0, threads=None, include=None, exclude=None):
+    def by_thread(self, include=None, exclude=None):
+        """One dict per region, rank and thread, as sp-report --by-thread's
+        rows: name, rank, thread, num_calls, total_duration,
+        average_duration, min_duration, max_duration, std_duration,
+        exclusive_duration (seconds) and thread_imbalance (this thread's
+        total over the mean of its rank's threads that ran the region).
+        Regions in first start order, then rank, then thread."""
+        out = []
+        for g in self.get_regions(include, exclude):
+            for t in g.per_thread():
+                d = {"name": g.name, "rank": t.rank, "thread": t.thread}
+                d.update(t.get_summary())
+                d["thread_imbalance"] = t.thread_imbalance
+                out.append(d)
+        return out
+
+    def to_thread_dataframe(self, include=None, exclude=None):
+        """by_thread() as a pandas DataFrame."""
+        import pandas as pd
+        return pd.DataFrame(self.by_thread(include, exclude), columns=[
+            "name", "rank", "thread", "num_calls", "total_duration",
+            "average_duration", "min_duration", "max_duration", "std_duration",
+            "exclusive_duration", "thread_imbalance"])
+
+    def call_stack(self, rank=0, threads=None, include=None, exclude=None,
+                   teams=False):
         """The reconstructed calls of one rank as dicts (name, rank, thread,
         call_index, start, end, duration, exclusive in seconds from
         time_origin; depth; parent = index in the list, -1 = none), thread
-        after thread. Raises NestingError on improperly nested calls."""
+        after thread. teams=True: OpenMP workers' implicit tasks under
+        their parallel call on the encountering thread (join_teams). Raises
+        NestingError on improperly nested calls."""
         c = build_call_arrays(self.get_regions(include, exclude), rank=rank,
                               threads=threads)
+        if teams:
+            c.parent, c.depth = join_teams(c)
         o = self._time_origin_ns()
         start = ((c.start_ns - o) / NS).tolist()
         end = ((c.end_ns - o) / NS).tolist()

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct span {
   const unsigned char *p, *end;
@@ -202,8 +203,48 @@ static char *file_path(const unit_t *u, uint64_t f) {
   return out;
 }
 
+/* Flang's line tables (files of these suffixes) need the rules of
+ * sp__lines_find; Clang's and the rest are read as they are. */
+static int is_fortran(const char *path) {
+  static const char *const suf[] = {".f90", ".f95", ".f03", ".f08", ".f18",
+                                    ".f",   ".for", ".ftn", ".fpp"};
+  const char *dot = path ? strrchr(path, '.') : NULL;
+  if (!dot || strchr(dot, '/'))
+    return 0;
+  for (size_t i = 0; i < sizeof suf / sizeof *suf; i++)
+    if (strcasecmp(dot, suf[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* The answer for address a, covered by the row (file f, line ln); the
+ * last row before it in its function with a line is (nzf, nzl) if have_nz.
+ * Flang (a Fortran file) gives code it has no line for line 0, where the
+ * statement before is the best answer left; and a parallel region's call
+ * (SP__LINES_FORK) the line of a statement of its body, where the row
+ * before holds the directive's. Anything else: the row itself, if it has a
+ * line. 1 when *file and *line are set. */
+static int found(const unit_t *u, uint64_t f, int64_t ln, int have_nz,
+                 uint64_t nzf, int64_t nzl, int flags, char **file, int *line) {
+  char *path = file_path(u, f);
+  if (path && is_fortran(path) && have_nz &&
+      (ln == 0 || (flags & SP__LINES_FORK))) {
+    free(path);
+    path = file_path(u, nzf);
+    ln = nzl;
+  }
+  if (!path || ln <= 0 || ln > INT32_MAX) {
+    free(path);
+    return 0;
+  }
+  *file = path;
+  *line = (int)ln;
+  return 1;
+}
+
 static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
-                   uintptr_t a, char **file, int *line) {
+                   uintptr_t a, uintptr_t lo, int flags, char **file,
+                   int *line) {
   static unit_t u; /* large; the callers are serialized (the writer) */
   span_t all = {dl->data, dl->data + dl->size};
   while (all.p < all.end) {
@@ -269,16 +310,19 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
     /* The state machine; a row covers [its address, the next row's). */
     uint64_t addr = 0, fidx = 1;
     int64_t ln = 1;
-    int have_prev = 0;
-    uint64_t prev_addr = 0, prev_file = 0;
-    int64_t prev_line = 0;
+    int have_prev = 0, have_nz = 0;
+    uint64_t prev_addr = 0, prev_file = 0, nz_file = 0;
+    int64_t prev_line = 0, nz_line = 0;
+    /* nz_*: the last row before prev with a line, at or after lo. */
 #define ROW()                                                                  \
   do {                                                                         \
     if (have_prev && prev_addr <= a && a < addr) {                             \
-      *file = file_path(&u, prev_file);                                        \
-      *line = (int)prev_line;                                                  \
-      return 1;                                                                \
+      /* rows do not overlap: no other row covers a */                         \
+      return found(&u, prev_file, prev_line, have_nz, nz_file, nz_line, flags, \
+                   file, line);                                                \
     }                                                                          \
+    if (have_prev && prev_line != 0 && prev_addr >= lo)                        \
+      have_nz = 1, nz_file = prev_file, nz_line = prev_line;                   \
     have_prev = 1, prev_addr = addr, prev_file = fidx, prev_line = ln;         \
   } while (0)
     while (s.p < s.end) {
@@ -302,7 +346,7 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
         const unsigned char *after = s.p + elen - 1;
         if (sub == 1) { /* end_sequence */
           ROW();
-          have_prev = 0;
+          have_prev = have_nz = 0;
           addr = 0, fidx = 1, ln = 1;
         } else if (sub == 2 && elen - 1 <= 8) { /* set_address */
           if (rd_u(&s, (size_t)(elen - 1), &addr))
@@ -349,8 +393,8 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
   return 0;
 }
 
-int sp__lines_find(const void *map, size_t size, uintptr_t a, char **file,
-                   int *line) {
+int sp__lines_find(const void *map, size_t size, uintptr_t a, uintptr_t lo,
+                   int flags, char **file, int *line) {
   const Elf64_Ehdr *eh = map;
   *file = NULL;
   *line = -1;
@@ -384,5 +428,5 @@ int sp__lines_find(const void *map, size_t size, uintptr_t a, char **file,
   }
   if (!dl.data)
     return -1;
-  return find_in(&dl, &str, &lstr, a, file, line) == 1 ? 0 : -1;
+  return find_in(&dl, &str, &lstr, a, lo, flags, file, line) == 1 ? 0 : -1;
 }

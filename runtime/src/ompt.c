@@ -34,6 +34,7 @@ enum {
   K_CRITICAL,
   K_LOCK,
   K_ORDERED,
+  K_BARRIER_PAR, /* a parallel region's end barrier: at its call, as it */
   K_COUNT
 };
 static const char *const construct[K_COUNT] = {
@@ -58,6 +59,7 @@ static const char *const construct[K_COUNT] = {
     "omp critical",
     "omp lock",
     "omp ordered",
+    "omp barrier (implicit)",
 };
 
 /* ---- (construct, code pointer) -> region id: a fixed table in front of
@@ -284,7 +286,7 @@ static void on_parallel_begin(sp__ompt_data_t *task, const void *frame,
   par_t *p = par_get(o);
   if (p) {
     p->task_id = region_of(K_IMPLICIT_TASK, cp);
-    p->barrier_id = region_of(K_BARRIER_IMPLICIT, cp);
+    p->barrier_id = region_of(K_BARRIER_PAR, cp);
     p->master = o;
     atomic_store_explicit(&p->join, 0, memory_order_relaxed);
     atomic_store_explicit(&p->refs, 1, memory_order_relaxed);
@@ -436,7 +438,7 @@ static void on_sync_region(int skind, int endpoint, sp__ompt_data_t *parallel,
   if (p && ((uintptr_t)p & 1))
     p = NULL;
   if (endpoint == SP__SCOPE_BEGIN) {
-    int32_t id = p ? p->barrier_id : region_of(kind, cp);
+    int32_t id = p ? p->barrier_id : region_of(K_BARRIER_PAR, cp);
     if (!SP__ACTIVE())
       id = -1;
     push(o, id, kind, NULL);
@@ -604,8 +606,13 @@ void sp__ompt_name(sp__region_t *r) {
   if (!r->addr) {
     snprintf(where, sizeof where, "?");
   } else {
-    /* A return address: the call it returns from is one byte before. */
-    sp__symbol_where((const char *)r->addr - 1, &file, &line, &func, &off);
+    /* A return address: the call it returns from is one byte before. The
+     * call that starts a parallel region names the region, its implicit
+     * tasks and its end barrier. */
+    int fork = r->kind == K_PARALLEL || r->kind == K_IMPLICIT_TASK ||
+               r->kind == K_BARRIER_PAR;
+    sp__symbol_where((const char *)r->addr - 1, fork ? SP__LINES_FORK : 0,
+                     &file, &line, &func, &off);
     if (file && line > 0) {
       const char *base = strrchr(file, '/');
       snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);

@@ -232,8 +232,8 @@ char *sp__symbol_name(const void *addr) {
   return strdup(buf);
 }
 
-int sp__symbol_where(const void *addr, char **file, int *line, char **func,
-                     uintptr_t *off) {
+int sp__symbol_where(const void *addr, int flags, char **file, int *line,
+                     char **func, uintptr_t *off) {
   *file = *func = NULL;
   *line = -1;
   *off = 0;
@@ -241,12 +241,12 @@ int sp__symbol_where(const void *addr, char **file, int *line, char **func,
   if (!o)
     return -1;
   uintptr_t a = (uintptr_t)addr - o->bias;
-  if (o->map)
-    sp__lines_find(o->map, o->map_size, a, file, line);
   const sym_t *s = lookup_sym(o, a);
   if (s) {
     *func = demangle(s->name);
     *off = a - s->lo;
   }
+  if (o->map)
+    sp__lines_find(o->map, o->map_size, a, s ? s->lo : 0, flags, file, line);
   return *file || *func ? 0 : -1;
 }

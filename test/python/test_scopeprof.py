@@ -5,6 +5,7 @@
 # .spt files written here (versions 1-3, both byte orders).
 import csv
 import io
+import json
 import os
 import shutil
 import struct
@@ -392,6 +393,99 @@ def report_gen_profiles():
        {"main": 1, "even": 100000, "odd": 100000}, "frame counts")
 
 
+def thread_views():
+    """by_thread() and thread_imbalance against sp-report's --by-thread,
+    --by-rank and default rows, and its JSON, on report_gen's OpenMP
+    profile (rank 0: four threads, work unbalanced; rank 1: one thread)."""
+    d = os.path.join(WORK, "gen")
+    args = [os.path.join(d, "omp"), os.path.join(d, "omp_rank1.spt")]
+    res = read_h5(args)
+    summ = read_h5_summary(args)
+    mine = {(t["name"], t["rank"], t["thread"]): t for t in res.by_thread()}
+    rows = list(csv.DictReader(io.StringIO(report("--by-thread", "--export", "csv", *args))))
+    eq(sorted(mine), sorted((r["region"], int(r["rank"]), int(r["thread"])) for r in rows),
+       "by_thread rows")
+    for r in rows:
+        t = mine.get((r["region"], int(r["rank"]), int(r["thread"])))
+        if t is None:
+            continue
+        w = "by_thread %s rank %s thread %s" % (r["region"], r["rank"], r["thread"])
+        eq(t["num_calls"], int(r["calls"]), w + " calls")
+        eq(round(t["total_duration"] * 1e9), int(r["total_ns"]), w + " total")
+        eq(round(t["exclusive_duration"] * 1e9), int(r["exclusive_ns"]), w + " excl")
+        close(t["thread_imbalance"], float(r["thread_imbalance"]), w + " timbal", 0, 5e-5)
+    # the documented example: work on rank 0's threads, 700..1750 ns
+    eq([round(mine[("work", 0, k)]["total_duration"] * 1e9) for k in range(4)],
+       [700, 1400, 1600, 1750], "work per thread")
+    close(res["work"].thread_imbalance, 1750 / 1362.5, "work timbal", 0, 1e-12)
+    eq(res["work"][1].thread_imbalance, 1.0, "one thread: timbal 1")
+    for which, g in (("full", res), ("summary", summ)):
+        for r in csv.DictReader(io.StringIO(report("--by-rank", "--export", "csv", *args))):
+            close(g[r["region"]][int(r["rank"])].thread_imbalance,
+                  float(r["thread_imbalance"]), "%s --by-rank %s %s timbal" %
+                  (which, r["region"], r["rank"]), 0, 5e-5)
+        for r in csv.DictReader(io.StringIO(report("--export", "csv", *args))):
+            close(g[r["region"]].thread_imbalance, float(r["thread_imbalance"]),
+                  "%s %s timbal" % (which, r["region"]), 0, 5e-5)
+    # json takes each argument as one run
+    js = json.loads(report("--export", "json", *args))["files"]
+    for path, f in zip(args, js):
+        one = read_h5(path)
+        for n, v in f["regions"].items():
+            close(one[n].thread_imbalance, v["thread_imbalance"],
+                  "json %s %s timbal" % (path, n), 1e-5, 0)
+    df = res.to_thread_dataframe(include="work")
+    eq(list(zip(df["rank"], df["thread"], df["num_calls"])),
+       [(0, 0, 3), (0, 1, 3), (0, 2, 2), (0, 3, 3), (1, 1, 1)], "thread frame")
+    out = io.StringIO()
+    res.print_summary(columns=["region", "timbal"], file=out)
+    check(any(l.split() == ["work", "1.28"] for l in out.getvalue().splitlines()),
+          "timbal column: %s" % out.getvalue())
+
+
+def tree_paths(res, **kw):
+    """{path: calls} of every rank's call_stack(), as sp-report --tree."""
+    out = {}
+    for rank in res.ranks:
+        calls = res.call_stack(rank, **kw)
+        for i in range(len(calls)):
+            # a parent may come later in the list (another thread)
+            p, names = i, []
+            while p >= 0:
+                names.append(calls[p]["name"])
+                p = calls[p]["parent"]
+            k = " > ".join(reversed(names))
+            out[k] = out.get(k, 0) + 1
+    return out
+
+
+def report_tree(*args):
+    tree, stack = {}, []
+    for l in report("--tree", *args).splitlines()[2:]:
+        name = l[34:]
+        depth = (len(name) - len(name.lstrip(" "))) // 2
+        stack[depth:] = [name.strip()]
+        tree[" > ".join(stack)] = int(l[:10])
+    return tree
+
+
+def teams():
+    """call_stack(teams=True): OpenMP workers' tasks under their parallel
+    call, path by path as sp-report --tree (report_gen's OpenMP profile on
+    two ranks, its nested teams); teams=False keeps them roots."""
+    d = os.path.join(WORK, "gen")
+    for label, args in (("omp", [os.path.join(d, "omp"), os.path.join(d, "omp_rank1.spt")]),
+                        ("nested teams", [os.path.join(d, "nest.spt")])):
+        res = read_h5(args)
+        eq(tree_paths(res, teams=True), report_tree(*args), label + " joined tree")
+        plain = tree_paths(res)
+        check(any(k.startswith("omp implicit task") for k in plain if " > " not in k),
+              label + " without teams: worker tasks are roots")
+    calls = read_h5(os.path.join(d, "nest.spt")).call_stack(0, teams=True)
+    work = sorted((c["thread"], c["depth"]) for c in calls if c["name"] == "work")
+    eq(work, [(1, 5), (2, 5)], "nested teams: depths across threads")
+
+
 def errors():
     p = os.path.join(WORK, "trunc.spt")
     write_spt(p, 0, 2, [(0, "main", "", -1, [1], [2])])
@@ -446,6 +540,8 @@ def main():
     runtime_profiles()
     spt_profiles()
     report_gen_profiles()
+    thread_views()
+    teams()
     many_rows_profile()
     errors()
     if failures:

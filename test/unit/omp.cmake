@@ -2,8 +2,10 @@
 # sp-cc -fopenmp (every construct, counts per thread, the barrier waits of
 # an unbalanced loop, implicit tasks within their parallel call; at -O0 -g,
 # -O2 -gdwarf-4 and -O2 with sp-cc's line tables), the same
-# under SP_OMPT=0 (no omp region), a Fortran parallel do built with flang,
-# and a program without OpenMP (no OpenMP runtime loaded, omp_num_threads 1);
+# under SP_OMPT=0 (no omp region), the same constructs in Fortran built
+# with flang (with sp-report's tree, folded stacks, --by-thread and timbal
+# of its unbalanced loop), and a program without OpenMP (no OpenMP runtime
+# loaded, omp_num_threads 1);
 # omp_abi: the runtime's hand-written OMPT values against omp-tools.h.
 # Needs the plugin, .h5 output, h5py and LLVM's libomp (libomp-22-dev).
 find_program(SP_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
@@ -29,6 +31,26 @@ if(SP_BUILD_PASS AND SP_USE_HDF5 AND SP_PYTHON3)
   foreach(mode IN LISTS _modes)
     add_test(NAME omp_${mode} COMMAND sh ${_d}/run.sh ${mode})
     set_tests_properties(omp_${mode} PROPERTIES TIMEOUT 300 LABELS omp
-      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;PY3=${SP_PYTHON3};SRC=${_d}")
+      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;PY3=${SP_PYTHON3};SRC=${_d};REPORT=$<TARGET_FILE:sp-report>;PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
   endforeach()
+endif()
+
+# omp_c_built: omp_prog.c built by this build's own C compiler, with its
+# flags (a sanitizer build's too), against the runtime target: no plugin,
+# no wrapper, so the ASan+UBSan leg (built without the plugin) runs it
+# (label sanitize, scripts/test_sanitizers.sh). Clang only: GCC's -fopenmp
+# brings libgomp, which has no OMPT. Not under TSan (label threads): the
+# system's libomp is not built with TSan, whose reports then come from
+# libomp's own locks and from what OpenMP constructs hand between threads
+# (docs/guide.md, "Tests").
+if(SP_USE_HDF5 AND SP_PYTHON3 AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+  set(_d ${CMAKE_CURRENT_LIST_DIR}/omp)
+  add_executable(omp_prog_built ${_d}/omp_prog.c)
+  target_compile_options(omp_prog_built PRIVATE -fopenmp -g)
+  target_link_options(omp_prog_built PRIVATE -fopenmp)
+  target_link_libraries(omp_prog_built PRIVATE scopeprof)
+  add_test(NAME omp_c_built COMMAND sh ${_d}/run.sh built)
+  set_tests_properties(omp_c_built PROPERTIES TIMEOUT 300
+    LABELS "omp;sanitize"
+    ENVIRONMENT "PROG=$<TARGET_FILE:omp_prog_built>;PY3=${SP_PYTHON3};SRC=${_d}")
 endif()

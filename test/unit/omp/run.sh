@@ -3,8 +3,10 @@
 # sp-cc/sp-fc and -fopenmp, runs it on 4 threads writing .h5, and checks it
 # with check_omp.py. c and off: -O0 -g (the outlined bodies are there);
 # c-dwarf4: -O2 -gdwarf-4 (the older line table); c-lines: -O2 and the
-# line tables sp-cc adds by itself; fortran: flang, -O0 and those.
-# Environment: SP_BIN (sp-cc, sp-fc), PY3, SRC (this directory).
+# line tables sp-cc adds by itself; fortran: flang, -O0 and those; built:
+# the program $PROG, built by the build itself (a sanitizer build's flags).
+# Environment: SP_BIN (sp-cc, sp-fc), PY3, SRC (this directory), REPORT
+# (sp-report, for fortran).
 set -eu
 mode="$1"
 d="$(mktemp -d)"
@@ -23,9 +25,14 @@ c | off | c-dwarf4 | c-lines)
   src="$SRC/omp_prog.c"
   mode="${mode%%-*}" ;;
 fortran)
-  SP_FC=flang-22 "$SP_BIN/sp-fc" -fopenmp -O0 "$SRC/omp_prog.f90" -o "$d/prog"
-  "$d/prog"
+  SP_FC=flang-22 "$SP_BIN/sp-fc" -fopenmp -O0 -J"$d" "$SRC/omp_prog.f90" -o "$d/prog"
+  KMP_WARNINGS=0 "$d/prog"
   src="$SRC/omp_prog.f90" ;;
+built)
+  # omp_prog.c as the build compiled it (omp_c_built): $PROG
+  "$PROG"
+  src="$SRC/omp_prog.c"
+  mode=c ;;
 noomp)
   "$SP_BIN/sp-cc" -O0 -g "$SRC/no_omp.c" -o "$d/prog"
   "$d/prog" >"$d/maps"
