@@ -303,8 +303,9 @@ int rp_svg_speedup(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
       double sp = s[i].v[b0] / s[i].v[q];
       fputs("<g><title>", f);
       rp_xml_str(f, s[i].name);
-      fprintf(f, " on %lld ranks: speedup %.3f\navg %s per call",
-              (long long)ord[k][0], sp, rp_time(s[i].v[q], b, sizeof b));
+      fprintf(f, " on %lld rank%s: speedup %.3f\navg %s per call",
+              (long long)ord[k][0], ord[k][0] == 1 ? "" : "s", sp,
+              rp_time(s[i].v[q], b, sizeof b));
       facts(f, &s[i], q);
       fputs("</title>", f);
       fprintf(f,

@@ -595,7 +595,7 @@ check("main on 4 ranks: speedup 4.000\navg 2 us per call\n"
       "1 calls, total 2 us" in titles and
       "solve on 4 ranks: speedup 4.000\navg 750 ns per call\n"
       "2 calls, total 1.5 us" in titles and
-      "main on 1 ranks: speedup 1.000\navg 8 us per call\n"
+      "main on 1 rank: speedup 1.000\navg 8 us per call\n"
       "1 calls, total 8 us" in titles, titles)
 one_line_error(["--svg", "speedup", WORK + "/s1.h5", WORK + "/s1.h5"],
                "same mpi_size")
