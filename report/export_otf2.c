@@ -14,7 +14,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,23 +44,33 @@ typedef struct {
   int failed;      /* err holds what stopped the export */
 } otf2x;
 
-/* OTF2 reports an error through this before returning its code: the last
- * one is kept for the message, nothing is printed. */
+/* OTF2 reports an error through this before returning its code, and
+ * also where it then goes on as if nothing had happened: a failed write
+ * of an event file is reported here, yet closing the archive returns
+ * success over a cut file. So any report fails the export; the first one
+ * (the file and its errno) is kept for the message, nothing is printed. */
 static char otf2_msg[512];
+static OTF2_ErrorCode otf2_code;
 
 static OTF2_ErrorCode on_error(void *ud, const char *file, uint64_t line,
                                const char *fn, OTF2_ErrorCode code,
                                const char *fmt, va_list va) {
   (void)ud, (void)file, (void)line, (void)fn;
-  vsnprintf(otf2_msg, sizeof otf2_msg, fmt, va);
-  otf2_msg[strcspn(otf2_msg, "\n")] = 0;
+  if (!otf2_msg[0]) {
+    vsnprintf(otf2_msg, sizeof otf2_msg, fmt, va);
+    otf2_msg[strcspn(otf2_msg, "\n")] = 0;
+    otf2_code = code;
+  }
   return code;
 }
 
 static int otf2_fail(otf2x *x, OTF2_ErrorCode code, const char *what) {
-  if (!x->failed)
+  if (!x->failed && otf2_msg[0])
+    sp_fmt_err_set(x->err, "%s: OTF2 %s: %s (%s)", x->dir, what, otf2_msg,
+                   OTF2_Error_GetDescription(otf2_code));
+  else if (!x->failed)
     sp_fmt_err_set(x->err, "%s: OTF2 %s: %s", x->dir, what,
-                   otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(code));
+                   OTF2_Error_GetDescription(code));
   x->failed = 1;
   return -1;
 }
@@ -620,6 +632,135 @@ static int sync_entry(const char *path, const struct stat *st, int flag,
   return rc;
 }
 
+/* The largest file under the archive (nftw has no user pointer). */
+static off_t largest;
+
+static int size_entry(const char *path, const struct stat *st, int type,
+                      struct FTW *ftw) {
+  (void)path, (void)ftw;
+  if (type == FTW_F && st->st_size > largest)
+    largest = st->st_size;
+  return 0;
+}
+
+/* OTF2 does not report every failed write: when the disk fills as it
+ * writes a writer's last chunk at close, the close succeeds over a cut
+ * event file (and its reader then loops on that file). So after a close
+ * that says success: a file as large as the file size limit was cut at
+ * it, and a disk with no room for one more chunk (the most OTF2 writes at
+ * once) was full when the last chunk went out; either fails the export. */
+static int looks_cut(otf2x *x, const char *tmp) {
+  largest = 0;
+  struct rlimit rl;
+  if (nftw(tmp, size_entry, 16, FTW_PHYS) == 0 &&
+      getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      (rlim_t)largest >= rl.rlim_cur) {
+    sp_fmt_err_set(x->err, "%s: %s", x->dir, strerror(EFBIG));
+    x->failed = 1;
+    return -1;
+  }
+  char probe[4300];
+  snprintf(probe, sizeof probe, "%s/.room", tmp);
+  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  int e =
+      fd < 0 ? errno : posix_fallocate(fd, 0, OTF2_CHUNK_SIZE_EVENTS_DEFAULT);
+  if (fd >= 0) {
+    close(fd);
+    unlink(probe);
+  }
+  if (e == ENOSPC || e == EDQUOT || e == EFBIG || (fd < 0 && e)) {
+    sp_fmt_err_set(x->err, "%s: %s", x->dir, strerror(e));
+    x->failed = 1;
+    return -1;
+  }
+  return 0;
+}
+
+/* Opens the archive in tmp, writes it, closes it and syncs what it wrote:
+ * 0, or -1 with the reason in x->err (OTF2's) or err (the walk's). */
+static int write_all(otf2x *x, const char *tmp, sp_fmt_err *err) {
+  memset(x->region, 0xff,
+         (x->p->nnames ? (size_t)x->p->nnames : 1) * sizeof *x->region);
+  otf2_msg[0] = 0;
+  otf2_code = OTF2_SUCCESS;
+  OTF2_ErrorCallback prev = OTF2_Error_RegisterCallback(on_error, NULL);
+  int rc = -1;
+  x->ar = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE,
+                            OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
+                            OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
+                            OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  if (!x->ar)
+    otf2_fail(x, OTF2_ERROR_PROCESSED_WITH_FAULTS, "archive");
+  else
+    rc = write_archive(x, err);
+  if (x->w)
+    OTF2_Archive_CloseEvtWriter(x->ar, x->w);
+  OTF2_ErrorCode e = x->ar ? OTF2_Archive_Close(x->ar) : OTF2_SUCCESS;
+  if (rc == 0 && e != OTF2_SUCCESS)
+    rc = otf2_fail(x, e, "closing the archive");
+  if (rc == 0 && otf2_msg[0])
+    rc = otf2_fail(x, otf2_code, "writing the archive");
+  if (rc == 0)
+    rc = looks_cut(x, tmp);
+  OTF2_Error_RegisterCallback(prev, NULL);
+  /* What OTF2 wrote reaches the disk before the name does. */
+  if (rc == 0 && nftw(tmp, sync_entry, 16, FTW_PHYS) != 0) {
+    sp_fmt_err_set(err, "%s: %s", x->dir, strerror(errno ? errno : EIO));
+    rc = -1;
+  }
+  return rc;
+}
+
+/* write_all in a child process: OTF2 3.0 crashes (SIGSEGV in its final
+ * fwrite) when the disk fills while it closes a writer, and a library's
+ * crash must end in a message and no archive, not in a dead sp-report. The
+ * child sends its one-line failure through a pipe. Without a child to
+ * be had (fork fails) the archive is written here. */
+static int write_isolated(otf2x *x, const char *tmp, sp_fmt_err *err) {
+  int fd[2];
+  if (pipe(fd) != 0)
+    return write_all(x, tmp, err);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return write_all(x, tmp, err);
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    int rc = write_all(x, tmp, err);
+    const sp_fmt_err *why = x->failed ? x->err : err;
+    /* One line, under PIPE_BUF: one write. */
+    if (rc != 0 && write(fd[1], why->msg, strlen(why->msg)) < 0)
+      rc = 1;
+    _exit(rc == 0 ? 0 : 1);
+  }
+  close(fd[1]);
+  sp_fmt_err got = {""};
+  size_t n = 0;
+  ssize_t k;
+  while (n < sizeof got.msg - 1 &&
+         ((k = read(fd[0], got.msg + n, sizeof got.msg - 1 - n)) > 0 ||
+          (k < 0 && errno == EINTR)))
+    n += k > 0 ? (size_t)k : 0;
+  got.msg[n] = 0;
+  close(fd[0]);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return 0;
+  if (WIFSIGNALED(status))
+    sp_fmt_err_set(err,
+                   "%s: the OTF2 library died of signal %d (%s) while "
+                   "writing the archive; nothing was written (a full disk?)",
+                   x->dir, WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else
+    *err = n ? got : (sp_fmt_err){"OTF2 archive: failed"};
+  return -1;
+}
+
 /* 1 if dir is a directory holding nothing. */
 static int empty_dir(const char *dir) {
   DIR *d = opendir(dir);
@@ -697,35 +838,13 @@ int rp_export_otf2(const rp_profile *p, const rp_opts *o, const char *dir,
   x.opened = calloc(nt, 1);
   x.region = malloc(nn * sizeof *x.region);
   x.byref = malloc(nn * sizeof *x.byref);
-  otf2_msg[0] = 0;
-  OTF2_ErrorCallback prev = OTF2_Error_RegisterCallback(on_error, NULL);
   int rc = -1;
-  if (!x.nev || !x.opened || !x.region || !x.byref) {
+  if (!x.nev || !x.opened || !x.region || !x.byref)
     oom(&x);
-  } else {
-    memset(x.region, 0xff, nn * sizeof *x.region);
-    x.ar = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE,
-                             OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
-                             OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
-                             OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    if (!x.ar)
-      otf2_fail(&x, OTF2_ERROR_PROCESSED_WITH_FAULTS, "archive");
-    else
-      rc = write_archive(&x, err);
-    if (x.w)
-      OTF2_Archive_CloseEvtWriter(x.ar, x.w);
-    OTF2_ErrorCode e = x.ar ? OTF2_Archive_Close(x.ar) : OTF2_SUCCESS;
-    if (rc == 0 && e != OTF2_SUCCESS)
-      rc = otf2_fail(&x, e, "closing the archive");
-  }
-  OTF2_Error_RegisterCallback(prev, NULL);
+  else
+    rc = write_isolated(&x, tmp, err);
   if (x.failed)
     *err = mine;
-  /* What OTF2 wrote reaches the disk before the name does. */
-  if (rc == 0 && nftw(tmp, sync_entry, 16, FTW_PHYS) != 0) {
-    sp_fmt_err_set(err, "%s: %s", dir, strerror(errno ? errno : EIO));
-    rc = -1;
-  }
   if (rc == 0 && rename(tmp, path) != 0) {
     sp_fmt_err_set(err, "%s: %s", dir, strerror(errno));
     rc = -1;

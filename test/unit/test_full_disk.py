@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # test_full_disk.py - every writer on a disk that fills at many sizes
 # (RLIMIT_FSIZE, SIGXFSZ ignored: writes fail with EFBIG as on a full disk):
-# the runtime (.h5 and .spt), sp-import and sp-report must keep the exit
+# the runtime (.h5 and .spt), sp-import and sp-report (files, and the OTF2
+# archive's directory) must keep the exit
 # status they should have, print exactly one line and leave nothing under
 # the final name. The tools leave no file at all; the runtime keeps the
 # calls it could not place in its stream, which must stay readable.
@@ -168,6 +169,37 @@ for opts, name in ((["--export", "csv"], "t.csv"),
     sweep("sp-report " + " ".join(opts),
           [REPORT, *opts, "-o", out, os.path.join(merged_in, "merged.h5")],
           out, d, 0, any_ok, base, "sp-report")
+
+
+
+def otf2_sweep():
+    """--export otf2 writes a directory: at every limit below its largest
+    file, one line naming it, status 1, and no archive or temporary left
+    (OTF2 3.0 itself crashes when a write fails as it closes a writer)."""
+    d = fresh("report_otf2")
+    out = os.path.join(d, "a.otf2")
+    argv = [REPORT, "--export", "otf2", "-o", out,
+            os.path.join(merged_in, "merged.h5")]
+    rc, err = run(argv, None)
+    if "without OTF2" in err:
+        return
+    check(rc == 0 and err == "", "otf2: unlimited run rc %d %r" % (rc, err))
+    sizes = [os.path.getsize(os.path.join(r, f))
+             for r, _, fs in os.walk(out) for f in fs]
+    check(len(sizes) > 3, "otf2: archive files %s" % sizes)
+    biggest = max(sizes)
+    for limit in limits(biggest)[:-1]:
+        shutil.rmtree(d)
+        os.makedirs(d)
+        rc, err = run(argv, limit)
+        tag = "otf2 at %d of %d bytes" % (limit, biggest)
+        check(rc == 1, "%s: rc %d (stderr %r)" % (tag, rc, err))
+        check(one_error_line(err, "sp-report", out),
+              "%s: not one error line: %r" % (tag, err))
+        check(os.listdir(d) == [], "%s: left %s" % (tag, os.listdir(d)))
+
+
+otf2_sweep()
 
 if failures:
     print("%d failure(s)" % len(failures))
