@@ -2,15 +2,21 @@
  * on two threads, a number of calls that differs by rank, and MPI
  * barriers. Arguments: CALLS (the outer loop's count, default 1000);
  * "kill R": rank R ends itself with SIGKILL before MPI_Finalize (its
- * stream stays behind); "early R": rank R calls sp_finalize() before
- * MPI_Finalize (it writes its own file first). */
+ * stream stays behind, holding calls: first it records "filler" calls
+ * until its writer has appended some to the stream); "early R": rank R calls
+ * sp_finalize() before MPI_Finalize (it writes its own file first). */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <scope_profiler.h>
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static volatile double sink;
 
@@ -36,6 +42,34 @@ static void *worker(void *arg) {
     sp_end(outer);
   }
   return NULL;
+}
+
+/* The size of this rank's stream (<SP_OUTPUT>_rank<R>.<pid>.spts), or -1. */
+static long long stream_size(int rank) {
+  char path[4096];
+  const char *prefix = getenv("SP_OUTPUT");
+  snprintf(path, sizeof path, "%s_rank%05d.%ld.spts",
+           prefix ? prefix : "scope_profiler", rank, (long)getpid());
+  struct stat st;
+  return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* Records calls of "filler" until the writer thread has appended calls to
+ * the stream: chunks go to the writer only when full, and it writes them
+ * when it next runs, so a SIGKILL right after the barrier could find the
+ * stream holding the metadata alone. A wait for a condition, not a time:
+ * the test's own timeout bounds it. */
+static void until_streamed(int rank) {
+  int filler = sp_region("filler");
+  long long at_start = stream_size(rank);
+  while (stream_size(rank) <= at_start) {
+    for (int i = 0; i < 4096; i++) {
+      sp_begin(filler);
+      sp_end(filler);
+    }
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -72,8 +106,10 @@ int main(int argc, char **argv) {
   sp_begin(bar);
   MPI_Barrier(MPI_COMM_WORLD);
   sp_end(bar);
-  if (rank == kill_rank)
+  if (rank == kill_rank) {
+    until_streamed(rank);
     raise(SIGKILL);
+  }
   if (rank == early_rank)
     sp_finalize();
   MPI_Finalize();
