@@ -2,17 +2,20 @@
  * <prefix>.h5, together at MPI_Finalize, equal to what sp-import makes of
  * their own files; any rank missing, each writes its own file instead.
  *
- * Token-ordered, with rank 0 holding the token between turns: every rank
- * sends rank 0 its number of calls; rank 0 creates the file under a
- * temporary name with the events reserved (HDF5, in the module, on rank 0
- * only) and tells each rank the file and where its calls go; then each
- * rank in turn, when rank 0 gives it the turn, writes its calls there
- * (plain pwrite, no HDF5) while computing its rows' statistics, and sends
- * rank 0 its rows, which rank 0 adds to the index; the last done, rank 0
- * writes index and metadata, renames the file into place and tells every
- * rank. Messages go through the PMPI names on MPI_COMM_WORLD with tags of
- * their own (a communicator of our own would need a collective call, which
- * a dead rank would hang). */
+ * Turns given by rank 0: every rank sends rank 0 its number of calls;
+ * rank 0 creates the file under a temporary name with the events reserved
+ * (HDF5, in the module, on rank 0 only) and tells each rank the file and
+ * where its calls go; rank 0 writes its own calls, then gives the other
+ * ranks their turns in rank order, up to SP_MERGE_WRITERS open at once
+ * (the places are disjoint), the next as each ends. A rank whose turn it
+ * is writes its calls there (plain pwrite, no HDF5) while computing its
+ * rows' statistics, and sends rank 0 its rows; rank 0 adds them to the
+ * index in rank order (rows that come before an earlier rank's wait for
+ * it), as sp-import orders them. The last done, rank 0 writes index and
+ * metadata, renames the file into place and tells every rank. Messages go
+ * through the PMPI names on MPI_COMM_WORLD with tags of their own (a
+ * communicator of our own would need a collective call, which a dead rank
+ * would hang). */
 #include "h5_merge.h"
 #include "internal.h"
 #include "sp_format.h"
