@@ -68,11 +68,14 @@ def main():
         t_off = job_run(work + "/off/p", "SP_ENABLE=0")
         t_ranks = job_run(work + "/ranks/p")
         t_imp = run([imp, "-o", work + "/imported.h5", work + "/ranks"], env)
-        t_merge, turns = run_turns(
-            job_cmd(work + "/merged/p", "SP_MERGE=1", "SP_VERBOSE=1"), env)
-        t_merge1, turns1 = run_turns(
-            job_cmd(work + "/merged1/p", "SP_MERGE=1", "SP_VERBOSE=1",
-                    "SP_MERGE_WRITERS=1"), env)
+        merges = [("merged", []), ("merged1", ["SP_MERGE_WRITERS=1"])]
+        if k % 2:  # every other round the other first: neither gains warmth
+            merges.reverse()
+        got = {}
+        for d, extra in merges:
+            got[d] = run_turns(job_cmd(work + "/" + d + "/p", "SP_MERGE=1",
+                                       "SP_VERBOSE=1", *extra), env)
+        (t_merge, turns), (t_merge1, turns1) = got["merged"], got["merged1"]
         for d in ("merged", "merged1"):
             if not os.path.exists(work + "/" + d + "/p.h5"):
                 sys.exit("bench_merge: no merged file")

@@ -570,16 +570,14 @@ static int turn_end(job *j, writer *wr, turn_state *t, int r, int ok,
 
 static int turns(job *j, writer *wr, int64_t *longest, sp_fmt_err *err) {
   size_t n = (size_t)j->size;
-  turn_state t = {calloc(n, sizeof *t.ups),
-                  calloc(n, sizeof *t.req),
-                  calloc(n, sizeof *t.given),
-                  calloc(n, sizeof *t.held),
-                  calloc(n, sizeof *t.held_n),
-                  1,
-                  1,
-                  0,
-                  0,
-                  *longest};
+  turn_state t = {.ups = calloc(n, sizeof *t.ups),
+                  .req = calloc(n, sizeof *t.req),
+                  .given = calloc(n, sizeof *t.given),
+                  .held = calloc(n, sizeof *t.held),
+                  .held_n = calloc(n, sizeof *t.held_n),
+                  .next = 1,
+                  .added = 1,
+                  .longest = *longest};
   int ok = t.ups && t.req && t.given && t.held && t.held_n;
   int writers = sp__cfg.merge_writers > 0 ? sp__cfg.merge_writers : 1;
   if (!ok)
@@ -609,9 +607,10 @@ static int turns(job *j, writer *wr, int64_t *longest, sp_fmt_err *err) {
       t.open++;
     }
     int ended = 0;
-    /* Newest turn first under the test setting: only the last open one
-     * is looked at, so rows come out of rank order every time. */
-    for (int r = t.next - 1; r >= 1 && t.open > 0; r--) {
+    /* Every open turn is a rank from t.added on (those before are in the
+     * index). Newest first, and under the test setting only the newest
+     * open one is looked at, so rows come out of rank order every time. */
+    for (int r = t.next - 1; r >= t.added && t.open > 0; r--) {
       int flag = 0;
       if (!j->busy[r])
         continue;
