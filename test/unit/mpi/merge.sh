@@ -12,6 +12,9 @@
 #          and 2, what rank 1's stream had of its)
 #   early  rank 2 calls sp_finalize() before MPI_Finalize: it says so to
 #          rank 0 at once, and every rank writes its own file
+#   refuse rank 3 cannot write its place in the merged file (a file size
+#          limit, EFBIG) while other ranks' turns are open: no merged
+#          file, no temporary, every rank's own file
 # MODE-wN runs MODE with SP_MERGE_WRITERS=N (the default otherwise: every
 # other rank's turn open at once on these few ranks). equal-wN also sets
 # SP_MERGE_TEST_REVERSE=1, so that rank 0 takes the open turns' rows
@@ -93,5 +96,24 @@ early)
     { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
   "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
   check counts "$d/imported.h5" 3 1000 ;;
+refuse)
+  # Rank 3 may write no file past 1.5 MB (ulimit -f, SIGXFSZ ignored so
+  # that pwrite fails with EFBIG): its place in the merged file begins
+  # beyond that, its stream and its own file end before. Rank 0 takes the
+  # newest turn's rows first (SP_MERGE_TEST_REVERSE), so it hears of rank
+  # 3 while ranks 1 and 2 (with 2 or more writers) are still writing.
+  # shellcheck disable=SC2016,SC2046
+  timeout 120 "$MPIRUN" --oversubscribe -np 4 sh -c \
+    'r="${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}"
+     if [ "$r" = 3 ]; then trap "" XFSZ; ulimit -f 2930; fi
+     exec "$@"' sh env SP_OUTPUT="$d/out/p" SP_MERGE=1 SP_FORMAT=h5 \
+    SP_MERGE_TEST_REVERSE=1 $(w) "$MERGE" 20000 >/dev/null 2>"$d/err"
+  left="$(ls "$d/out" | tr '\n' ' ')"
+  [ "$left" = "p_rank00000.h5 p_rank00001.h5 p_rank00002.h5 p_rank00003.h5 " ] ||
+    { echo "expected the four ranks' files, found: $left"; cat "$d/err"; exit 1; }
+  grep -q "SP_MERGE: .*rank 3 could not write its calls there" "$d/err" ||
+    { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
+  "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
+  check counts "$d/imported.h5" 4 20000 ;;
 *) echo "merge.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
