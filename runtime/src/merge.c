@@ -78,7 +78,9 @@ typedef struct job {
 static int send_within(job *j, const void *buf, int len, int dst, int tag);
 
 static void keep_alive(job *j) {
-  if (j->rank != 0 || now_ns() - j->alive_at < j->wait_ns / 4)
+  /* no lists: rank 0 left the merge (sp__merge_at_finalize), none waits */
+  if (j->rank != 0 || !j->busy || !j->heard ||
+      now_ns() - j->alive_at < j->wait_ns / 4)
     return;
   down_msg d;
   memset(&d, 0, sizeof d);

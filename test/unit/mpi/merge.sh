@@ -12,6 +12,7 @@
 #          and 2, what rank 1's stream had of its)
 #   early  rank 2 calls sp_finalize() before MPI_Finalize: it says so to
 #          rank 0 at once, and every rank writes its own file
+#   early0 the same by rank 0: it tells the others as it finalizes MPI
 #   refuse rank 3 cannot write its place in the merged file (a file size
 #          limit, EFBIG) while other ranks' turns are open: no merged
 #          file, no temporary, every rank's own file
@@ -94,6 +95,15 @@ early)
     { echo "expected the three ranks' files, found: $left"; exit 1; }
   grep -q "SP_MERGE: .*rank 2 does not take part" "$d/err" ||
     { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
+  "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
+  check counts "$d/imported.h5" 3 1000 ;;
+early0)
+  timeout 50 "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" \
+    SP_MERGE=1 SP_FORMAT=h5 $(w) "$MERGE" 1000 early 0 >/dev/null 2>"$d/err" ||
+    { echo "mpirun failed"; cat "$d/err"; exit 1; }
+  left="$(ls "$d/out" | tr '\n' ' ')"
+  [ "$left" = "p_rank00000.h5 p_rank00001.h5 p_rank00002.h5 " ] ||
+    { echo "expected the three ranks' files, found: $left"; exit 1; }
   "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
   check counts "$d/imported.h5" 3 1000 ;;
 refuse)
