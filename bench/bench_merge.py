@@ -8,9 +8,17 @@ turns; it prints each round's ratios and then their median and best:
   output  the same less the job without recording on both sides: the time
           spent writing the profile
 
+and, from a fourth job with SP_MERGE_WRITERS=1 (one rank's turn at a time)
+against the third (the default, several at once), rank 0's SP_VERBOSE
+figures for the other ranks' turns:
+
+  writers  turns with SP_MERGE_WRITERS=1 / turns with the default (> 1:
+           the turns at once are faster); also the two jobs' times
+
 usage: bench_merge.py MPIRUN JOB SP_IMPORT DIR [RANKS] [CALLS] [ROUNDS]
 """
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -24,6 +32,18 @@ def run(cmd, env=None):
     return time.monotonic() - t0
 
 
+def run_turns(cmd, env):
+    """The job's time, and rank 0's seconds for the other ranks' turns."""
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    t = time.monotonic() - t0
+    m = re.search(r"other ranks' turns ([0-9.]+) s", p.stderr)
+    if not m:
+        sys.exit("bench_merge: no SP_VERBOSE line from rank 0:\n" + p.stderr)
+    return t, float(m.group(1))
+
+
 def main():
     mpirun, job, imp, work = sys.argv[1:5]
     ranks = int(sys.argv[5]) if len(sys.argv) > 5 else 8
@@ -32,35 +52,51 @@ def main():
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
-    def job_run(out, *settings):
-        cmd = [mpirun, "--oversubscribe", "-np", str(ranks), "env",
-               "SP_OUTPUT=" + out, *settings, job, str(calls)]
-        return run(cmd, env)
+    def job_cmd(out, *settings):
+        return [mpirun, "--oversubscribe", "-np", str(ranks), "env",
+                "SP_OUTPUT=" + out, *settings, job, str(calls)]
 
-    whole, output = [], []
+    def job_run(out, *settings):
+        return run(job_cmd(out, *settings), env)
+
+    whole, output, writers = [], [], []
     for k in range(rounds):
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work + "/ranks")
         os.makedirs(work + "/merged")
+        os.makedirs(work + "/merged1")
         t_off = job_run(work + "/off/p", "SP_ENABLE=0")
         t_ranks = job_run(work + "/ranks/p")
         t_imp = run([imp, "-o", work + "/imported.h5", work + "/ranks"], env)
-        t_merge = job_run(work + "/merged/p", "SP_MERGE=1")
-        if not os.path.exists(work + "/merged/p.h5"):
-            sys.exit("bench_merge: no merged file")
+        merges = [("merged", []), ("merged1", ["SP_MERGE_WRITERS=1"])]
+        if k % 2:  # every other round the other first: neither gains warmth
+            merges.reverse()
+        got = {}
+        for d, extra in merges:
+            got[d] = run_turns(job_cmd(work + "/" + d + "/p", "SP_MERGE=1",
+                                       "SP_VERBOSE=1", *extra), env)
+        (t_merge, turns), (t_merge1, turns1) = got["merged"], got["merged1"]
+        for d in ("merged", "merged1"):
+            if not os.path.exists(work + "/" + d + "/p.h5"):
+                sys.exit("bench_merge: no merged file")
         size = os.path.getsize(work + "/merged/p.h5")
         w = (t_ranks + t_imp) / t_merge
         o = (t_ranks + t_imp - t_off) / max(t_merge - t_off, 1e-9)
         whole.append(w)
         output.append(o)
+        writers.append(turns1 / max(turns, 1e-9))
         print(f"round {k + 1}: job without recording {t_off:.2f} s; "
               f"rank files {t_ranks:.2f} s + sp-import {t_imp:.2f} s; "
               f"SP_MERGE {t_merge:.2f} s ({size / 2**20:.0f} MiB); "
-              f"whole {w:.2f}, output {o:.2f}", flush=True)
+              f"whole {w:.2f}, output {o:.2f}; turns {turns:.3f} s, with "
+              f"SP_MERGE_WRITERS=1 {turns1:.3f} s (job {t_merge1:.2f} s): "
+              f"writers {writers[-1]:.2f}", flush=True)
     shutil.rmtree(work, ignore_errors=True)
     print(f"{ranks} ranks x {calls} calls, {rounds} rounds: whole median "
           f"{statistics.median(whole):.2f} best {max(whole):.2f}; output "
-          f"median {statistics.median(output):.2f} best {max(output):.2f}")
+          f"median {statistics.median(output):.2f} best {max(output):.2f}; "
+          f"writers median {statistics.median(writers):.2f} best "
+          f"{max(writers):.2f}")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,8 @@ typedef struct sp__config {
   int merge;         /* SP_MERGE: one file for the MPI job */
   int merge_timeout; /* SP_MERGE_TIMEOUT: seconds */
   int merge_keep;    /* SP_MERGE_KEEP_RANK_FILES (tests) */
+  int merge_writers; /* SP_MERGE_WRITERS: turns open at once */
+  int merge_reverse; /* SP_MERGE_TEST_REVERSE (tests) */
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
 /* Fills cfg from the SP_* variables, warning once for each invalid value. */

@@ -2,17 +2,20 @@
  * <prefix>.h5, together at MPI_Finalize, equal to what sp-import makes of
  * their own files; any rank missing, each writes its own file instead.
  *
- * Token-ordered, with rank 0 holding the token between turns: every rank
- * sends rank 0 its number of calls; rank 0 creates the file under a
- * temporary name with the events reserved (HDF5, in the module, on rank 0
- * only) and tells each rank the file and where its calls go; then each
- * rank in turn, when rank 0 gives it the turn, writes its calls there
- * (plain pwrite, no HDF5) while computing its rows' statistics, and sends
- * rank 0 its rows, which rank 0 adds to the index; the last done, rank 0
- * writes index and metadata, renames the file into place and tells every
- * rank. Messages go through the PMPI names on MPI_COMM_WORLD with tags of
- * their own (a communicator of our own would need a collective call, which
- * a dead rank would hang). */
+ * Turns given by rank 0: every rank sends rank 0 its number of calls;
+ * rank 0 creates the file under a temporary name with the events reserved
+ * (HDF5, in the module, on rank 0 only) and tells each rank the file and
+ * where its calls go; rank 0 writes its own calls, then gives the other
+ * ranks their turns in rank order, up to SP_MERGE_WRITERS open at once
+ * (the places are disjoint), the next as each ends. A rank whose turn it
+ * is writes its calls there (plain pwrite, no HDF5) while computing its
+ * rows' statistics, and sends rank 0 its rows; rank 0 adds them to the
+ * index in rank order (rows that come before an earlier rank's wait for
+ * it), as sp-import orders them. The last done, rank 0 writes index and
+ * metadata, renames the file into place and tells every rank. Messages go
+ * through the PMPI names on MPI_COMM_WORLD with tags of their own (a
+ * communicator of our own would need a collective call, which a dead rank
+ * would hang). */
 #include "h5_merge.h"
 #include "internal.h"
 #include "sp_format.h"
@@ -63,25 +66,27 @@ typedef struct job {
   int rank, size;   /* in MPI_COMM_WORLD */
   int64_t wait_ns;  /* SP_MERGE_TIMEOUT */
   int64_t alive_at; /* rank 0: when it last told the waiting ranks */
-  int current;      /* rank 0: the rank whose turn it is, or -1 */
+  char *busy;       /* rank 0: ranks whose turn is open (writing) */
   char *gone;       /* rank 0: ranks that failed to answer */
   char *heard;      /* rank 0: ranks whose count came (alive, waiting) */
 } job;
 
 /* Rank 0, waiting: every quarter of the timeout, tells every rank still to
- * hear from it (all but the one whose turn it is) that it is alive, so that
+ * hear from it (all but those whose turn is open) that it is alive, so that
  * a rank waiting for its turn behind many others waits for silence, not for
  * the sum of their writes. */
 static int send_within(job *j, const void *buf, int len, int dst, int tag);
 
 static void keep_alive(job *j) {
-  if (j->rank != 0 || now_ns() - j->alive_at < j->wait_ns / 4)
+  /* no lists: rank 0 left the merge (sp__merge_at_finalize), none waits */
+  if (j->rank != 0 || !j->busy || !j->heard ||
+      now_ns() - j->alive_at < j->wait_ns / 4)
     return;
   down_msg d;
   memset(&d, 0, sizeof d);
   d.kind = M_ALIVE;
   for (int r = 1; r < j->size; r++)
-    if (r != j->current && j->heard[r] && !j->gone[r])
+    if (!j->busy[r] && j->heard[r] && !j->gone[r])
       send_within(j, &d, (int)offsetof(down_msg, path), r, TAG_DOWN);
   j->alive_at = now_ns();
 }
@@ -495,6 +500,168 @@ static int gather_counts(job *j, up_msg *ups) {
   return rc;
 }
 
+/* The other ranks' turns, up to SP_MERGE_WRITERS open at once and each
+ * next one given as one ends: their calls' places are disjoint, so they
+ * write at the same time. Their rows come in any order; each goes into the
+ * index in rank order (where its calls are), so a rank's rows that come
+ * before an earlier rank's wait in memory (no more than the index itself
+ * takes). After a failure no turn is given, but the open ones are waited
+ * for (each within the timeout), so that their ranks hear the outcome at
+ * once rather than after their own timeout. */
+typedef struct turn_state {
+  up_msg *ups;     /* per rank, its M_ROWS */
+  uint64_t *req;   /* per rank, the receive of it */
+  int64_t *given;  /* per rank, when its turn began */
+  char **held;     /* per rank, rows come before an earlier rank's */
+  size_t *held_n;  /* their bytes */
+  int next, added; /* the next rank to get a turn, to go into the index */
+  int open, nheld; /* turns open now; ranks whose rows were held */
+  int64_t longest; /* the longest turn */
+} turn_state;
+
+/* Rank r's turn has ended (its M_ROWS came): its rows, into the index or
+ * held; every held rank's rows that can now follow. */
+static int turn_end(job *j, writer *wr, turn_state *t, int r, int ok,
+                    sp_fmt_err *err) {
+  up_msg u = t->ups[r];
+  j->busy[r] = 0;
+  t->open--;
+  if (u.kind != M_ROWS || u.len < 0 || u.len > INT32_MAX) {
+    if (ok)
+      sp_fmt_err_set(err, "%s: rank %d sent no rows", wr->path, r);
+    j->gone[r] = 1;
+    return -1;
+  }
+  char *b = malloc(u.len ? (size_t)u.len : 1);
+  if (!b || recv_within(j, b, (int)u.len, r, TAG_ROWS) != 0) {
+    if (ok)
+      sp_fmt_err_set(err, "%s: rank %d: its rows did not come", wr->path, r);
+    free(b);
+    return -1;
+  }
+  if (now_ns() - t->given[r] > t->longest)
+    t->longest = now_ns() - t->given[r];
+  if (!ok) { /* drained: the merge is lost already */
+    free(b);
+    return -1;
+  }
+  if (u.value != 0) {
+    sp_fmt_err_set(err,
+                   "%s: rank %d could not write its calls there: each "
+                   "rank writes its own file",
+                   wr->path, r);
+    free(b);
+    return -1;
+  }
+  if (r != t->added) {
+    t->held[r] = b;
+    t->held_n[r] = (size_t)u.len;
+    t->nheld++;
+    return 0;
+  }
+  int rc = add_packed(wr, r, b, (size_t)u.len, err);
+  free(b);
+  for (t->added++; rc == 0 && t->added < t->next && t->held[t->added];
+       t->added++) {
+    rc = add_packed(wr, t->added, t->held[t->added], t->held_n[t->added], err);
+    free(t->held[t->added]);
+    t->held[t->added] = NULL;
+  }
+  return rc;
+}
+
+static int turns(job *j, writer *wr, int64_t *longest, sp_fmt_err *err) {
+  size_t n = (size_t)j->size;
+  turn_state t = {.ups = calloc(n, sizeof *t.ups),
+                  .req = calloc(n, sizeof *t.req),
+                  .given = calloc(n, sizeof *t.given),
+                  .held = calloc(n, sizeof *t.held),
+                  .held_n = calloc(n, sizeof *t.held_n),
+                  .next = 1,
+                  .added = 1,
+                  .longest = *longest};
+  int ok = t.ups && t.req && t.given && t.held && t.held_n;
+  int writers = sp__cfg.merge_writers > 0 ? sp__cfg.merge_writers : 1;
+  if (!ok)
+    sp_fmt_err_set(err, "%s: out of memory", wr->path);
+  int64_t pause = 50000;
+  while (t.open > 0 || (ok && t.next < j->size)) {
+    while (ok && t.open < writers && t.next < j->size) {
+      int r = t.next++;
+      t.given[r] = now_ns();
+      t.ups[r] = (up_msg){0, -1, 0};
+      if (!j->gone[r]) {
+        send_down(j, r, M_TURN);
+        if (j->m.irecv(&t.ups[r], (int)sizeof t.ups[r], j->m.byte, r, TAG_UP,
+                       j->m.world, &t.req[r]) != 0)
+          j->gone[r] = 1;
+      }
+      if (j->gone[r]) {
+        sp_fmt_err_set(err,
+                       "%s: rank %d did not write its calls in time "
+                       "(SP_MERGE_TIMEOUT): each rank writes its own file",
+                       wr->path, r);
+        j->gone[r] = 1;
+        ok = 0;
+        break;
+      }
+      j->busy[r] = 1;
+      t.open++;
+    }
+    int ended = 0;
+    /* Every open turn is a rank from t.added on (those before are in the
+     * index). Newest first, and under the test setting only the newest
+     * open one is looked at, so rows come out of rank order every time. */
+    for (int r = t.next - 1; r >= t.added && t.open > 0; r--) {
+      int flag = 0;
+      if (!j->busy[r])
+        continue;
+      if (j->m.test(&t.req[r], &flag, j->m.status_ignore) == 0 && flag) {
+        if (turn_end(j, wr, &t, r, ok, err) != 0)
+          ok = 0;
+        ended = 1;
+      } else if (now_ns() - t.given[r] > j->wait_ns) {
+        j->m.cancel(&t.req[r]);
+        j->m.wait(&t.req[r], j->m.status_ignore);
+        if (ok)
+          sp_fmt_err_set(err,
+                         "%s: rank %d did not write its calls in time "
+                         "(SP_MERGE_TIMEOUT): each rank writes its own file",
+                         wr->path, r);
+        j->busy[r] = 0;
+        j->gone[r] = 1;
+        t.open--;
+        ok = 0;
+      }
+      if (sp__cfg.merge_reverse && (ended || j->busy[r]))
+        break;
+    }
+    if (ended) {
+      pause = 50000;
+      continue;
+    }
+    keep_alive(j);
+    nap(&pause);
+  }
+  if (ok && t.added != j->size) {
+    sp_fmt_err_set(err, "%s: rows of rank %d missing", wr->path, t.added);
+    ok = 0;
+  }
+  if (ok)
+    sp__debug("%s: %d other ranks' turns, up to %d at once; rows of %d "
+              "ranks held for an earlier rank's",
+              wr->path, j->size - 1, writers, t.nheld);
+  *longest = t.longest;
+  for (size_t r = 0; t.held && r < n; r++)
+    free(t.held[r]);
+  free(t.ups);
+  free(t.req);
+  free(t.given);
+  free(t.held);
+  free(t.held_n);
+  return ok ? 0 : -1;
+}
+
 static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
   writer wr;
   memset(&wr, 0, sizeof wr);
@@ -503,12 +670,15 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
   wr.per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *wr.per);
   j->gone = calloc((size_t)j->size, 1);
   j->heard = calloc((size_t)j->size, 1);
-  int ok = have && counts && wr.ranks && wr.per && j->gone && j->heard;
+  j->busy = calloc((size_t)j->size, 1);
+  int ok =
+      have && counts && wr.ranks && wr.per && j->gone && j->heard && j->busy;
   if (have && !ok)
     sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
-  if (!j->gone || !j->heard) { /* not even that: every rank times out */
+  if (!j->gone || !j->heard || !j->busy) { /* every rank times out */
     free(j->gone);
     free(j->heard);
+    free(j->busy);
     free(counts);
     free(wr.ranks);
     free(wr.per);
@@ -586,40 +756,8 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
       sh->per[k] = NULL;
     }
   }
-  for (int r = 1; ok && r < j->size; r++) {
-    up_msg u = {0, -1, 0};
-    j->current = r;
-    turn = now_ns();
-    if (!j->gone[r])
-      send_down(j, r, M_TURN);
-    if (j->gone[r] || recv_within(j, &u, (int)sizeof u, r, TAG_UP) != 0 ||
-        u.kind != M_ROWS || u.len < 0 || u.len > INT32_MAX) {
-      sp_fmt_err_set(err,
-                     "%s: rank %d did not write its calls in time "
-                     "(SP_MERGE_TIMEOUT): each rank writes its own file",
-                     wr.path, r);
-      j->gone[r] = 1;
-      ok = 0;
-      break;
-    }
-    char *b = malloc(u.len ? (size_t)u.len : 1);
-    if (!b || recv_within(j, b, (int)u.len, r, TAG_ROWS) != 0) {
-      sp_fmt_err_set(err, "%s: rank %d: its rows did not come", wr.path, r);
-      ok = 0;
-    } else if (u.value != 0) {
-      sp_fmt_err_set(err,
-                     "%s: rank %d could not write its calls there: each "
-                     "rank writes its own file",
-                     wr.path, r);
-      ok = 0;
-    } else if (add_packed(&wr, r, b, (size_t)u.len, err) != 0) {
-      ok = 0;
-    }
-    free(b);
-    if (now_ns() - turn > longest)
-      longest = now_ns() - turn;
-  }
-  j->current = -1;
+  if (ok && turns(j, &wr, &longest, err) != 0)
+    ok = 0;
   t_turns = now_ns() - t_turns;
   int64_t t_close = now_ns();
   sp_fmt_meta m = {0};
@@ -650,6 +788,7 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
   free(counts);
   free(j->gone);
   free(j->heard);
+  free(j->busy);
   return ok ? 0 : -1;
 }
 
@@ -698,7 +837,6 @@ int sp__merge(int rank) {
   joined = 1;
   job j;
   memset(&j, 0, sizeof j);
-  j.current = -1;
   j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
   if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)
     return -1;

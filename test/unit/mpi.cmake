@@ -56,7 +56,9 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   add_executable(mpi_merge ${_d}/merge.c)
   target_link_libraries(mpi_merge PRIVATE scopeprof MPI::MPI_C Threads::Threads)
   target_compile_options(mpi_merge PRIVATE ${SP_C_WARNINGS})
-  foreach(mode equal only kill early)
+  # -wN: SP_MERGE_WRITERS=N (equal-w2: turns that end out of rank order)
+  foreach(mode equal only kill early early0 refuse equal-w1 equal-w2 only-w1 kill-w2
+      refuse-w1)
     add_test(NAME mpi_merge_${mode} COMMAND ${_d}/merge.sh ${mode})
     set_tests_properties(mpi_merge_${mode} PROPERTIES TIMEOUT 300 LABELS mpi
       ENVIRONMENT "SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MERGE=$<TARGET_FILE:mpi_merge>;SRC=${_d}")

@@ -12,9 +12,24 @@
 #          and 2, what rank 1's stream had of its)
 #   early  rank 2 calls sp_finalize() before MPI_Finalize: it says so to
 #          rank 0 at once, and every rank writes its own file
+#   early0 the same by rank 0: it tells the others as it finalizes MPI
+#   refuse rank 3 cannot write its place in the merged file (a file size
+#          limit, EFBIG) while other ranks' turns are open: no merged
+#          file, no temporary, every rank's own file
+# MODE-wN runs MODE with SP_MERGE_WRITERS=N (the default otherwise: every
+# other rank's turn open at once on these few ranks). equal-wN also sets
+# SP_MERGE_TEST_REVERSE=1, so that rank 0 takes the open turns' rows
+# newest first: with 4 ranks and 2 writers, ranks 2 and 3's rows come
+# before rank 1's and wait for it (rank 0 says how many waited).
 # Environment: SP_IMPORT, PY3, MPIRUN, MERGE (merge.c built), SRC.
 set -eu
 mode="$1"
+writers=
+case "$mode" in
+*-w*) writers="${mode##*-w}"; mode="${mode%-w*}" ;;
+esac
+# SP_MERGE_WRITERS, when asked for, through env on every rank
+w() { if [ -n "$writers" ]; then echo "SP_MERGE_WRITERS=$writers"; else echo SP_MERGE=1; fi; }
 d="$(mktemp -d)"
 trap 'rm -rf "$d"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -22,15 +37,26 @@ check() { "$PY3" "$SRC/check_merge.py" "$@"; }
 mkdir "$d/out"
 case "$mode" in
 equal)
+  rev=SP_MERGE=1
+  [ -z "$writers" ] || rev="SP_MERGE_TEST_REVERSE=1 SP_VERBOSE=1"
+  # shellcheck disable=SC2046
   "$MPIRUN" --oversubscribe -np 4 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
-    SP_MERGE_KEEP_RANK_FILES=1 SP_FORMAT=h5 "$MERGE" 3000 >/dev/null
-  test -f "$d/out/p.h5" || { echo "no merged file"; ls "$d/out"; exit 1; }
+    $(w) $rev SP_MERGE_KEEP_RANK_FILES=1 SP_FORMAT=h5 "$MERGE" 3000 \
+    >/dev/null 2>"$d/err"
+  test -f "$d/out/p.h5" || { echo "no merged file"; ls "$d/out"; cat "$d/err"; exit 1; }
+  if [ -n "$writers" ]; then
+    # one writer: nothing waits; two, newest first: ranks 2 and 3 wait
+    held=$((writers == 1 ? 0 : 2))
+    grep -q "up to $writers at once; rows of $held ranks held" "$d/err" ||
+      { echo "expected rows of $held ranks held"; cat "$d/err"; exit 1; }
+  fi
   "$SP_IMPORT" -o "$d/imported.h5" --label p "$d/out"/p_rank0000[0-3].h5
   check equal "$d/out/p.h5" "$d/imported.h5"
   check counts "$d/out/p.h5" 4 3000 ;;
 only)
+  # shellcheck disable=SC2046
   "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
-    "$MERGE" 2000 >/dev/null 2>"$d/err"
+    $(w) "$MERGE" 2000 >/dev/null 2>"$d/err"
   # a normal run prints nothing
   if [ -s "$d/err" ]; then cat "$d/err"; exit 1; fi
   left="$(ls "$d/out")"
@@ -44,7 +70,7 @@ kill)
   rc=0
   timeout 60 "$MPIRUN" --oversubscribe --mca orte_enable_recovery 1 -np 3 \
     env SP_OUTPUT="$d/out/p" SP_MERGE=1 SP_MERGE_TIMEOUT=5 SP_FORMAT=h5 \
-    "$MERGE" 2000 kill 1 >/dev/null 2>"$d/err" || rc=$?
+    $(w) "$MERGE" 2000 kill 1 >/dev/null 2>"$d/err" || rc=$?
   [ "$rc" = 0 ] || [ "$rc" = 124 ] || { echo "mpirun: $rc"; cat "$d/err"; exit 1; }
   ls "$d/out" >"$d/files"
   for f in p_rank00000.h5 p_rank00002.h5; do
@@ -63,7 +89,7 @@ early)
   # The default timeout (60 s): the ranks must not need it. The mpi label's
   # 300 s bound would not catch a wait of 60 s, so the run is cut off at 50.
   timeout 50 "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" \
-    SP_MERGE=1 SP_FORMAT=h5 "$MERGE" 1000 early 2 >/dev/null 2>"$d/err"
+    SP_MERGE=1 SP_FORMAT=h5 $(w) "$MERGE" 1000 early 2 >/dev/null 2>"$d/err"
   left="$(ls "$d/out" | tr '\n' ' ')"
   [ "$left" = "p_rank00000.h5 p_rank00001.h5 p_rank00002.h5 " ] ||
     { echo "expected the three ranks' files, found: $left"; exit 1; }
@@ -71,5 +97,33 @@ early)
     { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
   "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
   check counts "$d/imported.h5" 3 1000 ;;
+early0)
+  timeout 50 "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" \
+    SP_MERGE=1 SP_FORMAT=h5 $(w) "$MERGE" 1000 early 0 >/dev/null 2>"$d/err" ||
+    { echo "mpirun failed"; cat "$d/err"; exit 1; }
+  left="$(ls "$d/out" | tr '\n' ' ')"
+  [ "$left" = "p_rank00000.h5 p_rank00001.h5 p_rank00002.h5 " ] ||
+    { echo "expected the three ranks' files, found: $left"; exit 1; }
+  "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
+  check counts "$d/imported.h5" 3 1000 ;;
+refuse)
+  # Rank 3 may write no file past 1.5 MB (ulimit -f, SIGXFSZ ignored so
+  # that pwrite fails with EFBIG): its place in the merged file begins
+  # beyond that, its stream and its own file end before. Rank 0 takes the
+  # newest turn's rows first (SP_MERGE_TEST_REVERSE), so it hears of rank
+  # 3 while ranks 1 and 2 (with 2 or more writers) are still writing.
+  # shellcheck disable=SC2016,SC2046
+  timeout 120 "$MPIRUN" --oversubscribe -np 4 sh -c \
+    'r="${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}"
+     if [ "$r" = 3 ]; then trap "" XFSZ; ulimit -f 2930; fi
+     exec "$@"' sh env SP_OUTPUT="$d/out/p" SP_MERGE=1 SP_FORMAT=h5 \
+    SP_MERGE_TEST_REVERSE=1 $(w) "$MERGE" 20000 >/dev/null 2>"$d/err"
+  left="$(ls "$d/out" | tr '\n' ' ')"
+  [ "$left" = "p_rank00000.h5 p_rank00001.h5 p_rank00002.h5 p_rank00003.h5 " ] ||
+    { echo "expected the four ranks' files, found: $left"; cat "$d/err"; exit 1; }
+  grep -q "SP_MERGE: .*rank 3 could not write its calls there" "$d/err" ||
+    { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
+  "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
+  check counts "$d/imported.h5" 4 20000 ;;
 *) echo "merge.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
