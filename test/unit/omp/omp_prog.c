@@ -2,21 +2,25 @@
  * for, a reduction, an explicit barrier, a critical section, tasks in a
  * taskwait and a taskgroup, sections, masked, a lock, a nest lock taken
  * twice, an ordered loop, and a loop where thread i does (i+1) units of
- * work (three times). Each thread
+ * work (three times; a unit is 40 ms asleep). Each thread
  * also records "omp_thread_<n>" once, so the checker knows which output
  * thread is which OpenMP thread. Exits 1 if a result is wrong. */
+#define _POSIX_C_SOURCE 200809L
 #include "scope_profiler.h"
 
 #include <omp.h>
 #include <stdio.h>
+#include <time.h>
 
-static _Thread_local volatile double sink; /* per thread: no race */
-
+/* A unit of the unbalanced loop's work is 40 ms off the CPU: the threads
+ * then reach the loop's barrier in the order of their work whatever else
+ * runs on the machine. CPU-bound work was not: 4 threads on 2 shared cores
+ * (and ctest -j2) let a thread with less work start late and arrive later
+ * than one with more. */
 static void work(int units) {
-  double x = 0;
-  for (long i = 0; i < units * 4000000L; i++)
-    x += (double)i * 1e-9;
-  sink = x;
+  struct timespec ts = {0, units * 40000000L};
+  while (nanosleep(&ts, &ts) != 0)
+    ;
 }
 
 int main(void) {

@@ -1,22 +1,27 @@
 ! omp_prog.f90 - OpenMP constructs for test_omp, in Fortran: on 4 threads,
 ! a parallel region with a do loop, a reduction, an explicit barrier, a
 ! critical section, tasks in a single + taskwait, and a loop where thread i
-! does (i+1) units of work (three times). Each thread also records
-! "omp_thread_<n>" once, so the checker knows which output thread is which
-! OpenMP thread. Stops with 1 if a result is wrong.
+! does (i+1) units of work (three times; a unit is 40 ms asleep). Each
+! thread also records "omp_thread_<n>" once, so the checker knows which
+! output thread is which OpenMP thread. Stops with 1 if a result is wrong.
 module omp_work
+  use iso_c_binding, only: c_int
   implicit none
-  real(8), volatile :: sink
+  ! A unit of the unbalanced loop's work is 40 ms off the CPU, so the
+  ! threads reach its barrier in the order of their work whatever else runs
+  ! on the machine (CPU-bound work on 2 shared cores let a thread with less
+  ! work start late and arrive after one with more).
+  interface
+    integer(c_int) function usleep(us) bind(c, name="usleep")
+      import :: c_int
+      integer(c_int), value :: us
+    end function usleep
+  end interface
 contains
   subroutine work(units)
     integer, intent(in) :: units
-    integer(8) :: i
-    real(8) :: x
-    x = 0
-    do i = 0, units * 4000000_8 - 1
-      x = x + real(i, 8) * 1d-9
-    end do
-    sink = x
+    integer(c_int) :: rc
+    rc = usleep(int(units * 40000, c_int))
   end subroutine work
 end module omp_work
 
