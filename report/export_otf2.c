@@ -679,8 +679,6 @@ static int looks_cut(otf2x *x, const char *tmp) {
 /* Opens the archive in tmp, writes it, closes it and syncs what it wrote:
  * 0, or -1 with the reason in x->err (OTF2's) or err (the walk's). */
 static int write_all(otf2x *x, const char *tmp, sp_fmt_err *err) {
-  memset(x->region, 0xff,
-         (x->p->nnames ? (size_t)x->p->nnames : 1) * sizeof *x->region);
   otf2_msg[0] = 0;
   otf2_code = OTF2_SUCCESS;
   OTF2_ErrorCallback prev = OTF2_Error_RegisterCallback(on_error, NULL);
@@ -839,10 +837,12 @@ int rp_export_otf2(const rp_profile *p, const rp_opts *o, const char *dir,
   x.region = malloc(nn * sizeof *x.region);
   x.byref = malloc(nn * sizeof *x.byref);
   int rc = -1;
-  if (!x.nev || !x.opened || !x.region || !x.byref)
+  if (!x.nev || !x.opened || !x.region || !x.byref) {
     oom(&x);
-  else
+  } else {
+    memset(x.region, 0xff, nn * sizeof *x.region);
     rc = write_isolated(&x, tmp, err);
+  }
   if (x.failed)
     *err = mine;
   if (rc == 0 && rename(tmp, path) != 0) {

@@ -15,26 +15,13 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+from rptest import check, eq, finish, tool
+
 REPORT, IMPORT, WORK = sys.argv[1:4]
 CC, FIB = (sys.argv[4], sys.argv[5]) if len(sys.argv) > 5 else (None, None)
-FAILS = []
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
-
-def eq(a, b, what):
-    check(a == b, f"{what}: {a!r} != {b!r}")
-
-
-def run(*args):
-    p = subprocess.run([REPORT, *args], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"sp-report {' '.join(args)} failed: {p.stderr}")
-    return p.stdout
+run = tool(REPORT, stdout_only=True)
 
 
 def write_spt(path, rank, blocks):
@@ -202,7 +189,4 @@ if CC:
         run("--export", "csv", WORK + "/fib.h5"))) if r["region"] == "fib")
     eq(int(row5["total_ns"]), outer, "fib .h5 total")
 
-if FAILS:
-    print(f"{len(FAILS)} failure(s)")
-    sys.exit(1)
-print("ok")
+finish()

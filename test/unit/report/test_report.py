@@ -15,21 +15,12 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+from rptest import check, finish, tool
+
 REPORT, GEN, IMPORT, WORK = sys.argv[1:5]
-FAILS = []
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
-
-def run(*args, ok=True):
-    p = subprocess.run([REPORT, *args], capture_output=True, text=True)
-    if ok and p.returncode != 0:
-        raise SystemExit(f"sp-report {' '.join(args)} failed: {p.stderr}")
-    return p
+run = tool(REPORT)
 
 
 def one_line_error(args, needle):
@@ -779,5 +770,4 @@ pt = [t for t in titles if t.startswith(f"main > {PA}\n")]
 check(len(pt) == 1 and "total 2 us, with its team's threads 7.4 us" in pt[0],
       pt)
 
-print(f"{len(FAILS)} failures")
-sys.exit(1 if FAILS else 0)
+finish()

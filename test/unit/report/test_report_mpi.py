@@ -11,21 +11,12 @@ import shutil
 import subprocess
 import sys
 
+from rptest import check, finish, tool
+
 REPORT, GEN, IMPORT, WORK = sys.argv[1:5]
-FAILS = []
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
-
-def run(*args, ok=True):
-    p = subprocess.run([REPORT, *args], capture_output=True, text=True)
-    if ok and p.returncode != 0:
-        raise SystemExit(f"sp-report {' '.join(args)} failed: {p.stderr}")
-    return p
+run = tool(REPORT)
 
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -168,5 +159,4 @@ dirs = [l for l in p.stdout.splitlines() if l and not l.startswith("#")]
 check(dirs == ["exclude function main", "exclude function mpi_helper",
              "exclude function my_MPI_sum"], f"suggest-filter directives {dirs}")
 
-print(f"{len(FAILS)} failures")
-sys.exit(1 if FAILS else 0)
+finish()

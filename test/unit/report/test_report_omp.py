@@ -11,21 +11,12 @@ import shutil
 import subprocess
 import sys
 
+from rptest import check, finish, tool
+
 CC, REPORT, SRC, WORK = sys.argv[1:5]
-FAILS = []
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
-
-def run(*args):
-    p = subprocess.run([REPORT, *args], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"sp-report {' '.join(args)} failed: {p.stderr}")
-    return p.stdout
+run = tool(REPORT, stdout_only=True)
 
 
 shutil.rmtree(WORK, ignore_errors=True)
@@ -94,5 +85,4 @@ for l in run("--by-thread", "--include", "^work$", "--export", "csv",
     rows[r[2]] = int(r[3])
 check(len(rows) == 4 and set(rows.values()) == {3}, f"--by-thread {rows}")
 
-print(f"{len(FAILS)} failures")
-sys.exit(1 if FAILS else 0)
+finish()

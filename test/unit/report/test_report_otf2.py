@@ -18,6 +18,8 @@ import struct
 import subprocess
 import sys
 
+from rptest import check, finish, tool
+
 CC, REPORT, IMPORT, GEN, PRINT, SRC, WORK = sys.argv[1:8]
 try:
     import h5py
@@ -26,21 +28,10 @@ except ImportError as e:
     print(f"skipped: {e} (Debian: python3-otf2, python3-h5py)")
     sys.exit(77)
 
-FAILS = []
 BASE = 1000000000  # report_gen's stamps are BASE + the values it lists
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
-
-def report(*args, ok=True):
-    p = subprocess.run([REPORT, *args], capture_output=True, text=True)
-    if ok and p.returncode != 0:
-        raise SystemExit(f"sp-report {' '.join(args)} failed: {p.stderr}")
-    return p
+report = tool(REPORT)
 
 
 def export(out, *args):
@@ -396,5 +387,4 @@ one_line_error(["--export", "otf2", "-o", WORK + "/back", WORK + "/back.spt"],
                "ends before it starts", WORK + "/back")
 check(not os.path.exists(WORK + "/back"), "back: archive left")
 
-print(f"{len(FAILS)} failures")
-sys.exit(1 if FAILS else 0)
+finish()

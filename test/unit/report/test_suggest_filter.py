@@ -13,25 +13,12 @@ import shutil
 import subprocess
 import sys
 
+from rptest import check, eq, finish, tool
+
 CC, REPORT, SRC, WORK = sys.argv[1:5]
-FAILS = []
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
-
-def eq(a, b, what):
-    check(a == b, f"{what}: {a!r} != {b!r}")
-
-
-def run(*args, ok=True):
-    p = subprocess.run([REPORT, *args], capture_output=True, text=True)
-    if ok and p.returncode != 0:
-        raise SystemExit(f"sp-report {' '.join(args)} failed: {p.stderr}")
-    return p
+run = tool(REPORT)
 
 
 def build_and_run(tag, filt=None):
@@ -113,7 +100,4 @@ for args, needle in (
     eq(len(p.stderr.strip().splitlines()), 1, f"{args} one line")
     check(needle in p.stderr, f"{args}: {p.stderr!r}")
 
-if FAILS:
-    print(f"{len(FAILS)} failure(s)")
-    sys.exit(1)
-print("ok")
+finish()

@@ -14,25 +14,16 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+from rptest import check, finish, tool
+
 REPORT, GEN, WORK = sys.argv[1:4]
 NS = "{http://www.w3.org/2000/svg}"
 CHAR_W = 6.7  # report.h's RP_CHAR_W: the width labels are estimated with
 MIN_DE = 20   # least CIE76 distance between neighbouring regions' colours
 OTHERS = "#c8c8c8"
-FAILS = []
 
 
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
-
-def run(*args):
-    p = subprocess.run([REPORT, *args], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"sp-report {' '.join(args)} failed: {p.stderr}")
-    return p.stdout
+run = tool(REPORT, stdout_only=True)
 
 
 def svg(name, *args):
@@ -338,5 +329,4 @@ for kind, args in [("flame", [CRAFT]), ("timeline", [CRAFT]),
           f"crafted {kind}: source file name")
     check_labels("crafted " + kind, boxes(root), 1400)
 
-print(f"{len(FAILS)} failures")
-sys.exit(1 if FAILS else 0)
+finish()
