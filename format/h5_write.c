@@ -165,10 +165,12 @@ static void close_handles(sp_fmt_h5w *w) {
   w->ds_start = w->ds_end = w->file = -1;
 }
 
-sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
+/* A writer's state for path, writing to tmp (NULL: a new temporary name
+ * beside path); no file yet. */
+static sp_fmt_h5w *new_w(const char *path, const char *tmp, sp_fmt_err *err) {
   sp__h5_quiet();
   sp_fmt_h5w *w = calloc(1, sizeof *w);
-  char tmp[PATH_MAX + 64];
+  char name[PATH_MAX + 64];
   if (!w) {
     sp__h5w_fail(err, path, "out of memory");
     return NULL;
@@ -182,33 +184,50 @@ sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
     sp__h5w_fail(err, path, "out of memory");
     goto bad;
   }
-  if (sp_fmt_tmp_name(path, tmp, sizeof tmp) != 0) {
+  if (!tmp && sp_fmt_tmp_name(path, name, sizeof name) != 0) {
     sp__h5w_fail(err, path, "path too long");
     goto bad;
   }
-  w->tmp = strdup(tmp);
+  w->tmp = strdup(tmp ? tmp : name);
   if (!w->tmp) {
     sp__h5w_fail(err, path, "out of memory");
     goto bad;
   }
-  /* Large datasets (sp-import's reserved events) start on a 256 KiB
-   * boundary: the calls written into them then fill whole aligned pieces
-   * (import/rows.c). The runtime's 2 MiB chunks are not moved. */
+  return w;
+bad:
+  free_w(w);
+  return NULL;
+}
+
+/* The file access list every writer uses: errors kept by the sink driver;
+ * large datasets (sp-import's reserved events) start on a 256 KiB
+ * boundary, so the calls written into them fill whole aligned pieces
+ * (import/rows.c); the runtime's 2 MiB chunks are not moved. */
+static hid_t writer_fapl(sp_fmt_h5w *w) {
   hid_t fapl = sp__h5_sink_fapl(&w->sink, &w->driver);
+  if (fapl >= 0)
+    H5Pset_alignment(fapl, (hsize_t)4 << 20, (hsize_t)SP__H5W_PIECE);
+  return fapl;
+}
+
+sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
+  sp_fmt_h5w *w = new_w(path, NULL, err);
+  if (!w)
+    return NULL;
+  hid_t fapl = writer_fapl(w);
   if (fapl < 0) {
     sp__h5w_h5fail(w, err, "file (driver)");
     goto bad;
   }
-  H5Pset_alignment(fapl, (hsize_t)4 << 20, (hsize_t)SP__H5W_PIECE);
   /* Created exclusively, never truncated: opening with O_TRUNC would make
    * ext4 (auto_da_alloc) flush every block of the file on its last close,
    * a cost that grows with the file. */
-  w->file = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+  w->file = H5Fcreate(w->tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
   H5Pclose(fapl);
   if (w->file < 0) {
     if (w->sink.open_err) { /* errno: clearer than HDF5's stack */
       H5Eclear2(H5E_DEFAULT);
-      sp__h5w_fail(err, path, "cannot create %s: %s", tmp,
+      sp__h5w_fail(err, path, "cannot create %s: %s", w->tmp,
                    strerror(w->sink.open_err));
       goto bad;
     }
@@ -227,6 +246,60 @@ bad_unlink:
   close_handles(w);
   unlink(w->tmp);
 bad:
+  free_w(w);
+  return NULL;
+}
+
+sp_fmt_h5w *sp_fmt_h5w_adopt(const char *path, const char *tmp, int64_t n,
+                             sp_fmt_err *err) {
+  sp_fmt_h5w *w = n >= 0 ? new_w(path, tmp, err) : NULL;
+  if (!w) {
+    if (n < 0)
+      sp__h5w_fail(err, path, "negative number of events");
+    unlink(tmp);
+    return NULL;
+  }
+  hid_t fapl = writer_fapl(w);
+  if (fapl < 0) {
+    sp__h5w_h5fail(w, err, "file (driver)");
+    goto bad;
+  }
+  w->file = H5Fopen(tmp, H5F_ACC_RDWR, fapl);
+  H5Pclose(fapl);
+  if (w->file < 0) {
+    if (w->sink.open_err) {
+      H5Eclear2(H5E_DEFAULT);
+      sp__h5w_fail(err, path, "cannot open %s: %s", tmp,
+                   strerror(w->sink.open_err));
+    } else
+      sp__h5w_h5fail(w, err, "file (reopen)");
+    goto bad;
+  }
+  w->ds_start = H5Dopen2(w->file, "events/start_times", H5P_DEFAULT);
+  w->ds_end = H5Dopen2(w->file, "events/end_times", H5P_DEFAULT);
+  hid_t ds[2] = {w->ds_start, w->ds_end};
+  for (int i = 0; i < 2; i++) {
+    hsize_t dims = 0;
+    hid_t sp = ds[i] >= 0 ? H5Dget_space(ds[i]) : -1;
+    int ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+             H5Sget_simple_extent_dims(sp, &dims, NULL) == 1 &&
+             dims == (hsize_t)n;
+    if (sp >= 0)
+      H5Sclose(sp);
+    if (!ok) {
+      sp__h5w_fail(err, path,
+                   "%s: events datasets missing or not of %lld "
+                   "calls",
+                   tmp, (long long)n);
+      goto bad;
+    }
+  }
+  w->reserved = n;
+  return w;
+bad:
+  close_handles(w);
+  H5Eclear2(H5E_DEFAULT);
+  unlink(w->tmp);
   free_w(w);
   return NULL;
 }

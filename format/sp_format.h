@@ -394,6 +394,14 @@ int64_t sp_fmt_h5w_events(const sp_fmt_h5w *w);
 int sp_fmt_h5w_put(const sp_fmt_h5w *w, int64_t first, const void *starts,
                    const void *ends, int64_t n, sp_fmt_err *err);
 
+/* A reserved writer for a file other processes have made and filled:
+ * tmp, a schema-2 file with group events and its two datasets of exactly
+ * n calls written, becomes path at close. Rows (with their stats) and
+ * metadata follow as after sp_fmt_h5w_reserve, with no sp_fmt_h5w_put.
+ * NULL with err set, tmp removed, when tmp is not such a file. */
+sp_fmt_h5w *sp_fmt_h5w_adopt(const char *path, const char *tmp, int64_t n,
+                             sp_fmt_err *err);
+
 /* Where a reserved writer's events go, for other processes that write
  * their share with sp_fmt_put_le64 at at[0] + 8 * first (start times) and
  * at[1] + 8 * first (end times) of the file *tmp (the temporary name, valid

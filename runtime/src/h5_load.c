@@ -1,5 +1,7 @@
 /* h5_load.c - finds and loads libscopeprof_h5.so, the HDF5 writer, when a
- * rank writes .h5, so HDF5 never enters a process that does not. */
+ * rank writes .h5, so HDF5 never enters a process that does not; and, for
+ * SP_MERGE's parallel write, libscopeprof_h5mpi.so (the same writer on
+ * parallel HDF5), which then serves every HDF5 write of the process. */
 #include "h5_merge.h"
 #include "internal.h"
 #include "sp_format.h"
@@ -16,6 +18,7 @@ typedef int (*sp__h5_write_fn)(const char *path, int32_t rank,
                                const sp_fmt_meta *meta, sp_fmt_err *err);
 
 #define SP__H5_MODULE "libscopeprof_h5.so"
+#define SP__H5MPI_MODULE "libscopeprof_h5mpi.so"
 
 #ifdef SP_USE_HDF5
 static int sanitized(void) {
@@ -38,25 +41,24 @@ static int sanitized(void) {
  * variables (the H5T_NATIVE_*_g, H5P_CLS_*_g ids, copy relocations) that
  * the library updates, and a deep-bound module would read the stale
  * originals. Sanitizer runtimes refuse RTLD_DEEPBIND and end the process. */
-static int deep_bind(void) {
-  if (sanitized())
-    return 0;
-#ifdef SP_H5_SONAME
-  void *same = dlopen(SP_H5_SONAME, RTLD_LAZY | RTLD_NOLOAD);
-  if (same) {
-    dlclose(same);
-    return 0;
-  }
+static int loaded(const char *soname) {
+  void *h = soname[0] ? dlopen(soname, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+  if (h)
+    dlclose(h);
   dlerror();
-#endif
-  return 1;
+  return h != NULL;
+}
+
+static int deep_bind(const char *soname) {
+  return !sanitized() && !loaded(soname);
 }
 
 /* Candidates, in order: $SP_H5_MODULE alone when set; else scopeprof/ and
  * then the directory of the libscopeprof.so this code is in (not for the
  * static library, which is part of the program); then the install path. */
-static int candidates(char paths[3][PATH_MAX]) {
-  const char *env = sp__cfg.h5_module;
+static int candidates(char paths[3][PATH_MAX], const char *name,
+                      const char *installed) {
+  const char *env = strcmp(name, SP__H5_MODULE) == 0 ? sp__cfg.h5_module : "";
   int n = 0;
   if (*env) {
     snprintf(paths[n++], PATH_MAX, "%s", env);
@@ -69,30 +71,39 @@ static int candidates(char paths[3][PATH_MAX]) {
     const char *slash = strrchr(info.dli_fname, '/');
     int len = slash ? (int)(slash - info.dli_fname) : 1;
     const char *dir = slash ? info.dli_fname : ".";
-    if (snprintf(paths[n], PATH_MAX, "%.*s/scopeprof/%s", len, dir,
-                 SP__H5_MODULE) < PATH_MAX)
-      n++;
-    if (snprintf(paths[n], PATH_MAX, "%.*s/%s", len, dir, SP__H5_MODULE) <
+    if (snprintf(paths[n], PATH_MAX, "%.*s/scopeprof/%s", len, dir, name) <
         PATH_MAX)
       n++;
+    if (snprintf(paths[n], PATH_MAX, "%.*s/%s", len, dir, name) < PATH_MAX)
+      n++;
   }
-#ifdef SP_H5_MODULE_PATH
-  snprintf(paths[n++], PATH_MAX, "%s", SP_H5_MODULE_PATH);
-#endif
+  if (installed[0])
+    snprintf(paths[n++], PATH_MAX, "%s", installed);
   return n;
 }
+
+#ifndef SP_H5_MODULE_PATH
+#define SP_H5_MODULE_PATH ""
+#endif
+#ifndef SP_H5_SONAME
+#define SP_H5_SONAME ""
+#endif
 #endif
 
 #ifdef SP_USE_HDF5
 /* The module, loaded on first use and kept loaded: HDF5 may hold
  * thread-specific data and exit handlers. NULL with err set (naming path,
  * the file being written) when it cannot be. */
+static void *par_module; /* libscopeprof_h5mpi.so, once loaded */
+
 static void *module(const char *path, sp_fmt_err *err) {
   static void *h;
+  if (par_module)
+    return par_module;
   if (h)
     return h;
   char paths[3][PATH_MAX];
-  int np = candidates(paths), found = -1;
+  int np = candidates(paths, SP__H5_MODULE, SP_H5_MODULE_PATH), found = -1;
   for (int i = 0; i < np && found < 0; i++)
     if (access(paths[i], F_OK) == 0)
       found = i;
@@ -105,7 +116,8 @@ static void *module(const char *path, sp_fmt_err *err) {
                    np > 2 ? paths[2] : "");
     return NULL;
   }
-  int flags = RTLD_NOW | RTLD_LOCAL | (deep_bind() ? RTLD_DEEPBIND : 0);
+  int flags =
+      RTLD_NOW | RTLD_LOCAL | (deep_bind(SP_H5_SONAME) ? RTLD_DEEPBIND : 0);
   h = dlopen(paths[found], flags);
   if (!h) {
     const char *why = dlerror();
@@ -147,5 +159,63 @@ const sp__h5_merge_ops *sp__h5_merge(const char *path, sp_fmt_err *err) {
   const sp__h5_merge_ops *(*get)(void);
   *(void **)&get = entry(path, "sp__h5_merge_get", err);
   return get ? get() : NULL;
+#endif
+}
+
+#if defined(SP_USE_HDF5) && defined(SP_H5MPI_SONAME) && defined(SP_MPI_SONAME)
+/* The parallel module, if it can serve this process: it links the MPI
+ * library it was built with, which must be the program's (loading it into
+ * a program of another MPI would start a second MPI). It is never deep
+ * bound: a program linked with MPI holds copies of MPI's objects
+ * (MPI_COMM_WORLD, the datatypes: copy relocations) that MPI itself uses,
+ * and a deep-bound module would pass MPI the stale originals. So its
+ * parallel HDF5 must be the only HDF5 in the program's global scope. */
+static void *par_load(sp_fmt_err *err) {
+  if (par_module)
+    return par_module;
+  if (!loaded(SP_MPI_SONAME)) {
+    sp_fmt_err_set(err, "the program's MPI is not %s, which %s uses",
+                   SP_MPI_SONAME, SP__H5MPI_MODULE);
+    return NULL;
+  }
+  if (!loaded(SP_H5MPI_SONAME) && dlsym(RTLD_DEFAULT, "H5open")) {
+    dlerror();
+    sp_fmt_err_set(err, "the program holds an HDF5 other than %s's (%s)",
+                   SP__H5MPI_MODULE, SP_H5MPI_SONAME);
+    return NULL;
+  }
+  dlerror();
+  char paths[3][PATH_MAX];
+  int np = candidates(paths, SP__H5MPI_MODULE, SP_H5MPI_MODULE_PATH);
+  for (int i = 0; i < np; i++) {
+    if (access(paths[i], F_OK) != 0)
+      continue;
+    void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      const char *why = dlerror();
+      sp_fmt_err_set(err, "cannot load %s: %s", paths[i],
+                     why ? why : "dlopen failed");
+      return NULL;
+    }
+    par_module = h;
+    return h;
+  }
+  sp_fmt_err_set(err, "%s was not found", SP__H5MPI_MODULE);
+  return NULL;
+}
+#endif
+
+const sp__h5_par_ops *sp__h5_par(sp_fmt_err *err) {
+#if defined(SP_USE_HDF5) && defined(SP_H5MPI_SONAME) && defined(SP_MPI_SONAME)
+  void *h = par_load(err);
+  const sp__h5_par_ops *(*get)(void) = NULL;
+  if (h)
+    *(void **)&get = dlsym(h, "sp__h5_par_get");
+  if (h && !get)
+    sp_fmt_err_set(err, "%s has no sp__h5_par_get", SP__H5MPI_MODULE);
+  return get ? get() : NULL;
+#else
+  sp_fmt_err_set(err, "this libscopeprof was built without parallel HDF5");
+  return NULL;
 #endif
 }

@@ -1,6 +1,8 @@
-/* h5_merge.h - what libscopeprof_h5.so offers rank 0 of an SP_MERGE job:
- * the format library's reserved writer, whose events the ranks write
- * themselves (sp_fmt_put_le64). Shared by h5_module.c and h5_load.c. */
+/* h5_merge.h - what the HDF5 modules offer the ranks of an SP_MERGE job:
+ * rank 0 the format library's reserved writer, whose events the ranks
+ * write themselves (sp_fmt_put_le64); with libscopeprof_h5mpi.so, every
+ * rank the events' collective write through parallel HDF5. Shared by
+ * h5_module.c and h5_load.c. */
 #ifndef SP_H5_MERGE_H
 #define SP_H5_MERGE_H
 
@@ -17,6 +19,19 @@ typedef struct sp__h5_merge_ops {
   /* Metadata, index, rename into place; frees w. */
   int (*close)(void *w, const sp_fmt_meta *meta, sp_fmt_err *err);
   void (*abort)(void *w); /* nothing left at path; frees w */
+  /* A writer for tmp, made and filled by the ranks together (par below):
+   * rows and close as after open; NULL with err set, tmp removed. */
+  void *(*adopt)(const char *path, const char *tmp, int64_t events,
+                 sp_fmt_err *err);
 } sp__h5_merge_ops;
+
+/* libscopeprof_h5mpi.so only: collective over MPI_COMM_WORLD (every rank
+ * calls each, the same number of times), as sp_h5p.h says. */
+typedef struct sp__h5_par_ops {
+  void *(*create)(const char *tmp, int64_t events, sp_fmt_err *err);
+  int (*put)(void *p, int64_t first, int64_t *starts, int64_t *ends, int64_t n,
+             sp_fmt_err *err);
+  int (*close)(void *p, sp_fmt_err *err);
+} sp__h5_par_ops;
 
 #endif /* SP_H5_MERGE_H */

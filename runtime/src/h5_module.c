@@ -1,9 +1,14 @@
 /* h5_module.c - libscopeprof_h5.so, the runtime's HDF5 writer: loaded by
- * h5_load.c only when a rank writes .h5; two entry points, sp__h5_write
- * (a rank's file) and sp__h5_merge_get (rank 0's part of SP_MERGE). */
+ * h5_load.c only when a rank writes .h5; entry points sp__h5_write (a
+ * rank's file) and sp__h5_merge_get (rank 0's part of SP_MERGE). Built
+ * again against parallel HDF5 as libscopeprof_h5mpi.so, which adds
+ * sp__h5_par_get (every rank's part of SP_MERGE's parallel write). */
 #include "h5_merge.h"
 #include "sp_format.h"
 #include "sp_h5_util.h"
+#ifdef SP_H5_PARALLEL
+#include "sp_h5p.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,9 +122,45 @@ static void merge_abort(void *w) {
   restore(&s);
 }
 
+static void *merge_adopt(const char *path, const char *tmp, int64_t events,
+                         sp_fmt_err *err) {
+  app_state s;
+  save(&s);
+  sp_fmt_h5w *w = sp_fmt_h5w_adopt(path, tmp, events, err);
+  restore(&s);
+  return w;
+}
+
 __attribute__((visibility("default"))) const sp__h5_merge_ops *
 sp__h5_merge_get(void) {
   static const sp__h5_merge_ops ops = {merge_open, merge_row, merge_close,
-                                       merge_abort};
+                                       merge_abort, merge_adopt};
   return &ops;
 }
+
+#ifdef SP_H5_PARALLEL
+/* ---- SP_MERGE's parallel write: every rank, collectively. */
+static void *par_create(const char *tmp, int64_t events, sp_fmt_err *err) {
+  app_state s;
+  save(&s);
+  sp_fmt_h5p *p = sp_fmt_h5p_create(tmp, MPI_COMM_WORLD, events, err);
+  restore(&s);
+  return p;
+}
+
+/* No HDF5 call below: MPI-IO alone. */
+static int par_put(void *p, int64_t first, int64_t *starts, int64_t *ends,
+                   int64_t n, sp_fmt_err *err) {
+  return sp_fmt_h5p_put(p, first, starts, ends, n, err);
+}
+
+static int par_close(void *p, sp_fmt_err *err) {
+  return sp_fmt_h5p_close(p, err);
+}
+
+__attribute__((visibility("default"))) const sp__h5_par_ops *
+sp__h5_par_get(void) {
+  static const sp__h5_par_ops ops = {par_create, par_put, par_close};
+  return &ops;
+}
+#endif

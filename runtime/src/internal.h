@@ -57,16 +57,18 @@ typedef struct sp__config {
   char label[256];
   int verbose;
   int enable;
-  uint64_t memory;   /* SP_MEMORY: bytes */
-  int signals;       /* SP_SIGNALS: install handlers */
-  int progress;      /* SP_PROGRESS: 0 auto, 1 never, 2 always */
-  int ompt;          /* SP_OMPT: OpenMP constructs through OMPT */
-  int rank;          /* SP_RANK, or -1 */
-  int merge;         /* SP_MERGE: one file for the MPI job */
-  int merge_timeout; /* SP_MERGE_TIMEOUT: seconds */
-  int merge_keep;    /* SP_MERGE_KEEP_RANK_FILES (tests) */
-  int merge_writers; /* SP_MERGE_WRITERS: turns open at once */
-  int merge_reverse; /* SP_MERGE_TEST_REVERSE (tests) */
+  uint64_t memory;     /* SP_MEMORY: bytes */
+  int signals;         /* SP_SIGNALS: install handlers */
+  int progress;        /* SP_PROGRESS: 0 auto, 1 never, 2 always */
+  int ompt;            /* SP_OMPT: OpenMP constructs through OMPT */
+  int rank;            /* SP_RANK, or -1 */
+  int merge;           /* SP_MERGE: one file for the MPI job */
+  int merge_timeout;   /* SP_MERGE_TIMEOUT: seconds */
+  int merge_keep;      /* SP_MERGE_KEEP_RANK_FILES (tests) */
+  int merge_writers;   /* SP_MERGE_WRITERS: turns open at once */
+  int merge_parallel;  /* SP_MERGE_PARALLEL: through parallel HDF5 */
+  int merge_test_fail; /* SP_MERGE_TEST_FAIL (tests) */
+  int merge_reverse;   /* SP_MERGE_TEST_REVERSE (tests) */
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
 /* Fills cfg from the SP_* variables, warning once for each invalid value. */
@@ -415,5 +417,11 @@ struct sp__h5_merge_ops;
  * now; NULL with err set naming path. */
 SP_HIDDEN const struct sp__h5_merge_ops *sp__h5_merge(const char *path,
                                                       struct sp_fmt_err *err);
+struct sp__h5_par_ops;
+/* Every rank's part of the merged file's parallel write (h5_merge.h), from
+ * libscopeprof_h5mpi.so loaded now: from then on it also serves
+ * sp__write_h5 and sp__h5_merge, so the process holds one HDF5. NULL with
+ * err set when it is not built, not found or cannot serve this process. */
+SP_HIDDEN const struct sp__h5_par_ops *sp__h5_par(struct sp_fmt_err *err);
 
 #endif /* SP_INTERNAL_H */

@@ -15,7 +15,16 @@
  * metadata, renames the file into place and tells every rank. Messages go
  * through the PMPI names on MPI_COMM_WORLD with tags of their own (a
  * communicator of our own would need a collective call, which a dead rank
- * would hang). */
+ * would hang).
+ *
+ * Where every rank could load libscopeprof_h5mpi.so (parallel HDF5), the
+ * calls go through it instead: once every rank has answered, rank 0 tells
+ * all of them the temporary name and their place, and the ranks create the
+ * file and write their calls together (MPI-IO collective writes, rounds of
+ * ROUND calls); rank 0 then adopts the file, takes every rank's rows as
+ * above (all turns open at once) and finishes it. The collective part has
+ * no timeout of ours: it starts only when every rank is known to be alive
+ * and willing. */
 #include "h5_merge.h"
 #include "internal.h"
 #include "sp_format.h"
@@ -26,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,14 +46,21 @@
 enum { M_COUNT = 1, M_ROWS, M_PLACE, M_TURN, M_DONE, M_ABORT, M_ALIVE };
 
 typedef struct up_msg {
-  int64_t kind, value, len; /* M_COUNT: calls (-1: not taking part);
-                               M_ROWS: 0 or -1 (failed), rows' bytes */
+  int64_t kind, value, len; /* M_COUNT: calls (-1: not taking part), the
+                               largest file it may write if it can write in
+                               parallel (else 0); M_ROWS: 0 or -1
+                               (failed), rows' bytes */
 } up_msg;
 
 typedef struct down_msg {
-  int64_t kind, base, at[2]; /* M_PLACE: first call, datasets' offsets */
+  int64_t kind, base, at[2]; /* M_PLACE: first call, datasets' offsets (in
+                                parallel: all calls, rounds) */
+  int64_t par;               /* M_PLACE: 1: write in parallel */
   char path[PATH_MAX + 64];  /* M_PLACE: the file to write into */
 } down_msg;
+
+/* Calls per collective write of the parallel way: 8 MiB of each column. */
+#define ROUND ((int64_t)1 << 20)
 
 static int64_t now_ns(void) {
   struct timespec ts;
@@ -293,6 +310,82 @@ static int share_write(share *sh, const char *path, int64_t base,
     return -1;
   }
   return 0;
+}
+
+/* The parallel way, every rank: the file created together, this rank's
+ * calls at base written in `rounds` collective writes of ROUND calls (the
+ * same number on every rank, the last ones empty), closed together; then
+ * its rows' statistics, from a second read of the stream. */
+static int share_write_par(share *sh, const sp__h5_par_ops *par,
+                           const char *tmp, int64_t base, int64_t total,
+                           int64_t rounds, sp_fmt_err *err) {
+  void *p = par->create(tmp, total, err);
+  if (!p)
+    return -1;
+  int64_t *s = malloc((size_t)ROUND * 16), *e = s ? s + ROUND : NULL;
+  int failed = !s;
+  if (!s)
+    sp_fmt_err_set(err, "%s: out of memory", tmp);
+  else if (sp__cfg.merge_test_fail) {
+    sp_fmt_err_set(err, "%s: SP_MERGE_TEST_FAIL", tmp);
+    failed = 1;
+  }
+  int64_t i = 0, first = 0, done = 0; /* the next call: row i, its first */
+  for (int64_t r = 0; r < rounds; r++) {
+    int64_t fill = 0;
+    while (!failed && fill < ROUND && i < sh->n) {
+      const sp_fmt_source *src = &sh->srcs[i];
+      int64_t n =
+          src->count - first < ROUND - fill ? src->count - first : ROUND - fill;
+      if (n > 0)
+        src->read(src, first, n, s + fill, e + fill);
+      fill += n;
+      first += n;
+      if (first == src->count)
+        i++, first = 0;
+    }
+    if (!failed && sp_fmt_stream_failed(sh->s)) {
+      int x = sp_fmt_stream_failed(sh->s);
+      sp_fmt_err_set(err, "%s: %s", sp__stream_path,
+                     x > 0 ? strerror(x) : "no progress");
+      failed = 1;
+    }
+    if (failed)
+      fill = 0;
+    if (par->put(p, base + done, s, e, fill, err) != 0)
+      failed = 1;
+    done += fill;
+  }
+  if (!failed && done != sh->calls) {
+    sp_fmt_err_set(err, "%s: %lld calls written of %lld", tmp, (long long)done,
+                   (long long)sh->calls);
+    failed = 1;
+  }
+  free(s);
+  if (par->close(p, failed ? NULL : err) != 0)
+    failed = 1;
+  if (failed)
+    return -1;
+  if (sp_fmt_stats_rank_read(sh->srcs, sh->n, sh->st, NULL, NULL) < 0) {
+    sp_fmt_err_set(err, "%s: out of memory", tmp);
+    return -1;
+  }
+  if (sp_fmt_stream_failed(sh->s)) {
+    int x = sp_fmt_stream_failed(sh->s);
+    sp_fmt_err_set(err, "%s: %s", sp__stream_path,
+                   x > 0 ? strerror(x) : "no progress");
+    return -1;
+  }
+  return 0;
+}
+
+/* The largest file this process may write (RLIMIT_FSIZE). */
+static int64_t file_limit(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+      rl.rlim_cur > (rlim_t)INT64_MAX)
+    return INT64_MAX;
+  return (int64_t)rl.rlim_cur;
 }
 
 /* ---- the rows as bytes, rank r to rank 0 ----
@@ -570,7 +663,8 @@ static int turn_end(job *j, writer *wr, turn_state *t, int r, int ok,
   return rc;
 }
 
-static int turns(job *j, writer *wr, int64_t *longest, sp_fmt_err *err) {
+static int turns(job *j, writer *wr, int writers, int64_t *longest,
+                 sp_fmt_err *err) {
   size_t n = (size_t)j->size;
   turn_state t = {.ups = calloc(n, sizeof *t.ups),
                   .req = calloc(n, sizeof *t.req),
@@ -581,7 +675,6 @@ static int turns(job *j, writer *wr, int64_t *longest, sp_fmt_err *err) {
                   .added = 1,
                   .longest = *longest};
   int ok = t.ups && t.req && t.given && t.held && t.held_n;
-  int writers = sp__cfg.merge_writers > 0 ? sp__cfg.merge_writers : 1;
   if (!ok)
     sp_fmt_err_set(err, "%s: out of memory", wr->path);
   int64_t pause = 50000;
@@ -662,7 +755,8 @@ static int turns(job *j, writer *wr, int64_t *longest, sp_fmt_err *err) {
   return ok ? 0 : -1;
 }
 
-static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
+static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
+                sp_fmt_err *err) {
   writer wr;
   memset(&wr, 0, sizeof wr);
   int64_t *counts = calloc((size_t)j->size, sizeof *counts);
@@ -689,7 +783,9 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
     sp_fmt_err_set(err, "%s.h5: name too long", sp__cfg.prefix);
     ok = 0;
   }
-  int64_t total = ok ? sh->calls : 0, t0 = now_ns(), t_turns = 0, longest = 0;
+  int64_t total = ok ? sh->calls : 0, most = total, t0 = now_ns();
+  int64_t limit = par ? file_limit() : 0;
+  int64_t t_turns = 0, longest = 0;
   up_msg *ups = calloc((size_t)j->size, sizeof *ups);
   if (!ups || gather_counts(j, ups) != 0) {
     sp_fmt_err_set(err, "%s: out of memory", wr.path);
@@ -712,13 +808,35 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
     }
     counts[r] = u.value;
     total += u.value > 0 ? u.value : 0;
+    most = u.value > most ? u.value : most;
+    if (u.kind == M_COUNT && u.len < limit)
+      limit = u.len; /* 0: one rank cannot, so none does */
   }
   free(ups);
+  /* Parallel HDF5 sets the file's size on every rank as it closes it: a
+   * rank that may not write so large a file (RLIMIT_FSIZE) would fail
+   * there alone, and HDF5's ranks would then wait in different collective
+   * calls for good. The events and 4 MiB for the rest. */
+  if (par && limit < 16 * total + ((int64_t)4 << 20)) {
+    sp__debug("SP_MERGE: a rank may write no file of %lld bytes: no "
+              "parallel HDF5",
+              (long long)(16 * total + ((int64_t)4 << 20)));
+    par = NULL;
+  }
   const char *tmp = NULL;
+  char par_tmp[PATH_MAX + 64];
   int64_t at[2] = {0, 0};
   if (ok && !(wr.ops = sp__h5_merge(wr.path, err)))
     ok = 0;
-  if (ok && !(wr.w = wr.ops->open(wr.path, total, &tmp, at, err)))
+  if (ok && par) {
+    if (sp_fmt_tmp_name(wr.path, par_tmp, sizeof par_tmp) != 0) {
+      sp_fmt_err_set(err, "%s: name too long", wr.path);
+      ok = 0;
+    }
+    tmp = par_tmp;
+    at[0] = total;
+    at[1] = (most + ROUND - 1) / ROUND;
+  } else if (ok && !(wr.w = wr.ops->open(wr.path, total, &tmp, at, err)))
     ok = 0;
   /* Where each rank's calls go. */
   int64_t base = ok ? sh->calls : 0;
@@ -732,17 +850,40 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
       d.base = base;
       d.at[0] = at[0];
       d.at[1] = at[1];
+      d.par = par != NULL;
       snprintf(d.path, sizeof d.path, "%s", tmp);
       base += counts[r];
     }
-    /* an abort is short: under any MPI's eager limit, taken at once */
-    int len = ok ? (int)sizeof d : (int)offsetof(down_msg, path);
+    /* Short (the path's own length): under MPI's eager limit, taken at
+     * once, so that a rank told of the parallel write is not left in it
+     * because another could not be told. */
+    int len =
+        (int)offsetof(down_msg, path) + (ok ? (int)strlen(d.path) + 1 : 0);
     if (send_within(j, &d, len, r, TAG_DOWN) != 0)
       j->gone[r] = 1;
   }
-  /* Rank 0's own turn, then each other rank's in order. */
+  /* Rank 0's own turn, then each other rank's in order; in parallel, every
+   * rank's writes together, then the file is rank 0's. A rank told of the
+   * parallel write takes part in it whatever happens here: the send to a
+   * rank failing leaves nobody waiting in the collective, because a rank
+   * that cannot be reached has died. */
   int64_t turn = now_ns();
-  if (ok && share_write(sh, tmp, 0, at, err) != 0)
+  if (ok && par) {
+    int gone = 0;
+    for (int r = 1; r < j->size; r++)
+      gone |= j->gone[r];
+    if (gone) { /* the told ranks wait in the collective for it: MPI's */
+      sp_fmt_err_set(err,
+                     "%s: a rank did not take its place: each rank "
+                     "writes its own file",
+                     wr.path);
+      ok = 0;
+    } else if (share_write_par(sh, par, tmp, 0, at[0], at[1], err) != 0) {
+      ok = 0;
+      unlink(tmp);
+    } else if (!(wr.w = wr.ops->adopt(wr.path, tmp, total, err)))
+      ok = 0;
+  } else if (ok && share_write(sh, tmp, 0, at, err) != 0)
     ok = 0;
   longest = now_ns() - turn;
   t_turns = now_ns();
@@ -756,7 +897,10 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
       sh->per[k] = NULL;
     }
   }
-  if (ok && turns(j, &wr, &longest, err) != 0)
+  int writers = par                         ? j->size
+                : sp__cfg.merge_writers > 0 ? sp__cfg.merge_writers
+                                            : 1;
+  if (ok && turns(j, &wr, writers, &longest, err) != 0)
     ok = 0;
   t_turns = now_ns() - t_turns;
   int64_t t_close = now_ns();
@@ -776,9 +920,9 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
     if (!j->gone[r])
       send_down(j, r, ok ? M_DONE : M_ABORT);
   if (ok)
-    sp__debug("wrote %s (%d ranks, %lld calls) in %.3f s: other ranks' "
+    sp__debug("wrote %s (%d ranks, %lld calls%s) in %.3f s: other ranks' "
               "turns %.3f s, longest turn %.3f s, index and close %.3f s",
-              wr.path, j->size, (long long)total,
+              wr.path, j->size, (long long)total, par ? ", parallel HDF5" : "",
               1e-9 * (double)(now_ns() - t0), 1e-9 * (double)t_turns,
               1e-9 * (double)longest, 1e-9 * (double)(now_ns() - t_close));
   for (size_t i = 0; wr.per && i < (size_t)j->size * SP_FMT_PER_RANK; i++)
@@ -794,8 +938,9 @@ static int lead(job *j, share *sh, int have, sp_fmt_err *err) {
 
 /* ---- the other ranks ---- */
 
-static int follow(job *j, share *sh, int have, sp_fmt_err *err) {
-  up_msg u = {M_COUNT, have ? sh->calls : -1, 0};
+static int follow(job *j, share *sh, int have, const sp__h5_par_ops *par,
+                  sp_fmt_err *err) {
+  up_msg u = {M_COUNT, have ? sh->calls : -1, par ? file_limit() : 0};
   down_msg d;
   if (send_within(j, &u, (int)sizeof u, 0, TAG_UP) != 0)
     return -1;
@@ -807,13 +952,17 @@ static int follow(job *j, share *sh, int have, sp_fmt_err *err) {
   j->wait_ns *= 3;
   recv_down(j, &d);
   j->wait_ns /= 3;
-  if (d.kind != M_PLACE)
+  if (d.kind != M_PLACE || (d.par && !par))
     return -1;
+  int rc = d.par
+               ? share_write_par(sh, par, d.path, d.base, d.at[0], d.at[1], err)
+               : 0;
   down_msg turn;
   recv_down(j, &turn);
   if (turn.kind != M_TURN)
     return -1;
-  int rc = share_write(sh, d.path, d.base, d.at, err);
+  if (!d.par)
+    rc = share_write(sh, d.path, d.base, d.at, err);
   buf b = {NULL, 0, 0, 0};
   if (rc == 0 && pack(sh, &b) != 0) {
     sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
@@ -840,11 +989,16 @@ int sp__merge(int rank) {
   j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
   if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)
     return -1;
-  sp_fmt_err err = {{0}};
+  sp_fmt_err err = {{0}}, why = {{0}};
   share sh;
   int have = share_open(&sh, rank, &err) == 0;
-  int rc =
-      j.rank == 0 ? lead(&j, &sh, have, &err) : follow(&j, &sh, have, &err);
+  /* Loaded before the count is sent: rank 0 must know that every rank can
+   * write in parallel before any does. */
+  const sp__h5_par_ops *par = NULL;
+  if (have && sp__cfg.merge_parallel && !(par = sp__h5_par(&why)))
+    sp__debug("SP_MERGE: rank %d: no parallel HDF5: %s", j.rank, why.msg);
+  int rc = j.rank == 0 ? lead(&j, &sh, have, par, &err)
+                       : follow(&j, &sh, have, par, &err);
   share_free(&sh);
   if (rc != 0 && err.msg[0]) {
     if (j.rank == 0)

@@ -15,21 +15,46 @@
 #   early0 the same by rank 0: it tells the others as it finalizes MPI
 #   refuse rank 3 cannot write its place in the merged file (a file size
 #          limit, EFBIG) while other ranks' turns are open: no merged
-#          file, no temporary, every rank's own file
-# MODE-wN runs MODE with SP_MERGE_WRITERS=N (the default otherwise: every
-# other rank's turn open at once on these few ranks). equal-wN also sets
-# SP_MERGE_TEST_REVERSE=1, so that rank 0 takes the open turns' rows
+#          file, no temporary, every rank's own file. With parallel HDF5
+#          built, rank 0 first says that rank 3's limit rules it out.
+#   fail   (parallel HDF5) rank 2's part of the collective write fails
+#          (SP_MERGE_TEST_FAIL): no merged file, no temporary, every
+#          rank's own file; fail0 the same on rank 0
+# Where libscopeprof_h5mpi.so is built (PAR=1) the merge goes through it
+# unless told otherwise, and equal and only check that it did. MODE-posix
+# runs MODE with SP_MERGE_PARALLEL=0: the ranks take turns with pwrite.
+# MODE-wN runs MODE-posix with SP_MERGE_WRITERS=N (the default otherwise:
+# every other rank's turn open at once on these few ranks). equal-wN also
+# sets SP_MERGE_TEST_REVERSE=1, so that rank 0 takes the open turns' rows
 # newest first: with 4 ranks and 2 writers, ranks 2 and 3's rows come
 # before rank 1's and wait for it (rank 0 says how many waited).
-# Environment: SP_IMPORT, PY3, MPIRUN, MERGE (merge.c built), SRC.
+# Environment: SP_IMPORT, PY3, MPIRUN, MERGE (merge.c built), SRC, PAR.
 set -eu
 mode="$1"
 writers=
+posix=
 case "$mode" in
-*-w*) writers="${mode##*-w}"; mode="${mode%-w*}" ;;
+*-w*) writers="${mode##*-w}"; mode="${mode%-w*}"; posix=1 ;;
+*-posix) mode="${mode%-posix}"; posix=1 ;;
 esac
-# SP_MERGE_WRITERS, when asked for, through env on every rank
-w() { if [ -n "$writers" ]; then echo "SP_MERGE_WRITERS=$writers"; else echo SP_MERGE=1; fi; }
+: "${PAR:=0}"
+# SP_MERGE_WRITERS and SP_MERGE_PARALLEL, when asked for, through env on
+# every rank
+w() {
+  if [ -n "$posix" ]; then echo SP_MERGE_PARALLEL=0; fi
+  if [ -n "$writers" ]; then echo "SP_MERGE_WRITERS=$writers"; fi
+  echo SP_MERGE=1
+}
+# Whether rank 0's verbose line says the merge went through parallel HDF5
+# exactly when it should.
+check_way() {
+  if [ "$PAR" = 1 ] && [ -z "$posix" ]; then
+    grep -q "calls, parallel HDF5)" "$1" ||
+      { echo "expected the parallel HDF5 write"; cat "$1"; exit 1; }
+  elif grep -q "parallel HDF5)" "$1"; then
+    echo "expected the ranks' turns, not parallel HDF5"; cat "$1"; exit 1
+  fi
+}
 d="$(mktemp -d)"
 trap 'rm -rf "$d"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -38,12 +63,13 @@ mkdir "$d/out"
 case "$mode" in
 equal)
   rev=SP_MERGE=1
-  [ -z "$writers" ] || rev="SP_MERGE_TEST_REVERSE=1 SP_VERBOSE=1"
+  [ -z "$writers" ] || rev=SP_MERGE_TEST_REVERSE=1
   # shellcheck disable=SC2046
   "$MPIRUN" --oversubscribe -np 4 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
-    $(w) $rev SP_MERGE_KEEP_RANK_FILES=1 SP_FORMAT=h5 "$MERGE" 3000 \
-    >/dev/null 2>"$d/err"
+    $(w) $rev SP_VERBOSE=1 SP_MERGE_KEEP_RANK_FILES=1 SP_FORMAT=h5 "$MERGE" \
+    3000 >/dev/null 2>"$d/err"
   test -f "$d/out/p.h5" || { echo "no merged file"; ls "$d/out"; cat "$d/err"; exit 1; }
+  check_way "$d/err"
   if [ -n "$writers" ]; then
     # one writer: nothing waits; two, newest first: ranks 2 and 3 wait
     held=$((writers == 1 ? 0 : 2))
@@ -61,6 +87,13 @@ only)
   if [ -s "$d/err" ]; then cat "$d/err"; exit 1; fi
   left="$(ls "$d/out")"
   [ "$left" = "p.h5" ] || { echo "expected p.h5 alone, found: $left"; exit 1; }
+  check counts "$d/out/p.h5" 3 2000
+  # the same run, saying which way it wrote
+  rm -f "$d/out/p.h5"
+  # shellcheck disable=SC2046
+  "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" SP_VERBOSE=1 \
+    $(w) "$MERGE" 2000 >/dev/null 2>"$d/err"
+  check_way "$d/err"
   check counts "$d/out/p.h5" 3 2000 ;;
 kill)
   # OpenMPI ends the whole job when a rank dies unless told to recover;
@@ -117,13 +150,38 @@ refuse)
     'r="${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}"
      if [ "$r" = 3 ]; then trap "" XFSZ; ulimit -f 2930; fi
      exec "$@"' sh env SP_OUTPUT="$d/out/p" SP_MERGE=1 SP_FORMAT=h5 \
-    SP_MERGE_TEST_REVERSE=1 $(w) "$MERGE" 20000 >/dev/null 2>"$d/err"
+    SP_MERGE_TEST_REVERSE=1 SP_VERBOSE=1 $(w) "$MERGE" 20000 >/dev/null \
+    2>"$d/err"
   left="$(ls "$d/out" | tr '\n' ' ')"
   [ "$left" = "p_rank00000.h5 p_rank00001.h5 p_rank00002.h5 p_rank00003.h5 " ] ||
     { echo "expected the four ranks' files, found: $left"; cat "$d/err"; exit 1; }
   grep -q "SP_MERGE: .*rank 3 could not write its calls there" "$d/err" ||
     { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
+  if [ "$PAR" = 1 ] && [ -z "$posix" ]; then
+    grep -q "SP_MERGE: a rank may write no file of [0-9]* bytes: no parallel HDF5" \
+      "$d/err" || { echo "rank 0 did not rule out parallel HDF5"; cat "$d/err"; exit 1; }
+  fi
   "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
   check counts "$d/imported.h5" 4 20000 ;;
+fail|fail0)
+  bad=2
+  [ "$mode" = fail ] || bad=0
+  # shellcheck disable=SC2016
+  timeout 120 "$MPIRUN" --oversubscribe -np 4 sh -c \
+    'r="${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}"
+     if [ "$r" = "$0" ]; then export SP_MERGE_TEST_FAIL=1; fi
+     exec "$@"' "$bad" env SP_OUTPUT="$d/out/p" SP_MERGE=1 SP_FORMAT=h5 \
+    SP_VERBOSE=1 "$MERGE" 5000 >/dev/null 2>"$d/err"
+  left="$(ls "$d/out" | tr '\n' ' ')"
+  [ "$left" = "p_rank00000.h5 p_rank00001.h5 p_rank00002.h5 p_rank00003.h5 " ] ||
+    { echo "expected the four ranks' files, found: $left"; cat "$d/err"; exit 1; }
+  if [ "$bad" = 0 ]; then
+    why="SP_MERGE: .*p.h5.tmp.*: SP_MERGE_TEST_FAIL"
+  else
+    why="SP_MERGE: .*rank 2 could not write its calls there"
+  fi
+  grep -q "$why" "$d/err" || { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
+  "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
+  check counts "$d/imported.h5" 4 5000 ;;
 *) echo "merge.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
