@@ -12,6 +12,6 @@ if(TARGET scopeprof_h5 AND MPI_C_FOUND AND SP_BENCH_MPIRUN AND SP_BENCH_PY3
   add_custom_target(bench-merge
     COMMAND ${SP_BENCH_PY3} ${CMAKE_CURRENT_LIST_DIR}/bench_merge.py
       ${SP_BENCH_MPIRUN} $<TARGET_FILE:bench_merge_job> $<TARGET_FILE:sp-import>
-      ${CMAKE_CURRENT_BINARY_DIR}/bench_merge_work 8 1000000 3
+      ${CMAKE_CURRENT_BINARY_DIR}/bench_merge_work 8 1000000 5
     DEPENDS bench_merge_job sp-import scopeprof_h5 USES_TERMINAL)
 endif()

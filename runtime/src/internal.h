@@ -57,18 +57,19 @@ typedef struct sp__config {
   char label[256];
   int verbose;
   int enable;
-  uint64_t memory;     /* SP_MEMORY: bytes */
-  int signals;         /* SP_SIGNALS: install handlers */
-  int progress;        /* SP_PROGRESS: 0 auto, 1 never, 2 always */
-  int ompt;            /* SP_OMPT: OpenMP constructs through OMPT */
-  int rank;            /* SP_RANK, or -1 */
-  int merge;           /* SP_MERGE: one file for the MPI job */
-  int merge_timeout;   /* SP_MERGE_TIMEOUT: seconds */
-  int merge_keep;      /* SP_MERGE_KEEP_RANK_FILES (tests) */
-  int merge_writers;   /* SP_MERGE_WRITERS: turns open at once */
-  int merge_parallel;  /* SP_MERGE_PARALLEL: through parallel HDF5 */
-  int merge_test_fail; /* SP_MERGE_TEST_FAIL (tests) */
-  int merge_reverse;   /* SP_MERGE_TEST_REVERSE (tests) */
+  uint64_t memory;           /* SP_MEMORY: bytes */
+  int signals;               /* SP_SIGNALS: install handlers */
+  int progress;              /* SP_PROGRESS: 0 auto, 1 never, 2 always */
+  int ompt;                  /* SP_OMPT: OpenMP constructs through OMPT */
+  int rank;                  /* SP_RANK, or -1 */
+  int merge;                 /* SP_MERGE: one file for the MPI job */
+  int merge_timeout;         /* SP_MERGE_TIMEOUT: seconds */
+  int merge_keep;            /* SP_MERGE_KEEP_RANK_FILES (tests) */
+  int merge_writers;         /* SP_MERGE_WRITERS: turns open at once */
+  int merge_parallel;        /* SP_MERGE_PARALLEL: 0 auto, 1 never, 2 always */
+  int merge_test_fail;       /* SP_MERGE_TEST_FAIL (tests) */
+  char merge_test_host[256]; /* SP_MERGE_TEST_HOST (tests) */
+  int merge_reverse;         /* SP_MERGE_TEST_REVERSE (tests) */
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
 /* Fills cfg from the SP_* variables, warning once for each invalid value. */

@@ -50,6 +50,7 @@ typedef struct up_msg {
                                largest file it may write if it can write in
                                parallel (else 0); M_ROWS: 0 or -1
                                (failed), rows' bytes */
+  uint64_t host;            /* M_COUNT: its host name's hash */
 } up_msg;
 
 typedef struct down_msg {
@@ -319,9 +320,11 @@ static int share_write(share *sh, const char *path, int64_t base,
 static int share_write_par(share *sh, const sp__h5_par_ops *par,
                            const char *tmp, int64_t base, int64_t total,
                            int64_t rounds, sp_fmt_err *err) {
+  int64_t t0 = now_ns();
   void *p = par->create(tmp, total, err);
   if (!p)
     return -1;
+  int64_t t1 = now_ns();
   int64_t *s = malloc((size_t)ROUND * 16), *e = s ? s + ROUND : NULL;
   int failed = !s;
   if (!s)
@@ -362,10 +365,12 @@ static int share_write_par(share *sh, const sp__h5_par_ops *par,
     failed = 1;
   }
   free(s);
+  int64_t t2 = now_ns();
   if (par->close(p, failed ? NULL : err) != 0)
     failed = 1;
   if (failed)
     return -1;
+  int64_t t3 = now_ns();
   if (sp_fmt_stats_rank_read(sh->srcs, sh->n, sh->st, NULL, NULL) < 0) {
     sp_fmt_err_set(err, "%s: out of memory", tmp);
     return -1;
@@ -376,7 +381,27 @@ static int share_write_par(share *sh, const sp__h5_par_ops *par,
                    x > 0 ? strerror(x) : "no progress");
     return -1;
   }
+  if (sh->rank == 0)
+    sp__debug("%s: parallel write of rank %d: create %.3f s, %lld rounds "
+              "%.3f s, close %.3f s, statistics %.3f s",
+              tmp, (int)sh->rank, 1e-9 * (double)(t1 - t0), (long long)rounds,
+              1e-9 * (double)(t2 - t1), 1e-9 * (double)(t3 - t2),
+              1e-9 * (double)(now_ns() - t3));
   return 0;
+}
+
+/* This rank's host name (SP_MERGE_TEST_HOST's in tests), hashed (FNV-1a):
+ * rank 0 learns whether the job spans hosts. */
+static uint64_t host_hash(void) {
+  char name[256] = "";
+  if (sp__cfg.merge_test_host[0])
+    snprintf(name, sizeof name, "%s", sp__cfg.merge_test_host);
+  else
+    gethostname(name, sizeof name - 1);
+  uint64_t h = 14695981039346656037ull;
+  for (const char *c = name; *c; c++)
+    h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  return h;
 }
 
 /* The largest file this process may write (RLIMIT_FSIZE). */
@@ -556,7 +581,7 @@ static int gather_counts(job *j, up_msg *ups) {
   char *done = calloc((size_t)j->size, 1);
   int pending = 0, rc = req && done ? 0 : -1;
   for (int r = 1; rc == 0 && r < j->size; r++) {
-    ups[r] = (up_msg){0, -1, 0};
+    ups[r] = (up_msg){0, -1, 0, 0};
     if (j->m.irecv(&ups[r], (int)sizeof ups[r], j->m.byte, r, TAG_UP,
                    j->m.world, &req[r]) == 0)
       pending++;
@@ -682,7 +707,7 @@ static int turns(job *j, writer *wr, int writers, int64_t *longest,
     while (ok && t.open < writers && t.next < j->size) {
       int r = t.next++;
       t.given[r] = now_ns();
-      t.ups[r] = (up_msg){0, -1, 0};
+      t.ups[r] = (up_msg){0, -1, 0, 0};
       if (!j->gone[r]) {
         send_down(j, r, M_TURN);
         if (j->m.irecv(&t.ups[r], (int)sizeof t.ups[r], j->m.byte, r, TAG_UP,
@@ -785,6 +810,8 @@ static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
   }
   int64_t total = ok ? sh->calls : 0, most = total, t0 = now_ns();
   int64_t limit = par ? file_limit() : 0;
+  uint64_t host = host_hash();
+  int hosts = 1; /* 2: more than one */
   int64_t t_turns = 0, longest = 0;
   up_msg *ups = calloc((size_t)j->size, sizeof *ups);
   if (!ups || gather_counts(j, ups) != 0) {
@@ -811,12 +838,21 @@ static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
     most = u.value > most ? u.value : most;
     if (u.kind == M_COUNT && u.len < limit)
       limit = u.len; /* 0: one rank cannot, so none does */
+    if (u.kind == M_COUNT && u.host != host)
+      hosts = 2;
   }
   free(ups);
   /* Parallel HDF5 sets the file's size on every rank as it closes it: a
    * rank that may not write so large a file (RLIMIT_FSIZE) would fail
    * there alone, and HDF5's ranks would then wait in different collective
    * calls for good. The events and 4 MiB for the rest. */
+  /* On one host the ranks' turns are the faster (docs/performance.md): the
+   * parallel write there only when asked for. */
+  if (par && hosts == 1 && sp__cfg.merge_parallel == 0) {
+    sp__debug("SP_MERGE: every rank on one host: the ranks take turns "
+              "(SP_MERGE_PARALLEL=1: parallel HDF5)");
+    par = NULL;
+  }
   if (par && limit < 16 * total + ((int64_t)4 << 20)) {
     sp__debug("SP_MERGE: a rank may write no file of %lld bytes: no "
               "parallel HDF5",
@@ -940,7 +976,8 @@ static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
 
 static int follow(job *j, share *sh, int have, const sp__h5_par_ops *par,
                   sp_fmt_err *err) {
-  up_msg u = {M_COUNT, have ? sh->calls : -1, par ? file_limit() : 0};
+  up_msg u = {M_COUNT, have ? sh->calls : -1, par ? file_limit() : 0,
+              host_hash()};
   down_msg d;
   if (send_within(j, &u, (int)sizeof u, 0, TAG_UP) != 0)
     return -1;
@@ -968,7 +1005,7 @@ static int follow(job *j, share *sh, int have, const sp__h5_par_ops *par,
     sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
     rc = -1;
   }
-  u = (up_msg){M_ROWS, rc, rc == 0 ? (int64_t)b.n : 0};
+  u = (up_msg){M_ROWS, rc, rc == 0 ? (int64_t)b.n : 0, 0};
   if (send_within(j, &u, (int)sizeof u, 0, TAG_UP) != 0 ||
       send_within(j, b.p ? b.p : "", (int)u.len, 0, TAG_ROWS) != 0)
     rc = -1;
@@ -977,6 +1014,18 @@ static int follow(job *j, share *sh, int have, const sp__h5_par_ops *par,
     return -1;
   recv_down(j, &d);
   return d.kind == M_DONE ? 0 : -1;
+}
+
+/* Whether this rank should load the parallel writer: not when told never,
+ * nor by default when OpenMPI says that every rank runs on this host
+ * (every rank reads the same), which rank 0 would find anyway. */
+static int wants_parallel(int size) {
+  if (sp__cfg.merge_parallel == 1)
+    return 0;
+  if (sp__cfg.merge_parallel == 2 || sp__cfg.merge_test_host[0])
+    return 1;
+  const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  return !local || atoi(local) != size;
 }
 
 /* Whether this process took part in the merge (sp__merge ran). */
@@ -995,7 +1044,7 @@ int sp__merge(int rank) {
   /* Loaded before the count is sent: rank 0 must know that every rank can
    * write in parallel before any does. */
   const sp__h5_par_ops *par = NULL;
-  if (have && sp__cfg.merge_parallel && !(par = sp__h5_par(&why)))
+  if (have && wants_parallel(j.size) && !(par = sp__h5_par(&why)))
     sp__debug("SP_MERGE: rank %d: no parallel HDF5: %s", j.rank, why.msg);
   int rc = j.rank == 0 ? lead(&j, &sh, have, par, &err)
                        : follow(&j, &sh, have, par, &err);
@@ -1023,7 +1072,7 @@ void sp__merge_at_finalize(void) {
     return;
   j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
   if (j.rank != 0) {
-    up_msg u = {M_COUNT, -1, 0};
+    up_msg u = {M_COUNT, -1, 0, 0};
     send_within(&j, &u, (int)sizeof u, 0, TAG_UP);
     return;
   }

@@ -56,14 +56,17 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   add_executable(mpi_merge ${_d}/merge.c)
   target_link_libraries(mpi_merge PRIVATE scopeprof MPI::MPI_C Threads::Threads)
   target_compile_options(mpi_merge PRIVATE ${SP_C_WARNINGS})
-  # -wN: the ranks' turns (not parallel HDF5), SP_MERGE_WRITERS=N (equal-w2:
-  # turns that end out of rank order); fail: the parallel write failing.
+  # -wN: the ranks' turns, SP_MERGE_WRITERS=N (equal-w2: turns that end out
+  # of rank order); -par, -hosts: parallel HDF5 asked for, or on two
+  # (pretended) hosts; -posix: turns on two hosts; fail: the parallel write
+  # failing (merge.sh says more).
   set(_modes equal only kill early early0 refuse equal-w1 equal-w2 only-w1
     kill-w2 refuse-w1)
   set(_par 0)
   if(SP_BUILD_H5MPI)
     set(_par 1)
-    list(APPEND _modes equal-posix fail fail0)
+    list(APPEND _modes equal-par equal-hosts equal-posix only-par refuse-par
+      fail fail0)
   endif()
   foreach(mode IN LISTS _modes)
     add_test(NAME mpi_merge_${mode} COMMAND ${_d}/merge.sh ${mode})

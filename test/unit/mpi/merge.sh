@@ -15,48 +15,76 @@
 #   early0 the same by rank 0: it tells the others as it finalizes MPI
 #   refuse rank 3 cannot write its place in the merged file (a file size
 #          limit, EFBIG) while other ranks' turns are open: no merged
-#          file, no temporary, every rank's own file. With parallel HDF5
-#          built, rank 0 first says that rank 3's limit rules it out.
+#          file, no temporary, every rank's own file. refuse-par: rank 0
+#          first says that rank 3's limit rules parallel HDF5 out.
 #   fail   (parallel HDF5) rank 2's part of the collective write fails
 #          (SP_MERGE_TEST_FAIL): no merged file, no temporary, every
 #          rank's own file; fail0 the same on rank 0
-# Where libscopeprof_h5mpi.so is built (PAR=1) the merge goes through it
-# unless told otherwise, and equal and only check that it did. MODE-posix
-# runs MODE with SP_MERGE_PARALLEL=0: the ranks take turns with pwrite.
-# MODE-wN runs MODE-posix with SP_MERGE_WRITERS=N (the default otherwise:
-# every other rank's turn open at once on these few ranks). equal-wN also
-# sets SP_MERGE_TEST_REVERSE=1, so that rank 0 takes the open turns' rows
-# newest first: with 4 ranks and 2 writers, ranks 2 and 3's rows come
-# before rank 1's and wait for it (rank 0 says how many waited).
+# Where libscopeprof_h5mpi.so is built (PAR=1), SP_MERGE_PARALLEL=auto (the
+# default) writes through it when the ranks span hosts, and the ranks take
+# turns on one host; equal and only check that the way taken is the one
+# expected. Suffixes:
+#   -par    SP_MERGE_PARALLEL=1: parallel HDF5 on this one host
+#   -hosts  ranks 0-1 and 2-3 say they run on two hosts (SP_MERGE_TEST_HOST):
+#           the default takes parallel HDF5
+#   -posix  the same two hosts with SP_MERGE_PARALLEL=0: the ranks' turns
+#   -wN     SP_MERGE_PARALLEL=0 and SP_MERGE_WRITERS=N (the default
+#           otherwise: every other rank's turn open at once on these few
+#           ranks). equal-wN also sets SP_MERGE_TEST_REVERSE=1, so that
+#           rank 0 takes the open turns' rows newest first: with 4 ranks and
+#           2 writers, ranks 2 and 3's rows come before rank 1's and wait
+#           for it (rank 0 says how many waited).
 # Environment: SP_IMPORT, PY3, MPIRUN, MERGE (merge.c built), SRC, PAR.
 set -eu
 mode="$1"
 writers=
-posix=
+way=auto
 case "$mode" in
-*-w*) writers="${mode##*-w}"; mode="${mode%-w*}"; posix=1 ;;
-*-posix) mode="${mode%-posix}"; posix=1 ;;
+*-w*) writers="${mode##*-w}"; mode="${mode%-w*}"; way=0 ;;
+*-posix) mode="${mode%-posix}"; way=0 ;;
+*-par) mode="${mode%-par}"; way=1 ;;
+*-hosts) mode="${mode%-hosts}"; way=hosts ;;
 esac
 : "${PAR:=0}"
-# SP_MERGE_WRITERS and SP_MERGE_PARALLEL, when asked for, through env on
+# SP_MERGE_PARALLEL and SP_MERGE_WRITERS, when asked for, through env on
 # every rank
 w() {
-  if [ -n "$posix" ]; then echo SP_MERGE_PARALLEL=0; fi
+  case "$way" in
+  0 | 1) echo "SP_MERGE_PARALLEL=$way" ;;
+  esac
   if [ -n "$writers" ]; then echo "SP_MERGE_WRITERS=$writers"; fi
   echo SP_MERGE=1
 }
 # Whether rank 0's verbose line says the merge went through parallel HDF5
 # exactly when it should.
 check_way() {
-  if [ "$PAR" = 1 ] && [ -z "$posix" ]; then
+  if [ "$PAR" = 1 ] && { [ "$way" = 1 ] || [ "$way" = hosts ]; }; then
     grep -q "calls, parallel HDF5)" "$1" ||
       { echo "expected the parallel HDF5 write"; cat "$1"; exit 1; }
   elif grep -q "parallel HDF5)" "$1"; then
     echo "expected the ranks' turns, not parallel HDF5"; cat "$1"; exit 1
   fi
+  if [ "$PAR" = 1 ] && [ "$way" = auto ]; then
+    # on one host the default does not even load the parallel writer
+    if grep -q "parallel HDF5" "$1"; then
+      echo "parallel HDF5 considered on one host"; cat "$1"; exit 1
+    fi
+  fi
 }
 d="$(mktemp -d)"
 trap 'rm -rf "$d"' EXIT
+# The program, through a wrapper that gives ranks 0-1 and 2-3 two host
+# names when asked to (-hosts, -posix).
+prog="$MERGE"
+if [ "$way" = hosts ] || [ "$way" = 0 ]; then
+  cat >"$d/hosts" <<'EOF2'
+#!/bin/sh
+r="${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}"
+SP_MERGE_TEST_HOST="node$((r / 2))" exec "$@"
+EOF2
+  chmod +x "$d/hosts"
+  prog="$d/hosts $MERGE"
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 check() { "$PY3" "$SRC/check_merge.py" "$@"; }
 mkdir "$d/out"
@@ -66,7 +94,7 @@ equal)
   [ -z "$writers" ] || rev=SP_MERGE_TEST_REVERSE=1
   # shellcheck disable=SC2046
   "$MPIRUN" --oversubscribe -np 4 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
-    $(w) $rev SP_VERBOSE=1 SP_MERGE_KEEP_RANK_FILES=1 SP_FORMAT=h5 "$MERGE" \
+    $(w) $rev SP_VERBOSE=1 SP_MERGE_KEEP_RANK_FILES=1 SP_FORMAT=h5 $prog \
     3000 >/dev/null 2>"$d/err"
   test -f "$d/out/p.h5" || { echo "no merged file"; ls "$d/out"; cat "$d/err"; exit 1; }
   check_way "$d/err"
@@ -82,7 +110,7 @@ equal)
 only)
   # shellcheck disable=SC2046
   "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
-    $(w) "$MERGE" 2000 >/dev/null 2>"$d/err"
+    $(w) $prog 2000 >/dev/null 2>"$d/err"
   # a normal run prints nothing
   if [ -s "$d/err" ]; then cat "$d/err"; exit 1; fi
   left="$(ls "$d/out")"
@@ -92,7 +120,7 @@ only)
   rm -f "$d/out/p.h5"
   # shellcheck disable=SC2046
   "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" SP_VERBOSE=1 \
-    $(w) "$MERGE" 2000 >/dev/null 2>"$d/err"
+    $(w) $prog 2000 >/dev/null 2>"$d/err"
   check_way "$d/err"
   check counts "$d/out/p.h5" 3 2000 ;;
 kill)
@@ -157,7 +185,7 @@ refuse)
     { echo "expected the four ranks' files, found: $left"; cat "$d/err"; exit 1; }
   grep -q "SP_MERGE: .*rank 3 could not write its calls there" "$d/err" ||
     { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
-  if [ "$PAR" = 1 ] && [ -z "$posix" ]; then
+  if [ "$PAR" = 1 ] && [ "$way" = 1 ]; then
     grep -q "SP_MERGE: a rank may write no file of [0-9]* bytes: no parallel HDF5" \
       "$d/err" || { echo "rank 0 did not rule out parallel HDF5"; cat "$d/err"; exit 1; }
   fi
@@ -171,7 +199,7 @@ fail|fail0)
     'r="${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}"
      if [ "$r" = "$0" ]; then export SP_MERGE_TEST_FAIL=1; fi
      exec "$@"' "$bad" env SP_OUTPUT="$d/out/p" SP_MERGE=1 SP_FORMAT=h5 \
-    SP_VERBOSE=1 "$MERGE" 5000 >/dev/null 2>"$d/err"
+    SP_VERBOSE=1 SP_MERGE_PARALLEL=1 "$MERGE" 5000 >/dev/null 2>"$d/err"
   left="$(ls "$d/out" | tr '\n' ' ')"
   [ "$left" = "p_rank00000.h5 p_rank00001.h5 p_rank00002.h5 p_rank00003.h5 " ] ||
     { echo "expected the four ranks' files, found: $left"; cat "$d/err"; exit 1; }
