@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # deps.sh - installs the Debian 12 packages ScopeProf needs, only those
-# missing. Usage: scripts/deps.sh [main|test|aarch64]  (test adds the LLVM
-# 19 matrix, h5py, pandas, matplotlib, OpenMPI, the OpenMPI build of HDF5,
-# the tools the tests use and the aarch64 cross build's packages; aarch64
-# is those alone: scripts/test_aarch64.sh).
+# missing. Usage: scripts/deps.sh [main|test|aarch64]  (main has OpenMPI
+# and the OpenMPI build of HDF5, for SP_MERGE's parallel write; test adds
+# the LLVM 19 matrix, h5py, pandas, matplotlib, the tools the tests use and
+# the aarch64 cross build's packages; aarch64 is those alone:
+# scripts/test_aarch64.sh).
 set -euo pipefail
 # The aarch64 cross build: compilers, qemu, and arm64 libraries from Debian
 # multiarch (cmocka, and the C and C++ libraries the tests run with).
@@ -11,13 +12,13 @@ aarch64=(cmake make gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
          libc6-dev-arm64-cross qemu-user clang-22
          libcmocka-dev:arm64 libstdc++6:arm64)
 want=(build-essential cmake gfortran pkg-config libhdf5-dev hdf5-tools openmpi-bin libopenmpi-dev
+      libhdf5-openmpi-dev
       llvm-22-dev llvm-22-tools clang-22 flang-22 libclang-rt-22-dev libomp-22-dev
       libotf2-trace-dev)
 case "${1:-main}" in
 test)
   want+=(libcmocka-dev python3 python3-h5py python3-numpy python3-pandas python3-matplotlib
          otf2-tools python3-otf2
-         libhdf5-openmpi-dev
          llvm-19-dev llvm-19-tools clang-19 flang-19
          chromium autoconf "${aarch64[@]}")
   ;;
