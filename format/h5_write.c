@@ -211,7 +211,12 @@ static hid_t writer_fapl(sp_fmt_h5w *w) {
 }
 
 sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err) {
-  sp_fmt_h5w *w = new_w(path, NULL, err);
+  return sp_fmt_h5w_open_as(path, NULL, err);
+}
+
+sp_fmt_h5w *sp_fmt_h5w_open_as(const char *path, const char *tmp,
+                               sp_fmt_err *err) {
+  sp_fmt_h5w *w = new_w(path, tmp, err);
   if (!w)
     return NULL;
   hid_t fapl = writer_fapl(w);
@@ -744,7 +749,8 @@ int sp_fmt_h5w_close(sp_fmt_h5w *w, sp_fmt_err *err) {
   }
   if (sp__h5w_sunk(w, err)) /* the last writes (superblock, index) failed */
     goto out;
-  if (sp_fmt_tmp_commit(w->tmp, w->path, err) != 0)
+  if (strcmp(w->tmp, w->path) != 0 &&
+      sp_fmt_tmp_commit(w->tmp, w->path, err) != 0)
     goto out;
   rc = 0;
 out:

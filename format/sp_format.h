@@ -367,6 +367,12 @@ typedef struct sp_fmt_h5w sp_fmt_h5w;
  * under a temporary name until then). Datasets are chunked and grow, so
  * rows stream in with memory bounded by one batch. */
 sp_fmt_h5w *sp_fmt_h5w_open(const char *path, sp_fmt_err *err);
+/* sp_fmt_h5w_open writing into tmp, a name of the caller's that does not
+ * exist yet, which becomes path at close (tmp may be path itself: a name
+ * the caller renames into place, so there is one temporary, not two);
+ * NULL: a temporary name of its own, as sp_fmt_h5w_open. */
+sp_fmt_h5w *sp_fmt_h5w_open_as(const char *path, const char *tmp,
+                               sp_fmt_err *err);
 
 /* Appends one row (rank, src->thread, region src->name) with src's calls.
  * Rows must come ordered by rank, thread, then first start. Region ids are

@@ -119,14 +119,18 @@ int sp__finalize_as(int at_exit, int merge) {
              "are kept in %s)",
              sp__cfg.prefix, sp__stream_path);
   } else if (sp__private_name(path, tmp, sizeof tmp) != 0 ||
-             sp__convert(tmp, rank, &info, &err) != 0) {
+             (sp__pending_tmp(0, tmp), sp__convert(tmp, rank, &info, &err)) !=
+                 0) {
     unlink(tmp);
+    sp__pending_tmp(0, NULL);
     sp__rename_in_msg(err.msg, sizeof err.msg, tmp, path);
     sp__warn("error: %s (the calls are kept in %s)",
              err.msg[0] ? err.msg : path, sp__stream_path);
-  } else if (sp__place(tmp, path, rank) != 0) {
+  } else if (sp__test_raise(), sp__place(tmp, path, rank) != 0) {
     unlink(tmp);
+    sp__pending_tmp(0, NULL);
   } else {
+    sp__pending_tmp(0, NULL);
     unlink(sp__stream_path);
     result = SP_OK;
     sp__debug("wrote %s (%lld calls, %d threads)", path, (long long)info.calls,

@@ -62,7 +62,10 @@ static int write_rank(const char *path, int32_t rank, const sp_fmt_source *srcs,
     sp_fmt_err_set(err, "%.900s: out of memory", path);
     return -1;
   }
-  sp_fmt_h5w *w = sp_fmt_h5w_open(path, err); /* silences HDF5's printing */
+  /* path is the runtime's own temporary name (finalize renames it into
+   * place, and its signal handler removes it if cut short): written
+   * straight into, not through a second temporary. */
+  sp_fmt_h5w *w = sp_fmt_h5w_open_as(path, path, err); /* silences HDF5 */
   int rc = w ? sp_fmt_h5w_meta(w, meta, err) : -1;
   for (int64_t i = 0; rc == 0 && i < n; i++)
     rc = sp_fmt_h5w_row(w, rank, &srcs[i], &stats[i], err);

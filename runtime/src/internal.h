@@ -70,6 +70,7 @@ typedef struct sp__config {
   int merge_test_fail;       /* SP_MERGE_TEST_FAIL (tests) */
   char merge_test_host[256]; /* SP_MERGE_TEST_HOST (tests) */
   int merge_reverse;         /* SP_MERGE_TEST_REVERSE (tests) */
+  int test_raise;            /* SP_TEST_RAISE_IN_WRITE (tests) */
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
 /* Fills cfg from the SP_* variables, warning once for each invalid value. */
@@ -94,6 +95,13 @@ SP_HIDDEN int sp__output_job_path(const char *prefix, const char *ext,
                                   char *out, size_t size);
 /* A short private name beside path to write the final file under. */
 SP_HIDDEN int sp__private_name(const char *path, char *out, size_t size);
+/* A temporary file of the final write (slot 0: this rank's own file, 1:
+ * the job's merged file on rank 0), removed by the signal handler when a
+ * signal ends the process while it is written; NULL: none (after it is
+ * renamed or removed). */
+SP_HIDDEN void sp__pending_tmp(int slot, const char *path);
+/* Raises SP_TEST_RAISE_IN_WRITE's signal, if set (tests). */
+SP_HIDDEN void sp__test_raise(void);
 /* In msg, the private name tmp replaced by the final name path. */
 SP_HIDDEN void sp__rename_in_msg(char *msg, size_t size, const char *tmp,
                                  const char *path);

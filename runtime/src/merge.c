@@ -904,6 +904,8 @@ static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
    * rank failing leaves nobody waiting in the collective, because a rank
    * that cannot be reached has died. */
   int64_t turn = now_ns();
+  if (ok)
+    sp__pending_tmp(1, tmp);
   if (ok && par) {
     int gone = 0;
     for (int r = 1; r < j->size; r++)
@@ -921,6 +923,8 @@ static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
       ok = 0;
   } else if (ok && share_write(sh, tmp, 0, at, err) != 0)
     ok = 0;
+  if (ok)
+    sp__test_raise();
   longest = now_ns() - turn;
   t_turns = now_ns();
   for (int64_t i = 0; ok && i < sh->n; i++)
@@ -951,6 +955,7 @@ static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
     else
       wr.ops->abort(wr.w);
   }
+  sp__pending_tmp(1, NULL); /* renamed into place, or removed */
   sp_fmt_meta_free(&m);
   for (int r = 1; r < j->size; r++)
     if (!j->gone[r])

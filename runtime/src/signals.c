@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -19,6 +20,25 @@ static const int handled[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGXCPU,
 static struct sigaction previous[NHANDLED];
 static _Atomic int flushed;
 
+/* The final write's temporaries: a signal that ends the process while
+ * they are written removes them (the stream keeps the calls), so nothing
+ * half-written stays beside the profile. */
+static char pending[2][PATH_MAX + 64];
+static _Atomic int pending_set[2];
+
+void sp__pending_tmp(int slot, const char *path) {
+  atomic_store(&pending_set[slot], 0);
+  if (!path || snprintf(pending[slot], sizeof pending[slot], "%s", path) >=
+                   (int)sizeof pending[slot])
+    return;
+  atomic_store(&pending_set[slot], 1);
+}
+
+void sp__test_raise(void) {
+  if (sp__cfg.test_raise > 0)
+    raise(sp__cfg.test_raise);
+}
+
 static int slot_of(int sig) {
   for (unsigned i = 0; i < NHANDLED; i++)
     if (handled[i] == sig)
@@ -31,6 +51,9 @@ static int slot_of(int sig) {
 static void flush(int sig) {
   if (atomic_exchange(&flushed, 1))
     return;
+  for (int i = 0; i < 2; i++)
+    if (atomic_load(&pending_set[i]))
+      unlink(pending[i]);
   int st = atomic_load(&sp__state);
   if (st != SP__RUNNING && st != SP__FINALIZING)
     return;
@@ -106,4 +129,8 @@ void sp__signals_install(void) {
   }
 }
 
-void sp__signals_after_fork(void) { atomic_store(&flushed, 0); }
+void sp__signals_after_fork(void) {
+  atomic_store(&flushed, 0);
+  sp__pending_tmp(0, NULL); /* the parent's, not the child's */
+  sp__pending_tmp(1, NULL);
+}

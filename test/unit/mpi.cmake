@@ -60,13 +60,13 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   # of rank order); -par, -hosts: parallel HDF5 asked for, or on two
   # (pretended) hosts; -posix: turns on two hosts; fail: the parallel write
   # failing (merge.sh says more).
-  set(_modes equal only kill early early0 refuse equal-w1 equal-w2 only-w1
-    kill-w2 refuse-w1)
+  set(_modes equal only kill early early0 refuse term equal-w1 equal-w2
+    only-w1 kill-w2 refuse-w1)
   set(_par 0)
   if(SP_BUILD_H5MPI)
     set(_par 1)
     list(APPEND _modes equal-par equal-hosts equal-posix only-par refuse-par
-      fail fail0)
+      term-par fail fail0)
   endif()
   foreach(mode IN LISTS _modes)
     add_test(NAME mpi_merge_${mode} COMMAND ${_d}/merge.sh ${mode})

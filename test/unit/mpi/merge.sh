@@ -17,6 +17,8 @@
 #          limit, EFBIG) while other ranks' turns are open: no merged
 #          file, no temporary, every rank's own file. refuse-par: rank 0
 #          first says that rank 3's limit rules parallel HDF5 out.
+#   term   SIGTERM ends rank 0 once its calls are in the merged file's
+#          temporary: no merged file, no temporary, the ranks' streams
 #   fail   (parallel HDF5) rank 2's part of the collective write fails
 #          (SP_MERGE_TEST_FAIL): no merged file, no temporary, every
 #          rank's own file; fail0 the same on rank 0
@@ -211,5 +213,24 @@ fail|fail0)
   grep -q "$why" "$d/err" || { echo "rank 0 did not say why"; cat "$d/err"; exit 1; }
   "$SP_IMPORT" -o "$d/imported.h5" "$d/out"
   check counts "$d/imported.h5" 4 5000 ;;
+term)
+  # Rank 0 is ended by SIGTERM once its calls are in the merged file's
+  # temporary (SP_TEST_RAISE_IN_WRITE): the temporary is removed, no
+  # merged file, every rank keeps its stream (OpenMPI ends the others),
+  # and sp-import merges them: every call.
+  rc=0
+  # shellcheck disable=SC2016,SC2046
+  timeout 120 "$MPIRUN" --oversubscribe -np 3 sh -c \
+    'r="${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}"
+     if [ "$r" = 0 ]; then export SP_TEST_RAISE_IN_WRITE=15; fi
+     exec "$@"' sh env SP_OUTPUT="$d/out/p" $(w) "$MERGE" 2000 \
+    >/dev/null 2>"$d/err" || rc=$?
+  { [ "$rc" != 0 ] && [ "$rc" != 124 ]; } ||
+    { echo "mpirun: $rc, expected rank 0's SIGTERM"; cat "$d/err"; exit 1; }
+  left="$(ls -A "$d/out" | sed 's/\.[0-9]*\.spts$/.spts/' | tr '\n' ' ')"
+  [ "$left" = "p_rank00000.spts p_rank00001.spts p_rank00002.spts " ] ||
+    { echo "expected the three streams alone, found: $left"; exit 1; }
+  "$SP_IMPORT" -o "$d/imported.h5" "$d/out" 2>/dev/null
+  check counts "$d/imported.h5" 3 2000 ;;
 *) echo "merge.sh: unknown mode $mode" >&2; exit 2 ;;
 esac

@@ -159,8 +159,11 @@ static void check_calls(const sp_fmt_rank *r, long min_calls) {
   }
 }
 
-/* Runs prog (rt_scenario end:<mode>:N, or rt_throw N) with SP_MEMORY=2M
- * and extra (may be NULL); checks its exit status, an empty stderr if
+/* One more variable for end_run's next runs (NULL: none). */
+static const char *also;
+
+/* Runs prog (rt_scenario end:<mode>:N, or rt_throw N) with SP_MEMORY=2M,
+ * extra (may be NULL) and also; checks its exit status, an empty stderr if
  * quiet, that it left a stream (want_stream) or a final file, and at least
  * min_calls whole calls in it. r keeps the profile. */
 static void end_run(const char *prog, const char *mode, const char *extra,
@@ -172,7 +175,8 @@ static void end_run(const char *prog, const char *mode, const char *extra,
     FMT(arg, "end:%s:%ld", mode, N);
   else
     FMT(arg, "%ld", N);
-  const char *env[] = {out, "SP_MEMORY=2M", extra, NULL};
+  const char *env[] = {out, "SP_MEMORY=2M", extra ? extra : also,
+                       extra ? also : NULL, NULL};
   assert_int_equal(run(prog, arg, env), status);
   /* qemu-user says so when a signal ends the program, on its stderr */
   char *q =
@@ -282,6 +286,47 @@ static void test_no_signals(void **s) {
   sp_fmt_rank_free(&r);
 }
 
+/* Entries of the run's directory besides stderr.txt and stdout.txt,
+ * hidden ones too (the runtime's own temporaries are). */
+static int entries(void) {
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+        strcmp(e->d_name, "stderr.txt") && strcmp(e->d_name, "stdout.txt"))
+      n++;
+  closedir(d);
+  return n;
+}
+
+/* SIGTERM while the final file is being written (raised by the runtime
+ * once its temporary is complete, SP_TEST_RAISE_IN_WRITE): the temporary
+ * is removed, the stream keeps every call, the status is SIGTERM's. */
+static void term_in_write(const char *format) {
+  sp_fmt_rank r = {0};
+  end_run("rt_scenario", "exit", format, 128 + SIGTERM, 1, 1, N, &r);
+  assert_int_equal(entries(), 1);
+  sp_fmt_rank_free(&r);
+}
+static void test_sigterm_in_write(void **s) {
+  (void)s;
+  also = "SP_TEST_RAISE_IN_WRITE=15";
+  term_in_write(NULL);
+  also = NULL;
+}
+static void test_sigterm_in_write_h5(void **s) {
+  (void)s;
+#ifdef SP_USE_HDF5
+  also = "SP_TEST_RAISE_IN_WRITE=15";
+  term_in_write("SP_FORMAT=h5");
+  also = NULL;
+#else
+  skip();
+#endif
+}
+
 static void test_exception(void **s) {
   (void)s;
 #ifdef SP_HAVE_CXX
@@ -314,6 +359,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_own_handler, setup, teardown),
       cmocka_unit_test_setup_teardown(test_no_signals, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exception, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sigterm_in_write, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sigterm_in_write_h5, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
