@@ -86,7 +86,10 @@ int main(int argc, char **argv) {
       calls = atol(argv[i]);
   }
   pthread_t th;
-  pthread_create(&th, NULL, worker, &rank);
+  if (pthread_create(&th, NULL, worker, &rank) != 0) {
+    fprintf(stderr, "merge: rank %d: cannot start its thread\n", rank);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   int step = sp_region("step"), leaf = sp_region("leaf");
   int bar = sp_region("barrier");
   /* Every rank a different number of calls; rank 1 one region more. */
