@@ -899,10 +899,11 @@ static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
       j->gone[r] = 1;
   }
   /* Rank 0's own turn, then each other rank's in order; in parallel, every
-   * rank's writes together, then the file is rank 0's. A rank told of the
-   * parallel write takes part in it whatever happens here: the send to a
-   * rank failing leaves nobody waiting in the collective, because a rank
-   * that cannot be reached has died. */
+   * rank's writes together, then the file is rank 0's. A rank that could
+   * not be told its place (the short message was not taken: it died)
+   * leaves the ranks that were told in the collective for good, whatever
+   * rank 0 does: rank 0 stays out and writes its own file, and ending the
+   * job is the MPI library's. */
   int64_t turn = now_ns();
   if (ok)
     sp__pending_tmp(1, tmp);
@@ -910,7 +911,7 @@ static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
     int gone = 0;
     for (int r = 1; r < j->size; r++)
       gone |= j->gone[r];
-    if (gone) { /* the told ranks wait in the collective for it: MPI's */
+    if (gone) {
       sp_fmt_err_set(err,
                      "%s: a rank did not take its place: each rank "
                      "writes its own file",
