@@ -68,9 +68,23 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
     list(APPEND _modes equal-par equal-hosts equal-posix only-par refuse-par
       term-par fail fail0)
   endif()
+  set(_h5app "")
+  if(SP_BUILD_H5MPI)
+    # h5app: the parallel write in a program that uses the same parallel
+    # HDF5 itself (test/unit/runtime/h5_app.c, its MPI build).
+    add_executable(mpi_h5app ${CMAKE_CURRENT_LIST_DIR}/runtime/h5_app.c)
+    target_compile_options(mpi_h5app PRIVATE -finstrument-functions
+      ${SP_C_WARNINGS})
+    target_compile_definitions(mpi_h5app PRIVATE H5_APP_MPI)
+    target_include_directories(mpi_h5app PRIVATE ${SP_HDF5_MPI_INCLUDE})
+    target_link_libraries(mpi_h5app PRIVATE scopeprof ${SP_HDF5_MPI_LIB}
+      MPI::MPI_C)
+    list(APPEND _modes h5app)
+    set(_h5app "H5APP=$<TARGET_FILE:mpi_h5app>")
+  endif()
   foreach(mode IN LISTS _modes)
     add_test(NAME mpi_merge_${mode} COMMAND ${_d}/merge.sh ${mode})
     set_tests_properties(mpi_merge_${mode} PROPERTIES TIMEOUT 300 LABELS mpi
-      ENVIRONMENT "SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MERGE=$<TARGET_FILE:mpi_merge>;SRC=${_d};PAR=${_par}")
+      ENVIRONMENT "SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MERGE=$<TARGET_FILE:mpi_merge>;SRC=${_d};PAR=${_par};${_h5app}")
   endforeach()
 endif()

@@ -19,6 +19,8 @@
 #          first says that rank 3's limit rules parallel HDF5 out.
 #   term   SIGTERM ends rank 0 once its calls are in the merged file's
 #          temporary: no merged file, no temporary, the ranks' streams
+#   h5app  (parallel HDF5) in a program that uses the same parallel HDF5
+#          itself: its own file whole, the merged file as sp-import's
 #   fail   (parallel HDF5) rank 2's part of the collective write fails
 #          (SP_MERGE_TEST_FAIL): no merged file, no temporary, every
 #          rank's own file; fail0 the same on rank 0
@@ -36,7 +38,8 @@
 #           rank 0 takes the open turns' rows newest first: with 4 ranks and
 #           2 writers, ranks 2 and 3's rows come before rank 1's and wait
 #           for it (rank 0 says how many waited).
-# Environment: SP_IMPORT, PY3, MPIRUN, MERGE (merge.c built), SRC, PAR.
+# Environment: SP_IMPORT, PY3, MPIRUN, MERGE (merge.c built), SRC, PAR,
+# H5APP (h5app only).
 set -eu
 mode="$1"
 writers=
@@ -232,5 +235,23 @@ term)
     { echo "expected the three streams alone, found: $left"; exit 1; }
   "$SP_IMPORT" -o "$d/imported.h5" "$d/out" 2>/dev/null
   check counts "$d/imported.h5" 3 2000 ;;
+h5app)
+  # A program that uses parallel HDF5 itself (H5APP: h5_app.c's MPI build,
+  # its own file collectively): the parallel write shares that library.
+  # Its file must be whole; the merged file equal to sp-import of the
+  # ranks' own files (written by the same HDF5, SP_MERGE_KEEP_RANK_FILES).
+  rc=0
+  "$MPIRUN" --oversubscribe -np 2 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
+    SP_MERGE_PARALLEL=1 SP_VERBOSE=1 SP_MERGE_KEEP_RANK_FILES=1 SP_FORMAT=h5 \
+    "$H5APP" "$d" exit >/dev/null 2>"$d/err" || rc=$?
+  [ "$rc" = 7 ] || { echo "h5_app: $rc, expected its own 7"; cat "$d/err"; exit 1; }
+  grep -q "calls, parallel HDF5)" "$d/err" ||
+    { echo "expected the parallel HDF5 write"; cat "$d/err"; exit 1; }
+  "$PY3" -c 'import sys, h5py, numpy as np
+v = h5py.File(sys.argv[1])["values"][:]
+sys.exit(0 if (v == 3 * np.arange(1000)).all() else "app.h5: values changed")' \
+    "$d/app.h5"
+  "$SP_IMPORT" -o "$d/imported.h5" --label p "$d/out"/p_rank0000[01].h5
+  check equal "$d/out/p.h5" "$d/imported.h5" ;;
 *) echo "merge.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
