@@ -32,12 +32,9 @@ if(SP_USE_HDF5 AND MPI_C_FOUND)
     endif()
   endif()
 endif()
-option(SP_BUILD_H5MPI
-  "Build libscopeprof_h5mpi.so (SP_MERGE through parallel HDF5)" ${_sp_h5mpi})
-if(SP_BUILD_H5MPI AND NOT _sp_h5mpi)
-  message(FATAL_ERROR "SP_BUILD_H5MPI=ON but no parallel HDF5 of the MPI found "
-    "was found (Debian: libhdf5-openmpi-dev)")
-endif()
+sp_option(SP_BUILD_H5MPI
+  "Build libscopeprof_h5mpi.so (SP_MERGE through parallel HDF5)" ${_sp_h5mpi}
+  "no parallel HDF5 of the MPI found was found (Debian: libhdf5-openmpi-dev)")
 if(NOT SP_BUILD_H5MPI)
   if(SP_USE_HDF5 AND MPI_C_FOUND)
     message(STATUS "libscopeprof_h5mpi.so not built: no parallel HDF5 of this "

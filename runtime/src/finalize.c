@@ -122,20 +122,18 @@ int sp__finalize_as(int at_exit, int merge) {
              (sp__pending_tmp(0, tmp), sp__convert(tmp, rank, &info, &err)) !=
                  0) {
     unlink(tmp);
-    sp__pending_tmp(0, NULL);
     sp__rename_in_msg(err.msg, sizeof err.msg, tmp, path);
     sp__warn("error: %s (the calls are kept in %s)",
              err.msg[0] ? err.msg : path, sp__stream_path);
   } else if (sp__test_raise(), sp__place(tmp, path, rank) != 0) {
     unlink(tmp);
-    sp__pending_tmp(0, NULL);
   } else {
-    sp__pending_tmp(0, NULL);
     unlink(sp__stream_path);
     result = SP_OK;
     sp__debug("wrote %s (%lld calls, %d threads)", path, (long long)info.calls,
               info.threads);
   }
+  sp__pending_tmp(0, NULL); /* renamed into place, or removed */
   if (sp__stream_fd >= 0) {
     close(sp__stream_fd);
     sp__stream_fd = -1;

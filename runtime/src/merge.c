@@ -256,6 +256,17 @@ static int share_open(share *sh, int32_t rank, sp_fmt_err *err) {
   return 0;
 }
 
+/* -1 with err set if reading the stream failed (its errno, or no
+ * progress), else 0. */
+static int stream_err(const share *sh, sp_fmt_err *err) {
+  int e = sp_fmt_stream_failed(sh->s);
+  if (!e)
+    return 0;
+  sp_fmt_err_set(err, "%s: %s", sp__stream_path,
+                 e > 0 ? strerror(e) : "no progress");
+  return -1;
+}
+
 /* Calls as the statistics read them, written on at their place. */
 typedef struct writing {
   const share *sh;
@@ -304,19 +315,20 @@ static int share_write(share *sh, const char *path, int64_t base,
     sp_fmt_err_set(err, "%s: out of memory", path);
     return -1;
   }
-  if (w.failed || sp_fmt_stream_failed(sh->s)) {
-    int e = w.failed ? w.failed : sp_fmt_stream_failed(sh->s);
-    sp_fmt_err_set(err, "%s: %s", w.failed ? path : sp__stream_path,
-                   e > 0 ? strerror(e) : "no progress");
+  if (w.failed) {
+    sp_fmt_err_set(err, "%s: %s", path,
+                   w.failed > 0 ? strerror(w.failed) : "no progress");
     return -1;
   }
-  return 0;
+  return stream_err(sh, err);
 }
 
 /* The parallel way, every rank: the file created together, this rank's
  * calls at base written in `rounds` collective writes of ROUND calls (the
  * same number on every rank, the last ones empty), closed together; then
- * its rows' statistics, from a second read of the stream. */
+ * its rows' statistics, from a second read of the stream: the statistics'
+ * reader hands out a thread's rows' calls interleaved, and a round needs
+ * them in their order in the file. */
 static int share_write_par(share *sh, const sp__h5_par_ops *par,
                            const char *tmp, int64_t base, int64_t total,
                            int64_t rounds, sp_fmt_err *err) {
@@ -347,12 +359,8 @@ static int share_write_par(share *sh, const sp__h5_par_ops *par,
       if (first == src->count)
         i++, first = 0;
     }
-    if (!failed && sp_fmt_stream_failed(sh->s)) {
-      int x = sp_fmt_stream_failed(sh->s);
-      sp_fmt_err_set(err, "%s: %s", sp__stream_path,
-                     x > 0 ? strerror(x) : "no progress");
+    if (!failed && stream_err(sh, err) != 0)
       failed = 1;
-    }
     if (failed)
       fill = 0;
     if (par->put(p, base + done, s, e, fill, err) != 0)
@@ -375,12 +383,8 @@ static int share_write_par(share *sh, const sp__h5_par_ops *par,
     sp_fmt_err_set(err, "%s: out of memory", tmp);
     return -1;
   }
-  if (sp_fmt_stream_failed(sh->s)) {
-    int x = sp_fmt_stream_failed(sh->s);
-    sp_fmt_err_set(err, "%s: %s", sp__stream_path,
-                   x > 0 ? strerror(x) : "no progress");
+  if (stream_err(sh, err) != 0)
     return -1;
-  }
   if (sh->rank == 0)
     sp__debug("%s: parallel write of rank %d: create %.3f s, %lld rounds "
               "%.3f s, close %.3f s, statistics %.3f s",

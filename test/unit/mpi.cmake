@@ -2,6 +2,15 @@
 # route a program gets the layer (link, sp-cc, mpicc, CMake, LD_PRELOAD),
 # from C and Fortran, and SP_MPI=0. Label mpi.
 find_program(SP_MPIRUN NAMES mpirun mpiexec)
+# Tests mpi_<kind>_<mode> of label mpi: script run with each mode, env (a
+# ;-list of NAME=value) in its environment.
+function(sp_mpi_tests kind script modes env)
+  foreach(mode IN LISTS modes)
+    add_test(NAME mpi_${kind}_${mode} COMMAND ${script} ${mode})
+    set_tests_properties(mpi_${kind}_${mode} PROPERTIES TIMEOUT 300
+      LABELS mpi ENVIRONMENT "${env}")
+  endforeach()
+endfunction()
 find_program(SP_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
    AND TARGET sp-report)
@@ -25,11 +34,8 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   if(MPI_Fortran_FOUND AND SP_FLANG22 AND SP_BUILD_PASS)
     list(APPEND _modes flang-mpifh)
   endif()
-  foreach(mode IN LISTS _modes)
-    add_test(NAME mpi_layer_${mode} COMMAND ${_d}/run.sh ${mode})
-    set_tests_properties(mpi_layer_${mode} PROPERTIES TIMEOUT 300 LABELS mpi
-      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};PROG=$<TARGET_FILE:mpi_calls>;PLAIN=$<TARGET_FILE:mpi_calls_plain>;SRC=${_d};BUILD=${PROJECT_BINARY_DIR}")
-  endforeach()
+  sp_mpi_tests(layer ${_d}/run.sh "${_modes}"
+    "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};PROG=$<TARGET_FILE:mpi_calls>;PLAIN=$<TARGET_FILE:mpi_calls_plain>;SRC=${_d};BUILD=${PROJECT_BINARY_DIR}")
   # The cmake test installs the tree: it needs everything built.
 
   # One clock for the job: skewed clocks aligned to rank 0's.
@@ -46,11 +52,8 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   if(MPI_Fortran_FOUND AND SP_MPIF90 AND TARGET scopeprof_fortran)
     list(APPEND _clock_modes fortran)
   endif()
-  foreach(mode IN LISTS _clock_modes)
-    add_test(NAME mpi_clock_${mode} COMMAND ${_d}/clock.sh ${mode})
-    set_tests_properties(mpi_clock_${mode} PROPERTIES TIMEOUT 300 LABELS mpi
-      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};CLOCK=$<TARGET_FILE:mpi_clock>;CLOCK_PLAIN=$<TARGET_FILE:mpi_clock_plain>;SRC=${_d}")
-  endforeach()
+  sp_mpi_tests(clock ${_d}/clock.sh "${_clock_modes}"
+    "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};CLOCK=$<TARGET_FILE:mpi_clock>;CLOCK_PLAIN=$<TARGET_FILE:mpi_clock_plain>;SRC=${_d}")
 
   # SP_MERGE: one file written by the job at MPI_Finalize.
   add_executable(mpi_merge ${_d}/merge.c)
@@ -82,9 +85,6 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
     list(APPEND _modes h5app)
     set(_h5app "H5APP=$<TARGET_FILE:mpi_h5app>")
   endif()
-  foreach(mode IN LISTS _modes)
-    add_test(NAME mpi_merge_${mode} COMMAND ${_d}/merge.sh ${mode})
-    set_tests_properties(mpi_merge_${mode} PROPERTIES TIMEOUT 300 LABELS mpi
-      ENVIRONMENT "SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MERGE=$<TARGET_FILE:mpi_merge>;SRC=${_d};PAR=${_par};${_h5app}")
-  endforeach()
+  sp_mpi_tests(merge ${_d}/merge.sh "${_modes}"
+    "SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MERGE=$<TARGET_FILE:mpi_merge>;SRC=${_d};PAR=${_par};${_h5app}")
 endif()

@@ -370,21 +370,24 @@ one_line_error(["--export", "otf2", "-o", "-", A], "-o DIR", WORK + "/x")
 one_line_error(["--export", "otf2", "-o", WORK + "/bad", WORK + "/gen/bad.spt"],
                "overlaps", WORK + "/bad")
 check(not os.path.exists(WORK + "/bad"), "bad: archive left")
-# Stamps below 0 (a crafted .spt v2) have no OTF2 time.
-with open(WORK + "/neg.spt", "wb") as fh:
-    fh.write(b"SCOPEPRF" + struct.pack("<iiq", 2, 0, 1) +
-             struct.pack("<i", 1) + b"a" + struct.pack("<i", 3) + b"a.c" +
-             struct.pack("<iq", 1, 1) + struct.pack("<2q", -5, 10))
-one_line_error(["--export", "otf2", "-o", WORK + "/neg", WORK + "/neg.spt"],
-               "below 0", WORK + "/neg")
-check(not os.path.exists(WORK + "/neg"), "neg: archive left")
-# A call that ends before it starts breaks a location's time order.
-with open(WORK + "/back.spt", "wb") as fh:
-    fh.write(b"SCOPEPRF" + struct.pack("<iiq", 2, 0, 1) +
-             struct.pack("<i", 1) + b"a" + struct.pack("<i", 3) + b"a.c" +
-             struct.pack("<iq", 1, 1) + struct.pack("<2q", 50, 10))
-one_line_error(["--export", "otf2", "-o", WORK + "/back", WORK + "/back.spt"],
-               "ends before it starts", WORK + "/back")
-check(not os.path.exists(WORK + "/back"), "back: archive left")
+
+
+def one_call_spt(name, start, end):
+    """A crafted .spt v2: one rank, one region "a" of a.c, one call."""
+    path = "%s/%s.spt" % (WORK, name)
+    with open(path, "wb") as fh:
+        fh.write(b"SCOPEPRF" + struct.pack("<iiq", 2, 0, 1) +
+                 struct.pack("<i", 1) + b"a" + struct.pack("<i", 3) + b"a.c" +
+                 struct.pack("<iq", 1, 1) + struct.pack("<2q", start, end))
+    return path
+
+
+# Stamps below 0 have no OTF2 time; a call that ends before it starts
+# breaks a location's time order.
+for name, start, end, why in (("neg", -5, 10, "below 0"),
+                              ("back", 50, 10, "ends before it starts")):
+    one_line_error(["--export", "otf2", "-o", WORK + "/" + name,
+                    one_call_spt(name, start, end)], why, WORK + "/" + name)
+    check(not os.path.exists(WORK + "/" + name), name + ": archive left")
 
 finish()
