@@ -50,6 +50,7 @@ static cl::opt<bool> SystemHeaders(
 static constexpr const char *Done = "scopeprof-instrumented";
 static constexpr const char *CygEnter = "__cyg_profile_func_enter";
 static constexpr const char *CygExit = "__cyg_profile_func_exit";
+static constexpr const char *FilterErrorMark = "scopeprof.filter.error";
 
 namespace {
 // Our own diagnostic kind: LLVM 19 has no DiagnosticInfoGeneric, and Clang
@@ -97,7 +98,12 @@ bool ScopeProfPass::getFilter(Module &M, const Filter *&Out) {
   if (Path.empty())
     return true;
   if (!FS.Flt) {
-    error(M, FS.Error);
+    // Both pipeline stages run a pass instance of their own on the module:
+    // the first to fail marks it, so the user reads the error once.
+    if (!M.getNamedMetadata(FilterErrorMark)) {
+      M.getOrInsertNamedMetadata(FilterErrorMark);
+      error(M, FS.Error);
+    }
     return false;
   }
   Out = &*FS.Flt;

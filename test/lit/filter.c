@@ -12,7 +12,8 @@
 // RUN: printf 'exclude file *filter.c\ninclude function big_*\n' > %t/g.txt
 // RUN: %clang -O1 -finstrument-functions %load_plugin -mllvm -sp-filter=%t/g.txt -S -emit-llvm -o - %s | FileCheck %s --check-prefix=GLOB
 //
-// Errors: a compiler error naming FILE:LINE, no crash, no output.
+// Errors: one compiler error naming FILE:LINE (once, though the pass runs at
+// two points of the pipeline), no crash, no output.
 // RUN: printf '# ok\ninclude function f\nfrobnicate x\n' > %t/bad1.txt
 // RUN: not %clang -O1 -finstrument-functions %load_plugin -mllvm -sp-filter=%t/bad1.txt -c -o %t/bad.o %s 2>&1 | FileCheck %s --check-prefix=BAD1 -DDIR=%t
 // RUN: not test -e %t/bad.o
@@ -59,7 +60,12 @@ int tiny(int x) { return x; }
 // GLOB-NOT: @sp.site.tiny
 
 // BAD1: error: scopeprof: [[DIR]]/bad1.txt:3: unknown directive 'frobnicate'
+// BAD1-NEXT: 1 error generated.
 // BAD2: error: scopeprof: [[DIR]]/bad2.txt:1: min-instructions needs a non-negative integer, got 'lots'
+// BAD2-NEXT: 1 error generated.
 // BAD3: error: scopeprof: [[DIR]]/bad3.txt:1: missing glob after 'include function'
+// BAD3-NEXT: 1 error generated.
 // BAD4: error: scopeprof: [[DIR]]/bad4.txt:1: bad glob '[z-a'
+// BAD4-NEXT: 1 error generated.
 // MISSING: error: scopeprof: cannot read filter file [[DIR]]/missing.txt: No such file or directory
+// MISSING-NEXT: 1 error generated.
