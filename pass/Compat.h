@@ -16,4 +16,11 @@
 #include "llvm/Passes/PassPlugin.h"
 #endif
 
+namespace scopeprof {
+// False when the process that loaded the plugin runs another LLVM major
+// version than the one the plugin was built for; true when it cannot tell.
+// Calls nothing of LLVM's, so it is safe in any LLVM (Plugin.cpp).
+bool hostIsOurLLVM();
+} // namespace scopeprof
+
 #endif

@@ -1,6 +1,7 @@
 // ScopeProfPass.cpp - decides which functions become regions and why, and
 // removes every __cyg_profile_func_* reference it consumed.
 #include "ScopeProfPass.h"
+#include "Compat.h"
 #include "Filter.h"
 #include "Instrument.h"
 #include "Naming.h"
@@ -26,26 +27,42 @@ using namespace llvm;
 
 namespace scopeprof {
 
-static cl::opt<std::string>
-    FilterFile("sp-filter", cl::value_desc("file"),
-               cl::desc("ScopeProf: filter file selecting which "
-                        "-finstrument-functions functions become regions "
-                        "(default: $SP_FILTER)"));
-static cl::opt<bool>
-    Verbose("sp-verbose",
-            cl::desc("ScopeProf: report every function instrumented or "
-                     "skipped, and why, on stderr"));
+namespace {
+// The -mllvm options. They must exist once the plugin is loaded, before the
+// pass runs (Clang 22 loads pass plugins before it parses -mllvm, Clang 19
+// needs -Xclang -load), but a cl::opt built in another LLVM than ours
+// crashes in its constructor: so they are built only when the loading
+// process runs our LLVM (hostIsOurLLVM), never as static objects.
+struct Options {
+  cl::opt<std::string> FilterFile{
+      "sp-filter", cl::value_desc("file"),
+      cl::desc("ScopeProf: filter file selecting which "
+               "-finstrument-functions functions become regions "
+               "(default: $SP_FILTER)")};
+  cl::opt<bool> Verbose{
+      "sp-verbose", cl::desc("ScopeProf: report every function instrumented "
+                             "or skipped, and why, on stderr")};
+  cl::opt<bool> InlineCheck{
+      "sp-inline-check", cl::init(true),
+      cl::desc("ScopeProf: test the runtime's sp_active_ flag inline before "
+               "each call, so SP_ENABLE=0 runs skip the calls (default on)")};
+  cl::opt<bool> SystemHeaders{
+      "sp-system-headers",
+      cl::desc("ScopeProf: also make regions of -finstrument-functions "
+               "functions defined in system headers (/usr/include, the "
+               "compilers' own headers); default: leave them out")};
+};
+} // namespace
 
-static cl::opt<bool> InlineCheck(
-    "sp-inline-check", cl::init(true),
-    cl::desc("ScopeProf: test the runtime's sp_active_ flag inline before "
-             "each call, so SP_ENABLE=0 runs skip the calls (default on)"));
+// Never freed: LLVM keeps a pass plugin loaded until the process ends.
+static const Options *Opts = hostIsOurLLVM() ? new Options : nullptr;
 
-static cl::opt<bool> SystemHeaders(
-    "sp-system-headers",
-    cl::desc("ScopeProf: also make regions of -finstrument-functions "
-             "functions defined in system headers (/usr/include, the "
-             "compilers' own headers); default: leave them out"));
+static std::string filterFileOpt() {
+  return Opts ? std::string(Opts->FilterFile) : std::string();
+}
+static bool verboseOpt() { return Opts && Opts->Verbose; }
+static bool inlineCheckOpt() { return !Opts || Opts->InlineCheck; }
+static bool systemHeadersOpt() { return Opts && Opts->SystemHeaders; }
 
 static constexpr const char *Done = "scopeprof-instrumented";
 static constexpr const char *CygEnter = "__cyg_profile_func_enter";
@@ -79,7 +96,7 @@ static void error(Module &M, const Twine &Msg) { diagnose(M, DS_Error, Msg); }
 
 bool ScopeProfPass::getFilter(Module &M, const Filter *&Out) {
   Out = nullptr;
-  std::string Path = FilterFile;
+  std::string Path = filterFileOpt();
   if (Path.empty())
     if (const char *Env = std::getenv("SP_FILTER"))
       Path = Env;
@@ -225,7 +242,7 @@ public:
 private:
   Instrumenter &ins() {
     if (!Ins)
-      Ins = std::make_unique<Instrumenter>(M, InlineCheck);
+      Ins = std::make_unique<Instrumenter>(M, inlineCheckOpt());
     return *Ins;
   }
   // -sp-verbose / $SP_PLUGIN_VERBOSE print every decision; the same text
@@ -250,7 +267,7 @@ private:
       const char *V = std::getenv("SP_PLUGIN_VERBOSE");
       return V && *V && std::string(V) != "0";
     }();
-    return Verbose || Env;
+    return verboseOpt() || Env;
   }
   // The site of a function whose hooks were inlined elsewhere (the region
   // of the callee), or null if that function is not to be a region.
@@ -278,7 +295,7 @@ GlobalVariable *Run::siteForInlined(Function *G) {
   std::string Name = regionName(*G, Fortran);
   SourceLoc Loc = sourceLoc(*G);
   // The callee's body is gone or elsewhere: judge it by name and file only.
-  if (!SystemHeaders && inSystemHeader(Loc.File)) {
+  if (!systemHeadersOpt() && inSystemHeader(Loc.File)) {
     Sites[G] = nullptr;
     return nullptr;
   }
@@ -362,7 +379,7 @@ bool Run::run() {
       continue;
     }
     SourceLoc Loc = sourceLoc(F);
-    if (!Ann && !SystemHeaders && inSystemHeader(Loc.File)) {
+    if (!Ann && !systemHeadersOpt() && inSystemHeader(Loc.File)) {
       note(F, false,
            "skipped '" + Name + "': defined in a system header (" + Loc.File +
                "; -mllvm -sp-system-headers keeps these)");

@@ -44,5 +44,9 @@ config.substitutions.append(
 # Flang got -finstrument-functions in LLVM 22 (flang-19 lacks it).
 if config.llvm_version_major >= 22 and os.path.exists(tool("flang")):
     config.available_features.add("flang-instrument")
+# The clang of another LLVM than the plugin's (wrong-llvm.test).
+if config.sp_other_clang:
+    config.available_features.add("other-clang")
+    config.substitutions.append(("%other_clang", config.sp_other_clang))
 if config.sp_have_runtime:
     config.available_features.add("runtime")
