@@ -1,6 +1,7 @@
 /* cyg.c - __cyg_profile_func_enter/exit, so gcc/gfortran/clang
  * -finstrument-functions builds are profiled without the plugin. Regions
- * are keyed by function address here; names are resolved at finalize. */
+ * are keyed by function address here; names are resolved by the writer,
+ * at finalize, or when the program's dlclose unloads the function. */
 #include "hotpath.h"
 
 static __attribute__((noinline)) int32_t addr_slow(const void *fn) {
@@ -12,13 +13,17 @@ static __attribute__((noinline)) int32_t addr_slow(const void *fn) {
   int32_t id = sp__register_addr(fn);
   if (id >= 0) {
     unsigned h = (unsigned)((uintptr_t)fn >> 4) & 255u;
-    t->cyg_cache[h].fn = fn;
     t->cyg_cache[h].id = id;
+    /* Atomic, as a dlclose in another thread may clear it (symbols.c). */
+    __atomic_store_n(&t->cyg_cache[h].fn, fn, __ATOMIC_RELAXED);
   }
   return id;
 }
 
-/* A direct-mapped per-thread cache in front of the lock-free table. */
+/* A direct-mapped per-thread cache in front of the lock-free table. Read
+ * with a plain load, which keeps this path as short as it was: the one
+ * other writer, a dlclose in another thread, only ever clears an entry of
+ * a library it unloaded, which no thread may be calling into meanwhile. */
 static inline int32_t addr_id(const void *fn) {
   sp__thread_t *t = sp__tls;
   unsigned h = (unsigned)((uintptr_t)fn >> 4) & 255u;

@@ -57,6 +57,7 @@ static void at_exit(void) { sp__finalize(1); }
  * writer's (the order every thread takes them in). */
 static int fork_locked;
 static void fork_prepare(void) {
+  sp__symbols_lock();
   sp__meta_lock();
   sp__registry_lock();
   fork_locked = atomic_load(&sp__state) == SP__RUNNING;
@@ -75,6 +76,7 @@ static void fork_parent(void) {
   }
   sp__registry_unlock();
   sp__meta_unlock();
+  sp__symbols_unlock();
 }
 
 /* A child must never write the parent's file: with %p in the prefix it
@@ -83,6 +85,7 @@ static void fork_parent(void) {
 static void fork_child(void) {
   sp__registry_unlock();
   sp__meta_unlock();
+  sp__symbols_unlock();
   if (!fork_locked)
     return;
   if (atomic_load(&sp__state) != SP__RUNNING) { /* finalized meanwhile */

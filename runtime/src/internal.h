@@ -182,6 +182,7 @@ typedef struct sp__region {
   int line;
   int32_t kind;     /* 0: a function; else an OpenMP construct (ompt.c) */
   const void *addr; /* function address, or a construct's code pointer */
+  int gone; /* atomic: addr's object was closed (dlclose); lookups skip it */
 } sp__region_t;
 
 SP_HIDDEN extern _Atomic int32_t sp__nregions;
@@ -379,6 +380,16 @@ SP_HIDDEN char *sp__symbol_name(const void *addr);
  * region (see sp__lines_find). */
 SP_HIDDEN int sp__symbol_where(const void *addr, int flags, char **file,
                                int *line, char **func, uintptr_t *off);
+/* Names address region r (a function's, or an OpenMP construct's) unless
+ * it has a name; serialised with dlclose. */
+SP_HIDDEN void sp__region_name(sp__region_t *r);
+/* Around the program's dlclose (dlclose.c): what is loaded before, then,
+ * after a successful close, regions of the objects that went are named and
+ * retired, so code loaded at their addresses later gets regions of its own. */
+SP_HIDDEN void *sp__dl_closing(void);
+SP_HIDDEN void sp__dl_closed(void *before, int closed);
+SP_HIDDEN void sp__symbols_lock(void); /* around fork */
+SP_HIDDEN void sp__symbols_unlock(void);
 /* file:line of link-time address a in the ELF image map (lines.c); 0, or
  * -1 when no row with a line covers a. lo: the start of a's function (0
  * if unknown). In Flang's tables (Fortran files) a row of line 0, and with

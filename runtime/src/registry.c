@@ -86,7 +86,8 @@ static int32_t find(table_t *t, uint64_t h, const char *name, const void *addr,
     if (!r)
       return -1;
     if (name ? (r->addr == NULL && strcmp(r->name, name) == 0)
-             : (r->addr == addr && r->kind == kind))
+             : (r->addr == addr && r->kind == kind &&
+                !__atomic_load_n(&r->gone, __ATOMIC_ACQUIRE)))
       return v - 1;
   }
 }

@@ -340,13 +340,8 @@ void sp__stream_resolve(void) {
            atomic_load_explicit(&regions_written, memory_order_relaxed);
        id < n; id++) {
     sp__region_t *r = sp__region_get(id);
-    if (!__atomic_load_n(&r->name, __ATOMIC_ACQUIRE) && r->kind) {
-      sp__ompt_name(r);
-    } else if (!__atomic_load_n(&r->name, __ATOMIC_ACQUIRE)) {
-      char *name = sp__symbol_name(r->addr); /* malloc'd; kept for good */
-      if (name)
-        __atomic_store_n(&r->name, name, __ATOMIC_RELEASE);
-    }
+    if (!__atomic_load_n(&r->name, __ATOMIC_ACQUIRE))
+      sp__region_name(r);
   }
 }
 

@@ -11,6 +11,17 @@ add_executable(rt_cyg_prog ${CMAKE_CURRENT_LIST_DIR}/runtime/cyg_prog.c)
 target_compile_options(rt_cyg_prog PRIVATE -O2 -finstrument-functions)
 target_link_libraries(rt_cyg_prog PRIVATE scopeprof)
 
+# Libraries loaded and closed by a -finstrument-functions program: a
+# second library where the first was must not take the first's names.
+foreach(_lib alpha gamma)
+  add_library(rt_cyg_dl_${_lib} MODULE ${CMAKE_CURRENT_LIST_DIR}/runtime/cyg_dl_lib.c)
+  target_compile_options(rt_cyg_dl_${_lib} PRIVATE -O2 -finstrument-functions)
+  target_compile_definitions(rt_cyg_dl_${_lib} PRIVATE LIB=${_lib})
+endforeach()
+add_executable(rt_cyg_dl ${CMAKE_CURRENT_LIST_DIR}/runtime/cyg_dl_prog.c)
+target_compile_options(rt_cyg_dl PRIVATE -O2 -finstrument-functions)
+target_link_libraries(rt_cyg_dl PRIVATE scopeprof ${CMAKE_DL_LIBS})
+
 include(CheckLanguage)
 check_language(CXX)
 if(CMAKE_CXX_COMPILER)
@@ -30,7 +41,8 @@ target_link_libraries(rt_scenario_static PRIVATE scopeprof_static Threads::Threa
 sp_add_unit_test(test_runtime
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_runtime.c
   LIBS sp_format LABELS threads)
-sp_unit_test_depends(test_runtime rt_scenario rt_scenario_static rt_cyg_prog ${_sp_rt_cxx})
+sp_unit_test_depends(test_runtime rt_scenario rt_scenario_static rt_cyg_prog ${_sp_rt_cxx}
+  rt_cyg_dl rt_cyg_dl_alpha rt_cyg_dl_gamma)
 if(TARGET scopeprof_h5)
   target_compile_definitions(test_runtime PRIVATE
     SP_TEST_H5_MODULE="$<TARGET_FILE:scopeprof_h5>"
@@ -223,7 +235,7 @@ endif()
 
 # What test_runtime and test_endings start, runnable in a cross build too.
 sp_test_programs(rt_scenario rt_scenario_static rt_cyg_prog rt_cyg_cxx
-  rt_cyg_f90 rt_f90_api rt_throw)
+  rt_cyg_dl rt_cyg_f90 rt_f90_api rt_throw)
 
 # Every variable of runtime/src/env.def has its row in docs/runtime.md, with
 # the same default.

@@ -506,6 +506,36 @@ static void test_cyg_names(void **state) {
   sp_fmt_rank_free(&r);
 }
 
+/* A library closed, another loaded where it was, the first again, the
+ * second again elsewhere and closed before the end: each call under its
+ * own library's names, none left as an address. */
+static void test_cyg_dlclose(void **state) {
+  (void)state;
+  char out[PATH_MAX];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run_out("rt_cyg_dl", SP_TEST_BINARY_DIR, env), 0);
+  /* The case needs the second library where the first was. */
+  char a1[64], g[64], a2[64];
+  assert_int_equal(sscanf(outtext,
+                          "alpha_work %63s gamma_work %63s "
+                          "alpha_work %63s",
+                          a1, g, a2),
+                   3);
+  assert_string_equal(a1, g);
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  for (int64_t i = 0; i < r.nregions; i++)
+    assert_false(strncmp(r.regions[i].name, "0x", 2) == 0);
+  assert_int_equal(block_count(&r, 0, "alpha_work"), 2);
+  assert_int_equal(block_count(&r, 0, "alpha_helper"), 5);
+  assert_int_equal(block_count(&r, 0, "gamma_work"), 2);
+  assert_int_equal(block_count(&r, 0, "gamma_helper"), 6);
+  assert_int_equal(block_count(&r, 0, "use"), 4);
+  assert_int_equal(block_count(&r, 0, "main"), 1);
+  assert_int_equal(r.nblocks, 6);
+  sp_fmt_rank_free(&r);
+}
+
 static void test_cyg_cxx_names(void **state) {
   (void)state;
   char out[PATH_MAX], path[PATH_MAX];
@@ -1210,6 +1240,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_init_prefix_argument, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cyg_names, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cyg_dlclose, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cyg_cxx_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cyg_fortran_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fortran_module_api, setup, teardown),
