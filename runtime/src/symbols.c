@@ -287,12 +287,23 @@ char *sp__symbol_name(const void *addr) {
   return hex_name(addr);
 }
 
-/* Stores name as r's unless another thread named r first. */
+/* Stores name (malloc'd, freed here) as r's unless another thread named r
+ * first. The copy kept lives in the registry's arena, as sp_region's names
+ * do: never freed, and no heap block the program's leak checker reports. */
 static void set_name(sp__region_t *r, char *name) {
+  if (!name)
+    return;
+  size_t n = strlen(name) + 1;
+  sp__registry_lock();
+  char *kept = sp__arena_alloc(n);
+  sp__registry_unlock();
+  if (kept)
+    memcpy(kept, name, n);
+  free(name);
   const char *none = NULL;
-  if (name && !__atomic_compare_exchange_n(&r->name, &none, name, 0,
-                                           __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-    free(name); /* a name is kept for good once set */
+  if (kept)
+    __atomic_compare_exchange_n(&r->name, &none, kept, 0, __ATOMIC_RELEASE,
+                                __ATOMIC_RELAXED);
 }
 
 void sp__region_name(sp__region_t *r) {
