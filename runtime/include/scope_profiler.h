@@ -28,7 +28,8 @@ extern "C" {
   XX(EIO, -3, "the output file could not be written")                          \
   XX(EDISABLED, -4, "profiling is disabled (SP_ENABLE=0)")                     \
   XX(EFINALIZED, -5, "sp_finalize() already ran")                              \
-  XX(ELIMIT, -6, "a runtime limit was reached")
+  XX(ELIMIT, -6, "a runtime limit was reached")                                \
+  XX(EBUSY, -7, "called from a signal handler that interrupted the runtime")
 
 typedef enum sp_errno {
 #define SP_XX_(name, value, text) SP_##name = value,
@@ -43,7 +44,8 @@ SP_API int sp_init(const char *prefix);
 
 /** Registers (or looks up) the region called name (copied). Returns its id
  *  (>= 0; the same name always gives the same id), SP_EINVAL for a NULL or
- *  empty name, SP_ELIMIT past the region limit, SP_ENOMEM. */
+ *  empty name, SP_ELIMIT past the region limit, SP_ENOMEM, SP_EBUSY for a
+ *  new name from a signal handler that interrupted the runtime. */
 SP_API int sp_region(const char *name);
 
 /** As sp_region, attaching the source location file:line (copied) the first

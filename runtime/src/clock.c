@@ -45,8 +45,8 @@ static int64_t test_knob(const char *name, int64_t lo, int64_t hi) {
   errno = 0;
   long long x = strtoll(v, &end, 10);
   if (*end || errno || x < lo || x > hi) {
-    sp__warn("%s=%s is not an integer from %lld to %lld; using 0", name, v,
-             (long long)lo, (long long)hi);
+    sp__warn("warning: %s=%s is not an integer from %lld to %lld; using 0",
+             name, v, (long long)lo, (long long)hi);
     return 0;
   }
   return (int64_t)x;
@@ -133,8 +133,8 @@ void sp__clock_init(void) {
   else if (force && strcmp(force, "tsc") == 0)
     want_tsc = cpu_has_counter();
   else if (force && *force && strcmp(force, "auto") != 0)
-    sp__warn("SP_CLOCK=%s is not monotonic, tsc or auto; using %s", force,
-             want_tsc ? "tsc" : "monotonic");
+    sp__warn("warning: SP_CLOCK=%s is not monotonic, tsc or auto; using %s",
+             force, want_tsc ? "tsc" : "monotonic");
   if (want_tsc)
     paired_read(&tsc0, &mono0);
   else

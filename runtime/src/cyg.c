@@ -4,19 +4,26 @@
  * at finalize, or when the program's dlclose unloads the function. */
 #include "hotpath.h"
 
-static __attribute__((noinline)) int32_t addr_slow(const void *fn) {
+/* entering: 1 for the enter hook (a call dropped at the guard is counted;
+ * the exit hook's end then finds the guard too and writes nothing). */
+static __attribute__((noinline)) int32_t addr_slow(const void *fn,
+                                                   int entering) {
   if (!SP__ACTIVE())
     return -1;
-  sp__thread_t *t = sp__tls;
-  if (!t && !(t = sp__thread_slow()))
+  int g = sp__guard_enter(entering);
+  if (!g)
     return -1;
-  int32_t id = sp__register_addr(fn);
+  sp__thread_t *t = sp__self;
+  int32_t id = -1;
+  if (t || (t = sp__thread_slow()))
+    id = sp__register_addr(fn);
   if (id >= 0) {
     unsigned h = (unsigned)((uintptr_t)fn >> 4) & 255u;
     t->cyg_cache[h].id = id;
     /* Atomic, as a dlclose in another thread may clear it (symbols.c). */
     __atomic_store_n(&t->cyg_cache[h].fn, fn, __ATOMIC_RELAXED);
   }
+  sp__guard_leave(g);
   return id;
 }
 
@@ -24,24 +31,24 @@ static __attribute__((noinline)) int32_t addr_slow(const void *fn) {
  * with a plain load, which keeps this path as short as it was: the one
  * other writer, a dlclose in another thread, only ever clears an entry of
  * a library it unloaded, which no thread may be calling into meanwhile. */
-static inline int32_t addr_id(const void *fn) {
+static inline int32_t addr_id(const void *fn, int entering) {
   sp__thread_t *t = sp__tls;
   unsigned h = (unsigned)((uintptr_t)fn >> 4) & 255u;
   if (SP_LIKELY(t && t->cyg_cache[h].fn == fn))
     return t->cyg_cache[h].id;
-  return addr_slow(fn);
+  return addr_slow(fn, entering);
 }
 
 SP_API void __cyg_profile_func_enter(void *fn, void *call_site) {
   (void)call_site;
-  int32_t id = addr_id(fn);
+  int32_t id = addr_id(fn, 1);
   if (SP_LIKELY(id >= 0))
     sp__begin_fast(id);
 }
 
 SP_API void __cyg_profile_func_exit(void *fn, void *call_site) {
   (void)call_site;
-  int32_t id = addr_id(fn);
+  int32_t id = addr_id(fn, 0);
   if (SP_LIKELY(id >= 0))
     sp__end_fast(id);
 }

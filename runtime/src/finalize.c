@@ -35,9 +35,25 @@ static void stream_failed(const char *path) {
     snprintf(what, sizeof what, "; %llu call(s) lost",
              (unsigned long long)lost);
   int kept = sp__stream_fd >= 0;
-  sp__warn("error: %s: %s%s%s", kept ? sp__stream_path : path,
-           strerror(sp__stream_errno ? sp__stream_errno : EIO), what,
-           kept ? " (the rest is kept there; sp-import reads it)" : "");
+  const char *name = kept || sp__stream_blame ? sp__stream_path : path;
+  sp__warn("error: %s: %s%s%s%s", name,
+           strerror(sp__stream_errno ? sp__stream_errno : EIO),
+           !kept && sp__stream_blame == 2 ? " (and the 99 names after it)" : "",
+           what, kept ? " (the rest is kept there; sp-import reads it)" : "");
+}
+
+static void add_calls(sp__chunk_t *c, void *arg) {
+  int64_t n = c->kind == SP__CH_CALLS ? sp__chunk_count(c) : 0;
+  if (n > 0)
+    *(uint64_t *)arg += (uint64_t)n;
+}
+
+/* The stream cannot take what is still in memory: those calls are lost
+ * too (a chunk the writer failed to write was counted by it and is free). */
+static void lose_in_memory(void) {
+  uint64_t n = 0;
+  sp__pool_walk(add_calls, &n);
+  atomic_fetch_add(&sp__lost_calls, n);
 }
 
 static void counters_to_stream(const uint64_t c[5]) {
@@ -48,7 +64,8 @@ static void counters_to_stream(const uint64_t c[5]) {
   sp__stream_meta_int("recording_wait_ns", (int64_t)atomic_load(&sp__wait_ns));
   sp__stream_meta_int("memory_overrun_bytes",
                       (int64_t)atomic_load(&sp__overrun_bytes));
-  sp__stream_meta_int("calls_dropped", (int64_t)c[3]);
+  sp__stream_meta_int("calls_dropped",
+                      (int64_t)(c[3] + atomic_load(&sp__signal_drops)));
   sp__stream_meta_int("ends_mismatched", (int64_t)c[0]);
   sp__stream_meta_int("ends_unmatched", (int64_t)c[2]);
 }
@@ -57,9 +74,15 @@ static void counters_to_stream(const uint64_t c[5]) {
  * the stream (token held): from then on the stream holds every call,
  * whatever happens to the final file. */
 static int append_rest(const uint64_t cnt[5]) {
-  if (sp__stream_open(1) != 0)
+  if (sp__stream_open(1) != 0) {
+    lose_in_memory();
     return -1;
+  }
   counters_to_stream(cnt);
+  if (sp__stream_regions() != 0) {
+    lose_in_memory();
+    return -1;
+  }
   if (sp__stream_flush(0, 1) != 0)
     return -1;
   atomic_store(&sp__stream_complete, 1);
@@ -166,6 +189,16 @@ int sp__finalize_as(int at_exit, int merge) {
   if (cnt[4])
     sp__warn("%llu call(s) with an invalid region id were ignored",
              (unsigned long long)cnt[4]);
+  uint64_t in_handlers = atomic_load(&sp__signal_drops);
+  if (in_handlers)
+    sp__warn("%llu call(s) not recorded (made in a signal handler that "
+             "interrupted the runtime on its thread)",
+             (unsigned long long)in_handlers);
+  uint64_t refused = atomic_load(&sp__names_refused);
+  if (refused)
+    sp__warn("%llu region name(s) or file name(s) longer than %u bytes "
+             "refused (sp_region returned SP_ELIMIT)",
+             (unsigned long long)refused, SP__NAME_MAX);
   pthread_mutex_unlock(&lock);
   return result;
 }

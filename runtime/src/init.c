@@ -53,10 +53,17 @@ void sp__debug(const char *fmt, ...) {
 
 static void at_exit(void) { sp__finalize(1); }
 
+/* SP_OUTPUT=/dev/null asks for no output (as LLVM_PROFILE_FILE=/dev/null
+ * does), never for files named /dev/null_rank00000.spt. */
+int sp__discard(const char *prefix) { return strcmp(prefix, "/dev/null") == 0; }
+
 /* The locks a fork must not copy half-held: the pool's before the
  * writer's (the order every thread takes them in). */
-static int fork_locked;
+static int fork_locked, fork_guard;
 static void fork_prepare(void) {
+  /* A signal handler that records while the fork holds the locks below
+   * is dropped at the guard instead of waiting for them. */
+  fork_guard = sp__guard_enter(0);
   sp__symbols_lock();
   sp__meta_lock();
   sp__registry_lock();
@@ -77,6 +84,8 @@ static void fork_parent(void) {
   sp__registry_unlock();
   sp__meta_unlock();
   sp__symbols_unlock();
+  if (fork_guard)
+    sp__guard_leave(fork_guard);
 }
 
 /* A child must never write the parent's file: with %p in the prefix it
@@ -86,6 +95,8 @@ static void fork_child(void) {
   sp__registry_unlock();
   sp__meta_unlock();
   sp__symbols_unlock();
+  if (fork_guard)
+    sp__guard_leave(fork_guard);
   if (!fork_locked)
     return;
   if (atomic_load(&sp__state) != SP__RUNNING) { /* finalized meanwhile */
@@ -113,12 +124,12 @@ static void do_init(void) {
     /* .spt unless asked: .h5 loads HDF5 into the program (docs/runtime.md). */
 #ifndef SP_USE_HDF5
   if (sp__cfg.format_h5) {
-    sp__warn("SP_FORMAT=h5 but this libscopeprof was built without HDF5; "
-             "writing spt");
+    sp__warn("warning: SP_FORMAT=h5 but this libscopeprof was built "
+             "without HDF5; writing spt");
     sp__cfg.format_h5 = 0;
   }
 #endif
-  if (!sp__cfg.enable) {
+  if (!sp__cfg.enable || sp__discard(sp__cfg.prefix)) {
     sp__set_active(0);
     atomic_store(&sp__state, SP__DISABLED);
     return;
@@ -151,12 +162,27 @@ static void do_init(void) {
    * without the runtime): where the program's copy is the one in use, it
    * is switched on here. */
   sp__set_active(1);
-  sp__debug("recording to %s_rank*.%s with %s, %llu bytes of memory",
-            sp__cfg.prefix, sp__cfg.format_h5 ? "h5" : "spt", sp__clock_name(),
-            (unsigned long long)sp__budget);
+  if (sp__cfg.merge)
+    sp__debug("recording for %s.h5 (SP_MERGE: written by the job at "
+              "MPI_Finalize) with %s, %llu bytes of memory",
+              sp__cfg.prefix, sp__clock_name(), (unsigned long long)sp__budget);
+  else
+    sp__debug("recording to %s_rank*.%s with %s, %llu bytes of memory",
+              sp__cfg.prefix, sp__cfg.format_h5 ? "h5" : "spt",
+              sp__clock_name(), (unsigned long long)sp__budget);
 }
 
-void sp__ensure_init(void) { pthread_once(&once, do_init); }
+/* Guarded (unless a slow path already is): a signal handler that records
+ * while this thread initializes must not wait for the initialization. */
+void sp__ensure_init(void) {
+  if (sp__guard) {
+    pthread_once(&once, do_init);
+    return;
+  }
+  int g = sp__guard_enter(0);
+  pthread_once(&once, do_init);
+  sp__guard_leave(g);
+}
 
 int64_t sp__start_time_ns(void) { return sp__start_mono; }
 
@@ -172,6 +198,10 @@ SP_API int sp_init(const char *prefix) {
     init_prefix = prefix;
     sp__ensure_init();
     init_prefix = NULL;
+  } else if (st == SP__RUNNING && prefix && *prefix && sp__discard(prefix)) {
+    /* Nothing to write: recording stops as under SP_ENABLE=0. */
+    sp__set_active(0);
+    atomic_store(&sp__state, SP__DISABLED);
   } else if (st == SP__RUNNING && prefix && *prefix) {
     /* The constructor ran first; a prefix given here still wins. */
     snprintf(sp__cfg.prefix, sizeof sp__cfg.prefix, "%s", prefix);
@@ -189,9 +219,14 @@ SP_API int sp_init(const char *prefix) {
 SP_API int sp_region_at(const char *name, const char *file, int line) {
   if (!name || !*name)
     return SP_EINVAL;
+  int g = sp__guard_enter(0);
+  if (!g) /* a handler that interrupted the runtime: known names only */
+    return sp__region_find(name);
   if (atomic_load_explicit(&sp__state, memory_order_relaxed) == SP__UNINIT)
     sp__ensure_init();
-  return sp__register(name, file, file && *file ? line : -1);
+  int id = sp__register(name, file, file && *file ? line : -1);
+  sp__guard_leave(g);
+  return id;
 }
 
 SP_API int sp_region(const char *name) { return sp_region_at(name, NULL, -1); }

@@ -33,6 +33,7 @@ SP_HIDDEN void sp__debug(const char *fmt, ...)
 #endif
 #define SP__MAX_REGIONS (SP__PAGE_SIZE * SP__MAX_PAGES)
 #define SP__STACK_MAX (1u << 20) /* nesting depth per thread */
+#define SP__NAME_MAX (16u << 20) /* bytes of a region's name or file */
 
 /* ---- life cycle ---- */
 enum {
@@ -75,6 +76,8 @@ typedef struct sp__config {
 SP_HIDDEN extern sp__config_t sp__cfg;
 /* Fills cfg from the SP_* variables, warning once for each invalid value. */
 SP_HIDDEN void sp__env_read(sp__config_t *cfg);
+/* 1 for a prefix that asks for no output at all (/dev/null). */
+SP_HIDDEN int sp__discard(const char *prefix);
 
 SP_HIDDEN int sp__rank_from_env(void);
 SP_HIDDEN int sp__size_from_env(void);
@@ -186,10 +189,14 @@ typedef struct sp__region {
 } sp__region_t;
 
 SP_HIDDEN extern _Atomic int32_t sp__nregions;
+SP_HIDDEN extern _Atomic uint64_t sp__names_refused; /* over SP__NAME_MAX */
 SP_HIDDEN sp__region_t *sp__region_get(int32_t id);
 /* The id of a region (added if new), or SP_ELIMIT or SP_ENOMEM. */
 SP_HIDDEN int32_t sp__register(const char *name, const char *file, int line);
 SP_HIDDEN int32_t sp__register_addr(const void *fn);
+/* The id of a region already registered under name, without the lock (a
+ * signal handler may ask), or SP_EBUSY. */
+SP_HIDDEN int32_t sp__region_find(const char *name);
 /* The region of an OpenMP construct of this kind at this code pointer
  * (added if new, named later by sp__ompt_name). */
 SP_HIDDEN int32_t sp__register_addr_kind(const void *addr, int32_t kind);
@@ -294,9 +301,20 @@ typedef struct sp__thread {
   } cyg_cache[256];
 } sp__thread_t;
 
+/* What the fast paths read: the thread's state, NULL while the thread runs
+ * a slow path (so a signal handler's fast paths take the slow path too). */
 SP_HIDDEN extern __thread sp__thread_t *sp__tls;
+SP_HIDDEN extern __thread sp__thread_t *sp__self; /* what the slow paths use */
 SP_HIDDEN extern _Atomic(sp__thread_t *) sp__threads; /* newest first */
-SP_HIDDEN sp__thread_t *sp__thread_slow(void);
+SP_HIDDEN sp__thread_t *sp__thread_slow(void);        /* sets sp__self */
+/* Around every slow path a signal handler can reach (which may take a
+ * lock): sp__guard_enter gives 0 when a handler interrupted one on this
+ * thread (its call is then dropped, and counted in sp__signal_drops when
+ * count is 1), else what sp__guard_leave must be given. */
+SP_HIDDEN extern __thread int sp__guard;
+SP_HIDDEN extern _Atomic uint64_t sp__signal_drops;
+SP_HIDDEN int sp__guard_enter(int count);
+SP_HIDDEN void sp__guard_leave(int entered);
 SP_HIDDEN void sp__record_after_fork(void); /* states' lock held */
 SP_HIDDEN void sp__states_lock(void);       /* around fork */
 SP_HIDDEN void sp__states_unlock(void);
@@ -353,6 +371,10 @@ SP_HIDDEN int sp__stream_flush(int cause, int normal);
  * the token taken as a writer, waiting up to wait_ms. 1 if taken. */
 SP_HIDDEN int sp__stream_acquire(int wait_ms);
 SP_HIDDEN extern int sp__stream_errno; /* first failed write, or 0 */
+/* The stream could not be created: 1, sp__stream_path is the directory
+ * that could not be made; 2, it is the stream's name, all of whose
+ * variants were taken; 0, neither. */
+SP_HIDDEN extern int sp__stream_blame;
 /* What the stream writer kept of the records it wrote (token held). */
 SP_HIDDEN const sp_stream_hint *sp__stream_hints(int64_t *n);
 /* Set by finalize once the stream holds every call (STOP written). */

@@ -66,7 +66,9 @@ static void populate_to(char *end) {
 static sp__chunk_t *carve(uint32_t cls, char *limit) {
   char *at = atomic_load_explicit(&carved, memory_order_relaxed);
   uint32_t bytes = class_bytes[cls];
-  if ((size_t)(limit - at) < bytes)
+  /* Past the soft limit already (carved over the budget before): nothing
+   * is left below it, and the difference must not wrap. */
+  if (at >= limit || (size_t)(limit - at) < bytes)
     return NULL;
   populate_to(at + bytes);
   sp__chunk_t *c = (sp__chunk_t *)(void *)at;

@@ -7,6 +7,9 @@
 #include <sys/mman.h>
 
 __thread sp__thread_t *sp__tls;
+__thread sp__thread_t *sp__self;
+__thread int sp__guard;
+_Atomic uint64_t sp__signal_drops;
 _Atomic(sp__thread_t *) sp__threads;
 _Atomic int sp__in_slow;
 static _Atomic int32_t n_threads;
@@ -36,6 +39,37 @@ static int enter(void) {
 }
 
 static void leave(void) { atomic_fetch_sub(&sp__in_slow, 1); }
+
+/* The guard of the slow paths against signal handlers that record on the
+ * same thread. A handler that finds the guard set and sp__tls clear has
+ * interrupted a slow path, which may hold a lock: its call is dropped. One
+ * that comes between the two stores finds sp__tls still set and the slow
+ * path not begun: it runs its own and puts the guard back as it was. The
+ * fences keep the compiler from moving the slow path's work across them. */
+int sp__guard_enter(int count) {
+  if (sp__guard && !sp__tls) {
+    if (count)
+      atomic_fetch_add_explicit(&sp__signal_drops, 1, memory_order_relaxed);
+    return 0;
+  }
+  int was = sp__guard;
+  sp__guard = 1;
+  atomic_signal_fence(memory_order_seq_cst);
+  sp__tls = NULL; /* every fast path of a handler now takes a slow path */
+  atomic_signal_fence(memory_order_seq_cst);
+  return was ? 2 : 1;
+}
+
+/* The guard cleared before the fast paths see the state again: a handler
+ * in between finds neither and runs a slow path of its own. */
+void sp__guard_leave(int entered) {
+  atomic_signal_fence(memory_order_seq_cst);
+  if (entered == 1)
+    sp__guard = 0;
+  atomic_signal_fence(memory_order_seq_cst);
+  sp__tls = sp__self;
+  atomic_signal_fence(memory_order_seq_cst);
+}
 
 static void thread_exit(void *arg);
 static void make_key(void) { pthread_key_create(&exit_key, thread_exit); }
@@ -74,7 +108,7 @@ sp__thread_t *sp__thread_slow(void) {
   }
   t->index = atomic_fetch_add(&n_threads, 1);
   __atomic_store_n(&t->live, 1, __ATOMIC_RELEASE);
-  sp__tls = t;
+  sp__self = t; /* the fast paths see it when the guard is left */
   pthread_setspecific(exit_key, t);
   return t;
 }
@@ -229,9 +263,16 @@ static int grow_stack(sp__thread_t *t) {
 /* Every rare case of a begin: first call on this thread, a region new to
  * the thread, a full chunk, a stack to grow, recording stopped. */
 __attribute__((noinline)) void sp__begin_slow(int32_t id) {
-  if (!SP__ACTIVE() || !enter())
+  if (!SP__ACTIVE())
     return;
-  sp__thread_t *t = sp__tls;
+  int g = sp__guard_enter(1);
+  if (!g)
+    return;
+  if (!enter()) {
+    sp__guard_leave(g);
+    return;
+  }
+  sp__thread_t *t = sp__self;
   if (!t && !(t = sp__thread_slow()))
     goto out;
   if ((uint32_t)id >=
@@ -260,6 +301,7 @@ __attribute__((noinline)) void sp__begin_slow(int32_t id) {
   sp__open_call(t, b, b->cur, t->depth, id);
 out:
   leave();
+  sp__guard_leave(g);
 }
 
 /* The end of a call whose chunk already went to the writer. */
@@ -308,8 +350,7 @@ static int frame_is(const sp__frame_t *f, int32_t id) {
 
 /* sp_end that does not match the innermost open call, or whose call was
  * detached. */
-__attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
-                                            uint64_t now) {
+static void end_guarded(sp__thread_t *t, int32_t id, uint64_t now) {
   if (t->overflow) { /* this end belongs to a call that was not recorded */
     t->overflow--;
     return;
@@ -332,12 +373,28 @@ __attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
   close_frame(t, &t->stack[--t->depth], now);
 }
 
+__attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
+                                            uint64_t now) {
+  int g = sp__guard_enter(0);
+  if (!g)
+    return; /* its begin found the guard as well, and was dropped */
+  end_guarded(t, id, now);
+  sp__guard_leave(g);
+}
+
 /* A thread's end: its open calls end now, its chunks go to the writer and
  * its state waits for the next thread. */
 static void thread_exit(void *arg) {
   sp__thread_t *t = arg;
-  if (!t || !enter())
+  if (!t)
     return;
+  int g = sp__guard_enter(0);
+  if (!g)
+    return;
+  if (!enter()) {
+    sp__guard_leave(g);
+    return;
+  }
   uint64_t now = sp__now();
   while (t->depth > 0)
     close_frame(t, &t->stack[--t->depth], now);
@@ -353,12 +410,13 @@ static void thread_exit(void *arg) {
     __atomic_store_n(cnt[k], 0, __ATOMIC_RELAXED);
   }
   __atomic_store_n(&t->live, 0, __ATOMIC_RELEASE);
-  sp__tls = NULL;
+  sp__self = NULL;
   pthread_mutex_lock(&states_lock);
   t->free_next = free_states;
   free_states = t;
   pthread_mutex_unlock(&states_lock);
   leave();
+  sp__guard_leave(g);
 }
 
 void sp__thread_counters(uint64_t out[5]) {
@@ -402,8 +460,12 @@ SP_API void sp_end(int region) { sp__end_fast(region); }
 static __attribute__((noinline)) void site_enter_slow(sp_site *s) {
   if (!SP__ACTIVE())
     return;
+  int g = sp__guard_enter(1);
+  if (!g)
+    return;
   int32_t id = sp__register(s->name && *s->name ? s->name : "<unnamed>",
                             s->file, s->line);
+  sp__guard_leave(g);
   if (id < 0)
     return;
   __atomic_store_n(&s->id, id, __ATOMIC_RELEASE);
@@ -429,7 +491,7 @@ SP_API void sp__exit(sp_site *s) {
  * parent's to write (the pool takes them all back): the child starts empty,
  * its open frames marked inherited so their ends write nothing. */
 void sp__record_after_fork(void) {
-  sp__thread_t *self = sp__tls;
+  sp__thread_t *self = sp__self;
   free_states = NULL;
   for (sp__thread_t *t = atomic_load(&sp__threads); t; t = t->next) {
     if (t == self)

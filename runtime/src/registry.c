@@ -10,6 +10,7 @@
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic int32_t sp__nregions;
+_Atomic uint64_t sp__names_refused;
 static sp__region_t *_Atomic pages[SP__MAX_PAGES];
 
 void sp__registry_lock(void) { pthread_mutex_lock(&reg_lock); }
@@ -137,6 +138,11 @@ static int32_t add_region(const char *name, const char *file, int line,
   int32_t id = atomic_load_explicit(&sp__nregions, memory_order_relaxed);
   if ((uint32_t)id >= SP__MAX_REGIONS)
     return SP_ELIMIT;
+  if ((name && strlen(name) > SP__NAME_MAX) ||
+      (file && strlen(file) > SP__NAME_MAX)) {
+    atomic_fetch_add(&sp__names_refused, 1);
+    return SP_ELIMIT; /* never cut: two long names would merge */
+  }
   sp__region_t *page =
       atomic_load_explicit(&pages[id >> SP__PAGE_BITS], memory_order_relaxed);
   if (!page) {
@@ -195,6 +201,12 @@ int32_t sp__register(const char *name, const char *file, int line) {
     id = add_named(h, name, file, line);
   pthread_mutex_unlock(&reg_lock);
   return id;
+}
+
+int32_t sp__region_find(const char *name) {
+  int32_t id = find(atomic_load_explicit(&by_name, memory_order_acquire),
+                    hash_str(name), name, NULL, 0);
+  return id >= 0 ? id : SP_EBUSY;
 }
 
 int32_t sp__register_addr_kind(const void *fn, int32_t kind) {

@@ -19,6 +19,7 @@ char sp__stream_base[PATH_MAX + 64];
 int32_t sp__rank_guess;
 int sp__stream_fd = -1;
 int sp__stream_errno;
+int sp__stream_blame;
 _Atomic int sp__stream_complete;
 _Atomic uint64_t sp__lost_calls;
 static int64_t good_size; /* bytes of whole records in the file */
@@ -112,13 +113,15 @@ static void map_hints(void) {
   hints = m == MAP_FAILED ? NULL : m;
 }
 
-static int put(struct iovec *iov, int n) {
+/* Writes iov; recs: the records it holds, one entry each (for the hints). */
+static int put_recs(struct iovec *iov, int n, const struct iovec *recs,
+                    int nrecs) {
   if (sp__stream_fd < 0)
     return -1;
   size_t total = 0;
   for (int i = 0; i < n; i++)
     total += iov[i].iov_len;
-  int64_t kept = keep_heads(iov, n);
+  int64_t kept = keep_heads(recs, nrecs);
   size_t done = 0;
   while (n > 0) {
     ssize_t w = writev(sp__stream_fd, iov, n > 1024 ? 1024 : n);
@@ -147,6 +150,8 @@ static int put(struct iovec *iov, int n) {
   return 0;
 }
 
+static int put(struct iovec *iov, int n) { return put_recs(iov, n, iov, n); }
+
 /* Writes the record built in recbuf: head, then `len` payload bytes. */
 static int put_rec(uint32_t type, size_t len) {
   size_t size = (sizeof(sp_stream_rec) + len + 7) & ~(size_t)7;
@@ -164,19 +169,26 @@ static int put_rec(uint32_t type, size_t len) {
 
 static unsigned char *payload(void) { return recbuf + sizeof(sp_stream_rec); }
 
-/* mkdir -p of path's directory, as LLVM's profile runtime does. */
-static void make_dirs(const char *path) {
+/* mkdir -p of path's directory, as LLVM's profile runtime does; the first
+ * directory that could not be made goes to failed (errno kept), so a
+ * failure says why rather than that the file's directory is missing. */
+static int make_dirs(const char *path, char *failed, size_t size) {
   char dir[sizeof sp__stream_path];
   size_t n = strlen(path);
   if (n >= sizeof dir)
-    return;
+    return 0;
   memcpy(dir, path, n + 1);
+  int err = 0;
   for (size_t i = 1; i < n; i++)
     if (dir[i] == '/') {
       dir[i] = 0;
-      mkdir(dir, 0777);
+      if (mkdir(dir, 0777) != 0 && errno != EEXIST && !err && i < size) {
+        err = errno;
+        memcpy(failed, dir, i + 1);
+      }
       dir[i] = '/';
     }
+  return err;
 }
 
 /* Decimal digits of v into out (at least width of them); their count. */
@@ -249,7 +261,8 @@ int sp__stream_open(int normal) {
     return 0;
   if (!sp__stream_base[0])
     return -1;
-  make_dirs(sp__stream_base);
+  static char failed[sizeof sp__stream_path]; /* token held; small stack */
+  int mkdir_err = make_dirs(sp__stream_base, failed, sizeof failed);
   char path[sizeof sp__stream_path];
   size_t n = strlen(sp__stream_base), e = sizeof SP_STREAM_EXT;
   if (n + 4 + e > sizeof path)
@@ -276,8 +289,21 @@ int sp__stream_open(int normal) {
     return sp__stream_open(normal);
   }
   if (sp__stream_fd < 0) {
-    if (!sp__stream_errno)
-      sp__stream_errno = errno;
+    int err = errno;
+    if (!sp__stream_errno) {
+      if (err == ENOENT && mkdir_err) { /* the directory, and why */
+        memcpy(sp__stream_path, failed, strlen(failed) + 1);
+        sp__stream_errno = mkdir_err;
+        sp__stream_blame = 1;
+      } else if (err == EEXIST) { /* every name of this stream taken */
+        memcpy(sp__stream_path, sp__stream_base, n);
+        memcpy(sp__stream_path + n, SP_STREAM_EXT, e);
+        sp__stream_errno = EEXIST;
+        sp__stream_blame = 2;
+      } else {
+        sp__stream_errno = err;
+      }
+    }
     return -1;
   }
   memcpy(sp__stream_path, path, strlen(path) + 1);
@@ -345,6 +371,74 @@ void sp__stream_resolve(void) {
   }
 }
 
+/* Out of line: inlined with the staging block's constant size, GCC 12
+ * warns of an iteration the loop never makes. */
+static __attribute__((noinline)) void feed(sp_stream_checker *k,
+                                           const uint64_t *w, size_t n) {
+  sp_stream_check_add(k, w, n, 0);
+}
+
+/* The check of a payload held in pieces: fed through a staging block,
+ * since sp_stream_check_add takes whole groups of four words but the last. */
+static uint64_t check_pieces(uint32_t type, uint32_t size,
+                             const struct iovec *v, int n) {
+  static uint64_t stage[512]; /* token held: one writer at a time */
+  sp_stream_checker k;
+  sp_stream_check_begin(&k, type, size);
+  size_t fill = 0;
+  for (int i = 0; i < n; i++)
+    for (size_t at = 0; at < v[i].iov_len;) {
+      size_t take = v[i].iov_len - at;
+      if (take > sizeof stage - fill)
+        take = sizeof stage - fill;
+      memcpy((char *)stage + fill, (const char *)v[i].iov_base + at, take);
+      fill += take, at += take;
+      if (fill == sizeof stage) {
+        feed(&k, stage, sizeof stage / 8);
+        fill = 0;
+      }
+    }
+  feed(&k, stage, fill / 8);
+  return sp_stream_check_end(&k);
+}
+
+/* A REGION record, its name and file whole whatever their length: those
+ * that do not fit recbuf are written from where they are. */
+static int put_region(const sp_stream_region *g, const char *name,
+                      const char *file) {
+  size_t len = sizeof *g + g->name_len + g->file_len;
+  if (sizeof(sp_stream_rec) + len + 7 <= sizeof recbuf) {
+    unsigned char *p = payload();
+    memcpy(p, g, sizeof *g);
+    memcpy(p + sizeof *g, name, g->name_len);
+    if (g->file_len)
+      memcpy(p + sizeof *g + g->name_len, file, g->file_len);
+    return put_rec(SP_STREAM_REGION, len);
+  }
+  size_t size = (sizeof(sp_stream_rec) + len + 7) & ~(size_t)7;
+  if (size > UINT32_MAX)
+    return -1;
+  static const char zeros[8];
+  struct iovec v[5] = {
+      {recbuf, sizeof(sp_stream_rec)},
+      {(void *)g, sizeof *g},
+      {(void *)name, g->name_len},
+      {(void *)file, g->file_len},
+      {(void *)zeros, size - sizeof(sp_stream_rec) - len},
+  };
+  sp_stream_rec *r = (sp_stream_rec *)(void *)recbuf;
+  r->type = SP_STREAM_REGION;
+  r->size = (uint32_t)size;
+  r->check = check_pieces(r->type, r->size, v + 1, 4);
+  /* The hint's copy of the head: recbuf as the file will hold it (the
+   * name is longer than the head). */
+  memcpy(recbuf + sizeof *r, g, sizeof *g);
+  memcpy(recbuf + sizeof *r + sizeof *g, name,
+         SP_STREAM_HINT_HEAD - sizeof *r - sizeof *g);
+  struct iovec whole = {recbuf, size};
+  return put_recs(v, 5, &whole, 1);
+}
+
 int sp__stream_regions(void) {
   int32_t n = atomic_load_explicit(&sp__nregions, memory_order_acquire);
   for (int32_t id;
@@ -354,8 +448,6 @@ int sp__stream_regions(void) {
     const char *name = __atomic_load_n(&r->name, __ATOMIC_ACQUIRE);
     sp_stream_region g = {id, r->file ? r->line : -1, 0, 0,
                           (uint64_t)(uintptr_t)r->addr};
-    unsigned char *p = payload();
-    size_t room = sizeof recbuf - sizeof(sp_stream_rec) - sizeof g - 8;
     char hex[24];
     if (name) {
       g.name_len = (uint32_t)strlen(name);
@@ -363,16 +455,8 @@ int sp__stream_regions(void) {
       g.name_len = (uint32_t)hex_name(hex, (uintptr_t)r->addr);
       name = hex;
     }
-    if (g.name_len > room / 2)
-      g.name_len = (uint32_t)(room / 2);
     g.file_len = r->file ? (uint32_t)strlen(r->file) : 0;
-    if (g.file_len > room / 2)
-      g.file_len = (uint32_t)(room / 2);
-    memcpy(p, &g, sizeof g);
-    memcpy(p + sizeof g, name, g.name_len);
-    if (g.file_len)
-      memcpy(p + sizeof g + g.name_len, r->file, g.file_len);
-    if (put_rec(SP_STREAM_REGION, sizeof g + g.name_len + g.file_len) != 0)
+    if (put_region(&g, name, r->file) != 0)
       return -1;
   }
   return 0;
@@ -499,6 +583,7 @@ void sp__stream_after_fork(void) {
     close(sp__stream_fd);
   sp__stream_fd = -1;
   sp__stream_errno = 0;
+  sp__stream_blame = 0;
   good_size = 0;
   nhints = 0;
   hints_off = 0;

@@ -245,3 +245,19 @@ target_compile_options(rt_env_table PRIVATE ${SP_C_WARNINGS})
 add_test(NAME runtime_env_table_documented
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/runtime/check_env_docs.sh
     $<TARGET_FILE:rt_env_table> ${PROJECT_SOURCE_DIR}/docs/runtime.md)
+
+# What once crashed, hung or misreported (many threads over a tight budget,
+# a signal handler recording while the runtime is busy, long names, lost
+# calls and their messages), and a randomised stress over threads, regions
+# and budgets whose seed is printed.
+add_executable(rt_robust ${CMAKE_CURRENT_LIST_DIR}/runtime/robust_prog.c)
+target_compile_options(rt_robust PRIVATE ${SP_C_WARNINGS})
+target_link_libraries(rt_robust PRIVATE scopeprof Threads::Threads)
+add_executable(rt_sig ${CMAKE_CURRENT_LIST_DIR}/runtime/sig_prog.c)
+target_compile_options(rt_sig PRIVATE -O2 -finstrument-functions)
+target_link_libraries(rt_sig PRIVATE scopeprof)
+sp_add_unit_test(test_robust
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_robust.c
+  LIBS sp_format LABELS threads)
+sp_unit_test_depends(test_robust rt_robust rt_sig)
+sp_test_programs(rt_robust rt_sig)

@@ -1112,9 +1112,9 @@ static void test_bad_settings(void **state) {
    * machine */
   const char *env[] = {ENV_OUT(out), "SP_CLOCK=sundial", NULL};
   assert_int_equal(run("rt_scenario", "nest", env), 0);
-  assert_true(!strcmp(errtext, "scopeprof: SP_CLOCK=sundial is not "
+  assert_true(!strcmp(errtext, "scopeprof: warning: SP_CLOCK=sundial is not "
                                "monotonic, tsc or auto; using tsc\n") ||
-              !strcmp(errtext, "scopeprof: SP_CLOCK=sundial is not "
+              !strcmp(errtext, "scopeprof: warning: SP_CLOCK=sundial is not "
                                "monotonic, tsc or auto; using monotonic\n"));
   /* every true spelling turns SP_VERBOSE on */
   static const char *const yes[] = {"SP_VERBOSE=1", "SP_VERBOSE=true",
@@ -1151,6 +1151,8 @@ static void test_error_codes(void **state) {
       "-4 SP_EDISABLED: profiling is disabled (SP_ENABLE=0)\n"
       "-5 SP_EFINALIZED: sp_finalize() already ran\n"
       "-6 SP_ELIMIT: a runtime limit was reached\n"
+      "-7 SP_EBUSY: called from a signal handler that interrupted the "
+      "runtime\n"
       "7 unknown: unknown error\n";
   char want[2048];
   const char *env[] = {ENV_OUT(out), NULL};
