@@ -52,7 +52,8 @@ static H5FD_t *vfd_open(const char *name, unsigned flags, hid_t fapl,
   (void)maxaddr;
   if (!info || !info->sink)
     return NULL;
-  int o = O_CLOEXEC | ((flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY);
+  /* Only the writers' temporaries come here: never through a link. */
+  int o = O_CLOEXEC | O_NOFOLLOW | ((flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY);
   if (flags & H5F_ACC_CREAT)
     o |= O_CREAT;
   if (flags & H5F_ACC_EXCL)

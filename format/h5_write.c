@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Events are gathered in a batch of 1 Mi calls per column (8 MiB, the
@@ -148,6 +149,8 @@ static void free_w(sp_fmt_h5w *w) {
   if (w->driver >= 0) /* after the file is closed: nothing uses it now */
     H5FDunregister(w->driver);
   free(w->path);
+  if (w->tmp)
+    sp_fmt_tmp_forget(w->tmp); /* renamed or removed by now */
   free(w->tmp);
   free(w);
 }
@@ -226,8 +229,30 @@ sp_fmt_h5w *sp_fmt_h5w_open_as(const char *path, const char *tmp,
   }
   /* Created exclusively, never truncated: opening with O_TRUNC would make
    * ext4 (auto_da_alloc) flush every block of the file on its last close,
-   * a cost that grows with the file. */
-  w->file = H5Fcreate(w->tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+   * a cost that grows with the file. Exclusively also means a link
+   * planted at the name is never written through (the driver adds
+   * O_NOFOLLOW); a name of our own choosing that exists is passed over. */
+  for (int i = 0;; i++) {
+    if (!tmp)
+      sp_fmt_tmp_hold(w->tmp, 0);
+    w->sink.open_err = 0;
+    w->file = H5Fcreate(w->tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    /* HDF5 first opens an existing file without creating it, and says
+     * it exists without asking the driver again: lstat tells. */
+    struct stat st;
+    if (w->file >= 0 || tmp || lstat(w->tmp, &st) != 0 ||
+        i + 1 == SP_FMT_TMP_TRIES)
+      break;
+    H5Eclear2(H5E_DEFAULT);
+    sp_fmt_tmp_forget(w->tmp);
+    char name[PATH_MAX + 64];
+    char *next =
+        sp_fmt_tmp_name(path, name, sizeof name) == 0 ? strdup(name) : NULL;
+    if (!next)
+      break;
+    free(w->tmp);
+    w->tmp = next;
+  }
   H5Pclose(fapl);
   if (w->file < 0) {
     if (w->sink.open_err) { /* errno: clearer than HDF5's stack */

@@ -43,7 +43,7 @@ int sp_fmt_h5w_reserve(sp_fmt_h5w *w, int64_t n, sp_fmt_err *err) {
     sp__h5w_h5fail(w, err, "events datasets");
     return -1;
   }
-  w->raw_fd = open(w->tmp, O_WRONLY | O_CLOEXEC);
+  w->raw_fd = open(w->tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
   if (w->raw_fd < 0) {
     sp__h5w_fail(err, w->path, "cannot open %s: %s", w->tmp, strerror(errno));
     return -1;

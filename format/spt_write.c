@@ -249,10 +249,6 @@ int sp_fmt_spt_write(const char *path, int32_t rank, int version,
   if (check(path, rank, version, srcs, n, err))
     return -1;
   char tmp[4096];
-  if (sp_fmt_tmp_name(path, tmp, sizeof tmp)) {
-    sp_fmt_err_set(err, "%s: %s", path, strerror(ENAMETOOLONG));
-    return -1;
-  }
   out o = {.fd = -1};
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   o.swap = big_endian != 0;
@@ -268,9 +264,12 @@ int sp_fmt_spt_write(const char *path, int32_t rank, int version,
     return -1;
   }
   int64_t *en = st + SP_SPT_BATCH;
-  o.fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (o.fd < 0)
-    o.err = errno;
+  o.fd = sp_fmt_tmp_create(path, tmp, sizeof tmp, err);
+  if (o.fd < 0) {
+    free(st);
+    free(o.buf);
+    return -1;
+  }
 
   if (!o.err) {
     put(&o, SP_FMT_MAGIC, 8);
@@ -296,8 +295,7 @@ int sp_fmt_spt_write(const char *path, int32_t rank, int version,
   free(st);
   free(o.buf);
   if (o.err) {
-    if (o.fd >= 0)
-      unlink(tmp);
+    sp_fmt_tmp_discard(tmp);
     sp_fmt_err_set(err, "%s: %s", path, strerror(o.err));
     return -1;
   }

@@ -72,6 +72,7 @@ int main(int argc, char **argv) {
   int64_t nclaims = 0;
   sp_fmt_err err = {""};
   sp_fmt_inputs in;
+  sp_fmt_tmp_guard(); /* a signal removes the temporary it cuts short */
   /* The environment first; the options override it. */
   const char *env = getenv("SP_IMPORT_THREAD");
   sp_imp_opts opts = {env ? threads(env, 1) : -1,

@@ -401,6 +401,7 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
 }
 
 int main(int argc, char **argv) {
+  sp_fmt_tmp_guard(); /* a signal removes the temporaries it cuts short */
   rp_opts o;
   memset(&o, 0, sizeof o);
   o.win_lo = o.win_hi = -1;

@@ -714,7 +714,8 @@ static int write_all(otf2x *x, const char *tmp, sp_fmt_err *err) {
  * crash must end in a message and no archive, not in a dead sp-report. The
  * child sends its one-line failure through a pipe. Without a child to
  * be had (fork fails) the archive is written here. */
-static int write_isolated(otf2x *x, const char *tmp, sp_fmt_err *err) {
+static int write_isolated(otf2x *x, const char *tmp, int slot,
+                          sp_fmt_err *err) {
   int fd[2];
   if (pipe(fd) != 0)
     return write_all(x, tmp, err);
@@ -735,6 +736,7 @@ static int write_isolated(otf2x *x, const char *tmp, sp_fmt_err *err) {
     _exit(rc == 0 ? 0 : 1);
   }
   close(fd[1]);
+  sp_fmt_tmp_child(slot, (long)pid); /* a signal kills it before removing */
   sp_fmt_err got = {""};
   size_t n = 0;
   ssize_t k;
@@ -747,6 +749,7 @@ static int write_isolated(otf2x *x, const char *tmp, sp_fmt_err *err) {
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
     ;
+  sp_fmt_tmp_child(slot, 0);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
     return 0;
   if (WIFSIGNALED(status))
@@ -800,14 +803,22 @@ int rp_export_otf2(const rp_profile *p, const rp_opts *o, const char *dir,
                    p->label, (long long)p->span_lo);
     return -1;
   }
-  if (sp_fmt_tmp_name(path, tmp, sizeof tmp) != 0) {
-    sp_fmt_err_set(err, "%s: name too long", dir);
-    return -1;
+  /* mkdir never follows a link; a name that exists (planted, or left by
+   * another process) is passed over for the next. */
+  for (int i = 0;; i++) {
+    if (sp_fmt_tmp_name(path, tmp, sizeof tmp) != 0) {
+      sp_fmt_err_set(err, "%s: name too long", dir);
+      return -1;
+    }
+    if (mkdir(tmp, 0777) == 0)
+      break;
+    if (errno != EEXIST || i + 1 == SP_FMT_TMP_TRIES) {
+      sp_fmt_err_set(err, "%s: %s", dir, strerror(errno));
+      return -1;
+    }
   }
-  if (mkdir(tmp, 0777) != 0) {
-    sp_fmt_err_set(err, "%s: %s", dir, strerror(errno));
-    return -1;
-  }
+  /* Held once it is ours: a signal removes what is in it. */
+  int slot = sp_fmt_tmp_hold(tmp, 1);
   otf2x x;
   memset(&x, 0, sizeof x);
   x.p = p;
@@ -827,6 +838,7 @@ int rp_export_otf2(const rp_profile *p, const rp_opts *o, const char *dir,
     if (x.lo > p->span_hi) {
       sp_fmt_err_set(err, "%s: the window holds no time of the run", p->label);
       rmdir(tmp);
+      sp_fmt_tmp_forget(tmp);
       return -1;
     }
   }
@@ -841,16 +853,19 @@ int rp_export_otf2(const rp_profile *p, const rp_opts *o, const char *dir,
     oom(&x);
   } else {
     memset(x.region, 0xff, nn * sizeof *x.region);
-    rc = write_isolated(&x, tmp, err);
+    rc = write_isolated(&x, tmp, slot, err);
   }
   if (x.failed)
     *err = mine;
+  if (rc == 0)
+    sp_fmt_tmp_test_raise();
   if (rc == 0 && rename(tmp, path) != 0) {
     sp_fmt_err_set(err, "%s: %s", dir, strerror(errno));
     rc = -1;
   }
   if (rc != 0)
     nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  sp_fmt_tmp_forget(tmp);
   for (uint32_t i = 0; i < x.nstrs; i++)
     free(x.strs[i]);
   free(x.strs);

@@ -1,5 +1,6 @@
-/* out.c - output files written under a temporary name and renamed into
- * place, so a failure never leaves a partial file under the real name. */
+/* out.c - output files written under a temporary name (created
+ * exclusively, format/atomic.c) and renamed into place, so a failure never
+ * leaves a partial file under the real name. */
 #include "report.h"
 
 #include <errno.h>
@@ -9,12 +10,13 @@
 int rp_out_open(rp_out *o, const char *path, sp_fmt_err *err) {
   o->path = path;
   o->f = NULL;
-  if (sp_fmt_tmp_name(path, o->tmp, sizeof o->tmp) != 0) {
-    sp_fmt_err_set(err, "%s: name too long", path);
+  int fd = sp_fmt_tmp_create(path, o->tmp, sizeof o->tmp, err);
+  if (fd < 0)
     return -1;
-  }
-  if (!(o->f = fopen(o->tmp, "w"))) {
+  if (!(o->f = fdopen(fd, "w"))) {
     sp_fmt_err_set(err, "%s: %s", path, strerror(errno));
+    close(fd);
+    sp_fmt_tmp_discard(o->tmp);
     return -1;
   }
   return 0;
@@ -29,7 +31,7 @@ int rp_out_commit(rp_out *o, sp_fmt_err *err) {
     bad = 1, e = errno;
   o->f = NULL;
   if (bad) {
-    unlink(o->tmp);
+    sp_fmt_tmp_discard(o->tmp);
     sp_fmt_err_set(err, "%s: %s", o->path, strerror(e ? e : EIO));
     return -1;
   }
@@ -40,5 +42,5 @@ void rp_out_abort(rp_out *o) {
   if (o->f)
     fclose(o->f);
   o->f = NULL;
-  unlink(o->tmp);
+  sp_fmt_tmp_discard(o->tmp);
 }

@@ -1,7 +1,9 @@
 /* pathtree.c - calls aggregated by call path (caller chain of region
- * names), for the folded export and the flame graph. */
+ * names), recursion and deep paths folded, for --tree, the folded export
+ * and the flame graph. */
 #include "report.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,15 +38,39 @@ static int64_t child(rp_tree *t, int64_t parent, int32_t name, int32_t depth) {
   return t->n++;
 }
 
+/* The note node keeps the depths of the calls folded into it, for its
+ * "N deeper levels" (call depths, which direct recursion may have made
+ * deeper than node depths). */
+static void fold_depth(rp_node *x, int32_t depth) {
+  if (x->name != RP_FOLDED)
+    return;
+  if (x->calls + x->rec == 1 || depth < x->lo)
+    x->lo = depth;
+  if (x->calls + x->rec == 1 || depth > x->hi)
+    x->hi = depth;
+}
+
 static int on_open(void *ctx, const rp_thread *th, rp_call *c,
                    const rp_call *parent) {
   (void)th;
   rp_tree *t = ctx;
-  c->node = child(t, parent ? parent->node : -1, c->name, c->depth);
+  int64_t up = parent ? parent->node : -1;
+  if (up >= 0 && (t->v[up].name == c->name || t->v[up].name == RP_FOLDED)) {
+    /* Folded into the caller's node: its time is inside the entering
+     * call's, which the node's total already holds. */
+    c->node = up;
+    t->v[up].rec++;
+    fold_depth(&t->v[up], c->depth);
+    return 0;
+  }
+  int32_t depth = up >= 0 ? t->v[up].depth + 1 : 0;
+  c->node = child(t, up, depth < RP_TREE_DEPTH ? c->name : RP_FOLDED, depth);
   if (c->node < 0)
     return 1;
-  t->v[c->node].calls++;
-  t->v[c->node].total = rp_add(t->v[c->node].total, rp_sub(c->end, c->start));
+  rp_node *x = &t->v[c->node];
+  x->calls++;
+  x->total = rp_add(x->total, rp_sub(c->end, c->start));
+  fold_depth(x, c->depth);
   return 0;
 }
 
@@ -74,7 +100,12 @@ static const rp_profile *sort_p;
 static int by_name(const void *a, const void *b) {
   const rp_node *x = &sort_t->v[*(const int64_t *)a],
                 *y = &sort_t->v[*(const int64_t *)b];
-  int c = strcmp(sort_p->names[x->name], sort_p->names[y->name]);
+  /* The note node last among its siblings. */
+  if ((x->name == RP_FOLDED) != (y->name == RP_FOLDED))
+    return x->name == RP_FOLDED ? 1 : -1;
+  int c = x->name == RP_FOLDED
+              ? 0
+              : strcmp(sort_p->names[x->name], sort_p->names[y->name]);
   if (c)
     return c;
   return x->parent < y->parent ? -1 : (x->parent > y->parent);
@@ -83,9 +114,24 @@ static int by_name(const void *a, const void *b) {
 int64_t rp_tree_next(const rp_tree *t, int64_t x) {
   if (t->v[x].first_child >= 0)
     return t->v[x].first_child;
+  return rp_tree_skip(t, x);
+}
+
+int64_t rp_tree_skip(const rp_tree *t, int64_t x) {
   while (x >= 0 && t->v[x].next_sibling < 0)
     x = t->v[x].parent;
   return x >= 0 ? t->v[x].next_sibling : -1;
+}
+
+const char *rp_tree_name(const rp_tree *t, const rp_profile *p, int64_t x,
+                         char *buf, size_t size) {
+  const rp_node *n = &t->v[x];
+  if (n->name != RP_FOLDED)
+    return p->names[n->name];
+  int levels = n->hi - n->lo + 1;
+  snprintf(buf, size, "[%d deeper level%s folded]", levels,
+           levels == 1 ? "" : "s");
+  return buf;
 }
 
 void rp_tree_link(rp_tree *t, const rp_profile *p) {
@@ -131,8 +177,9 @@ void rp_tree_fpath(const rp_tree *t, const rp_profile *p, int64_t node,
   int64_t k = 0;
   for (int64_t x = node; x >= 0 && k < n; x = t->v[x].parent)
     chain[k++] = x;
+  char b[64];
   while (k-- > 0) {
-    put(f, p->names[t->v[chain[k]].name]);
+    put(f, rp_tree_name(t, p, chain[k], b, sizeof b));
     if (k)
       fputs(sep, f);
   }

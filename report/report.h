@@ -242,11 +242,20 @@ rp_omp_call *rp_omp_match(rp_omp *m, const rp_thread *t, const rp_call *c,
 /* The entry of c itself when c is a parallel call; else NULL. */
 rp_omp_call *rp_omp_self(rp_omp *m, const rp_thread *t, const rp_call *c);
 
-/* Aggregated call paths: node = (parent node, region). */
+/* Aggregated call paths: node = (parent node, region). Recursion folds
+ * (docs/report.md, "Deep call paths"): a call of the region its caller's
+ * node is joins that node, and below RP_TREE_DEPTH levels every deeper
+ * call joins one note node (name RP_FOLDED) under the last level, so the
+ * paths, and whatever prints them, stay as deep as RP_TREE_DEPTH at most. */
+#define RP_TREE_DEPTH 256
+#define RP_FOLDED (-1)
 typedef struct rp_node {
   int64_t parent;
-  int32_t name, depth;
-  int64_t calls, total, excl;
+  int32_t name, depth; /* name: RP_FOLDED for the note node */
+  /* calls: calls that entered the node from its parent's (total is
+   * theirs); rec: calls folded into it from inside it */
+  int64_t calls, rec, total, excl;
+  int32_t lo, hi; /* note node: shallowest and deepest call depth in it */
   int64_t first_child, next_sibling; /* -1 = none; filled by rp_tree_link */
 } rp_node;
 
@@ -265,6 +274,12 @@ void rp_tree_free(rp_tree *t);
 /* The node after x in a depth-first walk (children in rp_tree_link's
  * order), or -1 after the last; start from t->first_root. */
 int64_t rp_tree_next(const rp_tree *t, int64_t x);
+/* The node after x's subtree in that walk, or -1. */
+int64_t rp_tree_skip(const rp_tree *t, int64_t x);
+/* Node x's name: its region's, or for the note node "[N deeper levels
+ * folded]" formatted in buf. */
+const char *rp_tree_name(const rp_tree *t, const rp_profile *p, int64_t x,
+                         char *buf, size_t size);
 /* Writes node's call path, root first, names through put() joined by sep
  * ("a;b;c" or "a > b > c"). */
 void rp_tree_fpath(const rp_tree *t, const rp_profile *p, int64_t node,

@@ -1,5 +1,6 @@
 /* tree.c - --tree: the call tree, aggregated by call path over ranks and
- * threads, as indented text with calls, inclusive and exclusive time. */
+ * threads (recursion folded, pathtree.c), as indented text with calls,
+ * inclusive and exclusive time. */
 #include "report.h"
 
 #include <string.h>
@@ -25,7 +26,10 @@ int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
     fprintf(f, "%10lld %10s %10s  %*s", (long long)n->calls,
             rp_time((double)n->total, b[0], sizeof b[0]),
             rp_time((double)n->excl, b[1], sizeof b[1]), 2 * n->depth, "");
-    rp_name_str(f, p->names[n->name], 0);
+    char nb[64];
+    rp_name_str(f, rp_tree_name(&t, p, x, nb, sizeof nb), 0);
+    if (n->rec)
+      fprintf(f, " (+%lld calls folded in)", (long long)n->rec);
     fputc('\n', f);
   }
   rp_tree_free(&t);

@@ -45,6 +45,32 @@ if(TARGET sp-report AND TARGET sp-import AND SP_USE_HDF5)
   set_tests_properties(test_report_recursion PROPERTIES TIMEOUT 300)
 endif()
 
+# Call paths 100,000 levels deep: recursion folded, deeper levels folded
+# below RP_TREE_DEPTH, output smaller than the input, totals exact.
+if(TARGET sp-report)
+  add_test(NAME test_report_deep
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_deep.py
+      $<TARGET_FILE:sp-report> ${CMAKE_CURRENT_BINARY_DIR}/test_report_deep_work)
+  set_tests_properties(test_report_deep PROPERTIES TIMEOUT 300 LABELS sanitize)
+endif()
+
+# The tools' temporaries: links and files planted at their names never
+# written through (test_tmp_links), and removed when SIGINT, SIGTERM or
+# SIGHUP ends the tool (test_tmp_signals).
+if(TARGET sp-report AND TARGET sp-import AND SP_USE_HDF5)
+  set(_sp_tmp_otf2)
+  if(SP_USE_OTF2)
+    set(_sp_tmp_otf2 otf2)
+  endif()
+  foreach(_t tmp_links tmp_signals)
+    add_test(NAME test_${_t}
+      COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_${_t}.py
+        $<TARGET_FILE:sp-report> $<TARGET_FILE:sp-import>
+        ${CMAKE_CURRENT_BINARY_DIR}/test_${_t}_work ${_sp_tmp_otf2})
+    set_tests_properties(test_${_t} PROPERTIES TIMEOUT 300 LABELS sanitize)
+  endforeach()
+endif()
+
 # --suggest-filter: a program with a hot tiny function rebuilt with the
 # filter file suggested records no call of it.
 if(TARGET sp-report AND SP_BUILD_PASS)

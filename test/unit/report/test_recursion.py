@@ -173,9 +173,13 @@ if CC:
     eq(int(row["total_ns"]), outer, "fib total = outermost calls")
     check(every > 2 * outer, f"fib nested calls counted in the sum: {every}")
     eq(round(float(row["avg_ns"]), 3), round(every / len(ev), 3), "fib avg")
-    # the call tree's main > fib node has the same total
-    tree = [l for l in run("--tree", P).splitlines() if l.endswith("  fib")]
+    # the call tree's main > fib node: its 3 calls, and the recursive ones
+    # folded into it (direct recursion folds: no fib > fib node)
+    tree = [l for l in run("--tree", P).splitlines() if " fib" in l]
+    eq(len(tree), 1, "tree: one fib node")
     eq(int(tree[0].split()[0]), 3, "tree main > fib calls")
+    check(tree[0].endswith("  fib (+%d calls folded in)" % (3 * 465 - 3)),
+          f"tree fib folded calls: {tree[0]}")
     spans = [int(e["end_ns"]) - int(e["start_ns"]) for e in ev]
     eq(sum(s for s, e in zip(spans, ev) if e["depth"] == "1"), outer,
        "outer from stamps")
