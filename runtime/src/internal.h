@@ -57,6 +57,8 @@ typedef struct sp__config {
   char label[256];
   int verbose;
   int enable;
+  int mode;                  /* SP_MODE: 0 trace, 1 profile */
+  int profile_paths;         /* SP_PROFILE_PATHS: paths per thread */
   uint64_t memory;           /* SP_MEMORY: bytes */
   int signals;               /* SP_SIGNALS: install handlers */
   int progress;              /* SP_PROGRESS: 0 auto, 1 never, 2 always */
@@ -346,6 +348,9 @@ SP_HIDDEN int sp__stream_snapshot(void);
 SP_HIDDEN int sp__stream_meta_int(const char *key, int64_t v);
 SP_HIDDEN int sp__stream_meta_str(const char *key, const char *v);
 SP_HIDDEN int sp__stream_stop(int cause);
+/* Appends the n records in iov (token held); async-signal-safe. */
+struct iovec;
+SP_HIDDEN int sp__stream_put(struct iovec *iov, int n);
 /* Everything in memory, a clock and a STOP record, appended (token held). */
 SP_HIDDEN int sp__stream_flush(int cause, int normal);
 /* Normal context: the slow parts (metadata, region names) gathered, then
@@ -420,6 +425,14 @@ SP_HIDDEN int sp__write_h5(const char *path, int32_t rank,
                            const struct sp_fmt_source *srcs, int64_t n,
                            const struct sp_fmt_meta *meta,
                            struct sp_fmt_err *err);
+
+struct sp_fmt_profile;
+/* SP_MODE=profile: one rank's .h5 (statistics and call paths) through the
+ * HDF5 module; as sp__write_h5. */
+SP_HIDDEN int sp__write_h5_profile(const char *path,
+                                   const struct sp_fmt_profile *p,
+                                   const struct sp_fmt_meta *meta,
+                                   struct sp_fmt_err *err);
 
 struct sp__h5_merge_ops;
 /* Rank 0's writer of the merged file (h5_merge.h), from the module loaded

@@ -45,7 +45,7 @@ sp_add_unit_test(test_runtime_registry
     ${PROJECT_SOURCE_DIR}/runtime/src/registry.c
   INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src
   DEFINITIONS SP__MAX_PAGES=2 LIBS Threads::Threads)
-# Neither library links HDF5; the module does, and exports its two entry
+# Neither library links HDF5; the module does, and exports its three entry
 # points only.
 find_program(SP_READELF NAMES readelf)
 find_program(SP_NM NAMES nm)
@@ -53,7 +53,7 @@ if(SP_READELF AND SP_NM)
   set(_sp_h5_module_check "")
   if(TARGET scopeprof_h5)
     set(_sp_h5_module_check "; '${SP_READELF}' -d '$<TARGET_FILE:scopeprof_h5>' | grep -q 'NEEDED.*libhdf5'; \
-      test \"$('${SP_NM}' -D --defined-only '$<TARGET_FILE:scopeprof_h5>' | awk '{print $3}' | tr '\\n' ' ')\" = 'sp__h5_merge_get sp__h5_write '")
+      test \"$('${SP_NM}' -D --defined-only '$<TARGET_FILE:scopeprof_h5>' | awk '{print $3}' | tr '\\n' ' ')\" = 'sp__h5_merge_get sp__h5_write sp__h5_write_profile '")
   endif()
   add_test(NAME runtime_links_no_hdf5 COMMAND sh -c
     "set -e; ! '${SP_READELF}' -d '$<TARGET_FILE:scopeprof>' | grep -i 'NEEDED.*hdf5'; \
