@@ -151,6 +151,8 @@ typedef struct sp_stream_pnode {
   uint64_t calls, total, excl, min, max, sq_lo, sq_hi, first, last;
   int32_t cache[2]; /* the writer's own: ignored */
   uint64_t outer;   /* total of the calls no call of the region encloses */
+  uint32_t open;    /* calls open when written (FRAMES has them) */
+  uint32_t reserved;
 } sp_stream_pnode;
 
 /* A call still open, outermost first: it counts in node from start on;

@@ -1983,11 +1983,23 @@ static int by_pthread(const void *a, const void *b) {
  * bound passes its callees' time up; the others count nothing. */
 static int64_t close_frames(pnode *nodes, int64_t nnodes, const pframe *fr,
                             int64_t nfr, uint64_t last) {
+  /* A call is outermost when no open call below it is of its node. */
+  unsigned char *seen = calloc(nnodes ? (size_t)nnodes : 1, 1);
+  unsigned char *outer = calloc(nfr ? (size_t)nfr : 1, 1);
+  if (!seen || !outer) {
+    free(seen);
+    free(outer);
+    return -1;
+  }
+  for (int64_t i = 0; i < nfr; i++)
+    if (fr[i].node > 0 && fr[i].node < nnodes && !fr[i].flags) {
+      outer[i] = !seen[fr[i].node];
+      seen[fr[i].node] = 1;
+    }
   uint64_t carry = 0;
   int64_t closed = 0;
   for (int64_t i = nfr; i-- > 0;) {
     const pframe *f = &fr[i];
-    int64_t up = i ? fr[i - 1].node : 0; /* the caller's node */
     if (f->node <= 0 || f->node >= nnodes || f->flags & ~1u ||
         f->start > last) {
       carry = 0;
@@ -2005,7 +2017,7 @@ static int64_t close_frames(pnode *nodes, int64_t nnodes, const pframe *fr,
     n->sq_lo = (uint64_t)sq;
     n->total += d;
     n->excl += d - f->child - carry;
-    n->outer += n->parent == up ? d : 0;
+    n->outer += outer[i] ? d : 0;
     n->min = n->calls && n->min < d ? n->min : d;
     n->max = n->calls && n->max > d ? n->max : d;
     n->first = n->calls && n->first < f->start ? n->first : f->start;
@@ -2014,6 +2026,8 @@ static int64_t close_frames(pnode *nodes, int64_t nnodes, const pframe *fr,
     carry = d;
     closed++;
   }
+  free(seen);
+  free(outer);
   return closed;
 }
 
@@ -2053,8 +2067,13 @@ int sp_fmt_stream_profile(sp_fmt_stream *s, sp_fmt_profile *out) {
     if (!nodes)
       goto oom;
     memcpy(nodes, t->nodes, (size_t)t->nnodes * sizeof *nodes);
-    out->open_calls +=
+    int64_t closed =
         close_frames(nodes, t->nnodes, t->frames, t->nframes, s->last);
+    if (closed < 0) {
+      free(nodes);
+      goto oom;
+    }
+    out->open_calls += closed;
     int64_t base = out->npaths;
     for (int64_t k = 1; k < t->nnodes; k++) {
       const pnode *n = &nodes[k];

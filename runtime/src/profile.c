@@ -131,6 +131,8 @@ static int grow_stack(sp__ptable_t *p) {
 static void push(sp__ptable_t *p, sp__pnode_t *n, int32_t id, uint32_t flags) {
   uint32_t d = p->depth + 1;
   sp__pframe_t *f = &p->stack[d];
+  if (!flags)
+    SP__PSTORE(&n->open, n->open + 1);
   SP__PSTORE(&f->node, n);
   SP__PSTORE(&f->region, id);
   SP__PSTORE(&f->flags, flags);
@@ -181,7 +183,7 @@ __attribute__((noinline)) void sp__prof_begin_slow(int32_t id) {
 static void pop(sp__ptable_t *p, uint64_t now) {
   sp__pframe_t *f = &p->stack[p->depth];
   if (!f->flags)
-    sp__prof_close(p->nodes, f, now);
+    sp__prof_close(f, now);
   else if (f->flags & SP__PF_FOLDED) /* transparent: its callees' time */
     SP__PSTORE(&f[-1].child, f[-1].child + f->child); /* goes up */
   __atomic_store_n(&p->depth, p->depth - 1, __ATOMIC_RELEASE);

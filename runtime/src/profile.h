@@ -21,6 +21,8 @@ typedef struct sp__pnode {
   int32_t c_region; /* the last child looked up (owner only): its region */
   int32_t c_node;   /* and its node */
   uint64_t outer;   /* total of the calls not inside another of its region */
+  uint32_t open;    /* its calls open now: a call begun at 0 is outermost */
+  uint32_t reserved;
 } sp__pnode_t;
 
 enum {
@@ -63,13 +65,14 @@ SP_HIDDEN void sp__prof_end_slow(sp__ptable_t *p, int32_t id, uint64_t now);
 
 /* Counts call f, ending at now, in its node and in its caller's frame. */
 static inline __attribute__((always_inline)) void
-sp__prof_close(sp__pnode_t *nodes, sp__pframe_t *f, uint64_t now) {
+sp__prof_close(sp__pframe_t *f, uint64_t now) {
   sp__pnode_t *n = f->node;
   uint64_t d = now - f->start;
-  /* Entered from its parent's node, not folded in from deeper: a call no
-   * other call of its region encloses. */
-  uint64_t o = nodes + n->parent == f[-1].node ? d : 0;
-  SP__PSTORE(&n->outer, n->outer + o);
+  /* The last of its node's open calls to end encloses the others: every
+   * call of its region inside it folded into this node. */
+  uint32_t open = n->open - 1;
+  SP__PSTORE(&n->open, open);
+  SP__PSTORE(&n->outer, n->outer + (open ? 0 : d));
   unsigned __int128 q = (unsigned __int128)d * d;
   uint64_t qlo = (uint64_t)q, lo = n->sq_lo + qlo;
   SP__PSTORE(&n->sq_hi, n->sq_hi + (uint64_t)(q >> 64) + (lo < qlo));
@@ -97,7 +100,9 @@ static inline __attribute__((always_inline)) void sp__prof_begin(int32_t id) {
     return;
   }
   sp__pframe_t *f = &p->stack[d];
-  SP__PSTORE(&f->node, p->nodes + n->c_node);
+  sp__pnode_t *c = p->nodes + n->c_node;
+  SP__PSTORE(&c->open, c->open + 1);
+  SP__PSTORE(&f->node, c);
   SP__PSTORE(&f->region, id);
   SP__PSTORE(&f->flags, 0u);
   SP__PSTORE(&f->child, 0);
@@ -117,7 +122,7 @@ static inline __attribute__((always_inline)) void sp__prof_end(int32_t id,
     sp__prof_end_slow(p, id, now);
     return;
   }
-  sp__prof_close(p->nodes, f, now);
+  sp__prof_close(f, now);
   __atomic_store_n(&p->depth, d - 1, __ATOMIC_RELEASE);
 }
 

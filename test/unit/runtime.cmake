@@ -233,3 +233,17 @@ target_compile_options(rt_env_table PRIVATE ${SP_C_WARNINGS})
 add_test(NAME runtime_env_table_documented
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/runtime/check_env_docs.sh
     $<TARGET_FILE:rt_env_table> ${PROJECT_SOURCE_DIR}/docs/runtime.md)
+
+# SP_MODE=profile: deterministic programs against trace mode and by hand,
+# endings by signal, the path bound, size independence (test_profile.py).
+add_executable(rt_profile_prog ${CMAKE_CURRENT_LIST_DIR}/runtime/profile_prog.c)
+target_compile_options(rt_profile_prog PRIVATE ${SP_C_WARNINGS})
+target_compile_definitions(rt_profile_prog PRIVATE _GNU_SOURCE)
+target_link_libraries(rt_profile_prog PRIVATE scopeprof Threads::Threads)
+if(SP_USE_HDF5 AND TARGET sp-import)
+  add_test(NAME test_profile
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_profile.py
+      $<TARGET_FILE:rt_profile_prog> $<TARGET_FILE:sp-import>
+      $<TARGET_FILE:sp-report> ${CMAKE_CURRENT_BINARY_DIR}/test_profile_work)
+  set_tests_properties(test_profile PROPERTIES TIMEOUT 300 LABELS threads)
+endif()
