@@ -1,6 +1,8 @@
 /* profile.c - profiles (sp_profile.h): exact sums, their statistics, the
  * (rank, thread, region) rows of a profile's call paths. */
+#include "sp_hash.h"
 #include "sp_profile.h"
+#include "sp_util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -119,4 +121,73 @@ int64_t sp_fmt_profile_rows(const sp_fmt_profile *p, sp_fmt_prow **rows) {
   qsort(r, (size_t)k, sizeof *r, by_row);
   *rows = r;
   return k;
+}
+
+static uint64_t name_hash(const char *name) {
+  uint64_t h = sp__fnv1a(SP__FNV_SEED, name);
+  return (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull; /* low bits mixed */
+}
+
+int sp_fmt_profile_append(sp_fmt_profile *dst, const sp_fmt_profile *src) {
+  int32_t *reg = malloc((src->nregions ? (size_t)src->nregions : 1) * 4);
+  sp_fmt_ppath *v =
+      realloc(dst->paths, (size_t)(dst->npaths + src->npaths + 1) * sizeof *v);
+  sp__hash names = {0};
+  if (v)
+    dst->paths = v;
+  sp_fmt_region *g0 = realloc(
+      dst->regions, (size_t)(dst->nregions + src->nregions + 1) * sizeof *g0);
+  if (g0)
+    dst->regions = g0;
+  if (!reg || !v || !g0)
+    goto oom;
+  for (int64_t j = 0; j < dst->nregions; j++) {
+    sp__hash_it it;
+    int64_t k = sp__hash_first(&names, name_hash(dst->regions[j].name), &it);
+    while (k >= 0)
+      k = sp__hash_next(&names, &it);
+    if (sp__hash_add(&names, &it, j) != 0)
+      goto oom;
+  }
+  for (int64_t r = 0; r < src->nregions; r++) {
+    const sp_fmt_region *g = &src->regions[r];
+    sp__hash_it it;
+    int64_t j = sp__hash_first(&names, name_hash(g->name), &it);
+    while (j >= 0 && strcmp(dst->regions[j].name, g->name) != 0)
+      j = sp__hash_next(&names, &it);
+    if (j < 0) {
+      sp_fmt_region *x = &dst->regions[dst->nregions];
+      x->name = strdup(g->name);
+      x->file = g->file ? strdup(g->file) : NULL;
+      x->line = g->line;
+      if (!x->name || (g->file && !x->file) ||
+          sp__hash_add(&names, &it, dst->nregions) != 0) {
+        free(x->name);
+        free(x->file);
+        goto oom;
+      }
+      j = dst->nregions++;
+    } else if (!dst->regions[j].file && g->file) {
+      if (!(dst->regions[j].file = strdup(g->file)))
+        goto oom;
+      dst->regions[j].line = g->line;
+    }
+    reg[r] = (int32_t)j;
+  }
+  int64_t base = dst->npaths;
+  for (int64_t k = 0; k < src->npaths; k++) {
+    sp_fmt_ppath *x = &dst->paths[dst->npaths++];
+    *x = src->paths[k];
+    x->region = reg[x->region];
+    x->parent = x->parent >= 0 ? (int32_t)(base + x->parent) : -1;
+  }
+  dst->open_calls += src->open_calls;
+  dst->folded += src->folded;
+  free(reg);
+  sp__hash_free(&names);
+  return 0;
+oom:
+  free(reg);
+  sp__hash_free(&names);
+  return -1;
 }

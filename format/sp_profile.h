@@ -31,6 +31,10 @@ typedef struct sp_fmt_profile {
 
 void sp_fmt_profile_free(sp_fmt_profile *p); /* contents, not p */
 
+/* src's regions (by name) and paths (parents renumbered) added to dst.
+ * 0, or -1 when out of memory (dst stays valid). */
+int sp_fmt_profile_append(sp_fmt_profile *dst, const sp_fmt_profile *src);
+
 /* Empty sums (min and first at their largest). */
 void sp_fmt_psum_init(sp_fmt_psum *s);
 /* a += b */

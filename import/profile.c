@@ -1,10 +1,8 @@
 /* profile.c - sp-import of profiles (SP_MODE=profile): their call paths and
  * exact sums gathered into one profile .h5; a profile is never merged with
  * a trace. */
-#include "sp_hash.h"
 #include "sp_import.h"
 #include "sp_profile.h"
-#include "sp_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,65 +63,10 @@ static int by_rank(const void *a, const void *b) {
 }
 
 /* v's paths into m, regions by name, parents renumbered. */
-static int gather(one *v, int64_t n, sp_fmt_profile *m, sp__hash *names) {
-  int64_t total = 0, capregs = 0;
+static int gather(one *v, int64_t n, sp_fmt_profile *m) {
   for (int64_t i = 0; i < n; i++)
-    total += v[i].p.npaths;
-  m->paths = malloc((total ? (size_t)total : 1) * sizeof *m->paths);
-  if (!m->paths)
-    return -1;
-  for (int64_t i = 0; i < n; i++) {
-    sp_fmt_profile *p = &v[i].p;
-    int32_t *reg = malloc((p->nregions ? (size_t)p->nregions : 1) * 4);
-    if (!reg)
+    if (sp_fmt_profile_append(m, &v[i].p) != 0)
       return -1;
-    for (int64_t r = 0; r < p->nregions; r++) {
-      const char *name = p->regions[r].name;
-      sp__hash_it it;
-      int64_t j = sp__hash_first(names, sp__fnv1a(SP__FNV_SEED, name), &it);
-      while (j >= 0 && strcmp(m->regions[j].name, name) != 0)
-        j = sp__hash_next(names, &it);
-      if (j < 0) {
-        if (m->nregions == capregs) {
-          int64_t c = capregs ? 2 * capregs : 64;
-          sp_fmt_region *g = realloc(m->regions, (size_t)c * sizeof *g);
-          if (!g)
-            goto oom;
-          m->regions = g;
-          capregs = c;
-        }
-        sp_fmt_region *g = &m->regions[m->nregions];
-        g->name = strdup(name);
-        g->file = p->regions[r].file ? strdup(p->regions[r].file) : NULL;
-        g->line = p->regions[r].line;
-        if (!g->name || (p->regions[r].file && !g->file) ||
-            sp__hash_add(names, &it, m->nregions) != 0) {
-          free(g->name);
-          free(g->file);
-          goto oom;
-        }
-        j = m->nregions++;
-      } else if (!m->regions[j].file && p->regions[r].file) {
-        if (!(m->regions[j].file = strdup(p->regions[r].file)))
-          goto oom;
-        m->regions[j].line = p->regions[r].line;
-      }
-      reg[r] = (int32_t)j;
-    }
-    int64_t base = m->npaths;
-    for (int64_t k = 0; k < p->npaths; k++) {
-      sp_fmt_ppath *x = &m->paths[m->npaths++];
-      *x = p->paths[k];
-      x->region = reg[x->region];
-      x->parent = x->parent >= 0 ? (int32_t)(base + x->parent) : -1;
-    }
-    m->open_calls += p->open_calls;
-    free(reg);
-    continue;
-  oom:
-    free(reg);
-    return -1;
-  }
   return 0;
 }
 
@@ -188,16 +131,14 @@ int sp__imp_profiles(const sp_fmt_inputs *in, const char *out,
   free(c);
   sp_fmt_profile m;
   memset(&m, 0, sizeof m);
-  sp__hash names = {0};
   sp_fmt_meta meta = {0};
-  if (gather(v, n, &m, &names) != 0 || sp_fmt_meta_copy(&meta, &v[0].meta) ||
+  if (gather(v, n, &m) != 0 || sp_fmt_meta_copy(&meta, &v[0].meta) ||
       sp_fmt_meta_set_str(&meta, "label", label) != 0 ||
       sp_fmt_meta_set_int(&meta, "calls_open_at_exit", m.open_calls) != 0) {
     sp_fmt_err_set(err, "%s: out of memory", out);
   } else {
     rc = sp_fmt_h5_write_profile(out, NULL, &m, &meta, err) == 0 ? 1 : -1;
   }
-  sp__hash_free(&names);
   sp_fmt_meta_free(&meta);
   sp_fmt_profile_free(&m);
 done:

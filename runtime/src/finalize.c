@@ -122,7 +122,8 @@ int sp__finalize_as(int at_exit, int merge) {
   } else if (append_rest(cnt) != 0 || atomic_load(&sp__lost_calls)) {
     /* a write failed, now or earlier in the writer: no partial profile */
     stream_failed(named ? path : sp__cfg.prefix);
-  } else if (merge && !sp__cfg.mode && sp__merge(rank) == 0 &&
+  } else if (merge &&
+             (sp__cfg.mode ? sp__merge_profile(rank) : sp__merge(rank)) == 0 &&
              !sp__cfg.merge_keep) {
     /* in the job's file: this rank writes none of its own */
     unlink(sp__stream_path);
@@ -143,8 +144,11 @@ int sp__finalize_as(int at_exit, int merge) {
   } else {
     unlink(sp__stream_path);
     result = SP_OK;
-    sp__debug("wrote %s (%lld calls, %d threads)", path, (long long)info.calls,
-              info.threads);
+    if (sp__cfg.mode)
+      sp__debug("wrote %s (profile, %d threads)", path, info.threads);
+    else
+      sp__debug("wrote %s (%lld calls, %d threads)", path,
+                (long long)info.calls, info.threads);
   }
   sp__pending_tmp(0, NULL); /* renamed into place, or removed */
   if (sp__stream_fd >= 0) {

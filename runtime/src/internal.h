@@ -145,6 +145,9 @@ SP_HIDDEN void sp__merge_at_finalize(void);
  * written; -1 when this rank must write its own file instead (a rank
  * missing, a write failed: one line says why on rank 0). */
 SP_HIDDEN int sp__merge(int rank);
+/* sp__merge in profile mode: every rank's call paths to rank 0, which
+ * writes the job's <prefix>.h5; 0 or -1 as sp__merge. */
+SP_HIDDEN int sp__merge_profile(int rank);
 
 /* ---- clock ---- */
 /* 1: raw ticks of the CPU's counter (sp__ticks), 0: CLOCK_MONOTONIC ns */
