@@ -469,8 +469,10 @@ static int prof_take(sp_fmt_stream *s, uint32_t type, const unsigned char *p) {
     while (t->capnodes < total)
       if (grow((void **)&t->nodes, &t->capnodes, t->capnodes, sizeof *t->nodes))
         return -1;
-    for (int64_t i = t->nnodes; i < total; i++)
+    for (int64_t i = t->nnodes; i < total; i++) {
       memset(&t->nodes[i], 0, sizeof t->nodes[i]);
+      t->nodes[i].region = -1; /* none until a record gives it */
+    }
     t->nnodes = total;
     for (int64_t i = 0; i < count; i++, p += sizeof(sp_stream_pnode)) {
       pnode *n = &t->nodes[first + i];
@@ -584,8 +586,10 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
                                            : (int64_t)sizeof(sp_stream_pframe);
     int64_t first = (int64_t)get64(s, p + 8), total = (int64_t)get64(s, p + 24);
     count = (int64_t)get64(s, p + 16);
+    /* A thread's items in all fit in the file (no record holds more). */
     if ((int32_t)get32(s, p) < 0 || first < 0 || count < 0 ||
-        total > INT32_MAX || first > total || count > total - first ||
+        total > INT32_MAX || total > s->info.size / item || first > total ||
+        count > total - first ||
         (uint64_t)count > (uint64_t)(pl - (int64_t)fixed) / (uint64_t)item)
       return torn(s, off, "%s record: items %lld + %lld of %lld out of range",
                   what, (long long)first, (long long)count, (long long)total);
@@ -2074,12 +2078,24 @@ int sp_fmt_stream_profile(sp_fmt_stream *s, sp_fmt_profile *out) {
       goto oom;
     }
     out->open_calls += closed;
-    int64_t base = out->npaths;
+    /* A path whose record is missing (a stream cut short on a full disk)
+     * is left out, and so are the paths under it. */
+    int64_t *at = malloc((size_t)t->nnodes * sizeof *at);
+    if (!at) {
+      free(nodes);
+      goto oom;
+    }
+    at[0] = -1;
     for (int64_t k = 1; k < t->nnodes; k++) {
       const pnode *n = &nodes[k];
+      at[k] = -2;
+      if (n->region < 0 || n->parent < 0 || n->parent >= k ||
+          (n->parent > 0 && at[n->parent] < 0))
+        continue;
+      at[k] = out->npaths;
       /* The region's index among the names, added when new. */
       const region *rg;
-      const char *name = region_name(s, n->region < 0 ? 0 : n->region, &rg);
+      const char *name = region_name(s, n->region, &rg);
       if (!name)
         goto oom_t;
       sp__hash_it it;
@@ -2104,8 +2120,7 @@ int sp_fmt_stream_profile(sp_fmt_stream *s, sp_fmt_profile *out) {
         j = out->nregions++;
       }
       sp_fmt_ppath *p = &out->paths[out->npaths++];
-      p->parent =
-          n->parent > 0 && n->parent < k ? (int32_t)(base + n->parent - 1) : -1;
+      p->parent = n->parent > 0 ? (int32_t)at[n->parent] : -1;
       p->region = (int32_t)j;
       p->rank = s->rank;
       p->thread = thread;
@@ -2125,10 +2140,12 @@ int sp_fmt_stream_profile(sp_fmt_stream *s, sp_fmt_profile *out) {
       }
     }
     free(nodes);
+    free(at);
     thread++;
     continue;
   oom_t:
     free(nodes);
+    free(at);
     goto oom;
   }
 #undef NS

@@ -53,7 +53,7 @@ static void counters_to_stream(const uint64_t c[5]) {
   sp__stream_meta_int("ends_mismatched", (int64_t)c[0]);
   sp__stream_meta_int("ends_unmatched", (int64_t)c[2]);
   if (sp__cfg.mode) {
-    uint64_t p[4];
+    uint64_t p[5];
     sp__prof_counters(p);
     sp__stream_meta_int("profile_calls_folded", (int64_t)p[0]);
   }
@@ -102,9 +102,9 @@ int sp__finalize_as(int at_exit, int merge) {
   uint64_t cnt[5];
   sp__thread_counters(cnt);
   if (sp__cfg.mode) { /* profile mode's tables count the same mistakes */
-    uint64_t p[4];
+    uint64_t p[5];
     sp__prof_counters(p);
-    cnt[0] += p[1], cnt[2] += p[2], cnt[4] += p[3];
+    cnt[0] += p[1], cnt[2] += p[2], cnt[3] += p[4], cnt[4] += p[3];
   }
   int rank = sp__final_rank();
   sp__rank_guess = rank;

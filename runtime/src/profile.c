@@ -17,6 +17,14 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
 #define BUMP(x) SP__PSTORE(&(x), (x) + 1)
 
+/* The table of every thread whose own could not be mapped (ulimit -v, no
+ * memory): its calls fail the fast path's checks and are counted here,
+ * not recorded, with no new attempt per call. */
+static sp__pnode_t dead_node = {.c_region = -1};
+static sp__pframe_t dead_frame = {&dead_node, 0, 0, -1, 0};
+static sp__ptable_t dead = {.stack = &dead_frame, .cap = 1};
+static _Atomic uint64_t dead_calls;
+
 /* The whole bound is reserved at once and the kernel gives pages as they
  * are first touched, so a node never moves (frames point at nodes) and
  * the table never grows by copying. */
@@ -49,7 +57,7 @@ static sp__ptable_t *table_new(void) {
     hcap <<= 1;
   sp__ptable_t *p = map(sizeof *p);
   if (!p)
-    return NULL;
+    return sp__ptls = &dead;
   p->nodes = map((size_t)max * sizeof(sp__pnode_t));
   p->hash = map((size_t)hcap * sizeof(int32_t));
   p->stack = map(FIRST_STACK * sizeof(sp__pframe_t));
@@ -61,7 +69,7 @@ static sp__ptable_t *table_new(void) {
     if (p->stack)
       munmap(p->stack, FIRST_STACK * sizeof(sp__pframe_t));
     munmap(p, sizeof *p);
-    return NULL;
+    return sp__ptls = &dead;
   }
   p->max = max;
   p->hmask = hcap - 1;
@@ -150,6 +158,10 @@ __attribute__((noinline)) void sp__prof_begin_slow(int32_t id) {
   sp__ptable_t *p = sp__ptls;
   if (!p && !(p = table_new()))
     return;
+  if (p == &dead) {
+    atomic_fetch_add(&dead_calls, 1);
+    return;
+  }
   if ((uint32_t)id >=
       (uint32_t)atomic_load_explicit(&sp__nregions, memory_order_acquire)) {
     BUMP(p->n_invalid);
@@ -192,7 +204,7 @@ static void pop(sp__ptable_t *p, uint64_t now) {
 /* An end that is not the innermost open call's plain end. */
 __attribute__((noinline)) void sp__prof_end_slow(sp__ptable_t *p, int32_t id,
                                                  uint64_t now) {
-  if (SP__ACTIVE() != SP__ACTIVE_PROFILE)
+  if (SP__ACTIVE() != SP__ACTIVE_PROFILE || p == &dead)
     return;
   sp__pframe_t *top = &p->stack[p->depth];
   if (top->flags & SP__PF_OVERFLOW) {
@@ -228,8 +240,9 @@ static void thread_exit(void *arg) {
 
 void sp__prof_init(void) { pthread_once(&key_once, make_key); }
 
-void sp__prof_counters(uint64_t out[4]) {
-  memset(out, 0, 4 * sizeof *out);
+void sp__prof_counters(uint64_t out[5]) {
+  memset(out, 0, 5 * sizeof *out);
+  out[4] = atomic_load(&dead_calls);
   for (sp__ptable_t *p = atomic_load(&tables); p; p = p->next) {
     out[0] += __atomic_load_n(&p->n_folded, __ATOMIC_RELAXED);
     out[1] += __atomic_load_n(&p->n_mismatch, __ATOMIC_RELAXED);
@@ -322,7 +335,7 @@ void sp__prof_after_fork(void) {
   sp__ptable_t *self = sp__ptls;
   atomic_store(&tables, NULL);
   atomic_store(&n_threads, 0);
-  if (!self)
+  if (!self || self == &dead)
     return;
   uint32_t depth = self->depth;
   memset(self->hash, 0, ((size_t)self->hmask + 1) * sizeof(int32_t));

@@ -132,8 +132,9 @@ SP_HIDDEN void sp__prof_init(void);
  * calls still open go as frames, closed by the reader at the stream's
  * last stamp. */
 SP_HIDDEN int sp__prof_stream(void);
-/* Counters of every table: folded, mismatched, unmatched, invalid. */
-SP_HIDDEN void sp__prof_counters(uint64_t out[4]);
+/* Counters of every table: folded, mismatched, unmatched, invalid, and
+ * calls not recorded for want of memory for a table. */
+SP_HIDDEN void sp__prof_counters(uint64_t out[5]);
 SP_HIDDEN void sp__prof_after_fork(void);
 
 #endif /* SP_PROFILE_H */
