@@ -238,8 +238,6 @@ static void thread_exit(void *arg) {
   sp__ptls = NULL;
 }
 
-void sp__prof_init(void) { pthread_once(&key_once, make_key); }
-
 void sp__prof_counters(uint64_t out[5]) {
   memset(out, 0, 5 * sizeof *out);
   out[4] = atomic_load(&dead_calls);

@@ -126,8 +126,6 @@ static inline __attribute__((always_inline)) void sp__prof_end(int32_t id,
   __atomic_store_n(&p->depth, d - 1, __ATOMIC_RELEASE);
 }
 
-/* At init, in profile mode. */
-SP_HIDDEN void sp__prof_init(void);
 /* Every thread's table into the stream (token held); async-signal-safe:
  * calls still open go as frames, closed by the reader at the stream's
  * last stamp. */
