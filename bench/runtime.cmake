@@ -12,3 +12,9 @@ add_executable(bench_longrun ${CMAKE_CURRENT_LIST_DIR}/bench_longrun.c)
 target_compile_options(bench_longrun PRIVATE -O2 ${SP_C_WARNINGS})
 target_compile_definitions(bench_longrun PRIVATE _GNU_SOURCE)
 target_link_libraries(bench_longrun PRIVATE scopeprof_static)
+
+# bench_profile: SP_MODE=profile against the naive recorder (docs/performance.md).
+add_executable(bench_profile ${CMAKE_CURRENT_LIST_DIR}/bench_profile.c)
+target_compile_options(bench_profile PRIVATE -O2 ${SP_C_WARNINGS})
+target_compile_definitions(bench_profile PRIVATE _GNU_SOURCE)
+target_link_libraries(bench_profile PRIVATE scopeprof)

@@ -2,6 +2,7 @@
  * sp_fmt_rank, or only their index for summaries; validates every slice. */
 #include "sp_format.h"
 #include "sp_h5_util.h"
+#include "sp_profile.h"
 #include "sp_progress.h"
 
 #include <errno.h>
@@ -439,6 +440,10 @@ static int read_index(hid_t f, const char *path, int want_stats, idx *x,
     goto bad;
   }
   x->nevents = ne[0];
+  /* A profile (SP_MODE=profile, call_paths beside the index) has the
+   * statistics of calls it never stored as events. */
+  int no_events =
+      x->nevents == 0 && H5Lexists(f, "call_paths", H5P_DEFAULT) > 0;
   for (int64_t i = 0; i < x->n; i++) {
     if (x->region[i] < 0 || x->region[i] >= x->nnames) {
       fail(err, path,
@@ -464,7 +469,7 @@ static int read_index(hid_t f, const char *path, int want_stats, idx *x,
     }
     /* A summary read shows these calls without reading the events: they
      * must be the events' number (the other figures need the events). */
-    if (x->st && x->st[i].calls != x->cnt[i]) {
+    if (x->st && x->st[i].calls != x->cnt[i] && !no_events) {
       fail(err, path,
            "row %" PRId64 ": summary_statistics says %" PRId64
            " calls, the row has %" PRId64 " events",
@@ -890,4 +895,172 @@ out:
   sp_fmt_meta_free(&meta);
   idx_free(&x);
   return rc;
+}
+
+/* ---- SP_MODE=profile: statistics and call paths (sp_profile.h) ---- */
+
+static int meta_says_profile(const sp_fmt_meta *m) {
+  const sp_fmt_meta_item *it = sp_fmt_meta_get(m, "mode");
+  return it && it->type == SP_FMT_META_STR && strcmp(it->str, "profile") == 0;
+}
+
+int sp_fmt_h5_is_profile(const char *path, sp_fmt_err *err) {
+  hid_t f = open_file(path, err);
+  if (f < 0)
+    return -1;
+  sp_fmt_meta m;
+  int rc = read_meta(f, path, &m, err);
+  H5Fclose(f);
+  if (rc != 0)
+    return -1;
+  rc = meta_says_profile(&m);
+  sp_fmt_meta_free(&m);
+  return rc;
+}
+
+/* call_paths/<name>: n entries (n < 0: take its length) of memory type mt. */
+static int path_col(hid_t g, const char *path, const char *name, hid_t mt,
+                    size_t esz, int64_t *n, void **out, sp_fmt_err *err) {
+  char what[96];
+  snprintf(what, sizeof what, "call_paths/%s", name);
+  *out = NULL;
+  if (H5Lexists(g, name, H5P_DEFAULT) <= 0)
+    return fail(err, path, "not a profile: %s is missing", what);
+  hid_t ds = H5Dopen2(g, name, H5P_DEFAULT);
+  if (ds < 0)
+    return h5fail(err, path, what);
+  hid_t sp = H5Dget_space(ds);
+  int64_t len = len1(sp);
+  H5Sclose(sp);
+  int rc = 0;
+  if (len < 0 || (*n >= 0 && len != *n))
+    rc = fail(err, path, "%s has %" PRId64 " entries, expected %" PRId64, what,
+              len, *n);
+  void *buf = rc ? NULL : malloc(len ? (size_t)len * esz : 1);
+  if (!rc && !buf)
+    rc = fail(err, path, "out of memory");
+  if (!rc && len > 0 && H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+    rc = h5fail(err, path, what);
+  H5Dclose(ds);
+  if (rc) {
+    free(buf);
+    return -1;
+  }
+  *n = len;
+  *out = buf;
+  return 0;
+}
+
+int sp_fmt_h5_read_profile(const char *path, sp_fmt_profile *out,
+                           sp_fmt_meta *meta, sp_fmt_err *err) {
+  memset(out, 0, sizeof *out);
+  memset(meta, 0, sizeof *meta);
+  hid_t f = open_file(path, err);
+  if (f < 0)
+    return -1;
+  hid_t g = -1, st_t = stats_mem_type();
+  int32_t *reg = NULL, *par = NULL, *rk = NULL, *th = NULL;
+  uint64_t *hi = NULL, *lo = NULL;
+  sp_fmt_stats *st = NULL;
+  int64_t nnames = -1, n = -1, rc = -1;
+  idx x;
+  memset(&x, 0, sizeof x);
+  if (check_schema(f, path, err) != 0 || read_meta(f, path, meta, err) != 0)
+    goto out;
+  if (!meta_says_profile(meta)) {
+    fail(err, path, "not a profile (its metadata has no mode \"profile\")");
+    goto out;
+  }
+  /* The regions' names and the places the index rows give them. */
+  if (read_index(f, path, 0, &x, err) != 0)
+    goto out;
+  nnames = x.nnames;
+  if ((g = H5Gopen2(f, "call_paths", H5P_DEFAULT)) < 0) {
+    h5fail(err, path, "call_paths");
+    goto out;
+  }
+  if (st_t < 0 ||
+      path_col(g, path, "region_ids", H5T_NATIVE_INT32, 4, &n, (void **)&reg,
+               err) ||
+      path_col(g, path, "parents", H5T_NATIVE_INT32, 4, &n, (void **)&par,
+               err) ||
+      path_col(g, path, "ranks", H5T_NATIVE_INT32, 4, &n, (void **)&rk, err) ||
+      path_col(g, path, "threads", H5T_NATIVE_INT32, 4, &n, (void **)&th,
+               err) ||
+      path_col(g, path, "statistics", st_t, sizeof *st, &n, (void **)&st,
+               err) ||
+      path_col(g, path, "sum_squares_hi", H5T_NATIVE_UINT64, 8, &n,
+               (void **)&hi, err) ||
+      path_col(g, path, "sum_squares_lo", H5T_NATIVE_UINT64, 8, &n,
+               (void **)&lo, err))
+    goto out;
+  out->regions = calloc(nnames ? (size_t)nnames : 1, sizeof *out->regions);
+  out->paths = malloc(n ? (size_t)n * sizeof *out->paths : 1);
+  if (!out->regions || !out->paths) {
+    fail(err, path, "out of memory");
+    goto out;
+  }
+  for (int64_t i = 0; i < nnames; i++) {
+    out->regions[i].line = -1;
+    if (!(out->regions[i].name = strdup(x.names[i]))) {
+      out->nregions = i;
+      fail(err, path, "out of memory");
+      goto out;
+    }
+  }
+  out->nregions = nnames;
+  for (int64_t i = 0; i < x.n; i++) { /* first known place of each region */
+    sp_fmt_region *r = &out->regions[x.region[i]];
+    if (!r->file && x.file && x.file[i] && x.file[i][0]) {
+      if (!(r->file = strdup(x.file[i]))) {
+        fail(err, path, "out of memory");
+        goto out;
+      }
+      r->line = x.line ? x.line[i] : -1;
+    }
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (reg[i] < 0 || reg[i] >= nnames || rk[i] < 0 || th[i] < 0 ||
+        par[i] < -1 || par[i] >= i ||
+        (par[i] >= 0 && (rk[par[i]] != rk[i] || th[par[i]] != th[i])) ||
+        st[i].calls < 0) {
+      fail(err, path,
+           "call_paths row %" PRId64 ": region, parent, rank, thread or "
+           "calls out of range",
+           i);
+      goto out;
+    }
+    sp_fmt_ppath *p = &out->paths[i];
+    p->parent = par[i];
+    p->region = reg[i];
+    p->rank = rk[i];
+    p->thread = th[i];
+    sp_fmt_psum_init(&p->s);
+    if (st[i].calls > 0) {
+      p->s.calls = st[i].calls;
+      p->s.total = st[i].total_ns;
+      p->s.excl = st[i].exclusive_ns;
+      p->s.outer = st[i].outer_total_ns;
+      p->s.min = st[i].min_ns;
+      p->s.max = st[i].max_ns;
+      p->s.first = st[i].first_start_ns;
+      p->s.last = st[i].last_end_ns;
+      p->s.sq = (unsigned __int128)hi[i] << 64 | lo[i];
+    }
+  }
+  out->npaths = n;
+  rc = 0;
+out:
+  if (g >= 0)
+    H5Gclose(g);
+  if (st_t >= 0)
+    H5Tclose(st_t);
+  H5Fclose(f);
+  idx_free(&x);
+  free(reg), free(par), free(rk), free(th), free(hi), free(lo), free(st);
+  if (rc != 0) {
+    sp_fmt_profile_free(out);
+    sp_fmt_meta_free(meta);
+  }
+  return (int)rc;
 }

@@ -4,6 +4,7 @@
  * Reserved events, written without HDF5, are h5_write_raw.c's. */
 #include "sp_h5w.h"
 #include "sp_hash.h"
+#include "sp_profile.h"
 #include "sp_util.h"
 
 #include <errno.h>
@@ -796,4 +797,119 @@ void sp_fmt_h5w_abort(sp_fmt_h5w *w) {
   H5Eclear2(H5E_DEFAULT);
   unlink(w->tmp);
   free_w(w);
+}
+
+/* ---- SP_MODE=profile: statistics and call paths, no events ---- */
+
+static const char *empty_read_name(const sp_fmt_profile *p, int32_t r) {
+  return r >= 0 && r < p->nregions ? p->regions[r].name : "<unknown>";
+}
+
+static void no_calls(const sp_fmt_source *src, int64_t first, int64_t n,
+                     int64_t *starts, int64_t *ends) {
+  (void)src, (void)first, (void)n, (void)starts, (void)ends;
+}
+
+/* call_paths: one row per path, its parent a row index (-1: none), its
+ * statistics as summary_statistics', and the exact sums of squares. */
+static int write_paths(sp_fmt_h5w *w, const sp_fmt_profile *p,
+                       sp_fmt_err *err) {
+  int64_t n = p->npaths;
+  size_t cnt = n ? (size_t)n : 1;
+  hid_t g =
+      H5Gcreate2(w->file, "call_paths", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  int32_t *i32 = malloc(cnt * sizeof *i32);
+  uint64_t *u64 = malloc(cnt * sizeof *u64);
+  sp_fmt_stats *st = malloc(cnt * sizeof *st);
+  hid_t fst = stats_type(1), mst = stats_type(0);
+  int rc = -1;
+  const char *what = "call_paths";
+  if (g < 0 || !i32 || !u64 || !st || fst < 0 || mst < 0)
+    goto out;
+#define PCOL32(NAME, EXPR)                                                     \
+  what = "call_paths/" NAME;                                                   \
+  for (int64_t i = 0; i < n; i++)                                              \
+    i32[i] = (EXPR);                                                           \
+  if (write_ds(g, NAME, H5T_STD_I32LE, H5T_NATIVE_INT32, n, i32) < 0)          \
+    goto out;
+#define PCOLU64(NAME, EXPR)                                                    \
+  what = "call_paths/" NAME;                                                   \
+  for (int64_t i = 0; i < n; i++)                                              \
+    u64[i] = (EXPR);                                                           \
+  if (write_ds(g, NAME, H5T_STD_U64LE, H5T_NATIVE_UINT64, n, u64) < 0)         \
+    goto out;
+  for (int64_t i = 0; i < n; i++) {
+    int32_t id = region_id(w, empty_read_name(p, p->paths[i].region));
+    if (id < 0) {
+      sp__h5w_fail(err, w->path, "out of memory");
+      goto fail;
+    }
+    i32[i] = id;
+  }
+  what = "call_paths/region_ids";
+  if (write_ds(g, "region_ids", H5T_STD_I32LE, H5T_NATIVE_INT32, n, i32) < 0)
+    goto out;
+  PCOL32("parents", p->paths[i].parent)
+  PCOL32("ranks", p->paths[i].rank)
+  PCOL32("threads", p->paths[i].thread)
+  PCOLU64("sum_squares_hi", (uint64_t)(p->paths[i].s.sq >> 64))
+  PCOLU64("sum_squares_lo", (uint64_t)p->paths[i].s.sq)
+#undef PCOL32
+#undef PCOLU64
+  what = "call_paths/statistics";
+  for (int64_t i = 0; i < n; i++)
+    sp_fmt_psum_stats(&p->paths[i].s, &st[i]);
+  if (write_ds(g, "statistics", fst, mst, n, st) < 0)
+    goto out;
+  rc = 0;
+out:
+  if (rc != 0)
+    sp__h5w_h5fail(w, err, what);
+fail:
+  if (g >= 0 && H5Gclose(g) < 0 && rc == 0) {
+    sp__h5w_h5fail(w, err, "group call_paths");
+    rc = -1;
+  }
+  if (fst >= 0)
+    H5Tclose(fst);
+  if (mst >= 0)
+    H5Tclose(mst);
+  free(i32);
+  free(u64);
+  free(st);
+  return rc;
+}
+
+int sp_fmt_h5_write_profile(const char *path, const char *tmp,
+                            const sp_fmt_profile *p, const sp_fmt_meta *meta,
+                            sp_fmt_err *err) {
+  sp_fmt_prow *rows = NULL;
+  int64_t nrows = sp_fmt_profile_rows(p, &rows);
+  sp_fmt_meta m = {0};
+  if (nrows < 0 || sp_fmt_meta_copy(&m, meta) != 0 ||
+      sp_fmt_meta_set_str(&m, "mode", "profile") != 0) {
+    free(rows);
+    sp_fmt_meta_free(&m);
+    sp__h5w_fail(err, path, "out of memory");
+    return -1;
+  }
+  sp_fmt_h5w *w = sp_fmt_h5w_open_as(path, tmp, err);
+  int rc = w ? 0 : -1;
+  for (int64_t i = 0; rc == 0 && i < nrows; i++) {
+    const sp_fmt_region *g = &p->regions[rows[i].region];
+    sp_fmt_source src = {rows[i].thread, g->name, g->file, g->line, 0,
+                         no_calls,       NULL,    0};
+    sp_fmt_stats st;
+    sp_fmt_psum_stats(&rows[i].s, &st);
+    rc = sp_fmt_h5w_row(w, rows[i].rank, &src, &st, err);
+  }
+  if (rc == 0)
+    rc = write_paths(w, p, err);
+  if (rc == 0)
+    rc = sp_fmt_h5w_meta(w, &m, err);
+  if (w)
+    rc = rc ? (sp_fmt_h5w_abort(w), -1) : sp_fmt_h5w_close(w, err);
+  free(rows);
+  sp_fmt_meta_free(&m);
+  return rc;
 }

@@ -39,6 +39,8 @@ enum {
   SP_STREAM_CLOCK = SP_STREAM_TAG | 4,  /* a (stamp, CLOCK_MONOTONIC) pair */
   SP_STREAM_META = SP_STREAM_TAG | 5,   /* one metadata key and value */
   SP_STREAM_STOP = SP_STREAM_TAG | 6,   /* the process stopped recording */
+  SP_STREAM_PATHS = SP_STREAM_TAG | 7,  /* profile mode: call paths */
+  SP_STREAM_FRAMES = SP_STREAM_TAG | 8, /* profile mode: calls still open */
 };
 
 /* Every record starts with this head; size counts the head and is a
@@ -129,6 +131,39 @@ typedef struct sp_stream_stop {
   int32_t cause;
   uint32_t reserved;
 } sp_stream_stop;
+
+/* SP_STREAM_PATHS and SP_STREAM_FRAMES (SP_MODE=profile): this header,
+ * then count nodes or frames, items [first, first + count) of the thread's
+ * total. A later record of the same thread and item replaces an earlier
+ * one; a FRAMES record with first 0 starts the thread's open calls anew. */
+typedef struct sp_stream_profile {
+  int32_t thread;
+  uint32_t reserved;
+  int64_t first, count, total;
+} sp_stream_profile;
+
+/* One call path of a thread: node 0 is the thread's root (region -1); a
+ * node's parent has a lower index. Stamps and sums in raw clock units;
+ * sq_hi:sq_lo is the 128-bit sum of squared durations. */
+typedef struct sp_stream_pnode {
+  int32_t parent; /* -1 for the root */
+  int32_t region; /* a region id of a REGION record; -1 for the root */
+  uint64_t calls, total, excl, min, max, sq_lo, sq_hi, first, last;
+  int32_t cache[2]; /* the writer's own: ignored */
+  uint64_t outer;   /* total of the calls no call of the region encloses */
+  uint32_t open;    /* calls open when written (FRAMES has them) */
+  uint32_t reserved;
+} sp_stream_pnode;
+
+/* A call still open, outermost first: it counts in node from start on;
+ * child is the time of the calls that ended directly inside it. flags:
+ * 1 past the path bound (its time belongs to its caller), 2 nesting too
+ * deep, 4 inherited at fork: none of them is a call of node. */
+typedef struct sp_stream_pframe {
+  int32_t node, region;
+  uint32_t flags, reserved;
+  uint64_t start, child;
+} sp_stream_pframe;
 
 /* Record check: over the payload as 64-bit words in the file's byte order
  * (a reader of the other order swaps each word first), seeded with type and

@@ -3,6 +3,7 @@
  * the file in batches; memory grows with records, never with calls. */
 #include "sp_format.h"
 #include "sp_hash.h"
+#include "sp_profile.h"
 #include "sp_stream.h"
 #include "sp_util.h"
 
@@ -157,6 +158,8 @@ struct sp_fmt_stream {
   const sp_stream_hint *hint; /* the writer's heads, or NULL */
   int64_t nhint, hk;          /* hk: the hint at or before the last need */
   sp_fmt_err *err;
+  struct pthread *pth; /* SP_MODE=profile: each thread's paths and frames */
+  int64_t npth, cappth;
 };
 
 static int fail(sp_fmt_stream *s, int64_t off, const char *fmt, ...)
@@ -424,6 +427,83 @@ static char *dup_bytes(const unsigned char *p, size_t n) {
 
 static int64_t pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
 
+/* ---- SP_MODE=profile: a thread's call paths and open calls, raw ---- */
+typedef struct pnode {
+  int32_t parent, region;
+  uint64_t calls, total, excl, min, max, sq_lo, sq_hi, first, last, outer;
+} pnode;
+
+typedef struct pframe {
+  int32_t node, region;
+  uint32_t flags;
+  uint64_t start, child;
+} pframe;
+
+struct pthread {
+  int32_t thread;
+  pnode *nodes;
+  int64_t nnodes, capnodes; /* nnodes: the latest record's total */
+  pframe *frames;
+  int64_t nframes, capframes;
+};
+
+/* A PATHS or FRAMES record's items into its thread's arrays (p: the
+ * payload, checked); 0, or -1 when out of memory. */
+static int prof_take(sp_fmt_stream *s, uint32_t type, const unsigned char *p) {
+  int32_t thread = (int32_t)get32(s, p);
+  int64_t first = (int64_t)get64(s, p + 8), count = (int64_t)get64(s, p + 16),
+          total = (int64_t)get64(s, p + 24);
+  struct pthread *t = NULL;
+  for (int64_t i = s->npth; i-- > 0 && !t;)
+    if (s->pth[i].thread == thread)
+      t = &s->pth[i];
+  if (!t) {
+    if (grow((void **)&s->pth, &s->cappth, s->npth, sizeof *s->pth))
+      return -1;
+    t = &s->pth[s->npth++];
+    memset(t, 0, sizeof *t);
+    t->thread = thread;
+  }
+  p += sizeof(sp_stream_profile);
+  if (type == SP_STREAM_PATHS) {
+    while (t->capnodes < total)
+      if (grow((void **)&t->nodes, &t->capnodes, t->capnodes, sizeof *t->nodes))
+        return -1;
+    for (int64_t i = t->nnodes; i < total; i++) {
+      memset(&t->nodes[i], 0, sizeof t->nodes[i]);
+      t->nodes[i].region = -1; /* none until a record gives it */
+    }
+    t->nnodes = total;
+    for (int64_t i = 0; i < count; i++, p += sizeof(sp_stream_pnode)) {
+      pnode *n = &t->nodes[first + i];
+      n->parent = (int32_t)get32(s, p);
+      n->region = (int32_t)get32(s, p + 4);
+      uint64_t *v = &n->calls;
+      for (int k = 0; k < 9; k++)
+        v[k] = get64(s, p + 8 + 8 * k);
+      n->outer = get64(s, p + 88);
+    }
+    return 0;
+  }
+  if (first == 0)
+    t->nframes = 0;
+  while (t->capframes < total)
+    if (grow((void **)&t->frames, &t->capframes, t->capframes,
+             sizeof *t->frames))
+      return -1;
+  for (int64_t i = 0; i < count; i++, p += sizeof(sp_stream_pframe)) {
+    pframe *f = &t->frames[first + i];
+    f->node = (int32_t)get32(s, p);
+    f->region = (int32_t)get32(s, p + 4);
+    f->flags = get32(s, p + 8);
+    f->start = get64(s, p + 16);
+    f->child = get64(s, p + 24);
+  }
+  if (first + count > t->nframes)
+    t->nframes = first + count;
+  return 0;
+}
+
 /* The record at off of type/size (head checked) whose payload fits in the
  * file: 0 if complete and indexed, 1 if it starts the torn tail, -1 on a
  * failure (err says it). Fixed parts are checked for consistency before
@@ -436,9 +516,10 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
                  : type == SP_STREAM_ENDS  ? 8
                  : type == SP_STREAM_CLOCK ? sizeof(sp_stream_clock)
                  : type == SP_STREAM_META  ? sizeof(sp_stream_meta)
-                                           : sizeof(sp_stream_stop);
-  static const char *const names[] = {"REGION", "CALLS", "ENDS",
-                                      "CLOCK",  "META",  "STOP"};
+                 : type == SP_STREAM_STOP  ? sizeof(sp_stream_stop)
+                                           : sizeof(sp_stream_profile);
+  static const char *const names[] = {"REGION", "CALLS", "ENDS",  "CLOCK",
+                                      "META",   "STOP",  "PATHS", "FRAMES"};
   const char *what = names[(type & 0xffff) - 1];
   if (pl < (int64_t)fixed)
     return torn(s, off, "%s record of %u bytes is shorter than %zu", what, size,
@@ -499,6 +580,22 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
       return torn(s, off, "META record: integer with a %u-byte value", vlen);
     want = pad8((int64_t)fixed + klen + vlen);
     break;
+  case SP_STREAM_PATHS:
+  case SP_STREAM_FRAMES: {
+    int64_t item = type == SP_STREAM_PATHS ? (int64_t)sizeof(sp_stream_pnode)
+                                           : (int64_t)sizeof(sp_stream_pframe);
+    int64_t first = (int64_t)get64(s, p + 8), total = (int64_t)get64(s, p + 24);
+    count = (int64_t)get64(s, p + 16);
+    /* A thread's items in all fit in the file (no record holds more). */
+    if ((int32_t)get32(s, p) < 0 || first < 0 || count < 0 ||
+        total > INT32_MAX || total > s->info.size / item || first > total ||
+        count > total - first ||
+        (uint64_t)count > (uint64_t)(pl - (int64_t)fixed) / (uint64_t)item)
+      return torn(s, off, "%s record: items %lld + %lld of %lld out of range",
+                  what, (long long)first, (long long)count, (long long)total);
+    want = (int64_t)fixed + item * count;
+    break;
+  }
   default:
     break;
   }
@@ -639,6 +736,11 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
     free(val);
     return rc ? fail(s, off, "out of memory") : 0;
   }
+  case SP_STREAM_PATHS:
+  case SP_STREAM_FRAMES:
+    if (need(s, at, (size_t)pl) != 0)
+      return -1;
+    return prof_take(s, type, wat(s, at)) ? fail(s, off, "out of memory") : 0;
   default: { /* STOP */
     uint64_t stamp = get64(s, p);
     s->info.stopped = 1;
@@ -650,7 +752,7 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
 }
 
 static int known_type(uint32_t t) {
-  return t >= SP_STREAM_REGION && t <= SP_STREAM_STOP;
+  return t >= SP_STREAM_REGION && t <= SP_STREAM_FRAMES;
 }
 
 /* Every record from offset 32 on, up to the end or the torn tail. */
@@ -1766,6 +1868,11 @@ void sp_fmt_stream_close(sp_fmt_stream *s) {
   free(s->older);
   free(s->endseq);
   free(s->win);
+  for (int64_t i = 0; i < s->npth; i++) {
+    free(s->pth[i].nodes);
+    free(s->pth[i].frames);
+  }
+  free(s->pth);
   sp_fmt_meta_free(&s->meta);
   free(s->path);
   free(s);
@@ -1866,4 +1973,188 @@ void sp_fmt_stream_describe(const sp_fmt_stream_info *info, const char *path,
            "%s%s",
            path, info->rank, (long long)info->calls,
            (long long)info->open_calls, how, tail);
+}
+
+/* ---- SP_MODE=profile: the stream's call paths (sp_profile.h) ---- */
+
+static int by_pthread(const void *a, const void *b) {
+  const struct pthread *x = a, *y = b;
+  return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/* Open calls end at the stream's last stamp, innermost first: each real
+ * call's time leaves its caller's exclusive time; a call past the path
+ * bound passes its callees' time up; the others count nothing. */
+static int64_t close_frames(pnode *nodes, int64_t nnodes, const pframe *fr,
+                            int64_t nfr, uint64_t last) {
+  /* A call is outermost when no open call below it is of its node. */
+  unsigned char *seen = calloc(nnodes ? (size_t)nnodes : 1, 1);
+  unsigned char *outer = calloc(nfr ? (size_t)nfr : 1, 1);
+  if (!seen || !outer) {
+    free(seen);
+    free(outer);
+    return -1;
+  }
+  for (int64_t i = 0; i < nfr; i++)
+    if (fr[i].node > 0 && fr[i].node < nnodes && !fr[i].flags) {
+      outer[i] = !seen[fr[i].node];
+      seen[fr[i].node] = 1;
+    }
+  uint64_t carry = 0;
+  int64_t closed = 0;
+  for (int64_t i = nfr; i-- > 0;) {
+    const pframe *f = &fr[i];
+    if (f->node <= 0 || f->node >= nnodes || f->flags & ~1u ||
+        f->start > last) {
+      carry = 0;
+      continue;
+    }
+    if (f->flags & 1u) {
+      carry += f->child;
+      continue;
+    }
+    pnode *n = &nodes[f->node];
+    uint64_t d = last - f->start;
+    unsigned __int128 q = (unsigned __int128)d * d, sq;
+    sq = ((unsigned __int128)n->sq_hi << 64 | n->sq_lo) + q;
+    n->sq_hi = (uint64_t)(sq >> 64);
+    n->sq_lo = (uint64_t)sq;
+    n->total += d;
+    n->excl += d - f->child - carry;
+    n->outer += outer[i] ? d : 0;
+    n->min = n->calls && n->min < d ? n->min : d;
+    n->max = n->calls && n->max > d ? n->max : d;
+    n->first = n->calls && n->first < f->start ? n->first : f->start;
+    n->last = last;
+    n->calls++;
+    carry = d;
+    closed++;
+  }
+  free(seen);
+  free(outer);
+  return closed;
+}
+
+int sp_fmt_stream_profile(sp_fmt_stream *s, sp_fmt_profile *out) {
+  memset(out, 0, sizeof *out);
+  if (!s->npth)
+    return 0;
+  qsort(s->pth, (size_t)s->npth, sizeof *s->pth, by_pthread);
+  long double r = 1;
+  if (s->clock != SP_STREAM_CLOCK_NS) {
+    if (!s->mult) /* no call, so no map made yet: as clock_map */
+      s->mult = s->nclock >= 2 && s->tsc1 > s->tsc0 && s->mono1 > s->mono0
+                    ? (uint64_t)(((unsigned __int128)((uint64_t)s->mono1 -
+                                                      (uint64_t)s->mono0)
+                                  << 32) /
+                                 (s->tsc1 - s->tsc0))
+                    : (uint64_t)1 << 32;
+    r = (long double)s->mult / 4294967296.0L;
+  }
+  int tsc = s->clock != SP_STREAM_CLOCK_NS;
+#define NS(v)                                                                  \
+  (tsc ? (int64_t)(((unsigned __int128)(v)*s->mult) >> 32) : (int64_t)(v))
+  int64_t total = 0;
+  for (int64_t i = 0; i < s->npth; i++)
+    total += s->pth[i].nnodes;
+  sp__hash names = {0};
+  int64_t capregs = 0;
+  out->paths = malloc((size_t)(total ? total : 1) * sizeof *out->paths);
+  if (!out->paths)
+    return -1;
+  int32_t thread = 0;
+  for (int64_t i = 0; i < s->npth; i++) {
+    struct pthread *t = &s->pth[i];
+    if (t->nnodes < 2)
+      continue;
+    pnode *nodes = malloc((size_t)t->nnodes * sizeof *nodes);
+    if (!nodes)
+      goto oom;
+    memcpy(nodes, t->nodes, (size_t)t->nnodes * sizeof *nodes);
+    int64_t closed =
+        close_frames(nodes, t->nnodes, t->frames, t->nframes, s->last);
+    if (closed < 0) {
+      free(nodes);
+      goto oom;
+    }
+    out->open_calls += closed;
+    /* A path whose record is missing (a stream cut short on a full disk)
+     * is left out, and so are the paths under it. */
+    int64_t *at = malloc((size_t)t->nnodes * sizeof *at);
+    if (!at) {
+      free(nodes);
+      goto oom;
+    }
+    at[0] = -1;
+    for (int64_t k = 1; k < t->nnodes; k++) {
+      const pnode *n = &nodes[k];
+      at[k] = -2;
+      if (n->region < 0 || n->parent < 0 || n->parent >= k ||
+          (n->parent > 0 && at[n->parent] < 0))
+        continue;
+      at[k] = out->npaths;
+      /* The region's index among the names, added when new. */
+      const region *rg;
+      const char *name = region_name(s, n->region, &rg);
+      if (!name)
+        goto oom_t;
+      sp__hash_it it;
+      int64_t j =
+          sp__hash_first(&names, mix(sp__fnv1a(SP__FNV_SEED, name)), &it);
+      while (j >= 0 && strcmp(out->regions[j].name, name) != 0)
+        j = sp__hash_next(&names, &it);
+      if (j < 0) {
+        if (grow((void **)&out->regions, &capregs, out->nregions,
+                 sizeof *out->regions))
+          goto oom_t;
+        sp_fmt_region *g = &out->regions[out->nregions];
+        g->name = strdup(name);
+        g->file = rg && rg->file ? strdup(rg->file) : NULL;
+        g->line = rg ? rg->line : -1;
+        if (!g->name || (rg && rg->file && !g->file) ||
+            sp__hash_add(&names, &it, out->nregions) != 0) {
+          free(g->name);
+          free(g->file);
+          goto oom_t;
+        }
+        j = out->nregions++;
+      }
+      sp_fmt_ppath *p = &out->paths[out->npaths++];
+      p->parent = n->parent > 0 ? (int32_t)at[n->parent] : -1;
+      p->region = (int32_t)j;
+      p->rank = s->rank;
+      p->thread = thread;
+      sp_fmt_psum_init(&p->s);
+      if (n->calls) {
+        p->s.calls = (int64_t)n->calls;
+        p->s.total = NS(n->total);
+        p->s.excl = tsc ? (int64_t)((long double)(int64_t)n->excl * r)
+                        : (int64_t)n->excl;
+        p->s.outer = NS(n->outer);
+        p->s.min = NS(n->min);
+        p->s.max = NS(n->max);
+        p->s.first = conv(s, n->first);
+        p->s.last = conv(s, n->last);
+        unsigned __int128 q = (unsigned __int128)n->sq_hi << 64 | n->sq_lo;
+        p->s.sq = tsc ? (unsigned __int128)((long double)q * r * r) : q;
+      }
+    }
+    free(nodes);
+    free(at);
+    thread++;
+    continue;
+  oom_t:
+    free(nodes);
+    free(at);
+    goto oom;
+  }
+#undef NS
+  sp__hash_free(&names);
+  s->info.open_calls = out->open_calls;
+  s->info.threads = thread;
+  return 1;
+oom:
+  sp__hash_free(&names);
+  sp_fmt_profile_free(out);
+  return -1;
 }

@@ -136,6 +136,14 @@ int main(int argc, char **argv) {
       sp_fmt_inputs_free(&in);
       goto fail;
     }
+  int prof = sp__imp_profiles(&in, out, label ? label : own_label, &err);
+  if (prof != 0) {
+    sp_fmt_inputs_free(&in);
+    if (prof < 0)
+      goto fail;
+    rc = 0;
+    goto done;
+  }
   if (sp__imp_scan(&in, processes, &claims, &nclaims, &err) != 0) {
     sp_fmt_inputs_free(&in);
     goto fail;

@@ -75,6 +75,13 @@ int sp__imp_copy(sp_fmt_h5w *w, const sp_fmt_rank *r, const sp_imp_row *rows,
                  sp_fmt_err *err);
 void sp__imp_nesting_report(void);
 
+/* Profiles (SP_MODE=profile) among the inputs merged into out: 1 when
+ * every input is one and out is written, 0 when none is (the usual merge
+ * follows), -1 with err set (a profile beside a trace, two inputs of one
+ * rank, a failed read or write). */
+int sp__imp_profiles(const sp_fmt_inputs *in, const char *out,
+                     const char *label, sp_fmt_err *err);
+
 /* How to merge: --threads and --times. */
 typedef struct sp_imp_opts {
   int threads; /* 0 one, 1 two, -1 two when ranks are large (merge.c) */

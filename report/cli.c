@@ -377,6 +377,26 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     }
   }
 
+  /* A profile has call paths and statistics, not calls: what needs the
+   * calls themselves refuses it. */
+  const char *need = o->region                     ? "--region"
+                     : o->mpi                      ? "--mpi"
+                     : o->events                   ? "--events"
+                     : x && !strcmp(x, "events")   ? "--export events"
+                     : x && !strcmp(x, "chrome")   ? "--export chrome"
+                     : x && !strcmp(x, "otf2")     ? "--export otf2"
+                     : s && !strcmp(s, "timeline") ? "--svg timeline"
+                                                   : NULL;
+  for (int i = 0; need && i < n; i++)
+    if (ps[i]->profile_input) {
+      sp_fmt_err_set(&err,
+                     "%s: a profile (SP_MODE=profile) holds no events, which "
+                     "%s needs: record a trace (SP_MODE=trace)",
+                     ps[i]->profile_input, need);
+      sp_fmt_progress_end(&rp_progress);
+      return fail(&err);
+    }
+
   int rc;
   if (otf2) {
     rc = run(ps, n, o, NULL, &err);

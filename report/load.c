@@ -226,9 +226,117 @@ int64_t rp_count_calls(char *const *args, int nargs, int events) {
   return total;
 }
 
+/* ---- SP_MODE=profile inputs: rows from their statistics, their call paths
+ * kept for the tree, the folded export and the flame graph. */
+
+/* f's paths of selected ranks appended to p's, names and parents renumbered
+ * (a path's parent is of its rank, so it is kept when it is). */
+static int keep_paths(rp_profile *p, const sp_fmt_profile *f,
+                      const rp_opts *o) {
+  int64_t *at = malloc((f->npaths ? (size_t)f->npaths : 1) * sizeof *at);
+  if (!at)
+    return -1;
+  for (int64_t i = 0; i < f->npaths; i++) {
+    const sp_fmt_ppath *x = &f->paths[i];
+    at[i] = -1;
+    if (!rp_rank_selected(o, x->rank))
+      continue;
+    if (p->npaths == p->cappaths) {
+      int64_t c = p->cappaths ? 2 * p->cappaths : 256;
+      sp_fmt_ppath *v = realloc(p->paths, (size_t)c * sizeof *v);
+      if (!v)
+        goto oom;
+      p->paths = v;
+      p->cappaths = c;
+    }
+    sp_fmt_ppath *y = &p->paths[p->npaths];
+    *y = *x;
+    y->region = rp_name_id(p, f->regions[x->region].name);
+    y->parent = x->parent >= 0 ? (int32_t)at[x->parent] : -1;
+    if (y->region < 0)
+      goto oom;
+    at[i] = p->npaths++;
+  }
+  free(at);
+  return 0;
+oom:
+  free(at);
+  return -1;
+}
+
+/* 1 when in is a profile (loaded into p), 0 when it is not, -1 on error. */
+static int load_profile(rp_profile *p, const sp_fmt_input *in, int64_t ix,
+                        const rp_opts *o, claim **cl, int64_t *ncl,
+                        int64_t *capcl, sp_fmt_err *err) {
+  sp_fmt_profile f;
+  sp_fmt_meta m = {0, NULL};
+  int got = 0;
+  if (in->kind == SP_FMT_INPUT_H5) {
+#ifdef SP_USE_HDF5
+    got = sp_fmt_h5_is_profile(in->path, err);
+    if (got == 1 && sp_fmt_h5_read_profile(in->path, &f, &m, err) != 0)
+      got = -1;
+#endif
+  } else if (in->kind == SP_FMT_INPUT_STREAM) {
+    sp_fmt_stream *s;
+    if (sp_fmt_stream_open(in->path, 0, &s, err) != 0)
+      return -1;
+    got = sp_fmt_stream_profile(s, &f);
+    if (got == 1 && sp_fmt_meta_copy(&m, sp_fmt_stream_meta(s)) != 0)
+      got = -2;
+    if (got == 1) {
+      sp_fmt_stream_info info;
+      sp_fmt_stream_get_info(s, &info);
+      char line[2048];
+      sp_fmt_stream_describe(&info, in->path, line, sizeof line);
+      fprintf(stderr, "sp-report: warning: %s\n", line);
+    }
+    sp_fmt_stream_close(s);
+    if (got == -1)
+      sp_fmt_err_set(err, "%s: out of memory", in->path);
+  }
+  if (got <= 0) {
+    if (got < -1)
+      sp_fmt_profile_free(&f);
+    if (got == 0 && !p->trace_input && !(p->trace_input = strdup(in->path)))
+      got = -1;
+    return got < 0 ? -1 : 0;
+  }
+  sp_fmt_prow *rows = NULL;
+  int64_t nrows = sp_fmt_profile_rows(&f, &rows);
+  int rc = nrows < 0 || keep_meta(p, &m) != 0 || keep_paths(p, &f, o) != 0 ||
+                   (!p->profile_input && !(p->profile_input = strdup(in->path)))
+               ? -1
+               : 0;
+  for (int64_t i = 0; rc == 0 && i < nrows; i++) {
+    if (push_claim(cl, ncl, capcl, rows[i].rank, ix) != 0) {
+      rc = -1;
+      break;
+    }
+    if (!rp_rank_selected(o, rows[i].rank))
+      continue;
+    const sp_fmt_region *g = &f.regions[rows[i].region];
+    int32_t id = rp_name_id(p, g->name);
+    sp_fmt_stats st;
+    sp_fmt_psum_stats(&rows[i].s, &st);
+    if (id < 0 || set_source(p, id, g->file, g->line) != 0 ||
+        add_row(p, rows[i].rank, rows[i].thread, id, &st) != 0)
+      rc = -1;
+  }
+  if (rc != 0)
+    sp_fmt_err_set(err, "%s: out of memory", in->path);
+  free(rows);
+  sp_fmt_profile_free(&f);
+  sp_fmt_meta_free(&m);
+  return rc < 0 ? -1 : 1;
+}
+
 static int load_input(rp_profile *p, const sp_fmt_input *in, int64_t ix,
                       const rp_opts *o, int events, claim **cl, int64_t *ncl,
                       int64_t *capcl, sp_fmt_err *err) {
+  int prof = load_profile(p, in, ix, o, cl, ncl, capcl, err);
+  if (prof != 0)
+    return prof < 0 ? -1 : 0;
 #ifdef SP_USE_HDF5
   if (in->kind == SP_FMT_INPUT_H5 && !events &&
       sp_fmt_h5_has_summary(in->path)) {
@@ -390,6 +498,13 @@ int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
   int rc = 0;
   for (int64_t i = 0; rc == 0 && i < in.n; i++)
     rc = load_input(p, &in.v[i], i, o, events, &cl, &ncl, &capcl, err);
+  if (rc == 0 && p->profile_input && p->trace_input) {
+    sp_fmt_err_set(err,
+                   "%s: a profile (SP_MODE=profile) cannot be reported "
+                   "together with the trace %s",
+                   p->profile_input, p->trace_input);
+    rc = -1;
+  }
   if (rc == 0 && ncl)
     qsort(cl, (size_t)ncl, sizeof *cl, by_claim);
   for (int64_t i = 1; rc == 0 && i < ncl; i++)
@@ -458,6 +573,9 @@ void rp_profile_free(rp_profile *p) {
   free(p->srcbuf);
   free(p->namebuf);
   free(p->blkbuf);
+  free(p->paths);
+  free(p->profile_input);
+  free(p->trace_input);
   free(p->label);
   memset(p, 0, sizeof *p);
 }

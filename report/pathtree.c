@@ -81,9 +81,46 @@ static int on_close(void *ctx, const rp_thread *th, const rp_call *c) {
   return 0;
 }
 
+/* A profile's stored call paths (SP_MODE=profile), merged over ranks and
+ * threads; a region the filters drop gives its place, and its own time,
+ * to its nearest kept caller. A node's total is its outer total: a
+ * recursive call folded into it is not counted twice. */
+static int tree_from_paths(const rp_profile *p, const rp_opts *o, rp_tree *t,
+                           sp_fmt_err *err) {
+  int64_t *node = malloc((p->npaths ? (size_t)p->npaths : 1) * sizeof *node);
+  if (!node)
+    goto oom;
+  for (int64_t i = 0; i < p->npaths; i++) {
+    const sp_fmt_ppath *x = &p->paths[i];
+    int64_t up = x->parent >= 0 ? node[x->parent] : -1;
+    if (!rp_name_selected(o, p->names[x->region])) {
+      node[i] = up;
+      if (up >= 0)
+        t->v[up].excl += x->s.excl;
+      continue;
+    }
+    node[i] = child(t, up, x->region, up >= 0 ? t->v[up].depth + 1 : 0);
+    if (node[i] < 0)
+      goto oom;
+    rp_node *n = &t->v[node[i]];
+    n->calls += x->s.calls;
+    n->total = rp_add(n->total, x->s.outer);
+    n->excl = rp_add(n->excl, x->s.excl);
+  }
+  free(node);
+  return 0;
+oom:
+  free(node);
+  rp_tree_free(t);
+  sp_fmt_err_set(err, "%s: out of memory", p->label);
+  return -1;
+}
+
 int rp_tree_build(const rp_profile *p, const rp_opts *o, rp_tree *t,
                   sp_fmt_err *err) {
   memset(t, 0, sizeof *t);
+  if (p->profile_input)
+    return tree_from_paths(p, o, t, err);
   rp_visitor v = {on_open, on_close, t};
   if (rp_walk(p, o, &v, RP_WALK_STRICT | RP_WALK_OMP, err) != 0) {
     if (strstr(err->msg, ": stopped"))

@@ -5,6 +5,7 @@
 
 #include "sp_format.h"
 #include "sp_hash.h"
+#include "sp_profile.h"
 #include "sp_progress.h"
 
 #include <regex.h>
@@ -100,6 +101,12 @@ typedef struct rp_profile {
   sp_fmt_source *srcbuf;
   int32_t *namebuf;
   const sp_fmt_block **blkbuf;
+  /* SP_MODE=profile inputs: their call paths (region: a name index;
+   * parent: an index here), and the first such input and the first trace
+   * (NULL: none), for messages */
+  sp_fmt_ppath *paths;
+  int64_t npaths, cappaths;
+  char *profile_input, *trace_input;
 } rp_profile;
 
 /* Loads args[0..nargs) (files or directories, sp-import's rules) as one

@@ -26,7 +26,14 @@ static int64_t mono0;
 static int skewed;
 static int64_t skew_offset, skew_ppm, skew_ref;
 
+/* SP_TEST_CLOCK_STEP_NS: a clock of each thread's own that advances by
+ * this step at every read, from 1 s on, so that tests know every stamp. */
+static int64_t fake_step;
+static __thread int64_t fake_now;
+
 int64_t sp__mono_ns(void) {
+  if (SP_UNLIKELY(fake_step))
+    return (fake_now += fake_step) + INT64_C(1000000000);
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -128,6 +135,9 @@ void sp__clock_init(void) {
   skew_init();
   const char *force = getenv("SP_CLOCK");
   int want_tsc = cpu_has_counter() && kernel_uses_counter();
+  fake_step = test_knob("SP_TEST_CLOCK_STEP_NS", 0, 1000000000);
+  if (fake_step)
+    force = "monotonic";
   if (force && strcmp(force, "monotonic") == 0)
     want_tsc = 0;
   else if (force && strcmp(force, "tsc") == 0)

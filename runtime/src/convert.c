@@ -2,6 +2,7 @@
  * format asked for: .spt here, .h5 through the HDF5 module. */
 #include "internal.h"
 #include "sp_format.h"
+#include "sp_profile.h"
 #include "sp_progress.h"
 
 #include <stdlib.h>
@@ -48,6 +49,28 @@ static int write_h5(const char *path, int rank, const sp_fmt_source *src,
   return rc;
 }
 
+/* SP_MODE=profile: the stream's call paths into the rank's .h5. */
+static int write_profile(const char *path, sp_fmt_stream *s,
+                         sp_fmt_stream_info *info, sp_fmt_err *err) {
+  sp_fmt_profile p;
+  int got = sp_fmt_stream_profile(s, &p);
+  if (got < 0) {
+    sp_fmt_err_set(err, "%.900s: out of memory", path);
+    return -1;
+  }
+  sp_fmt_stream_get_info(s, info);
+  sp_fmt_meta meta = {0};
+  sp__rank_meta(&meta, sp_fmt_stream_meta(s), p.open_calls);
+  const sp_fmt_meta_item *it =
+      sp_fmt_meta_get(sp_fmt_stream_meta(s), "profile_calls_folded");
+  sp_fmt_meta_set_int(&meta, "profile_calls_folded", it ? it->i64 : 0);
+  sp_fmt_meta_set_int(&meta, "profile_paths_max", sp__cfg.profile_paths);
+  int rc = sp__write_h5_profile(path, &p, &meta, err);
+  sp_fmt_meta_free(&meta);
+  sp_fmt_profile_free(&p);
+  return rc;
+}
+
 /* The stream, complete, into the final file. */
 int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
                 sp_fmt_err *err) {
@@ -58,6 +81,11 @@ int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
                                 nhint, &s, err) != 0)
     return -1;
   sp_fmt_stream_get_info(s, info);
+  if (sp__cfg.mode) {
+    int rc = write_profile(path, s, info, err);
+    sp_fmt_stream_close(s);
+    return rc;
+  }
   const sp_fmt_source *src = sp_fmt_stream_sources(s);
   int64_t n = sp_fmt_stream_nsources(s);
   /* A long write on a terminal says how far it is (SP_PROGRESS). */

@@ -3,6 +3,7 @@
  * .h5) from the stream and removes it. Memory stays bounded by the stream's
  * index, whatever the number of calls. */
 #include "internal.h"
+#include "profile.h"
 #include "sp_format.h"
 
 #include <errno.h>
@@ -68,6 +69,11 @@ static void counters_to_stream(const uint64_t c[5]) {
                       (int64_t)(c[3] + atomic_load(&sp__signal_drops)));
   sp__stream_meta_int("ends_mismatched", (int64_t)c[0]);
   sp__stream_meta_int("ends_unmatched", (int64_t)c[2]);
+  if (sp__cfg.mode) {
+    uint64_t p[5];
+    sp__prof_counters(p);
+    sp__stream_meta_int("profile_calls_folded", (int64_t)p[0]);
+  }
 }
 
 /* Everything still in memory, the counters and a STOP record appended to
@@ -118,6 +124,11 @@ int sp__finalize_as(int at_exit, int merge) {
 
   uint64_t cnt[5];
   sp__thread_counters(cnt);
+  if (sp__cfg.mode) { /* profile mode's tables count the same mistakes */
+    uint64_t p[5];
+    sp__prof_counters(p);
+    cnt[0] += p[1], cnt[2] += p[2], cnt[3] += p[4], cnt[4] += p[3];
+  }
   int rank = sp__final_rank();
   sp__rank_guess = rank;
   char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
@@ -126,14 +137,17 @@ int sp__finalize_as(int at_exit, int merge) {
   memset(&info, 0, sizeof info);
   result = SP_EIO;
   int named =
-      sp__output_path(sp__cfg.prefix, rank, sp__cfg.format_h5 ? ".h5" : ".spt",
-                      path, sizeof path) == 0;
+      sp__output_path(sp__cfg.prefix, rank,
+                      sp__cfg.format_h5 || sp__cfg.mode ? ".h5" : ".spt", path,
+                      sizeof path) == 0;
   if (!sp__stream_acquire(0)) {
     /* a signal handler owns the stream: the process is ending */
   } else if (append_rest(cnt) != 0 || atomic_load(&sp__lost_calls)) {
     /* a write failed, now or earlier in the writer: no partial profile */
     stream_failed(named ? path : sp__cfg.prefix);
-  } else if (merge && sp__merge(rank) == 0 && !sp__cfg.merge_keep) {
+  } else if (merge &&
+             (sp__cfg.mode ? sp__merge_profile(rank) : sp__merge(rank)) == 0 &&
+             !sp__cfg.merge_keep) {
     /* in the job's file: this rank writes none of its own */
     unlink(sp__stream_path);
     result = SP_OK;
@@ -153,8 +167,11 @@ int sp__finalize_as(int at_exit, int merge) {
   } else {
     unlink(sp__stream_path);
     result = SP_OK;
-    sp__debug("wrote %s (%lld calls, %d threads)", path, (long long)info.calls,
-              info.threads);
+    if (sp__cfg.mode)
+      sp__debug("wrote %s (profile, %d threads)", path, info.threads);
+    else
+      sp__debug("wrote %s (%lld calls, %d threads)", path,
+                (long long)info.calls, info.threads);
   }
   sp__pending_tmp(0, NULL); /* renamed into place, or removed */
   if (sp__stream_fd >= 0) {

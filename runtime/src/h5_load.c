@@ -151,6 +151,20 @@ int sp__write_h5(const char *path, int32_t rank, const sp_fmt_source *srcs,
 #endif
 }
 
+int sp__write_h5_profile(const char *path, const struct sp_fmt_profile *p,
+                         const sp_fmt_meta *meta, sp_fmt_err *err) {
+#ifndef SP_USE_HDF5
+  (void)p, (void)meta;
+  sp_fmt_err_set(err, "%.900s: this libscopeprof was built without HDF5", path);
+  return -1;
+#else
+  int (*write_fn)(const char *, const struct sp_fmt_profile *,
+                  const sp_fmt_meta *, sp_fmt_err *);
+  *(void **)&write_fn = entry(path, "sp__h5_write_profile", err);
+  return write_fn ? write_fn(path, p, meta, err) : -1;
+#endif
+}
+
 const sp__h5_merge_ops *sp__h5_merge(const char *path, sp_fmt_err *err) {
 #ifndef SP_USE_HDF5
   sp_fmt_err_set(err, "%.900s: this libscopeprof was built without HDF5", path);

@@ -6,6 +6,7 @@
 #include "h5_merge.h"
 #include "sp_format.h"
 #include "sp_h5_util.h"
+#include "sp_profile.h"
 #ifdef SP_H5_PARALLEL
 #include "sp_h5p.h"
 #endif
@@ -81,6 +82,17 @@ sp__h5_write(const char *path, int32_t rank, const sp_fmt_source *srcs,
   app_state s;
   save(&s);
   int rc = write_rank(path, rank, srcs, n, meta, err);
+  restore(&s);
+  return rc;
+}
+
+/* SP_MODE=profile: a rank's statistics and call paths, no events. */
+__attribute__((visibility("default"))) int
+sp__h5_write_profile(const char *path, const sp_fmt_profile *p,
+                     const sp_fmt_meta *meta, sp_fmt_err *err) {
+  app_state s;
+  save(&s);
+  int rc = sp_fmt_h5_write_profile(path, path, p, meta, err);
   restore(&s);
   return rc;
 }

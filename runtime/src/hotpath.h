@@ -5,6 +5,7 @@
 #define SP_HOTPATH_H
 
 #include "internal.h"
+#include "profile.h"
 
 /* The exported flag, read through a hidden alias: no GOT load. */
 SP_HIDDEN extern int sp__active;
@@ -38,7 +39,12 @@ sp__open_call(sp__thread_t *t, sp__buf_t *b, sp__pair_t *p, uint32_t d,
 
 static inline __attribute__((always_inline)) void sp__begin_fast(int32_t id) {
   sp__thread_t *t = sp__tls;
-  if (SP_UNLIKELY(!t || !SP__ACTIVE() || (uint32_t)id >= SP__MAX_REGIONS)) {
+  int a = SP__ACTIVE();
+  if (SP_UNLIKELY(a != 1 || !t || (uint32_t)id >= SP__MAX_REGIONS)) {
+    if (a == SP__ACTIVE_PROFILE) {
+      sp__prof_begin(id);
+      return;
+    }
     sp__begin_slow(id);
     return;
   }
@@ -59,11 +65,13 @@ static inline __attribute__((always_inline)) void sp__begin_fast(int32_t id) {
 
 static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {
   sp__thread_t *t = sp__tls;
-  if (SP_UNLIKELY(!t))
-    return; /* this thread never began a call */
   uint64_t now = sp__now();
-  if (SP_UNLIKELY(!SP__ACTIVE()))
-    return;
+  int a = SP__ACTIVE();
+  if (SP_UNLIKELY(a != 1 || !t)) {
+    if (a == SP__ACTIVE_PROFILE)
+      sp__prof_end(id, now);
+    return; /* recording stopped, or this thread never began a call */
+  }
   uint32_t d = t->depth;
   if (SP_LIKELY(d && t->stack[d - 1].region == id && !t->overflow)) {
     t->depth = d - 1;

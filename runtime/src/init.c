@@ -1,6 +1,7 @@
 /* init.c - life cycle of the runtime: configuration from the environment,
  * the exit handler, fork handling, and the registration API. */
 #include "internal.h"
+#include "profile.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,6 +107,7 @@ static void fork_child(void) {
     return;
   }
   sp__record_after_fork();
+  sp__prof_after_fork();
   sp__states_unlock();
   sp__writer_after_fork();
   sp__pool_after_fork();
@@ -161,14 +163,14 @@ static void do_init(void) {
   /* Instrumented objects carry a weak sp_active_ of 0 (so that they link
    * without the runtime): where the program's copy is the one in use, it
    * is switched on here. */
-  sp__set_active(1);
+  sp__set_active(sp__cfg.mode ? SP__ACTIVE_PROFILE : 1);
   if (sp__cfg.merge)
     sp__debug("recording for %s.h5 (SP_MERGE: written by the job at "
               "MPI_Finalize) with %s, %llu bytes of memory",
               sp__cfg.prefix, sp__clock_name(), (unsigned long long)sp__budget);
   else
     sp__debug("recording to %s_rank*.%s with %s, %llu bytes of memory",
-              sp__cfg.prefix, sp__cfg.format_h5 ? "h5" : "spt",
+              sp__cfg.prefix, sp__cfg.format_h5 || sp__cfg.mode ? "h5" : "spt",
               sp__clock_name(), (unsigned long long)sp__budget);
 }
 

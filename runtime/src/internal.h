@@ -58,6 +58,8 @@ typedef struct sp__config {
   char label[256];
   int verbose;
   int enable;
+  int mode;                  /* SP_MODE: 0 trace, 1 profile */
+  int profile_paths;         /* SP_PROFILE_PATHS: paths per thread */
   uint64_t memory;           /* SP_MEMORY: bytes */
   int signals;               /* SP_SIGNALS: install handlers */
   int progress;              /* SP_PROGRESS: 0 auto, 1 never, 2 always */
@@ -146,6 +148,9 @@ SP_HIDDEN void sp__merge_at_finalize(void);
  * written; -1 when this rank must write its own file instead (a rank
  * missing, a write failed: one line says why on rank 0). */
 SP_HIDDEN int sp__merge(int rank);
+/* sp__merge in profile mode: every rank's call paths to rank 0, which
+ * writes the job's <prefix>.h5; 0 or -1 as sp__merge. */
+SP_HIDDEN int sp__merge_profile(int rank);
 
 /* ---- clock ---- */
 /* 1: raw ticks of the CPU's counter (sp__ticks), 0: CLOCK_MONOTONIC ns */
@@ -365,6 +370,9 @@ SP_HIDDEN int sp__stream_snapshot(void);
 SP_HIDDEN int sp__stream_meta_int(const char *key, int64_t v);
 SP_HIDDEN int sp__stream_meta_str(const char *key, const char *v);
 SP_HIDDEN int sp__stream_stop(int cause);
+/* Appends the n records in iov (token held); async-signal-safe. */
+struct iovec;
+SP_HIDDEN int sp__stream_put(struct iovec *iov, int n);
 /* Everything in memory, a clock and a STOP record, appended (token held). */
 SP_HIDDEN int sp__stream_flush(int cause, int normal);
 /* Normal context: the slow parts (metadata, region names) gathered, then
@@ -453,6 +461,14 @@ SP_HIDDEN int sp__write_h5(const char *path, int32_t rank,
                            const struct sp_fmt_source *srcs, int64_t n,
                            const struct sp_fmt_meta *meta,
                            struct sp_fmt_err *err);
+
+struct sp_fmt_profile;
+/* SP_MODE=profile: one rank's .h5 (statistics and call paths) through the
+ * HDF5 module; as sp__write_h5. */
+SP_HIDDEN int sp__write_h5_profile(const char *path,
+                                   const struct sp_fmt_profile *p,
+                                   const struct sp_fmt_meta *meta,
+                                   struct sp_fmt_err *err);
 
 struct sp__h5_merge_ops;
 /* Rank 0's writer of the merged file (h5_merge.h), from the module loaded

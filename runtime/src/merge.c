@@ -28,6 +28,7 @@
 #include "h5_merge.h"
 #include "internal.h"
 #include "sp_format.h"
+#include "sp_profile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1092,4 +1093,235 @@ void sp__merge_at_finalize(void) {
     if (recv_within(&j, &u, (int)sizeof u, r, TAG_UP) == 0)
       send_down(&j, r, M_ABORT);
   }
+}
+
+/* ---- SP_MODE=profile: each rank sends rank 0 its call paths (a few
+ * kilobytes to megabytes: no turns, no events); rank 0 writes the job's
+ * file. A rank missing or failing: every rank writes its own file. ---- */
+
+/* This rank's profile from its complete stream, its metadata and per-rank
+ * values (as its own file would hold them). */
+static int prof_own(int32_t rank, sp_fmt_profile *p, sp_fmt_meta *meta,
+                    char **per, sp_fmt_err *err) {
+  int64_t nhint;
+  const sp_stream_hint *hint = sp__stream_hints(&nhint);
+  sp_fmt_stream *s;
+  memset(p, 0, sizeof *p);
+  if (sp_fmt_stream_open_hinted(sp__stream_path, SP_FMT_STREAM_TRUST, hint,
+                                nhint, &s, err) != 0)
+    return -1;
+  int rc = sp_fmt_stream_profile(s, p) < 0 ? -1 : 0;
+  for (int64_t i = 0; i < p->npaths; i++)
+    p->paths[i].rank = rank;
+  const sp_fmt_meta_item *it =
+      sp_fmt_meta_get(sp_fmt_stream_meta(s), "profile_calls_folded");
+  sp__rank_meta(meta, sp_fmt_stream_meta(s), p->open_calls);
+  if (rc == 0 &&
+      (sp_fmt_meta_set_int(meta, "profile_calls_folded", it ? it->i64 : 0) ||
+       sp_fmt_meta_set_int(meta, "profile_paths_max", sp__cfg.profile_paths) ||
+       sp_fmt_per_rank_values(meta, rank, per) != 0))
+    rc = -1;
+  sp_fmt_stream_close(s);
+  if (rc != 0)
+    sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
+  return rc;
+}
+
+/* int32 rank; per-rank strings; int64 regions, each name, file, int32
+ * line; int64 paths, each sp_fmt_ppath as in memory (one build). */
+static int prof_pack(buf *b, int32_t rank, char **per,
+                     const sp_fmt_profile *p) {
+  put(b, &rank, sizeof rank);
+  for (int k = 0; k < SP_FMT_PER_RANK; k++)
+    put_str(b, per[k]);
+  put(b, &p->nregions, sizeof p->nregions);
+  for (int64_t i = 0; i < p->nregions; i++) {
+    put_str(b, p->regions[i].name);
+    put_str(b, p->regions[i].file);
+    put(b, &p->regions[i].line, sizeof p->regions[i].line);
+  }
+  put(b, &p->npaths, sizeof p->npaths);
+  put(b, p->paths, (size_t)p->npaths * sizeof *p->paths);
+  put(b, &p->open_calls, sizeof p->open_calls);
+  return b->oom ? -1 : 0;
+}
+
+static int prof_unpack(const char *bytes, size_t n, int32_t *rank, char **per,
+                       sp_fmt_profile *p) {
+  reader rd = {bytes, n, 0, 0};
+  memset(p, 0, sizeof *p);
+  get(&rd, rank, sizeof *rank);
+  for (int k = 0; k < SP_FMT_PER_RANK; k++)
+    per[k] = get_str(&rd);
+  int64_t nr = 0, np = 0;
+  get(&rd, &nr, sizeof nr);
+  if (rd.bad || nr < 0 || (size_t)nr > n / 8)
+    return -1;
+  p->regions = calloc(nr ? (size_t)nr : 1, sizeof *p->regions);
+  if (!p->regions)
+    return -1;
+  for (int64_t i = 0; i < nr && !rd.bad; i++, p->nregions++) {
+    p->regions[i].name = get_str(&rd);
+    p->regions[i].file = get_str(&rd);
+    get(&rd, &p->regions[i].line, sizeof p->regions[i].line);
+    if (!p->regions[i].name)
+      rd.bad = 1;
+  }
+  get(&rd, &np, sizeof np);
+  if (rd.bad || np < 0 || (size_t)np > n / sizeof *p->paths)
+    return -1;
+  p->paths = malloc(np ? (size_t)np * sizeof *p->paths : 1);
+  if (!p->paths)
+    return -1;
+  get(&rd, p->paths, (size_t)np * sizeof *p->paths);
+  p->npaths = np;
+  get(&rd, &p->open_calls, sizeof p->open_calls);
+  for (int64_t i = 0; i < np && !rd.bad; i++)
+    if (p->paths[i].region < 0 || p->paths[i].region >= nr ||
+        p->paths[i].parent < -1 || p->paths[i].parent >= i)
+      rd.bad = 1;
+  return rd.bad ? -1 : 0;
+}
+
+static int prof_lead(job *j, int32_t rank, int have, sp_fmt_profile *all,
+                     sp_fmt_meta *meta, char **per0, sp_fmt_err *err) {
+  char path[PATH_MAX + 64], tmp[PATH_MAX + 64];
+  int32_t *ranks = calloc((size_t)j->size, sizeof *ranks);
+  char **per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *per);
+  char *sent = calloc((size_t)j->size, 1);
+  int ok = have && ranks && per && sent;
+  if (!ok && have)
+    sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
+  if (ok && sp__output_job_path(sp__cfg.prefix, ".h5", path, sizeof path)) {
+    sp_fmt_err_set(err, "%s.h5: name too long", sp__cfg.prefix);
+    ok = 0;
+  }
+  if (ok) {
+    ranks[0] = rank;
+    for (int k = 0; k < SP_FMT_PER_RANK; k++)
+      per[k] = per0[k], per0[k] = NULL;
+  }
+  for (int r = 1; r < j->size; r++) {
+    up_msg u;
+    if (recv_within(j, &u, (int)sizeof u, r, TAG_UP) != 0) {
+      if (ok)
+        sp_fmt_err_set(err,
+                       "%s: rank %d did not answer: each rank writes "
+                       "its own file",
+                       path, r);
+      ok = 0;
+      continue;
+    }
+    if (sent)
+      sent[r] = 1;
+    if (u.kind != M_ROWS || u.value != 0 || u.len < 0 || u.len > INT32_MAX) {
+      if (ok)
+        sp_fmt_err_set(
+            err, "%s: rank %d %s: each rank writes its own file", path, r,
+            u.kind == M_ROWS ? "could not read its profile" : "takes no part");
+      ok = 0;
+      continue;
+    }
+    char *b = malloc(u.len ? (size_t)u.len : 1);
+    sp_fmt_profile p;
+    memset(&p, 0, sizeof p);
+    if (!b || recv_within(j, b, (int)u.len, r, TAG_ROWS) != 0) {
+      if (ok)
+        sp_fmt_err_set(err, "%s: rank %d's profile did not come", path, r);
+      ok = 0;
+    } else if (ok && (prof_unpack(b, (size_t)u.len, &ranks[r],
+                                  per + (size_t)r * SP_FMT_PER_RANK, &p) != 0 ||
+                      sp_fmt_profile_append(all, &p) != 0)) {
+      sp_fmt_err_set(err, "%s: rank %d sent a profile cut short", path, r);
+      ok = 0;
+    }
+    sp_fmt_profile_free(&p);
+    free(b);
+  }
+  if (ok) {
+    const char *slash = strrchr(path, '/');
+    char label[PATH_MAX + 64];
+    snprintf(label, sizeof label, "%s",
+             sp__cfg.label[0] ? sp__cfg.label
+             : slash          ? slash + 1
+                              : path);
+    char *dot = sp__cfg.label[0] ? NULL : strrchr(label, '.');
+    if (dot && dot != label)
+      *dot = 0;
+    if (sp_fmt_meta_set_str(meta, "label", label) ||
+        sp_fmt_meta_set_int(meta, "mpi_size", j->size) ||
+        sp_fmt_meta_set_int(meta, "calls_open_at_exit", all->open_calls) ||
+        sp_fmt_per_rank_meta(meta, per, ranks, j->size) != 0) {
+      sp_fmt_err_set(err, "%s: out of memory", path);
+      ok = 0;
+    }
+  }
+  if (ok && sp__private_name(path, tmp, sizeof tmp) != 0) {
+    sp_fmt_err_set(err, "%s: name too long", path);
+    ok = 0;
+  }
+  if (ok) {
+    sp__pending_tmp(1, tmp);
+    if (sp__write_h5_profile(tmp, all, meta, err) != 0) {
+      unlink(tmp);
+      ok = 0;
+    } else if (sp__test_raise(), sp__place(tmp, path, 0) != 0) {
+      unlink(tmp);
+      ok = 0;
+    }
+    sp__pending_tmp(1, NULL);
+  }
+  for (int r = 1; r < j->size; r++)
+    if (sent && sent[r])
+      send_down(j, r, ok ? M_DONE : M_ABORT);
+  if (ok)
+    sp__debug("wrote %s (%d ranks, %lld call paths)", path, j->size,
+              (long long)all->npaths);
+  for (size_t i = 0; per && i < (size_t)j->size * SP_FMT_PER_RANK; i++)
+    free(per[i]);
+  free(per);
+  free(ranks);
+  free(sent);
+  return ok ? 0 : -1;
+}
+
+int sp__merge_profile(int rank) {
+  joined = 1;
+  job j;
+  memset(&j, 0, sizeof j);
+  j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
+  if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)
+    return -1;
+  sp_fmt_err err = {{0}};
+  sp_fmt_profile p;
+  sp_fmt_meta meta = {0};
+  char *per[SP_FMT_PER_RANK] = {0};
+  int have = prof_own(rank, &p, &meta, per, &err) == 0;
+  int rc = -1;
+  if (j.rank == 0) {
+    rc = prof_lead(&j, rank, have, &p, &meta, per, &err);
+  } else {
+    buf b = {NULL, 0, 0, 0};
+    int packed = have && prof_pack(&b, rank, per, &p) == 0;
+    up_msg u = {M_ROWS, packed ? 0 : -1, packed ? (int64_t)b.n : 0, 0};
+    if (send_within(&j, &u, (int)sizeof u, 0, TAG_UP) == 0 &&
+        (!packed ||
+         send_within(&j, b.p ? b.p : "", (int)u.len, 0, TAG_ROWS) == 0)) {
+      down_msg d;
+      recv_down(&j, &d);
+      rc = packed && d.kind == M_DONE ? 0 : -1;
+    }
+    free(b.p);
+  }
+  sp_fmt_profile_free(&p);
+  sp_fmt_meta_free(&meta);
+  for (int k = 0; k < SP_FMT_PER_RANK; k++)
+    free(per[k]);
+  if (rc != 0 && err.msg[0]) {
+    if (j.rank == 0)
+      sp__warn("SP_MERGE: %s", err.msg);
+    else
+      sp__debug("SP_MERGE: rank %d: %s", j.rank, err.msg);
+  }
+  return rc;
 }

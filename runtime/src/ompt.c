@@ -179,6 +179,10 @@ static inline void push(othr_t *o, int32_t id, int kind, const void *tag) {
 
 /* sp__end_fast with the end stamp given. */
 static inline void end_at(int32_t id, uint64_t stamp) {
+  if (SP__ACTIVE() == SP__ACTIVE_PROFILE) {
+    sp__prof_end(id, stamp);
+    return;
+  }
   sp__thread_t *t = sp__tls;
   if (SP_UNLIKELY(!t || !SP__ACTIVE()))
     return;

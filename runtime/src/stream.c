@@ -3,6 +3,7 @@
  * signal handler uses it as well as the writer thread and finalize; the
  * token says which of them may append. */
 #include "internal.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -151,6 +152,7 @@ static int put_recs(struct iovec *iov, int n, const struct iovec *recs,
 }
 
 static int put(struct iovec *iov, int n) { return put_recs(iov, n, iov, n); }
+int sp__stream_put(struct iovec *iov, int n) { return put(iov, n); }
 
 /* Writes the record built in recbuf: head, then `len` payload bytes. */
 static int put_rec(uint32_t type, size_t len) {
@@ -566,7 +568,8 @@ int sp__stream_snapshot(void) {
 
 int sp__stream_flush(int cause, int normal) {
   if (sp__stream_open(normal) != 0 || sp__stream_regions() != 0 ||
-      sp__stream_snapshot() != 0 || sp__stream_clock() != 0)
+      sp__stream_snapshot() != 0 || sp__prof_stream() != 0 ||
+      sp__stream_clock() != 0)
     return -1;
   return sp__stream_stop(cause);
 }

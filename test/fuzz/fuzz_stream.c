@@ -6,6 +6,7 @@
  * (and every CALLS record marked partial) must read exactly as with
  * SP_FMT_STREAM_TRUST; the raw bytes read trusting must not crash. */
 #include "sp_format.h"
+#include "sp_profile.h"
 #include "sp_stream.h"
 
 #include <stdint.h>
@@ -123,7 +124,7 @@ static int fix_checks(uint8_t *d, size_t size) {
     memcpy(&rsize, d + off + 4, 4);
     if (swap)
       type = __builtin_bswap32(type), rsize = __builtin_bswap32(rsize);
-    if (type < SP_STREAM_REGION || type > SP_STREAM_STOP || rsize < 16 ||
+    if (type < SP_STREAM_REGION || type > SP_STREAM_FRAMES || rsize < 16 ||
         rsize % 8 || rsize > size - off)
       break;
     if (type == SP_STREAM_CALLS && rsize >= 16 + sizeof(sp_stream_calls)) {
@@ -181,6 +182,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (st && sp_fmt_stats_rank(sp_fmt_stream_sources(s), ns, st, NULL) < 0)
       abort();
     free(st);
+    /* A profile's paths (PATHS and FRAMES records): parents before their
+     * children, regions among the names. */
+    sp_fmt_profile p;
+    int pr = sp_fmt_stream_profile(s, &p);
+    for (int64_t i = 0; pr == 1 && i < p.npaths; i++)
+      if (p.paths[i].parent >= i || p.paths[i].region < 0 ||
+          p.paths[i].region >= p.nregions)
+        abort();
+    if (pr == 1)
+      sp_fmt_profile_free(&p);
   }
   /* Right checks: exactly what TRUST reads of the raw bytes. */
   uint8_t *fixed = malloc(size + 1);

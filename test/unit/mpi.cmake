@@ -64,7 +64,7 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   # (pretended) hosts; -posix: turns on two hosts; fail: the parallel write
   # failing (merge.sh says more).
   set(_modes equal only kill early early0 refuse term equal-w1 equal-w2
-    only-w1 kill-w2 refuse-w1)
+    only-w1 kill-w2 refuse-w1 profile)
   set(_par 0)
   if(SP_BUILD_H5MPI)
     set(_par 1)

@@ -57,7 +57,7 @@ sp_add_unit_test(test_runtime_registry
     ${PROJECT_SOURCE_DIR}/runtime/src/registry.c
   INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src
   DEFINITIONS SP__MAX_PAGES=2 LIBS Threads::Threads)
-# Neither library links HDF5; the module does, and exports its two entry
+# Neither library links HDF5; the module does, and exports its three entry
 # points only.
 find_program(SP_READELF NAMES readelf)
 find_program(SP_NM NAMES nm)
@@ -65,7 +65,7 @@ if(SP_READELF AND SP_NM)
   set(_sp_h5_module_check "")
   if(TARGET scopeprof_h5)
     set(_sp_h5_module_check "; '${SP_READELF}' -d '$<TARGET_FILE:scopeprof_h5>' | grep -q 'NEEDED.*libhdf5'; \
-      test \"$('${SP_NM}' -D --defined-only '$<TARGET_FILE:scopeprof_h5>' | awk '{print $3}' | tr '\\n' ' ')\" = 'sp__h5_merge_get sp__h5_write '")
+      test \"$('${SP_NM}' -D --defined-only '$<TARGET_FILE:scopeprof_h5>' | awk '{print $3}' | tr '\\n' ' ')\" = 'sp__h5_merge_get sp__h5_write sp__h5_write_profile '")
   endif()
   add_test(NAME runtime_links_no_hdf5 COMMAND sh -c
     "set -e; ! '${SP_READELF}' -d '$<TARGET_FILE:scopeprof>' | grep -i 'NEEDED.*hdf5'; \
@@ -261,3 +261,17 @@ sp_add_unit_test(test_robust
   LIBS sp_format LABELS threads)
 sp_unit_test_depends(test_robust rt_robust rt_sig)
 sp_test_programs(rt_robust rt_sig)
+
+# SP_MODE=profile: deterministic programs against trace mode and by hand,
+# endings by signal, the path bound, size independence (test_profile.py).
+add_executable(rt_profile_prog ${CMAKE_CURRENT_LIST_DIR}/runtime/profile_prog.c)
+target_compile_options(rt_profile_prog PRIVATE ${SP_C_WARNINGS})
+target_compile_definitions(rt_profile_prog PRIVATE _GNU_SOURCE)
+target_link_libraries(rt_profile_prog PRIVATE scopeprof Threads::Threads)
+if(SP_USE_HDF5 AND TARGET sp-import)
+  add_test(NAME test_profile
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_profile.py
+      $<TARGET_FILE:rt_profile_prog> $<TARGET_FILE:sp-import>
+      $<TARGET_FILE:sp-report> ${CMAKE_CURRENT_BINARY_DIR}/test_profile_work)
+  set_tests_properties(test_profile PROPERTIES TIMEOUT 300 LABELS threads)
+endif()

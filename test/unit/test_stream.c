@@ -593,7 +593,7 @@ static void torn_records(void **state) {
       {"record size 20 is not a multiple of 8 from 16 on", 1},
       {"record size 8 is not a multiple of 8 from 16 on", 2},
       {"REGION record: its fields take 56 bytes, its size says 48", 3},
-      {"unknown record type 0x53500007", 4},
+      {"unknown record type 0x53500009", 4},
       {"unknown record type 0x00000000", 5},
       {"record of 64 bytes cut short (56 left)", 6},
       {"CALLS record fails its check", 7},
@@ -604,6 +604,7 @@ static void torn_records(void **state) {
       {"REGION record: a string holds a NUL byte", 12},
       {"CALLS record: its fields take 80 bytes, its size says 96", 13},
       {"STOP record of 24 bytes is shorter than 32", 14},
+      {"PATHS record: items 1 + 1 of 0 out of range", 15},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     sw w = {0};
@@ -628,7 +629,7 @@ static void torn_records(void **state) {
       break;
     case 4:
       sw_calls(&w, 0, 0, 1, 1, c);
-      sw_set32(&w, at0, SP_STREAM_TAG | 7);
+      sw_set32(&w, at0, SP_STREAM_TAG | 9);
       break;
     case 5: {
       unsigned char z[64] = {0};
@@ -673,6 +674,10 @@ static void torn_records(void **state) {
       sw_begin(&w, SP_STREAM_STOP);
       sw_u64(&w, 5);
       sw_end(&w);
+      break;
+    case 15: /* a CALLS record's fields read as a PATHS record's */
+      sw_calls(&w, 0, 0, 1, 1, c);
+      sw_set32(&w, at0, SP_STREAM_PATHS);
       break;
     }
     /* Each rule is checked before the check is computed: the rule at

@@ -110,8 +110,54 @@ def counts(path, nranks, calls, partial=-1):
     print(f"check_merge: counts: {nranks} ranks, {sum(got.values())} calls")
 
 
+def paths(f):
+    """(rank, thread, call path) -> its statistics' bytes."""
+    names = [n.decode() if isinstance(n, bytes) else n
+             for n in f["region_table/names"][()]]
+    g = f["call_paths"]
+    par, reg = g["parents"][()], g["region_ids"][()]
+    full = []
+    for i in range(len(par)):
+        full.append((full[par[i]] if par[i] >= 0 else ()) + (names[reg[i]],))
+    return {(int(g["ranks"][i]), int(g["threads"][i]), full[i]):
+            g["statistics"][i] for i in range(len(par))}
+
+
+def profile(a, b, nranks, calls):
+    """SP_MODE=profile: a's call paths and their statistics are b's, a's
+    rows hold the calls merge.c makes, and both say mode profile."""
+    fa, fb = h5py.File(a, "r"), h5py.File(b, "r")
+    pa, pb = paths(fa), paths(fb)
+    if {k: v.tobytes() for k, v in pa.items()} != \
+            {k: v.tobytes() for k, v in pb.items()}:
+        fail(f"{a}: call paths differ from {b}: {sorted(pa)} {sorted(pb)}")
+    for f, path in ((fa, a), (fb, b)):
+        if meta(f).get("mode") != "profile":
+            fail(f"{path}: mode {meta(f).get('mode')!r}")
+        if f["events/start_times"].shape != (0,):
+            fail(f"{path}: a profile with events")
+    got = {}
+    for (rank, _, p), st in pa.items():
+        got[(rank, p[-1])] = got.get((rank, p[-1]), 0) + int(st["calls"])
+    want = {}
+    for r in range(nranks):
+        want[(r, "step")] = want[(r, "leaf")] = calls + 7 * r
+        want[(r, "worker_outer")] = calls // 2 + r
+        want[(r, "worker_inner")] = 2 * (calls // 2 + r)
+        want[(r, "barrier")] = 1
+        if r == 1:
+            want[(r, "rank1_only")] = (calls + 7 + 2) // 3
+    if got != want:
+        fail(f"{a}: calls {sorted(got.items())} != {sorted(want.items())}")
+    if meta(fa).get("mpi_size") != nranks:
+        fail(f"{a}: mpi_size {meta(fa).get('mpi_size')} != {nranks}")
+    print(f"check_merge: profile: {len(pa)} call paths, {sum(got.values())} calls")
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "equal":
+    if sys.argv[1] == "profile":
+        profile(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+    elif sys.argv[1] == "equal":
         equal(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "counts":
         counts(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),

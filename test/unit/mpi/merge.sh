@@ -17,6 +17,10 @@
 #          limit, EFBIG) while other ranks' turns are open: no merged
 #          file, no temporary, every rank's own file. refuse-par: rank 0
 #          first says that rank 3's limit rules parallel HDF5 out.
+#   profile SP_MODE=profile: the merged file (rank files kept) holds the
+#          call paths sp-import makes of the rank files, with merge.c's calls;
+#          without SP_MERGE_KEEP_RANK_FILES, the merged file alone and a
+#          silent run
 #   term   SIGTERM ends rank 0 once its calls are in the merged file's
 #          temporary: no merged file, no temporary, the ranks' streams
 #   h5app  (parallel HDF5) in a program that uses the same parallel HDF5
@@ -112,6 +116,19 @@ equal)
   "$SP_IMPORT" -o "$d/imported.h5" --label p "$d/out"/p_rank0000[0-3].h5
   check equal "$d/out/p.h5" "$d/imported.h5"
   check counts "$d/out/p.h5" 4 3000 ;;
+profile)
+  "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
+    SP_MODE=profile SP_MERGE_KEEP_RANK_FILES=1 $prog 2000 >/dev/null 2>"$d/err"
+  if [ -s "$d/err" ]; then cat "$d/err"; exit 1; fi
+  test -f "$d/out/p.h5" || { echo "no merged file"; ls "$d/out"; exit 1; }
+  "$SP_IMPORT" -o "$d/imported.h5" --label p "$d/out"/p_rank0000[0-2].h5
+  check profile "$d/out/p.h5" "$d/imported.h5" 3 2000
+  rm -f "$d/out"/*
+  "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
+    SP_MODE=profile $prog 2000 >/dev/null 2>"$d/err"
+  if [ -s "$d/err" ]; then cat "$d/err"; exit 1; fi
+  left="$(ls "$d/out")"
+  [ "$left" = "p.h5" ] || { echo "expected p.h5 alone, found: $left"; exit 1; } ;;
 only)
   # shellcheck disable=SC2046
   "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \

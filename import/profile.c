@@ -1,0 +1,151 @@
+/* profile.c - sp-import of profiles (SP_MODE=profile): their call paths and
+ * exact sums gathered into one profile .h5; a profile is never merged with
+ * a trace. */
+#include "sp_import.h"
+#include "sp_profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct one {
+  sp_fmt_profile p;
+  sp_fmt_meta meta;
+  int64_t input;
+  int32_t rank; /* its lowest */
+} one;
+
+/* 1 with *o filled when input i is a profile, 0 when it is a trace, -1. */
+static int load(const sp_fmt_input *in, one *o, sp_fmt_err *err) {
+  memset(o, 0, sizeof *o);
+  if (in->kind == SP_FMT_INPUT_H5) {
+    int is = sp_fmt_h5_is_profile(in->path, err);
+    if (is != 1)
+      return is;
+    return sp_fmt_h5_read_profile(in->path, &o->p, &o->meta, err) ? -1 : 1;
+  }
+  if (in->kind != SP_FMT_INPUT_STREAM)
+    return 0;
+  sp_fmt_stream *s;
+  if (sp_fmt_stream_open(in->path, 0, &s, err) != 0)
+    return -1;
+  int got = sp_fmt_stream_profile(s, &o->p);
+  if (got == 1) {
+    sp_fmt_stream_info info;
+    sp_fmt_stream_get_info(s, &info);
+    char line[2048];
+    sp_fmt_stream_describe(&info, in->path, line, sizeof line);
+    fprintf(stderr, "sp-import: warning: %s\n", line);
+    if (sp_fmt_meta_copy(&o->meta, sp_fmt_stream_meta(s)) != 0)
+      got = -1;
+  }
+  if (got < 0)
+    sp_fmt_err_set(err, "%s: out of memory", in->path);
+  sp_fmt_stream_close(s);
+  return got;
+}
+
+typedef struct claim_t {
+  int32_t rank;
+  int64_t input;
+} claim_t;
+
+static int by_claim(const void *a, const void *b) {
+  const claim_t *x = a, *y = b;
+  if (x->rank != y->rank)
+    return x->rank < y->rank ? -1 : 1;
+  return x->input < y->input ? -1 : x->input > y->input;
+}
+
+static int by_rank(const void *a, const void *b) {
+  const one *x = a, *y = b;
+  return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* v's paths into m, regions by name, parents renumbered. */
+static int gather(one *v, int64_t n, sp_fmt_profile *m) {
+  for (int64_t i = 0; i < n; i++)
+    if (sp_fmt_profile_append(m, &v[i].p) != 0)
+      return -1;
+  return 0;
+}
+
+int sp__imp_profiles(const sp_fmt_inputs *in, const char *out,
+                     const char *label, sp_fmt_err *err) {
+  one *v = calloc(in->n ? (size_t)in->n : 1, sizeof *v);
+  int64_t n = 0, trace = -1;
+  int rc = -1;
+  if (!v) {
+    sp_fmt_err_set(err, "%s: out of memory", out);
+    return -1;
+  }
+  for (int64_t i = 0; i < in->n; i++) {
+    int got = load(&in->v[i], &v[n], err);
+    if (got < 0)
+      goto done;
+    if (got == 0) {
+      if (trace < 0)
+        trace = i;
+      continue;
+    }
+    v[n].input = i;
+    v[n].rank = v[n].p.npaths ? v[n].p.paths[0].rank : 0;
+    for (int64_t k = 0; k < v[n].p.npaths; k++)
+      if (v[n].p.paths[k].rank < v[n].rank)
+        v[n].rank = v[n].p.paths[k].rank;
+    n++;
+  }
+  if (n == 0) {
+    rc = 0; /* traces only: the usual merge */
+    goto done;
+  }
+  if (trace >= 0) {
+    sp_fmt_err_set(err,
+                   "%s: a profile (SP_MODE=profile) cannot be merged with the "
+                   "trace %s",
+                   in->v[v[0].input].path, in->v[trace].path);
+    goto done;
+  }
+  qsort(v, (size_t)n, sizeof *v, by_rank);
+  /* Ranks of different inputs must differ, as for traces. */
+  int64_t npairs = 0;
+  for (int64_t i = 0; i < n; i++)
+    npairs += v[i].p.npaths;
+  claim_t *c = malloc((npairs ? (size_t)npairs : 1) * sizeof *c);
+  if (!c) {
+    sp_fmt_err_set(err, "%s: out of memory", out);
+    goto done;
+  }
+  int64_t nc = 0;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t k = 0; k < v[i].p.npaths; k++)
+      c[nc++] = (claim_t){v[i].p.paths[k].rank, v[i].input};
+  qsort(c, (size_t)nc, sizeof *c, by_claim);
+  for (int64_t i = 1; i < nc; i++)
+    if (c[i].rank == c[i - 1].rank && c[i].input != c[i - 1].input) {
+      sp_fmt_err_set(err, "%s: rank %d is also in %s", in->v[c[i].input].path,
+                     c[i].rank, in->v[c[i - 1].input].path);
+      free(c);
+      goto done;
+    }
+  free(c);
+  sp_fmt_profile m;
+  memset(&m, 0, sizeof m);
+  sp_fmt_meta meta = {0};
+  if (gather(v, n, &m) != 0 || sp_fmt_meta_copy(&meta, &v[0].meta) ||
+      sp_fmt_meta_set_str(&meta, "label", label) != 0 ||
+      sp_fmt_meta_set_int(&meta, "calls_open_at_exit", m.open_calls) != 0) {
+    sp_fmt_err_set(err, "%s: out of memory", out);
+  } else {
+    rc = sp_fmt_h5_write_profile(out, NULL, &m, &meta, err) == 0 ? 1 : -1;
+  }
+  sp_fmt_meta_free(&meta);
+  sp_fmt_profile_free(&m);
+done:
+  for (int64_t i = 0; i < n; i++) {
+    sp_fmt_profile_free(&v[i].p);
+    sp_fmt_meta_free(&v[i].meta);
+  }
+  free(v);
+  return rc;
+}

@@ -1,0 +1,121 @@
+/* profile_prog.c - deterministic programs for SP_MODE=profile's tests
+ * (test_profile.py): threads, nesting, recursion; long loops; endings by
+ * signal with calls open; more paths than the bound. */
+#include "scope_profiler.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile int *volatile bad; /* NULL: writing it faults */
+static int r_main, r_work, r_leaf, r_rec, r_ping, r_pong;
+
+static void rec(int n) {
+  sp_begin(r_rec);
+  if (n > 0)
+    rec(n - 1);
+  sp_end(r_rec);
+}
+
+/* ping -> pong -> ping -> pong ...: indirect recursion. */
+static void pong(int n);
+static void ping(int n) {
+  sp_begin(r_ping);
+  if (n > 0)
+    pong(n - 1);
+  sp_end(r_ping);
+}
+static void pong(int n) {
+  sp_begin(r_pong);
+  if (n > 0)
+    ping(n - 1);
+  sp_end(r_pong);
+}
+
+/* work { leaf; leaf; rec(2) } three times. */
+static void *work(void *arg) {
+  (void)arg;
+  for (int i = 0; i < 3; i++) {
+    sp_begin(r_work);
+    sp_begin(r_leaf);
+    sp_end(r_leaf);
+    sp_begin(r_leaf);
+    sp_end(r_leaf);
+    rec(2);
+    sp_end(r_work);
+  }
+  return NULL;
+}
+
+static void regions(void) {
+  r_main = sp_region("main_region");
+  r_work = sp_region("work");
+  r_leaf = sp_region("leaf");
+  r_rec = sp_region("rec");
+  r_ping = sp_region("ping");
+  r_pong = sp_region("pong");
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "threads";
+  long n = argc > 2 ? atol(argv[2]) : 0;
+  regions();
+  if (!strcmp(mode, "threads")) {
+    /* Two workers, one after the other (so thread numbers are fixed),
+     * then main itself: main_region { work x3; ping(3) }. */
+    for (int k = 0; k < 2; k++) {
+      pthread_t t;
+      if (pthread_create(&t, NULL, work, NULL) != 0)
+        return 1;
+      pthread_join(t, NULL);
+    }
+    sp_begin(r_main);
+    work(NULL);
+    ping(3);
+    sp_end(r_main);
+  } else if (!strcmp(mode, "loop")) { /* main_region { leaf x n } */
+    sp_begin(r_main);
+    for (long i = 0; i < n; i++) {
+      sp_begin(r_leaf);
+      sp_end(r_leaf);
+    }
+    sp_end(r_main);
+  } else if (!strcmp(mode, "deep")) { /* rec(n - 1): n calls deep */
+    rec((int)n - 1);
+  } else if (!strcmp(mode, "paths")) {
+    /* n regions under main_region, each a path of its own. */
+    sp_begin(r_main);
+    for (long i = 0; i < n; i++) {
+      char name[32];
+      snprintf(name, sizeof name, "p%ld", i);
+      int r = sp_region(name);
+      sp_begin(r);
+      sp_begin(r_leaf);
+      sp_end(r_leaf);
+      sp_end(r);
+    }
+    sp_end(r_main);
+  } else if (!strcmp(mode, "term") || !strcmp(mode, "segv")) {
+    /* n finished work calls, then the signal with main_region and work
+     * still open. */
+    sp_begin(r_main);
+    for (long i = 0; i < n; i++) {
+      sp_begin(r_leaf);
+      sp_end(r_leaf);
+    }
+    sp_begin(r_work);
+    sp_begin(r_leaf);
+    sp_end(r_leaf);
+    fflush(stdout);
+    if (!strcmp(mode, "term"))
+      raise(SIGTERM);
+    else
+      *bad = 1; /* SIGSEGV */
+    return 3;   /* not reached */
+  } else {
+    return 2;
+  }
+  return sp_finalize() == 0 ? 0 : 1;
+}

@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+# test_profile.py - SP_MODE=profile end to end, with exact values: the same
+# deterministic program (threads, nesting, direct and indirect recursion)
+# in trace and profile mode under a fake clock (SP_TEST_CLOCK_STEP_NS)
+# gives identical summary_statistics and the same call paths, counts and
+# times; hand-worked figures; SIGTERM and SIGSEGV still leave the profile
+# (sp-import and sp-report read the stream); the path bound; deep
+# recursion; file size independent of the number of calls; the tools'
+# refusals. Args: PROG SP_IMPORT SP_REPORT WORK
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+PROG, IMPORT, REPORT, WORK = sys.argv[1:5]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python"))
+import scopeprof  # noqa: E402
+
+STEP = 1000
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+base = {k: v for k, v in os.environ.items() if not k.startswith("SP_")}
+
+
+def run(args, d, **env):
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    e = dict(base, SP_OUTPUT=os.path.join(d, "p"), **env)
+    p = subprocess.run([PROG] + args, env=e, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    return p.returncode, p.stderr.decode(errors="replace")
+
+
+def rows(path):
+    with h5py.File(path, "r") as f:
+        names = [n.decode() if isinstance(n, bytes) else n
+                 for n in f["region_table/names"][()]]
+        ix = f["rank_region_index"]
+        out = {}
+        for i, (r, t, s) in enumerate(zip(ix["region_ids"][()], ix["threads"][()],
+                                          ix["summary_statistics"][()])):
+            out[(int(t), names[r])] = s
+        return out, names, ix["event_counts"][()]
+
+
+def profile_paths(path):
+    """(thread, (names...)) -> statistics row, from call_paths."""
+    with h5py.File(path, "r") as f:
+        names = [n.decode() if isinstance(n, bytes) else n
+                 for n in f["region_table/names"][()]]
+        g = f["call_paths"]
+        par, reg, thr = g["parents"][()], g["region_ids"][()], g["threads"][()]
+        st = g["statistics"][()]
+        meta = dict(f["metadata"].attrs)
+        full = []
+        for i in range(len(par)):
+            full.append((full[par[i]] if par[i] >= 0 else ()) + (names[reg[i]],))
+        return {(int(thr[i]), full[i]): st[i] for i in range(len(par))}, meta
+
+
+def trace_paths(path):
+    """The same from a trace's events: nesting by containment, and a call of
+    a region already on the path folded into that node."""
+    with h5py.File(path, "r") as f:
+        names = [n.decode() if isinstance(n, bytes) else n
+                 for n in f["region_table/names"][()]]
+        ix = f["rank_region_index"]
+        s_all, e_all = f["events/start_times"][()], f["events/end_times"][()]
+        calls = {}
+        for r, t, o, c in zip(ix["region_ids"][()], ix["threads"][()],
+                              ix["event_offsets"][()], ix["event_counts"][()]):
+            for k in range(o, o + c):
+                calls.setdefault(int(t), []).append(
+                    (int(s_all[k]), -int(e_all[k]), names[r]))
+    out = {}
+    for t, cs in calls.items():
+        cs.sort()
+        stack = []  # (end, path, child time)
+        def close(top):
+            end, p, start, child = top
+            d = end - start
+            n = out.setdefault((t, p), [0, 0, 0])
+            n[0] += 1
+            n[1] += d
+            n[2] += d - child
+            if stack:
+                stack[-1][3] += d
+        for s, ne, name in cs:
+            e = -ne
+            while stack and stack[-1][0] <= s:
+                close(stack.pop())
+            up = stack[-1][1] if stack else ()
+            p = up[:up.index(name) + 1] if name in up else up + (name,)
+            stack.append([e, p, s, 0])
+        while stack:
+            close(stack.pop())
+    return out
+
+
+# ---- trace and profile of one deterministic program ----
+dp, dt = os.path.join(WORK, "prof"), os.path.join(WORK, "trace")
+rc, err = run(["threads"], dp, SP_MODE="profile", SP_TEST_CLOCK_STEP_NS=str(STEP))
+check(rc == 0 and err == "", "profile run: rc %d, stderr %r" % (rc, err))
+rc, err = run(["threads"], dt, SP_FORMAT="h5", SP_TEST_CLOCK_STEP_NS=str(STEP))
+check(rc == 0 and err == "", "trace run: rc %d, stderr %r" % (rc, err))
+fp, ft = os.path.join(dp, "p_rank00000.h5"), os.path.join(dt, "p_rank00000.h5")
+check(sorted(os.listdir(dp)) == ["p_rank00000.h5"], "profile dir: %s" % os.listdir(dp))
+rp, names, counts = rows(fp)
+rt, _, tcounts = rows(ft)
+check(sorted(rp) == sorted(rt), "rows differ: %s vs %s" % (sorted(rp), sorted(rt)))
+for k in rt:
+    if k in rp:
+        check(rp[k].tobytes() == rt[k].tobytes(),
+              "row %s: profile %s, trace %s" % (k, rp[k], rt[k]))
+check(not counts.any(), "profile event_counts %s" % counts)
+with h5py.File(fp, "r") as f:
+    check(f["events/start_times"].shape == (0,), "profile holds events")
+pp, meta = profile_paths(fp)
+tp = trace_paths(ft)
+check(sorted(pp) == sorted(tp), "paths differ:\n%s\n%s" % (sorted(pp), sorted(tp)))
+for k, v in tp.items():
+    if k in pp:
+        got = [int(pp[k]["calls"]), int(pp[k]["total_ns"]), int(pp[k]["exclusive_ns"])]
+        check(got == v, "path %s: profile %s, trace %s" % (k, got, v))
+check(meta.get("mode") in ("profile", b"profile"), "mode metadata %r" % meta.get("mode"))
+
+# Hand-worked (S = STEP): a worker's work { leaf; leaf; rec(2) } x3.
+S = STEP
+w = rp.get((0, "work"))
+check(w is not None and (w["calls"], w["total_ns"], w["exclusive_ns"],
+                         w["min_ns"], w["max_ns"], w["std_ns"]) ==
+      (3, 33 * S, 12 * S, 11 * S, 11 * S, 0.0), "thread 0 work: %s" % (w,))
+r = rp.get((0, "rec"))
+check(r is not None and (r["calls"], r["total_ns"], r["exclusive_ns"],
+                         r["outer_total_ns"], r["min_ns"], r["max_ns"],
+                         r["mean_ns"]) == (9, 27 * S, 15 * S, 15 * S, S, 5 * S, 3.0 * S),
+      "thread 0 rec: %s" % (r,))
+check(r is not None and abs(r["std_ns"] - S * (8 / 3) ** 0.5) < 1e-9 * S,
+      "thread 0 rec std %s" % (r["std_ns"] if r is not None else None))
+# main: main_region { work x3; ping(3) }: ping 7S and 3S, pong 5S and 1S.
+m = rp.get((2, "main_region"))
+check(m is not None and (m["calls"], m["total_ns"], m["exclusive_ns"]) ==
+      (1, 45 * S, 5 * S), "main_region: %s" % (m,))
+pi, po = rp.get((2, "ping")), rp.get((2, "pong"))
+check(pi is not None and (pi["calls"], pi["total_ns"], pi["exclusive_ns"],
+                          pi["outer_total_ns"]) == (2, 10 * S, 4 * S, 7 * S),
+      "ping: %s" % (pi,))
+check(po is not None and (po["calls"], po["total_ns"], po["exclusive_ns"],
+                          po["outer_total_ns"]) == (2, 6 * S, 3 * S, 5 * S),
+      "pong: %s" % (po,))
+check(pp.get((2, ("main_region", "ping", "pong"))) is not None and
+      (2, ("main_region", "ping", "pong", "ping")) not in pp,
+      "indirect recursion not folded: %s" % sorted(k for k in pp if k[0] == 2))
+
+# The Python reader: the profile's summary, no events.
+res = scopeprof.read_h5(fp)
+df = res.to_dataframe().set_index("name")
+tdf = scopeprof.read_h5(ft).to_dataframe().set_index("name")
+check(df["num_calls"].to_dict() == tdf["num_calls"].to_dict(),
+      "read_h5 calls %s vs %s" % (df["num_calls"].to_dict(), tdf["num_calls"].to_dict()))
+check(len(res.to_events_dataframe()) == 0, "read_h5 of a profile has events")
+
+# ---- the tools ----
+p = subprocess.run([REPORT, "--tree", fp], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+tree = p.stdout.decode()
+check(p.returncode == 0 and "         6      66 us      24 us  work" in tree
+      and "        18      30 us      30 us    rec" in tree
+      and "         2       5 us       3 us      pong" in tree,
+      "sp-report --tree:\n%s%s" % (tree, p.stderr.decode()))
+p = subprocess.run([REPORT, "--region", "work", fp], stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE)
+e = p.stderr.decode()
+check(p.returncode == 1 and p.stdout == b"" and e.count("\n") == 1 and
+      "holds no events, which --region needs" in e, "--region: %d %r" % (p.returncode, e))
+out = os.path.join(WORK, "mixed.h5")
+p = subprocess.run([IMPORT, "-o", out, fp, ft], stderr=subprocess.PIPE)
+e = p.stderr.decode()
+check(p.returncode == 1 and e.count("\n") == 1 and "cannot be merged with the trace" in e
+      and not os.path.exists(out), "mixed import: %d %r" % (p.returncode, e))
+# Two ranks merged: the same rows and paths under each rank.
+dr = os.path.join(WORK, "ranks")
+shutil.rmtree(dr, ignore_errors=True)
+os.makedirs(dr)
+for rank in (0, 1):
+    subprocess.run([PROG, "threads"], check=True, env=dict(
+        base, SP_MODE="profile", SP_RANK=str(rank),
+        SP_TEST_CLOCK_STEP_NS=str(STEP), SP_OUTPUT=os.path.join(dr, "p")))
+out = os.path.join(WORK, "merged.h5")
+p = subprocess.run([IMPORT, "-o", out, dr], stderr=subprocess.PIPE)
+check(p.returncode == 0 and p.stderr == b"", "import of profiles: %r" % p.stderr)
+if p.returncode == 0:
+    with h5py.File(out, "r") as f:
+        ranks = f["call_paths/ranks"][()]
+        st = f["call_paths/statistics"][()]
+        n = int((ranks == 0).sum())
+        check(n == len(pp) and (ranks == 1).sum() == n, "merged paths %s" % ranks)
+        check(st[ranks == 0].tobytes() == st[ranks == 1].tobytes(),
+              "merged ranks' paths differ")
+
+# ---- endings: a signal with main_region and work open ----
+for sig, mode, status in (("SIGTERM", "term", -15), ("SIGSEGV", "segv", -11)):
+    d = os.path.join(WORK, mode)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    # CLOCK_MONOTONIC: the sums are in ns as recorded, so they add up
+    # exactly (TSC sums are converted to ns one by one).
+    e = dict(base, SP_MODE="profile", SP_CLOCK="monotonic",
+             SP_OUTPUT=os.path.join(d, "p"))
+    p = subprocess.run([PROG, mode, "1000"], env=e, stderr=subprocess.PIPE)
+    check(p.returncode == status, "%s: status %d" % (sig, p.returncode))
+    left = os.listdir(d)
+    check(len(left) == 1 and left[0].endswith(".spts"), "%s left %s" % (sig, left))
+    out = os.path.join(d, "out.h5")
+    q = subprocess.run([IMPORT, "-o", out, d], stderr=subprocess.PIPE)
+    check(q.returncode == 0 and b"recovered from a stream" in q.stderr,
+          "%s import: %d %r" % (sig, q.returncode, q.stderr))
+    if q.returncode == 0:
+        r, _, _ = rows(out)
+        got = {k[1]: int(v["calls"]) for k, v in r.items()}
+        check(got == {"main_region": 1, "leaf": 1001, "work": 1},
+              "%s calls %s" % (sig, got))
+        # Open calls end at the signal: each total is its exclusive time
+        # plus its callees' totals.
+        q_, _ = profile_paths(out)
+        t_ = {k[1]: int(v["total_ns"]) for k, v in q_.items()}
+        x_ = {k[1]: int(v["exclusive_ns"]) for k, v in q_.items()}
+        M, W, L = ("main_region",), ("main_region", "work"), ("main_region", "leaf")
+        check(sorted(t_) == sorted([M, W, L, W + ("leaf",)]), "%s paths %s" % (sig, sorted(t_)))
+        if sorted(t_) == sorted([M, W, L, W + ("leaf",)]):
+            check(t_[M] == x_[M] + t_[W] + t_[L] and t_[W] == x_[W] + t_[W + ("leaf",)]
+                  and t_[W] > 0, "%s: open calls' times %s %s" % (sig, t_, x_))
+        with h5py.File(out, "r") as f:
+            check(int(f["metadata"].attrs["calls_open_at_exit"]) == 2,
+                  "%s calls_open_at_exit" % sig)
+    q = subprocess.run([REPORT, d], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check(q.returncode == 0 and b"leaf" in q.stdout, "%s sp-report of the stream" % sig)
+
+# ---- the bound: 100 paths under main_region with SP_PROFILE_PATHS=16 ----
+d = os.path.join(WORK, "bound")
+rc, err = run(["paths", "100"], d, SP_MODE="profile", SP_PROFILE_PATHS="16")
+check(rc == 0 and err == "", "bound run: %d %r" % (rc, err))
+pb, meta = profile_paths(os.path.join(d, "p_rank00000.h5"))
+# main_region, then p0/leaf .. p6/leaf, p7: 16 paths; p7's leaf and the
+# 92 later p<i> with their leaf (each call of a path not made) fold.
+check(len(pb) == 16, "bound: %d paths" % len(pb))
+check(int(meta["profile_calls_folded"]) == 1 + 2 * 92,
+      "bound: folded %s" % meta.get("profile_calls_folded"))
+check(sum(int(v["calls"]) for v in pb.values()) == 1 + 2 * 100 - (1 + 2 * 92),
+      "bound: calls in paths")
+
+# ---- deep recursion folds into one path ----
+d = os.path.join(WORK, "deep")
+rc, err = run(["deep", "100000"], d, SP_MODE="profile", SP_TEST_CLOCK_STEP_NS="1")
+pd, _ = profile_paths(os.path.join(d, "p_rank00000.h5"))
+check(rc == 0 and list(pd) == [(0, ("rec",))] and int(pd[(0, ("rec",))]["calls"]) == 100000
+      and int(pd[(0, ("rec",))]["outer_total_ns"]) == 2 * 100000 - 1,
+      "deep: %s" % {k: (int(v["calls"]), int(v["outer_total_ns"])) for k, v in pd.items()})
+
+# ---- the file's size does not grow with the calls ----
+sizes = []
+for n in (100000, 1000000):
+    d = os.path.join(WORK, "loop%d" % n)
+    rc, err = run(["loop", str(n)], d, SP_MODE="profile")
+    f = os.path.join(d, "p_rank00000.h5")
+    r, _, _ = rows(f)
+    check(rc == 0 and int(r[(0, "leaf")]["calls"]) == n, "loop %d: %s" % (n, r.get((0, "leaf"))))
+    sizes.append(os.path.getsize(f))
+check(abs(sizes[1] - sizes[0]) <= 0.02 * sizes[0], "sizes %s" % sizes)
+
+if failures:
+    print("%d failure(s)" % len(failures))
+    sys.exit(1)
+print("ok")
