@@ -399,6 +399,9 @@ SP_HIDDEN void sp__flush_to_stream(int cause);
 /* ---- signals (signals.c) ---- */
 SP_HIDDEN void sp__signals_install(void);
 SP_HIDDEN void sp__signals_after_fork(void);
+/* An alternate signal stack for the calling thread, once, unless it has
+ * one of its own (a stack overflow is then flushed too). */
+SP_HIDDEN void sp__altstack_thread(void);
 
 /* ---- symbols (off the hot path: called at finalize) ---- */
 /* Name of the function at addr, demangled, malloc'd; never NULL. */

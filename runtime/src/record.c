@@ -110,6 +110,7 @@ sp__thread_t *sp__thread_slow(void) {
   __atomic_store_n(&t->live, 1, __ATOMIC_RELEASE);
   sp__self = t; /* the fast paths see it when the guard is left */
   pthread_setspecific(exit_key, t);
+  sp__altstack_thread();
   return t;
 }
 

@@ -229,13 +229,24 @@ sp_add_unit_test(test_endings
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_endings.c
   LIBS sp_format DEFINITIONS ${_sp_endings_defs} NO_SANITIZE)
 sp_unit_test_depends(test_endings rt_scenario)
+# A gfortran program whose libgfortran installs its backtrace handlers
+# after the runtime's (from main): every ending still flushed.
+if(SP_BUILD_FORTRAN AND CMAKE_Fortran_COMPILER_ID STREQUAL "GNU")
+  add_executable(rt_gf_endings ${CMAKE_CURRENT_LIST_DIR}/runtime/gf_endings.f90)
+  target_compile_options(rt_gf_endings PRIVATE -O1 -finstrument-functions)
+  target_link_libraries(rt_gf_endings PRIVATE scopeprof)
+  sp_unit_test_depends(test_endings rt_gf_endings)
+  if(TARGET test_endings)
+    target_compile_definitions(test_endings PRIVATE SP_HAVE_GFORTRAN=1)
+  endif()
+endif()
 if(TARGET rt_throw)
   sp_unit_test_depends(test_endings rt_throw)
 endif()
 
 # What test_runtime and test_endings start, runnable in a cross build too.
 sp_test_programs(rt_scenario rt_scenario_static rt_cyg_prog rt_cyg_cxx
-  rt_cyg_dl rt_cyg_f90 rt_f90_api rt_throw)
+  rt_cyg_dl rt_cyg_f90 rt_f90_api rt_throw rt_gf_endings)
 
 # Every variable of runtime/src/env.def has its row in docs/runtime.md, with
 # the same default.

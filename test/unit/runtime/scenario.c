@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -166,6 +167,52 @@ static int end_deep(const char *mode, int depth) {
   return 0;
 }
 
+/* A stack overflow by recursion: each level is one call of "overflow",
+ * open when the stack runs out; the depth reached is written to the file
+ * SP_OUTPUT.depth (mapped: no call per level) for the test to compare. */
+static volatile long *depth_seen;
+
+static long overflow(int id, long depth) {
+  volatile char pad[192];
+  if (*depth_seen < 0) /* never: the stack runs out first */
+    return 0;
+  sp_begin(id);
+  pad[0] = (char)depth;
+  *depth_seen = depth + 1;
+  long r = overflow(id, depth + 1) + pad[0];
+  sp_end(id);
+  return r;
+}
+
+static void *overflow_thread(void *arg) {
+  overflow(sp_region("overflow"), 0);
+  return arg;
+}
+
+static int overflow_run(int in_thread) {
+  char path[4200];
+  const char *out = getenv("SP_OUTPUT");
+  snprintf(path, sizeof path, "%s.depth", out ? out : "scope_profiler");
+  FILE *f = fopen(path, "w+");
+  if (!f || ftruncate(fileno(f), 4096) != 0)
+    return 2;
+  depth_seen =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
+  if (depth_seen == MAP_FAILED)
+    return 2;
+  if (!in_thread)
+    return (int)overflow(sp_region("overflow"), 0);
+  pthread_attr_t a;
+  pthread_t t;
+  pthread_attr_init(&a);
+  pthread_attr_setstacksize(&a, 1 << 20);
+  pthread_attr_setguardsize(&a, 64 << 10);
+  if (pthread_create(&t, &a, overflow_thread, NULL) != 0)
+    return 2;
+  pthread_join(t, NULL);
+  return 3;
+}
+
 static int endings(const char *mode, long n) {
   int outer = sp_region("outer"), work = sp_region("work");
   if (!strcmp(mode, "own_sigterm"))
@@ -174,6 +221,10 @@ static int endings(const char *mode, long n) {
   for (long i = 0; i < n; i++) {
     sp_begin(work);
     sp_end(work);
+  }
+  if (!strcmp(mode, "overflow") || !strcmp(mode, "overflow_thread")) {
+    sp_end(outer);
+    return overflow_run(mode[8] == '_');
   }
   static const struct {
     const char *name;

@@ -104,7 +104,8 @@ static int load(sp_fmt_rank *r) {
   while ((e = readdir(d))) {
     const char *n = e->d_name;
     size_t len = strlen(n);
-    if (n[0] == '.' || !strcmp(n, "stderr.txt") || !strcmp(n, "stdout.txt"))
+    if (n[0] == '.' || !strcmp(n, "stderr.txt") || !strcmp(n, "stdout.txt") ||
+        (len > 6 && !strcmp(n + len - 6, ".depth")))
       continue;
     files++;
     FMT(found, "%s", n);
@@ -338,6 +339,91 @@ static void test_exception(void **s) {
 #endif
 }
 
+/* The info of the one stream the run left. */
+static void stream_info(sp_fmt_stream_info *info) {
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  struct dirent *e;
+  char path[900] = "";
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len > 5 && !strcmp(e->d_name + len - 5, ".spts"))
+      FMT(path, "%s/%s", dir, e->d_name);
+  }
+  closedir(d);
+  assert_true(path[0] != 0);
+  sp_fmt_stream *st = NULL;
+  sp_fmt_err err = {{0}};
+  if (sp_fmt_stream_open(path, 0, &st, &err) != 0)
+    fail_msg("%s", err.msg);
+  sp_fmt_stream_get_info(st, info);
+  sp_fmt_stream_close(st);
+}
+
+/* A stack overflow by recursion, in the main thread or in a second one:
+ * the crash handler runs on the runtime's alternate signal stack, so the
+ * stream has every call, the open ones of the recursion closed at its STOP
+ * record, and the status is SIGSEGV's. The program maps the depth it
+ * reached (calls begun and returned from sp_begin) into p.depth; the call
+ * whose sp_begin the overflow hit may be there or not. */
+static void overflow(const char *mode) {
+  sp_fmt_rank r = {0};
+  end_run("rt_scenario", mode, NULL, 128 + SIGSEGV, 1, 1, N, &r);
+  char path[600];
+  FMT(path, "%s/p.depth", dir);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  long depth = 0;
+  assert_int_equal(fread(&depth, sizeof depth, 1, f), 1);
+  fclose(f);
+  assert_true(depth > 1000);
+  const sp_fmt_block *b = block(&r, "overflow");
+  if (b->count != depth && b->count != depth + 1)
+    fail_msg("%lld calls of overflow, %ld begun", (long long)b->count, depth);
+  sp_fmt_stream_info info;
+  stream_info(&info);
+  assert_int_equal(info.stopped, 1);
+  assert_int_equal(info.stop_cause, SIGSEGV);
+  sp_fmt_rank_free(&r);
+}
+static void test_overflow_main(void **s) { (void)s, overflow("overflow"); }
+static void test_overflow_thread(void **s) {
+  (void)s, overflow("overflow_thread");
+}
+
+/* gfortran's runtime installs its backtrace handler for these from main,
+ * after the runtime's: the program's handler still runs (its message on
+ * stderr), every call reaches the stream, and the status is the
+ * signal's. */
+static void test_gfortran_signals(void **s) {
+  (void)s;
+#ifdef SP_HAVE_GFORTRAN
+  static const int sigs[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE,
+                             SIGQUIT, SIGXCPU, SIGABRT};
+  for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    char out[600], arg[64];
+    FMT(out, "SP_OUTPUT=%s/p", dir);
+    FMT(arg, "%d,%ld", sigs[i], N);
+    const char *env[] = {out, "SP_MEMORY=2M", NULL};
+    assert_int_equal(run("rt_gf_endings", arg, env), 128 + sigs[i]);
+    if (!strstr(errtext, "Program received signal"))
+      fail_msg("signal %d: no backtrace message: %s", sigs[i], errtext);
+    sp_fmt_rank r = {0};
+    assert_int_equal(load(&r), 1);
+    assert_int_equal(block(&r, "ends::work")->count, N);
+    assert_int_equal(block(&r, "ends::outer")->count, 1);
+    sp_fmt_stream_info info;
+    stream_info(&info);
+    assert_int_equal(info.stop_cause, sigs[i]);
+    sp_fmt_rank_free(&r);
+    teardown(NULL);
+    setup(NULL);
+  }
+#else
+  skip();
+#endif
+}
+
 int main(void) {
   struct rlimit nocore = {0, 0}; /* the crashes here are on purpose */
   setrlimit(RLIMIT_CORE, &nocore);
@@ -362,6 +448,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_sigterm_in_write, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sigterm_in_write_h5, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_overflow_main, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_overflow_thread, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gfortran_signals, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
