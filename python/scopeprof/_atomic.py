@@ -26,10 +26,12 @@ def write(path, fill, mode=0o666):
         with os.fdopen(fd, "wb") as f:
             fill(f)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError) and e.errno and not e.filename:
+            raise OSError(e.errno, e.strerror, path) from None
         raise
     return path

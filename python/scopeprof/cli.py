@@ -247,7 +247,10 @@ def main(argv=None):
         return a.func(a)
     except CliError as e:
         print("scope-profiler: %s" % e, file=sys.stderr)
-    except (OSError, ValueError, RuntimeError) as e:
+    except OSError as e:
+        print("scope-profiler: %s: %s" % (e.filename, e.strerror) if e.filename
+              else "scope-profiler: %s" % e, file=sys.stderr)
+    except (ValueError, RuntimeError) as e:
         print("scope-profiler: %s" % e, file=sys.stderr)
     return 1
 

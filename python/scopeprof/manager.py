@@ -120,32 +120,39 @@ def _h5_module_exists(library):
     return bool(d) and os.path.exists(os.path.join(d, "scopeprof", "libscopeprof_h5.so"))
 
 
-def _load(path):
+def _load(path, prefix):
     """The runtime through ctypes. PyDLL keeps the GIL across the call: the
     calls are far shorter than releasing and taking it back would be."""
     # The runtime reads SP_* once, when loaded: .h5 per-rank files carry the
     # run's metadata (start time, host, ...), so ask for them when the HDF5
     # module is there and the user chose no format; the environment is put
-    # back at once, so child processes see the user's.
-    saved = os.environ.get("SP_FORMAT")
-    if saved is None and _h5_module_exists(path):
+    # back at once, so child processes see the user's. SP_OUTPUT too: the
+    # stream of a long run then lives in the private directory as well.
+    saved = {k: os.environ.get(k) for k in ("SP_FORMAT", "SP_OUTPUT")}
+    if saved["SP_FORMAT"] is None and _h5_module_exists(path):
         os.environ["SP_FORMAT"] = "h5"
+    os.environ["SP_OUTPUT"] = prefix
     try:
         lib = ctypes.PyDLL(path, mode=ctypes.RTLD_GLOBAL)
     except OSError as e:
         raise ScopeProfLibraryError("%s: %s" % (path, e)) from None
     finally:
-        if saved is None:
-            os.environ.pop("SP_FORMAT", None)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     for name, args, res in (("sp_init", [ctypes.c_char_p], ctypes.c_int),
                             ("sp_region_at", [ctypes.c_char_p, ctypes.c_char_p,
                                               ctypes.c_int], ctypes.c_int),
-                            ("sp_begin", [ctypes.c_int], None),
-                            ("sp_end", [ctypes.c_int], None),
                             ("sp_finalize", [], ctypes.c_int),
                             ("sp_strerror", [ctypes.c_int], ctypes.c_char_p)):
         fn = getattr(lib, name)
         fn.argtypes, fn.restype = args, res
+    # sp_begin/sp_end without argtypes: ctypes passes a Python int as a C
+    # int either way, and skipping the conversion objects is a third
+    # cheaper (docs/performance.md).
+    lib.sp_begin.restype = lib.sp_end.restype = None
     return lib
 
 
@@ -271,10 +278,16 @@ class ProfileManager:
         if cfg["deactivate_profiling"]:
             return cls
         lib_path = find_library()
-        lib = _load(lib_path)
-        cfg["library"] = lib_path
         cfg["dir"] = tempfile.mkdtemp(prefix="scopeprof-")
-        rc = lib.sp_init(os.path.join(cfg["dir"], "run").encode())
+        prefix = os.path.join(cfg["dir"], "run")
+        try:
+            lib = _load(lib_path, prefix)
+        except Exception:
+            shutil.rmtree(cfg["dir"], ignore_errors=True)
+            cls._config = None
+            raise
+        cfg["library"] = lib_path
+        rc = lib.sp_init(prefix.encode())
         if rc == -5:
             shutil.rmtree(cfg["dir"], ignore_errors=True)
             cls._config = None
@@ -361,12 +374,16 @@ class ProfileManager:
         want = return_results or verbose
         comm = c["comm"]
         root = comm is None or comm.Get_rank() == 0
+        keep = False
         try:
             err, files = None, []
             if c["dir"] is not None:
                 rc = _S.lib.sp_finalize()
                 if rc != 0:
-                    err = "sp_finalize: %s" % _S.lib.sp_strerror(rc).decode()
+                    # What the runtime could not write stays for sp-import.
+                    keep = True
+                    err = "sp_finalize: %s (what was recorded is kept in %s)" % (
+                        _S.lib.sp_strerror(rc).decode(), c["dir"])
                 files = sorted(os.path.join(c["dir"], n) for n in os.listdir(c["dir"]))
             if comm is not None:
                 err = cls._gather(comm, c, files, err)
@@ -384,7 +401,7 @@ class ProfileManager:
                 results.print_summary()
             return results if return_results else None
         finally:
-            if c["dir"] is not None:
+            if c["dir"] is not None and not keep:
                 shutil.rmtree(c["dir"], ignore_errors=True)
 
     @staticmethod
