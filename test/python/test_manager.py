@@ -12,7 +12,6 @@ import sys
 import textwrap
 
 import h5py
-import numpy as np
 
 LIB, SPCC, WORK = sys.argv[1:4]
 failures = []
