@@ -4,7 +4,9 @@ from .callstack import (CallArrays, NestingError, build_call_arrays,
                         call_stack_children, call_stack_roots, join_teams)
 from .events import EventTable
 from .region import Region, RankRegion, SummaryOnlyError, ThreadRegion
+from .manager import ProfileManager
 from .results import ProfilingResults, read_h5, read_h5_summary
+from .stats_json import collect_region_statistics, write_region_statistics_json
 
 __version__ = "0.1.0"
 
@@ -13,7 +15,9 @@ __all__ = ["read_h5", "read_h5_summary", "ProfilingResults", "Region",
            "NestingError", "SummaryOnlyError", "build_call_arrays",
            "call_stack_children", "call_stack_roots", "join_teams",
            "plot_gantt", "plot_durations", "plot_flame_chart",
-           "plot_duration_timeseries", "plot_speedup"]
+           "plot_duration_timeseries", "plot_speedup", "plot_flame_graph",
+           "ProfileManager", "collect_region_statistics",
+           "write_region_statistics_json"]
 
 
 def __getattr__(name):

@@ -34,8 +34,9 @@ class ProfilingResults:
     """One profile. Statistics come from the summary records; per-call data
     (events, percentiles, call stacks) is there when read by read_h5."""
 
-    def __init__(self, cols, regions=None, ranks=None):
+    def __init__(self, cols, regions=None, ranks=None, is_root=True):
         self._cols = cols
+        self._is_root = is_root
         mask = np.ones(cols.nrows, dtype=bool)
         if regions is not None:
             wanted = set([regions] if isinstance(regions, str) else regions)
@@ -52,8 +53,10 @@ class ProfilingResults:
 
     @property
     def is_root(self):
-        """Always True: a profile read from files is the whole run."""
-        return True
+        """True for a profile read from files (the whole run) and for rank
+        0's ProfileManager.finalize() results; False on the other ranks,
+        whose results are empty."""
+        return self._is_root
 
     @property
     def summary_only(self):
@@ -258,5 +261,7 @@ class ProfilingResults:
 
     # -- printing --------------------------------------------------------------
     def print_summary(self, columns=None, file=None):
+        if not self._is_root:
+            return  # off rank 0 of an MPI run: printed once, by rank 0
         from ._table import summary_table
         print(summary_table(self, columns), file=file or sys.stdout)

@@ -20,4 +20,36 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
       ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_examples_work)
   set_tests_properties(test_scopeprof test_scopeprof_examples PROPERTIES
     TIMEOUT 300 ENVIRONMENT "${_sp_py_env}")
+  # The charts' properties, the statistics JSON and the scope-profiler
+  # command (python/scopeprof/cli.py).
+  add_test(NAME test_scopeprof_charts
+    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_charts.py
+      $<TARGET_FILE:sp-report> $<TARGET_FILE:sp-import> $<TARGET_FILE:py_prog>
+      ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_charts_work)
+  set_tests_properties(test_scopeprof_charts PROPERTIES
+    TIMEOUT 300 ENVIRONMENT "${_sp_py_env}")
+  # ProfileManager on the built runtime, around C code built with sp-cc
+  # (the plugin); sp-import found beside the library in the build tree.
+  if(TARGET ScopeProf)
+    add_test(NAME test_scopeprof_manager
+      COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_manager.py
+        $<TARGET_FILE:scopeprof> ${PROJECT_BINARY_DIR}/bin/sp-cc
+        ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_manager_work)
+    set_tests_properties(test_scopeprof_manager PROPERTIES
+      TIMEOUT 300 ENVIRONMENT "${_sp_py_env}")
+  endif()
+  # ProfileManager under mpi4py on 3 ranks (Debian's python3-mpi4py;
+  # skipped without it).
+  find_program(SP_MPIRUN NAMES mpirun mpiexec)
+  if(SP_MPIRUN)
+    set(_w ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_manager_mpi_work)
+    add_test(NAME test_scopeprof_manager_mpi COMMAND sh -c
+      "/usr/bin/python3 -c 'import mpi4py' 2>/dev/null || exit 77; \
+       rm -rf '${_w}' && mkdir -p '${_w}' && TMPDIR='${_w}' '${SP_MPIRUN}' \
+       --oversubscribe -np 3 /usr/bin/python3 \
+       '${PROJECT_SOURCE_DIR}/test/python/test_manager_mpi.py' '${_w}'")
+    set_tests_properties(test_scopeprof_manager_mpi PROPERTIES TIMEOUT 300
+      SKIP_RETURN_CODE 77 LABELS mpi ENVIRONMENT
+      "${_sp_py_env};SP_LIBRARY=$<TARGET_FILE:scopeprof>;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+  endif()
 endif()

@@ -18,6 +18,8 @@ def plot_durations(profiling_data, metrics=("avg", "min", "max", "total"),
     paths written (the metric goes before the extension when there are
     several metrics), empty without filepath."""
     runs = _common.runs(profiling_data)
+    if not runs:
+        return []
     names = []
     for run in runs:
         for g in run.get_regions(include, exclude):

@@ -9,6 +9,8 @@ def speedups(runs, include=None, exclude=None):
     """(sizes, {region: [speedup per run]}) with runs sorted by mpi_size;
     a region missing from a run has nan there."""
     runs = sorted(_common.runs(runs), key=_common.mpi_size)
+    if not runs:
+        return [], {}
     sizes = [_common.mpi_size(r) for r in runs]
     if len(set(sizes)) != len(sizes):
         raise ValueError("two runs have the same mpi_size %s" % sizes)
@@ -25,11 +27,14 @@ def speedups(runs, include=None, exclude=None):
 
 def plot_speedup(profiling_data, include=None, exclude=None, filepath=None,
                  show=False):
+    if not _common.runs(profiling_data):
+        return None
     sizes, curves = speedups(profiling_data, include, exclude)
+    colours = _common.palette(list(curves))
     fig = _common.figure(8, 6)
     ax = fig.subplots()
     for name, ys in curves.items():
-        ax.plot(sizes, ys, marker="o", color=_common.colour(name), label=name)
+        ax.plot(sizes, ys, marker="o", color=colours[name], label=name)
     ax.plot(sizes, [s / sizes[0] for s in sizes], "k--", label="ideal")
     ax.set_xlabel("MPI ranks")
     ax.set_ylabel("speedup (average duration per call)")

@@ -12,7 +12,11 @@ def plot_duration_timeseries(profiling_data, include=None, exclude=None,
     """Time (from the first region entry) cut into `bins` windows; per
     region, the mean duration of the calls starting in each window on each
     rank; the line is the mean over ranks, the band their min to max."""
-    run = _common.runs(profiling_data)[0]
+    runs = _common.runs(profiling_data)
+    if not runs:
+        return None
+    run = runs[0]
+    colours = _common.palette([run])
     lo = int(round(run.minimum_start_time * NS))
     span = max(run.time_span, 1e-9)
     edges = np.linspace(0, span, bins + 1)
@@ -37,7 +41,7 @@ def plot_duration_timeseries(profiling_data, include=None, exclude=None,
         ok = ~np.all(np.isnan(a), axis=0)
         if not ok.any():
             continue
-        c = _common.colour(g.name)
+        c = colours[g.name]
         ax.plot(mid[ok], np.nanmean(a[:, ok], axis=0), color=c, label=g.name)
         ax.fill_between(mid[ok], np.nanmin(a[:, ok], axis=0),
                         np.nanmax(a[:, ok], axis=0), color=c, alpha=0.25)
