@@ -2,6 +2,7 @@
 # with the reading API of scope-profiler plus threads; see docs/python.md.
 from .callstack import (CallArrays, NestingError, build_call_arrays,
                         call_stack_children, call_stack_roots, join_teams)
+from ._errors import FormatError
 from .events import EventTable
 from .region import Region, RankRegion, SummaryOnlyError, ThreadRegion
 from .results import ProfilingResults, read_h5, read_h5_summary
@@ -14,6 +15,7 @@ __all__ = ["read_h5", "read_h5_summary", "ProfilingResults", "Region",
            "call_stack_children", "call_stack_roots", "join_teams",
            "plot_gantt", "plot_durations", "plot_flame_chart",
            "plot_duration_timeseries", "plot_speedup"]
+__all__ += ["FormatError"]
 
 
 def __getattr__(name):

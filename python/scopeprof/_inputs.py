@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _h5, _spt, _stats
 from ._columns import Columns
+from ._errors import FormatError
 
 _RANK_H5 = re.compile(r"_rank\d+\.h5$")
 
@@ -71,7 +72,11 @@ def spt_columns(path):
 
 
 def read_one(path, events, fallback=True):
-    if _h5.is_h5(path):
+    try:
+        h5 = _h5.is_h5(path)
+    except OSError as e:
+        raise FormatError("%s: cannot open: %s" % (path, e.strerror or e)) from None
+    if h5:
         c = _h5.read(path, events=events)
         if not c.stats_known:
             if not events and not fallback:
@@ -86,7 +91,7 @@ def read_one(path, events, fallback=True):
         return c
     if _spt.is_spt(path):
         return spt_columns(path)
-    raise ValueError("%s: neither a schema-2 .h5 profile nor an .spt trace" % path)
+    raise FormatError("%s: neither a schema-2 .h5 profile nor an .spt trace" % path)
 
 
 def merge(parts, events):
@@ -101,7 +106,7 @@ def merge(parts, events):
     for c in parts:
         for r in np.unique(c.rank).tolist():
             if r in owner:
-                raise ValueError("%s: rank %d is also in %s" % (c.paths[0], r, owner[r]))
+                raise FormatError("%s: rank %d is also in %s" % (c.paths[0], r, owner[r]))
             owner[r] = c.paths[0]
     rows = [(int(c.rank[i]), k, i) for k, c in enumerate(parts) for i in range(c.nrows)]
     rows.sort()

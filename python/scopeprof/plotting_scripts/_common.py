@@ -6,6 +6,7 @@ import zlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .. import _atomic
 from ..results import ProfilingResults
 
 
@@ -22,7 +23,11 @@ def save(fig, filepath, show=False):
         d = os.path.dirname(os.fspath(filepath))
         if d:
             os.makedirs(d, exist_ok=True)
-        fig.savefig(filepath, dpi=100)
+        # Through a fresh temporary renamed into place (_atomic); the
+        # format from the name, as savefig(filepath) would choose it.
+        ext = os.path.splitext(os.fspath(filepath))[1][1:].lower()
+        with _atomic.replace(filepath) as f:
+            fig.savefig(f, format=ext or None, dpi=100)
     return filepath
 
 
