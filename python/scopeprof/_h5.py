@@ -267,8 +267,16 @@ def _read(h, events):
 PROBE_SECONDS = 60
 
 
+def _open(path):
+    try:
+        return h5py.File(path, "r")
+    except OSError as e:
+        raise FormatError("%s: cannot read the HDF5 file (damaged or not "
+                          "HDF5): %s" % (path, one_line(e))) from None
+
+
 def _touch(path):
-    with h5py.File(path, "r") as f:
+    with _open(path) as f:
         h = _File(path, f)
         _read(h, events=False)
         for name in ("events/start_times", "events/end_times"):
@@ -322,11 +330,7 @@ def read(path, events=True):
     never read (their lengths are checked from the dataset shapes). Any
     failure is a FormatError of one line naming the file."""
     _probe(path)
-    try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        raise FormatError("%s: cannot read the HDF5 file (damaged or not "
-                          "HDF5): %s" % (path, one_line(e))) from None
+    f = _open(path)
     try:
         with f:
             parts = _read(_File(path, f), events)

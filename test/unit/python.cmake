@@ -20,4 +20,15 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
       ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_examples_work)
   set_tests_properties(test_scopeprof test_scopeprof_examples PROPERTIES
     TIMEOUT 300 ENVIRONMENT "${_sp_py_env}")
+  # Damaged and crafted files, schemas, whole-column frames and call
+  # stacks, charts through a temporary; then a bounded fuzz run of the
+  # readers from the committed corpora (fixed seed and number of cases).
+  add_test(NAME test_scopeprof_readers
+    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_readers.py
+      ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_readers_work)
+  add_test(NAME fuzz_python_readers
+    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/fuzz_readers.py
+      ${CMAKE_CURRENT_BINARY_DIR}/fuzz_python_readers_work 1500 1)
+  set_tests_properties(test_scopeprof_readers fuzz_python_readers PROPERTIES
+    TIMEOUT 600 ENVIRONMENT "${_sp_py_env}")
 endif()
