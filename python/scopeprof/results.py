@@ -97,9 +97,18 @@ class ProfilingResults:
                 if rows.size else np.empty(0, np.int64)
             regs = [Region(self, cols.names[k], v) for k, v in
                     zip(reg[o][heads].tolist(), np.split(rows[o], heads[1:]))]
-            # First start order; regions without calls last, by name.
-            regs.sort(key=lambda g: (g.num_calls == 0,
-                                     g._pooled().first_start_ns or 0, g.name))
+            # First start order; regions without calls last, by name (the
+            # Pooled figures, by whole columns).
+            calls = cols.stats["calls"][rows[o]]
+            has = calls > 0
+            first = np.where(has, cols.stats["first_start_ns"][rows[o]],
+                             np.iinfo(np.int64).max)
+            if rows.size:
+                calls = np.add.reduceat(np.where(has, calls, 0), heads).tolist()
+                first = np.minimum.reduceat(first, heads).tolist()
+            key = {g.name: (n == 0, f if n else 0, g.name)
+                   for g, n, f in zip(regs, calls, first)}
+            regs.sort(key=lambda g: key[g.name])
             self._regions = {g.name: g for g in regs}
         return self._regions
 
@@ -220,7 +229,9 @@ class ProfilingResults:
         new = np.ones(rows.size, dtype=bool)
         new[1:] = (gpos[1:] != gpos[:-1]) | (rank[1:] != rank[:-1])
         heads = np.flatnonzero(new)
-        st = cols.stats[rows]
+        st = {k: cols.stats[k][rows] for k in (
+            "calls", "total_ns", "outer_total_ns", "exclusive_ns", "min_ns",
+            "max_ns", "std_ns", "mean_ns")}
         has = st["calls"] > 0
 
         def add(v):

@@ -200,7 +200,6 @@ def frame_by_columns():
     """to_dataframe() has region[rank]'s values and builds no per-(region,
     rank) object (a million rows took 48 s that way)."""
     p = os.path.join(WORK, "frame.spt")
-    blocks = []
     rng = np.random.default_rng(3)
     out = [b"SCOPEPRF", struct.pack("<iiq", 3, 0, 0)]
     nblocks = 0
