@@ -28,7 +28,7 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
       ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_readers_work)
   add_test(NAME fuzz_python_readers
     COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/fuzz_readers.py
-      ${CMAKE_CURRENT_BINARY_DIR}/fuzz_python_readers_work 1500 1)
+      ${CMAKE_CURRENT_BINARY_DIR}/fuzz_python_readers_work 600 1)
   set_tests_properties(test_scopeprof_readers fuzz_python_readers PROPERTIES
-    TIMEOUT 600 ENVIRONMENT "${_sp_py_env}")
+    TIMEOUT 900 ENVIRONMENT "${_sp_py_env}")
 endif()
