@@ -286,50 +286,74 @@ def _touch(path):
                     ds.id.get_chunk_info(k)
 
 
-def _probe(path):
-    if not hasattr(os, "fork"):
+def probe(paths):
+    """Runs _touch on each of paths in one forked child (one fork for a
+    run's many per-rank files); raises the FormatError of the first file
+    refused, or of the file on which the child died or stopped."""
+    if not paths or not hasattr(os, "fork"):
         return
     r, w = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: reports a refusal's text, then exits at once
+    if pid == 0:  # the child: "k" before file k, "k<TAB>text" if refused
         code = 0
         try:
             os.close(r)
-            try:
-                _touch(path)
-            except FormatError as e:
+            for k, path in enumerate(paths):
+                os.write(w, b"%d\n" % k)
+                try:
+                    _touch(path)
+                except FormatError as e:
+                    msg = str(e)
+                except BaseException as e:
+                    msg = "%s: cannot read: %s" % (path, one_line(e))
+                else:
+                    continue
                 code = 1
-                os.write(w, str(e).encode("utf-8", "replace")[:4096])
-            except BaseException as e:
-                code = 1
-                os.write(w, ("%s: cannot read: %s" % (path, one_line(e)))
-                         .encode("utf-8", "replace")[:4096])
+                os.write(w, ("%d\t%s\n" % (k, msg)).encode("utf-8", "replace")[:8192])
+                break
         finally:
             os._exit(code)
     os.close(w)
+    buf, at, dead, stuck = b"", 0, False, False
     try:
-        ready, _, _ = select.select([r], [], [], PROBE_SECONDS)
-        msg = os.read(r, 8192).decode("utf-8", "replace") if ready else None
+        while True:
+            ready, _, _ = select.select([r], [], [], PROBE_SECONDS)
+            if not ready:
+                stuck = True
+                break
+            chunk = os.read(r, 65536)
+            if not chunk:
+                dead = True
+                break
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                k, _, msg = line.decode("utf-8", "replace").partition("\t")
+                at = int(k)
+                if msg:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    raise FormatError(msg)
     finally:
         os.close(r)
-    if msg is None:
+    if stuck:
         os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
-    if msg is None:
+    if stuck:
         raise FormatError("%s: the HDF5 library did not finish reading its "
-                          "structure in %d s (a damaged file)" % (path, PROBE_SECONDS))
-    if os.WIFSIGNALED(status):
+                          "structure in %d s (a damaged file)" % (paths[at], PROBE_SECONDS))
+    if dead and os.WIFSIGNALED(status):
         raise FormatError("%s: the HDF5 library crashed reading its structure "
-                          "(signal %d): a damaged file" % (path, os.WTERMSIG(status)))
-    if msg:
-        raise FormatError(msg)
+                          "(signal %d): a damaged file" % (paths[at], os.WTERMSIG(status)))
 
 
-def read(path, events=True):
+def read(path, events=True, probed=False):
     """Columns of one .h5 file; without events, the event columns are
     never read (their lengths are checked from the dataset shapes). Any
-    failure is a FormatError of one line naming the file."""
-    _probe(path)
+    failure is a FormatError of one line naming the file. probed: probe()
+    has already passed the file."""
+    if not probed:
+        probe([path])
     f = _open(path)
     try:
         with f:

@@ -71,19 +71,22 @@ def spt_columns(path):
     return c
 
 
-def read_one(path, events, fallback=True):
+def _is_h5(path):
     try:
-        h5 = _h5.is_h5(path)
+        return _h5.is_h5(path)
     except OSError as e:
         raise FormatError("%s: cannot open: %s" % (path, e.strerror or e)) from None
-    if h5:
-        c = _h5.read(path, events=events)
+
+
+def read_one(path, events, fallback=True, probed=False):
+    if _is_h5(path):
+        c = _h5.read(path, events=events, probed=probed)
         if not c.stats_known:
             if not events and not fallback:
                 raise ValueError("%s: no summary_statistics (written before "
                                  "summary records; use read_h5)" % path)
             if not events:
-                c = _h5.read(path, events=True)
+                c = _h5.read(path, events=True, probed=True)
             c.stats = _stats.compute(c)
             c.stats_known = True
         elif events and (c.stats["outer_total_ns"] < 0).any():
@@ -152,7 +155,8 @@ def merge(parts, events):
 
 def load(paths, events=True, fallback=True):
     files = expand(paths)
-    parts = [read_one(f, events, fallback) for f in files]
+    _h5.probe([f for f in files if _is_h5(f)])
+    parts = [read_one(f, events, fallback, probed=True) for f in files]
     # A fallen-back summary read keeps the events it had to read anyway.
     keep = events or all(c.has_events for c in parts)
     return merge(parts, keep)
