@@ -2,6 +2,7 @@
 # with the reading API of scope-profiler plus threads; see docs/python.md.
 from .callstack import (CallArrays, NestingError, build_call_arrays,
                         call_stack_children, call_stack_roots, join_teams)
+from ._errors import FormatError
 from .events import EventTable
 from .region import Region, RankRegion, SummaryOnlyError, ThreadRegion
 from .manager import ProfileManager
@@ -18,6 +19,7 @@ __all__ = ["read_h5", "read_h5_summary", "ProfilingResults", "Region",
            "plot_duration_timeseries", "plot_speedup", "plot_flame_graph",
            "ProfileManager", "collect_region_statistics",
            "write_region_statistics_json"]
+__all__ += ["FormatError"]
 
 
 def __getattr__(name):

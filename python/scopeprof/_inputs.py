@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _h5, _spt, _stats
 from ._columns import Columns
+from ._errors import FormatError
 
 _RANK_H5 = re.compile(r"_rank\d+\.h5$")
 
@@ -70,15 +71,22 @@ def spt_columns(path):
     return c
 
 
-def read_one(path, events, fallback=True):
-    if _h5.is_h5(path):
-        c = _h5.read(path, events=events)
+def _is_h5(path):
+    try:
+        return _h5.is_h5(path)
+    except OSError as e:
+        raise FormatError("%s: cannot open: %s" % (path, e.strerror or e)) from None
+
+
+def read_one(path, events, fallback=True, probed=False):
+    if _is_h5(path):
+        c = _h5.read(path, events=events, probed=probed)
         if not c.stats_known:
             if not events and not fallback:
                 raise ValueError("%s: no summary_statistics (written before "
                                  "summary records; use read_h5)" % path)
             if not events:
-                c = _h5.read(path, events=True)
+                c = _h5.read(path, events=True, probed=True)
             c.stats = _stats.compute(c)
             c.stats_known = True
         elif events and (c.stats["outer_total_ns"] < 0).any():
@@ -86,7 +94,7 @@ def read_one(path, events, fallback=True):
         return c
     if _spt.is_spt(path):
         return spt_columns(path)
-    raise ValueError("%s: neither a schema-2 .h5 profile nor an .spt trace" % path)
+    raise FormatError("%s: neither a schema-2 .h5 profile nor an .spt trace" % path)
 
 
 def merge(parts, events):
@@ -101,7 +109,7 @@ def merge(parts, events):
     for c in parts:
         for r in np.unique(c.rank).tolist():
             if r in owner:
-                raise ValueError("%s: rank %d is also in %s" % (c.paths[0], r, owner[r]))
+                raise FormatError("%s: rank %d is also in %s" % (c.paths[0], r, owner[r]))
             owner[r] = c.paths[0]
     rows = [(int(c.rank[i]), k, i) for k, c in enumerate(parts) for i in range(c.nrows)]
     rows.sort()
@@ -147,7 +155,8 @@ def merge(parts, events):
 
 def load(paths, events=True, fallback=True):
     files = expand(paths)
-    parts = [read_one(f, events, fallback) for f in files]
+    _h5.probe([f for f in files if _is_h5(f)])
+    parts = [read_one(f, events, fallback, probed=True) for f in files]
     # A fallen-back summary read keeps the events it had to read anyway.
     keep = events or all(c.has_events for c in parts)
     return merge(parts, keep)

@@ -144,3 +144,83 @@ class Walk:
 
     def depth(self):
         return depths(self.parent)
+
+
+_PIECE = 1 << 16
+
+
+def stack_tree(s, e, parent_out, depth_out, excl_out):
+    """The C library's stack walk (format/stats.c) over one thread's calls
+    in walk order, without a loop per call: fills parent, depth and
+    exclusive time and returns True, or returns False when the calls do not
+    nest properly (then nothing is promised about the outputs).
+
+    A call j leaves the stack at the first later call that starts after
+    its end, or at its end with a positive duration (walk order is start
+    ascending, end descending): two binary searches give that call F(j),
+    and depth[i] = i - #{j: F(j) <= i}. Depths in preorder give the forest:
+    a call's parent is the last earlier call one level up. That forest is
+    the stack walk's exactly when every call ends by its parent's end and
+    each call ends by the start of its next sibling (a zero-length call at
+    a sibling's very end would be that sibling's child), which is checked."""
+    n = s.size
+    if n == 0:
+        return True
+    # Every full-size temporary is one int64 column at most: the rest is
+    # done in pieces (the memory bound of build_call_arrays).
+    f = np.empty(n, dtype=np.int64)
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        ea, sa = e[a:b], s[a:b]
+        lo = np.searchsorted(s, ea, side="left")
+        at = np.minimum(lo, n - 1)
+        take = (lo < n) & (sa < ea) & (s[at] == ea) & (e[at] > s[at])
+        f[a:b] = np.where(take, lo, np.searchsorted(s, ea, side="right"))
+    depth = np.bincount(f, minlength=n + 1)[:n]
+    del f
+    np.cumsum(depth, out=depth)
+    np.subtract(np.arange(n, dtype=np.int64), depth, out=depth)
+    top = int(depth.max())
+    depth_out[:] = depth
+    del depth
+    # Calls by depth, each level in walk order (a radix sort when narrow).
+    by = np.argsort(depth_out.astype(np.int16) if top < 1 << 15 else depth_out,
+                    kind="stable")
+    # k[a] = depth * (n + 1) + position, ascending along `by`; the parent of
+    # the call at `by[a]` is the last entry before (depth - 1, position).
+    step = n + 1
+    k = depth_out[by].astype(np.int64)
+    k *= step
+    k += by
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        j = np.searchsorted(k, k[a:b] - step, side="left") - 1
+        ba = by[a:b]
+        parent_out[ba] = np.where(depth_out[ba] > 0, by[np.maximum(j, 0)], -1)
+    del k
+    # Checks: a child ends by its parent's end; siblings (consecutive along
+    # `by` with one parent) follow one another, the later ending later.
+    # Exclusive: each call less its direct children, which lie together
+    # along `by` (one level, one parent); a parent's children may span two
+    # pieces, each subtracting its part.
+    np.subtract(e, s, out=excl_out)
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        pa = parent_out[a:b]
+        if np.any((pa >= 0) & (e[a:b] > e[np.maximum(pa, 0)])):
+            return False
+        prev, cur = by[a:min(b, n - 1)], by[a + 1:b + 1]
+        same = parent_out[prev] == parent_out[cur]
+        if np.any(same & ((e[prev] > s[cur]) | (e[prev] == e[cur]))):
+            return False
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        bb = by[a:b]
+        pb = parent_out[bb]
+        kids = np.flatnonzero(pb >= 0)
+        if kids.size:
+            pk = pb[kids]
+            heads = np.flatnonzero(np.r_[True, pk[1:] != pk[:-1]])
+            sums = np.add.reduceat(e[bb[kids]] - s[bb[kids]], heads)
+            excl_out[pk[heads]] -= sums
+    return True

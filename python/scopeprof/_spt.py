@@ -4,6 +4,8 @@ import struct
 
 import numpy as np
 
+from ._errors import FormatError
+
 MAGIC = b"SCOPEPRF"
 MIN_BLOCK = {1: 13, 2: 21, 3: 25}
 
@@ -18,7 +20,7 @@ class _Reader:
         self.path, self.buf, self.o, self.pos = path, buf, order, 0
 
     def fail(self, at, what):
-        raise ValueError("%s: offset %d: %s" % (self.path, at, what))
+        raise FormatError("%s: offset %d: %s" % (self.path, at, what))
 
     def take(self, fmt, size, field):
         left = len(self.buf) - self.pos
@@ -47,12 +49,12 @@ def read(path):
     with open(path, "rb") as f:
         buf = f.read()
     if len(buf) < 8:
-        raise ValueError('%s: offset 0: truncated: expected magic "SCOPEPRF" '
+        raise FormatError('%s: offset 0: truncated: expected magic "SCOPEPRF" '
                          '(8 bytes), %d left' % (path, len(buf)))
     if buf[:8] != MAGIC:
-        raise ValueError("%s: offset 0: bad magic: not a ScopeProf .spt trace" % path)
+        raise FormatError("%s: offset 0: bad magic: not a ScopeProf .spt trace" % path)
     if len(buf) < 12:
-        raise ValueError("%s: offset 8: truncated: expected int32 version "
+        raise FormatError("%s: offset 8: truncated: expected int32 version "
                          "(4 bytes), %d left" % (path, len(buf) - 8))
     le = struct.unpack_from("<i", buf, 8)[0]
     be = struct.unpack_from(">i", buf, 8)[0]

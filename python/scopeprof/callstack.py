@@ -50,40 +50,57 @@ def build_call_arrays(regions, rank=0, threads=None):
         owner.append(np.full(rows.size, k, dtype=np.int32))
     rows = np.concatenate(sel)
     owner = np.concatenate(owner)
-    o = np.argsort(rows, kind="stable")
+    # Threads in turn, each thread's rows in row order.
+    o = np.lexsort((rows, cols.thread[rows]))
     rows, owner = rows[o], owner[o]
-    parts = {k: [] for k in ("region", "thread", "call_index", "start_ns",
-                             "end_ns", "depth", "parent", "exclusive_ns")}
+    total = int(cols.count[rows].sum())
+    out = {"region": np.empty(total, np.int32), "thread": np.empty(total, np.int32),
+           "call_index": np.empty(total, np.int64), "start_ns": np.empty(total, np.int64),
+           "end_ns": np.empty(total, np.int64), "depth": np.empty(total, np.int32),
+           "parent": np.empty(total, np.int64), "exclusive_ns": np.empty(total, np.int64)}
+    tcol = cols.thread[rows]
+    cut = np.flatnonzero(np.r_[True, tcol[1:] != tcol[:-1], True]) if rows.size else [0]
     base = 0
-    for t in np.unique(cols.thread[rows]).tolist():
-        trows = rows[cols.thread[rows] == t]
-        towner = owner[cols.thread[rows] == t]
+    for lo, hi in zip(cut[:-1].tolist(), cut[1:].tolist()):
+        trows, towner, t = rows[lo:hi], owner[lo:hi], int(tcol[lo])
         counts = cols.count[trows]
         s, e = cols.row_calls(trows)
-        if s.size == 0:
+        m = s.size
+        if m == 0:
             continue
-        tie = np.repeat(np.arange(trows.size, dtype=np.int64), counts)
-        w = _nesting.Walk(s, e, tie, strict=True)
-        if w.bad is not None:
-            a, b = w.order[w.bad[0]], w.order[w.bad[1]]
-            raise NestingError(
-                "rank %d thread %d: call of %s at %d overlaps %s at %d without "
-                "nesting" % (rank, t, cols.names[cols.region[trows[tie[b]]]], s[b],
-                             cols.names[cols.region[trows[tie[a]]]], s[a]))
-        first = np.repeat(np.cumsum(counts) - counts, counts)
-        idx = np.arange(s.size, dtype=np.int64) - first
-        parts["region"].append(towner[tie[w.order]])
-        parts["thread"].append(np.full(s.size, t, dtype=np.int32))
-        parts["call_index"].append(idx[w.order])
-        parts["start_ns"].append(w.s)
-        parts["end_ns"].append(w.e)
-        parts["depth"].append(w.depth())
-        parts["parent"].append(np.where(w.parent >= 0, w.parent + base, -1))
-        parts["exclusive_ns"].append(w.exclusive)
-        base += s.size
-    out = {}
-    for k, v in parts.items():
-        out[k] = np.concatenate(v) if v else empty
+        tie = np.repeat(np.arange(trows.size, dtype=np.int32), counts)
+        order = _nesting.walk_order(s, e, tie)
+        sl = slice(base, base + m)
+        np.take(s, order, out=out["start_ns"][sl])
+        np.take(e, order, out=out["end_ns"][sl])
+        # call_index: the call's place in its row; region: the row's
+        # owner (in pieces: no full-size temporary)
+        first = np.cumsum(counts) - counts
+        ci, reg = out["call_index"][sl], out["region"][sl]
+        for a in range(0, m, _nesting._PIECE):
+            b = min(a + _nesting._PIECE, m)
+            tw = tie[order[a:b]]
+            np.subtract(order[a:b], first[tw], out=ci[a:b])
+            np.take(towner, tw, out=reg[a:b])
+        del tie, order
+        out["thread"][sl] = t
+        ws, we = out["start_ns"][sl], out["end_ns"][sl]
+        if not _nesting.stack_tree(ws, we, out["parent"][sl], out["depth"][sl],
+                                   out["exclusive_ns"][sl]):
+            tie = np.repeat(np.arange(trows.size, dtype=np.int64), counts)
+            w = _nesting.Walk(s, e, tie, strict=True)
+            if w.bad is not None:
+                a, b = w.order[w.bad[0]], w.order[w.bad[1]]
+                raise NestingError(
+                    "rank %d thread %d: call of %s at %d overlaps %s at %d without "
+                    "nesting" % (rank, t, cols.names[cols.region[trows[tie[b]]]], s[b],
+                                 cols.names[cols.region[trows[tie[a]]]], s[a]))
+            out["parent"][sl] = w.parent
+            out["depth"][sl] = w.depth()
+            out["exclusive_ns"][sl] = w.exclusive
+        par = out["parent"][sl]
+        np.add(par, base, out=par, where=par >= 0)
+        base += m
     out["duration_ns"] = out["end_ns"] - out["start_ns"]
     return CallArrays(names, **out)
 

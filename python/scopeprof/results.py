@@ -30,6 +30,22 @@ def read_h5_summary(path, regions=None, ranks=None, fallback=True, **_ignored):
     return ProfilingResults(cols, regions=regions, ranks=ranks)
 
 
+_FRAME_COLUMNS = ["name", "rank", "threads", "num_calls", "total_duration",
+                  "average_duration", "min_duration", "max_duration",
+                  "std_duration", "exclusive_duration", "source_file",
+                  "source_lineno"]
+
+
+def _optional_ints(values):
+    """The column pandas makes of ints and Nones: int64 without a None,
+    float64 with NaN for them when mixed, objects when all None."""
+    if all(v is None for v in values):
+        return np.array(values, dtype=object)
+    if any(v is None for v in values):
+        return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    return np.array(values, dtype=np.int64)
+
+
 class ProfilingResults:
     """One profile. Statistics come from the summary records; per-call data
     (events, percentiles, call stacks) is there when read by read_h5."""
@@ -78,13 +94,24 @@ class ProfilingResults:
     def _all_regions(self):
         if self._regions is None:
             cols, rows = self._cols, np.flatnonzero(self._mask)
-            by = {}
-            for r in rows.tolist():
-                by.setdefault(int(cols.region[r]), []).append(r)
-            regs = [Region(self, cols.names[k], v) for k, v in by.items()]
-            # First start order; regions without calls last, by name.
-            regs.sort(key=lambda g: (g.num_calls == 0,
-                                     g._pooled().first_start_ns or 0, g.name))
+            reg = cols.region[rows]
+            o = np.argsort(reg, kind="stable")
+            heads = np.flatnonzero(np.r_[True, reg[o][1:] != reg[o][:-1]]) \
+                if rows.size else np.empty(0, np.int64)
+            regs = [Region(self, cols.names[k], v) for k, v in
+                    zip(reg[o][heads].tolist(), np.split(rows[o], heads[1:]))]
+            # First start order; regions without calls last, by name (the
+            # Pooled figures, by whole columns).
+            calls = cols.stats["calls"][rows[o]]
+            has = calls > 0
+            first = np.where(has, cols.stats["first_start_ns"][rows[o]],
+                             np.iinfo(np.int64).max)
+            if rows.size:
+                calls = np.add.reduceat(np.where(has, calls, 0), heads).tolist()
+                first = np.minimum.reduceat(first, heads).tolist()
+            key = {g.name: (n == 0, f if n else 0, g.name)
+                   for g, n, f in zip(regs, calls, first)}
+            regs.sort(key=lambda g: key[g.name])
             self._regions = {g.name: g for g in regs}
         return self._regions
 
@@ -189,24 +216,64 @@ class ProfilingResults:
     def to_dataframe(self):
         """One row per region and rank (threads pooled), in seconds."""
         import pandas as pd
-        recs = []
-        for g in self.get_regions():
-            for r in g.ranks:
-                rr = g[r]
-                recs.append({"name": g.name, "rank": r, "threads": len(rr.threads),
-                             "num_calls": rr.num_calls,
-                             "total_duration": rr.total_duration,
-                             "average_duration": rr.average_duration,
-                             "min_duration": rr.min_duration,
-                             "max_duration": rr.max_duration,
-                             "std_duration": rr.std_duration,
-                             "exclusive_duration": rr.exclusive_duration,
-                             "source_file": rr.source_file,
-                             "source_lineno": rr.source_lineno})
-        return pd.DataFrame(recs, columns=[
-            "name", "rank", "threads", "num_calls", "total_duration",
-            "average_duration", "min_duration", "max_duration", "std_duration",
-            "exclusive_duration", "source_file", "source_lineno"])
+        cols = self._cols
+        regs = self.get_regions()
+        if not regs:
+            return pd.DataFrame([], columns=_FRAME_COLUMNS)
+        # Rows grouped by region (get_regions order), then rank; each
+        # group's statistics pooled as Pooled pools them, by reduceat.
+        rows = np.concatenate([g._rows for g in regs])
+        gpos = np.repeat(np.arange(len(regs)), [g._rows.size for g in regs])
+        # Rows come by rank within a region: a stable sort of that key is
+        # a pass over sorted runs.
+        o = np.argsort((gpos.astype(np.int64) << 32) | cols.rank[rows], kind="stable")
+        rows, gpos = rows[o], gpos[o]
+        rank = cols.rank[rows]
+        new = np.ones(rows.size, dtype=bool)
+        new[1:] = (gpos[1:] != gpos[:-1]) | (rank[1:] != rank[:-1])
+        heads = np.flatnonzero(new)
+        st = {k: cols.stats[k][rows] for k in (
+            "calls", "total_ns", "outer_total_ns", "exclusive_ns", "min_ns",
+            "max_ns", "std_ns", "mean_ns")}
+        has = st["calls"] > 0
+
+        def add(v):
+            return np.add.reduceat(np.where(has, v, 0), heads)
+        calls = add(st["calls"])
+        sum_ns = add(st["total_ns"])
+        outer = st["outer_total_ns"]
+        total_ns = add(np.where(outer >= 0, outer, st["total_ns"]))
+        excl = add(st["exclusive_ns"])
+        big = np.iinfo(np.int64)
+        lo = np.minimum.reduceat(np.where(has, st["min_ns"], big.max), heads)
+        hi = np.maximum.reduceat(np.where(has, st["max_ns"], big.min), heads)
+        some = calls > 0
+        lo, hi = np.where(some, lo, 0), np.where(some, hi, 0)
+        n = np.maximum(calls, 1).astype(np.float64)
+        mean = np.where(some, sum_ns / n, 0.0)
+        rn = st["calls"].astype(np.float64)
+        dev = np.repeat(mean, np.diff(np.r_[heads, rows.size]))
+        m2 = add(st["std_ns"] ** 2 * rn + rn * (st["mean_ns"] - dev) ** 2)
+        std = np.where(some, np.sqrt(np.maximum(m2, 0.0) / n), 0.0)
+        # Threads: distinct threads of each group (rows without calls too).
+        group = np.cumsum(new) - 1
+        t = np.lexsort((cols.thread[rows], group))
+        tg, tt = group[t], cols.thread[rows][t]
+        first = np.ones(rows.size, dtype=bool)
+        first[1:] = (tg[1:] != tg[:-1]) | (tt[1:] != tt[:-1])
+        threads = np.add.reduceat(first.astype(np.int64), heads)
+        g = gpos[heads]
+        files = [r.source_file for r in regs]
+        lines = [r.source_lineno for r in regs]
+        return pd.DataFrame({
+            "name": np.array([r.name for r in regs], dtype=object)[g],
+            "rank": rank[heads].astype(np.int64), "threads": threads,
+            "num_calls": calls, "total_duration": total_ns / NS,
+            "average_duration": mean / NS, "min_duration": lo / NS,
+            "max_duration": hi / NS, "std_duration": std / NS,
+            "exclusive_duration": excl / NS,
+            "source_file": np.array(files, dtype=object)[g],
+            "source_lineno": _optional_ints(lines)[g]}, columns=_FRAME_COLUMNS)
 
     def by_thread(self, include=None, exclude=None):
         """One dict per region, rank and thread, as sp-report --by-thread's

@@ -52,4 +52,15 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
       SKIP_RETURN_CODE 77 LABELS mpi ENVIRONMENT
       "${_sp_py_env};SP_LIBRARY=$<TARGET_FILE:scopeprof>;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
   endif()
+  # Damaged and crafted files, schemas, whole-column frames and call
+  # stacks, charts through a temporary; then a bounded fuzz run of the
+  # readers from the committed corpora (fixed seed and number of cases).
+  add_test(NAME test_scopeprof_readers
+    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_readers.py
+      ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_readers_work)
+  add_test(NAME fuzz_python_readers
+    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/fuzz_readers.py
+      ${CMAKE_CURRENT_BINARY_DIR}/fuzz_python_readers_work 600 1)
+  set_tests_properties(test_scopeprof_readers fuzz_python_readers PROPERTIES
+    TIMEOUT 900 ENVIRONMENT "${_sp_py_env}")
 endif()

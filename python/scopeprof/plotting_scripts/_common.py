@@ -24,8 +24,11 @@ def save(fig, filepath, show=False):
         d = os.path.dirname(os.fspath(filepath))
         if d:
             os.makedirs(d, exist_ok=True)
-        fmt = os.path.splitext(os.fspath(filepath))[1][1:].lower() or "png"
-        _atomic.write(filepath, lambda f: fig.savefig(f, format=fmt, dpi=100))
+        # Through a fresh temporary renamed into place (_atomic); the
+        # format from the name, as savefig(filepath) would choose it.
+        ext = os.path.splitext(os.fspath(filepath))[1][1:].lower()
+        with _atomic.replace(filepath) as f:
+            fig.savefig(f, format=ext or None, dpi=100)
     return filepath
 
 
