@@ -115,9 +115,10 @@ def _fill(f, cols):
 
 def write(cols, path):
     """cols (laid out by layout()) into the file path: created as
-    <path>.tmp.<pid>.<n> with O_EXCL (never through a link planted at
-    that name), renamed over path when complete; on any failure the
-    temporary is removed and path is left as it was."""
+    <path>.tmp.<pid>.<n> with O_EXCL | O_NOFOLLOW (never through a link
+    planted at that name), renamed over path when complete; on any failure
+    the temporary is removed and path is left as it was. The file's image
+    is held in memory once while it is written."""
     path = os.fspath(path)
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | \
         getattr(os, "O_CLOEXEC", 0)
@@ -131,12 +132,24 @@ def write(cols, path):
     else:
         raise FileExistsError("%s: no free temporary name beside it" % path)
     try:
-        with os.fdopen(fd, "w+b") as fo:
-            # HDF5 writes through this file object: it never opens a name
-            with h5py.File(fo, "w") as f:
-                _fill(f, cols)
+        # The file is made in memory, then written with write(): HDF5 that
+        # fails to write a file (a full disk) cannot close it, and h5py
+        # then crashes the interpreter at exit.
+        with h5py.File("%s (in memory)" % path, "w", driver="core",
+                       backing_store=False) as f:
+            _fill(f, cols)
+            f.flush()
+            image = memoryview(f.id.get_file_image())
+        done = 0
+        while done < len(image):
+            done += os.write(fd, image[done:done + (1 << 24)])
+        del image
+        os.close(fd)
+        fd = -1
         os.replace(tmp, path)
     except BaseException:
+        if fd >= 0:
+            os.close(fd)
         try:
             os.unlink(tmp)
         except OSError:

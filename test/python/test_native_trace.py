@@ -508,6 +508,26 @@ eq(sorted(os.listdir(ro)), ["x.h5"], "a failed write leaves no temporary")
 with open(os.path.join(ro, "x.h5"), "rb") as f:
     eq(f.read(), b"old", "a failed write leaves the old file")
 
+# a write that fails (the file size limit stands for a full disk): an
+# OSError, no file, and the interpreter still ends normally
+fsz = os.path.join(WORK, "fsize")
+os.makedirs(fsz)
+code = """if True:
+    import resource, signal, sys
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    import scopeprof.native_trace as nt
+    try:
+        nt.convert_traces(sys.argv[1], sys.argv[2])
+    except OSError as e:
+        print("OSError", e.errno)
+"""
+p = subprocess.run(["/usr/bin/python3", "-c", code, rdir, os.path.join(fsz, "x.h5")],
+                   env=env, capture_output=True, text=True)
+eq((p.returncode, p.stdout.split()[:1]), (0, ["OSError"]),
+   "a failed write: OSError and a normal exit (%s)" % p.stderr[-500:])
+eq(os.listdir(fsz), [], "a failed write leaves nothing")
+
 if failures:
     print("%d failure(s)" % len(failures))
     sys.exit(1)
