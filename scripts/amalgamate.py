@@ -255,7 +255,6 @@ def amalgamate(src, version):
            "#define _GNU_SOURCE",
            "#endif",
            "#define SP_BUILDING_RUNTIME 1",
-           "#define SP_AMALGAMATION 1",
            '#define SP_VERSION_STRING "%s"' % version] + NO_LIBM
     seen = set()
     for path in sources(src):
