@@ -18,6 +18,7 @@ want=(build-essential cmake gfortran pkg-config libhdf5-dev hdf5-tools openmpi-b
 case "${1:-main}" in
 test)
   want+=(libcmocka-dev python3 python3-h5py python3-numpy python3-pandas python3-matplotlib
+         python3-venv python3-pip python3-setuptools python3-wheel
          otf2-tools python3-otf2 python3-mpi4py
          llvm-19-dev llvm-19-tools clang-19 flang-19
          chromium autoconf "${aarch64[@]}")

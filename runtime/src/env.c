@@ -129,8 +129,10 @@ static void size_text(uint64_t v, char *out, size_t size) {
   int u = -1;
   while (u < 2 && v && v % 1024 == 0)
     v /= 1024, u++;
-  snprintf(out, size, "%llu%.*s", (unsigned long long)v, u >= 0 ? 1 : 0,
-           u >= 0 ? &units[u] : "");
+  /* No "%.*s" of a conditional pointer: GCC 12's -Wformat crashes on it
+   * at -O0. */
+  char unit[2] = {u >= 0 ? units[u] : 0, 0};
+  snprintf(out, size, "%llu%s", (unsigned long long)v, unit);
 }
 
 static void *field(sp__config_t *cfg, const env_var *v) {

@@ -63,4 +63,23 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
       ${CMAKE_CURRENT_BINARY_DIR}/fuzz_python_readers_work 600 1)
   set_tests_properties(test_scopeprof_readers fuzz_python_readers PROPERTIES
     TIMEOUT 900 ENVIRONMENT "${_sp_py_env}")
+  # scopeprof.native_trace and the package's C and Fortran sources, from the
+  # package staged by python/CMakeLists.txt, then pip-installed into a venv.
+  # The seed's commands name gfortran and cc.
+  # python/CMakeLists.txt stages the package when it finds Python 3.
+  find_program(SP_GFORTRAN gfortran)
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(SP_GFORTRAN AND Python3_Interpreter_FOUND)
+    set(_sp_nt ${PROJECT_SOURCE_DIR}/test/python/test_native_trace.py
+      --import $<TARGET_FILE:sp-import> --report $<TARGET_FILE:sp-report>
+      --prog $<TARGET_FILE:py_prog> --tests ${PROJECT_SOURCE_DIR}/test/python)
+    add_test(NAME test_native_trace COMMAND /usr/bin/python3 ${_sp_nt}
+      --staged ${PROJECT_BINARY_DIR}/python
+      --work ${CMAKE_CURRENT_BINARY_DIR}/test_native_trace_work)
+    add_test(NAME test_native_trace_venv COMMAND /usr/bin/python3 ${_sp_nt}
+      --venv-source ${PROJECT_SOURCE_DIR}
+      --work ${CMAKE_CURRENT_BINARY_DIR}/test_native_trace_venv_work)
+    set_tests_properties(test_native_trace test_native_trace_venv PROPERTIES
+      TIMEOUT 600 ENVIRONMENT "MPLBACKEND=Agg")
+  endif()
 endif()
