@@ -173,7 +173,8 @@ def static_names(code):
             i += 1
         d = "".join(decl)
         fn = re.match(r"[^(=]*?([A-Za-z_]\w*)\s*\((?!\s*\*)", d)
-        if fn and "=" not in d[:fn.end()]:
+        # _Atomic(T) x is a variable, not a function named _Atomic
+        if fn and "=" not in d[:fn.end()] and fn.group(1) not in KEYWORDS:
             names.add(fn.group(1))
             continue
         # variables: each top-level comma-separated declarator, without

@@ -59,7 +59,8 @@ def build_call_arrays(regions, rank=0, threads=None):
            "end_ns": np.empty(total, np.int64), "depth": np.empty(total, np.int32),
            "parent": np.empty(total, np.int64), "exclusive_ns": np.empty(total, np.int64)}
     tcol = cols.thread[rows]
-    cut = np.flatnonzero(np.r_[True, tcol[1:] != tcol[:-1], True]) if rows.size else [0]
+    cut = (np.flatnonzero(np.r_[True, tcol[1:] != tcol[:-1], True]) if rows.size
+           else np.zeros(1, np.int64))
     base = 0
     for lo, hi in zip(cut[:-1].tolist(), cut[1:].tolist()):
         trows, towner, t = rows[lo:hi], owner[lo:hi], int(tcol[lo])
