@@ -18,6 +18,20 @@
 #define SP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* For the C library functions the runtime defines that a sanitizer's own
+ * start-up may call (TSan installs its signal handlers through sigaction
+ * before it can run instrumented code): no sanitizer instrumentation at
+ * all, entry hooks included. GCC has no such attribute, and its sanitizer
+ * runtimes do not call through these symbols early. */
+#if defined(__has_attribute)
+#if __has_attribute(disable_sanitizer_instrumentation)
+#define SP_PRESANITIZER __attribute__((disable_sanitizer_instrumentation))
+#endif
+#endif
+#ifndef SP_PRESANITIZER
+#define SP_PRESANITIZER
+#endif
+
 /* Diagnostics: one line with a fixed prefix. Never called per event. */
 SP_HIDDEN void sp__warn(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));

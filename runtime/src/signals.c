@@ -39,7 +39,7 @@ typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 static _Atomic(sigaction_fn) real_sa;
 
 /* The C library's sigaction, found before any handler can need it. */
-static sigaction_fn real_sigaction(void) {
+SP_PRESANITIZER static sigaction_fn real_sigaction(void) {
   sigaction_fn f = atomic_load(&real_sa);
   if (!f) {
     f = (sigaction_fn)(uintptr_t)dlsym(RTLD_NEXT, "sigaction");
@@ -50,7 +50,7 @@ static sigaction_fn real_sigaction(void) {
   return f;
 }
 
-static int slot_of(int sig) {
+SP_PRESANITIZER static int slot_of(int sig) {
   for (unsigned i = 0; i < NHANDLED; i++)
     if (handled[i] == sig)
       return (int)i;
@@ -238,7 +238,7 @@ void sp__signals_install(void) {
  * handles, the program's action becomes the one on_signal runs, and what
  * the program reads back is what it set, as without ScopeProf. SIG_IGN
  * goes to the kernel as it is: an ignored signal is never delivered. */
-SP_API int sigaction(int sig, const struct sigaction *act,
+SP_API SP_PRESANITIZER int sigaction(int sig, const struct sigaction *act,
                      struct sigaction *old) {
   sigaction_fn real = real_sigaction();
   if (!real)
