@@ -76,6 +76,27 @@ SP_API int sp_paused(void) {
   return d;
 }
 
+/* A begin while paused: a frame that records nothing keeps its end from
+ * closing a recorded call. The common case needs no guard (the end fast
+ * path stores no more than this); the rest takes the full slow path. */
+int sp__pause_begin(int32_t id) {
+  if (sp__cfg.mode) {
+    sp__prof_begin_slow(id);
+    return 1;
+  }
+  sp__thread_t *t = sp__self;
+  if (!t || t->overflow || t->depth >= t->stack_cap ||
+      (uint32_t)id >= SP__MAX_REGIONS)
+    return 0;
+  sp__frame_t *f = &t->stack[t->depth];
+  f->region = (int32_t)((uint32_t)id | SP__DETACHED);
+  f->flags = SP__F_PAUSED;
+  f->slot = NULL;
+  f->start = UINT64_MAX; /* no clock read: detach() scans past it */
+  SP__STORE(&t->depth, t->depth + 1);
+  return 1;
+}
+
 /* Calls open when the pause began keep their true end; ends of calls
  * begun during it pop the frames that record nothing. */
 __attribute__((noinline)) void sp__pause_end(int32_t id, uint64_t now) {
@@ -84,6 +105,14 @@ __attribute__((noinline)) void sp__pause_end(int32_t id, uint64_t now) {
     return;
   }
   sp__thread_t *t = sp__self;
-  if (t)
-    sp__end_slow(t, id, now);
+  if (!t)
+    return;
+  uint32_t d = t->depth;
+  if (d && !t->overflow &&
+      t->stack[d - 1].region == (int32_t)((uint32_t)id | SP__DETACHED) &&
+      (t->stack[d - 1].flags & SP__F_PAUSED)) {
+    SP__STORE(&t->depth, d - 1);
+    return;
+  }
+  sp__end_slow(t, id, now);
 }

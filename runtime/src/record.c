@@ -267,10 +267,8 @@ __attribute__((noinline)) void sp__begin_slow(int32_t id) {
   int a = SP__ACTIVE();
   if (!a)
     return;
-  if (a == SP__ACTIVE_PAUSED && sp__cfg.mode) {
-    sp__prof_begin_slow(id);
+  if (a == SP__ACTIVE_PAUSED && sp__pause_begin(id))
     return;
-  }
   int g = sp__guard_enter(1);
   if (!g)
     return;
