@@ -48,15 +48,17 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "child"))
     return child();
   double rec[PROCS], paused[PROCS], off[PROCS];
-  char dir[] = "/tmp/bench_pause_XXXXXX"; /* a real file: /dev/null records nothing */
+  char dir[] =
+      "/tmp/bench_pause_XXXXXX"; /* a real file: /dev/null records nothing */
   if (!mkdtemp(dir))
     return 1;
   for (int i = 0; i < PROCS; i++) {
     for (int k = 0; k < 2; k++) {
       char cmd[4096];
-      snprintf(cmd, sizeof cmd,
-               "SP_OUTPUT=%s/b SP_FORMAT=spt SP_ENABLE=%d %s child && rm -f %s/b*",
-               dir, !k, argv[0], dir);
+      snprintf(
+          cmd, sizeof cmd,
+          "SP_OUTPUT=%s/b SP_FORMAT=spt SP_ENABLE=%d %s child && rm -f %s/b*",
+          dir, !k, argv[0], dir);
       FILE *p = popen(cmd, "r");
       double a = 0, b = 0;
       if (!p || fscanf(p, "%lf %lf", &a, &b) != 2) {

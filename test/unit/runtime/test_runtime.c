@@ -330,7 +330,7 @@ static void test_pause(void **state) {
   assert_null(lookup_block(&r, 0, "b")); /* only ever called while paused */
   assert_int_equal(a->count, 1);
   assert_int_equal(c->count, 1);
-  assert_int_equal(x->count, 1); /* the one after the second resume */
+  assert_int_equal(x->count, 1);   /* the one after the second resume */
   assert_int_equal(rec->count, 2); /* the one begun while paused is not */
   /* a keeps its true end (reached while paused): after everything else */
   assert_true(a->starts[0] <= c->starts[0] && c->ends[0] <= a->ends[0]);
