@@ -557,6 +557,19 @@ static int pause_threads(void) {
   return rc ? 2 : 0;
 }
 
+/* a paused parent forks a paused child; the child's resume is its own */
+static int pause_fork(void) {
+  if (sp_pause() != 0)
+    return 2;
+  pid_t pid = fork();
+  if (pid == 0)
+    _exit(sp_paused() == 1 && sp_resume() == 0 && sp_paused() == 0 ? 0 : 3);
+  int st = 0;
+  if (pid < 0 || waitpid(pid, &st, 0) != pid)
+    return 4;
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0 && sp_paused() == 1 ? 0 : 5;
+}
+
 /* paused at exit with a call open: the file is written, a closed */
 static int pause_exit(void) {
   int a = sp_region("a");
@@ -574,6 +587,8 @@ int main(int argc, char **argv) {
     return pause_nest();
   if (!strcmp(s, "pause_threads"))
     return pause_threads();
+  if (!strcmp(s, "pause_fork"))
+    return pause_fork();
   if (!strcmp(s, "pause_exit"))
     return pause_exit();
   if (!strcmp(s, "pause_disabled")) /* SP_ENABLE=0 */

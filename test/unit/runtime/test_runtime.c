@@ -369,9 +369,16 @@ static void test_pause_exit(void **state) {
   read_spt("p_rank00000.spt", &r);
   assert_int_equal(block_count(&r, 0, "a"), 1); /* closed at exit */
   sp_fmt_rank_free(&r);
+  /* with %p the child of a paused parent records, and is paused (its
+   * exit status checks it); without %p it records nothing at all */
+  char pid_out[PATH_MAX];
+  FMT(pid_out, "SP_OUTPUT=%s/f%%p", dir);
+  const char *penv[] = {pid_out, "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "pause_fork", penv), 0);
   const char *off[] = {ENV_OUT(out), "SP_ENABLE=0", NULL};
   assert_int_equal(run("rt_scenario", "pause_disabled", off), 0);
-  assert_int_equal(count_files(), 1); /* the first run's only */
+  /* p_rank00000 and the parent's f<pid> (the child _exits) */
+  assert_int_equal(count_files(), 2);
 }
 
 static void test_enable_0(void **state) {
