@@ -18,3 +18,9 @@ add_executable(bench_profile ${CMAKE_CURRENT_LIST_DIR}/bench_profile.c)
 target_compile_options(bench_profile PRIVATE -O2 ${SP_C_WARNINGS})
 target_compile_definitions(bench_profile PRIVATE _GNU_SOURCE)
 target_link_libraries(bench_profile PRIVATE scopeprof)
+
+# bench_pause: recording, sp_pause() and SP_ENABLE=0 per call pair.
+add_executable(bench_pause ${CMAKE_CURRENT_LIST_DIR}/bench_pause.c)
+target_compile_options(bench_pause PRIVATE -O2 ${SP_C_WARNINGS})
+target_compile_definitions(bench_pause PRIVATE _GNU_SOURCE)
+target_link_libraries(bench_pause PRIVATE scopeprof)

@@ -6,6 +6,7 @@ module scope_profiler
   implicit none
   private
   public :: sp_init, sp_region, sp_region_at, sp_begin, sp_end, sp_finalize
+  public :: sp_pause, sp_resume
 
   interface
     ! The recording calls bind straight to the C functions, so the hot path
@@ -40,6 +41,16 @@ module scope_profiler
       import :: c_int
       integer(c_int) :: r
     end function c_finalize
+
+    function c_pause() bind(C, name="sp_pause") result(r)
+      import :: c_int
+      integer(c_int) :: r
+    end function c_pause
+
+    function c_resume() bind(C, name="sp_resume") result(r)
+      import :: c_int
+      integer(c_int) :: r
+    end function c_resume
   end interface
 
 contains
@@ -85,5 +96,22 @@ contains
     r = c_finalize()
     if (present(ierr)) ierr = int(r)
   end subroutine sp_finalize
+
+  !> Stops recording in every thread until the matching sp_resume (nests).
+  !> ierr: 0, or a negative SP_E* code (SP_EDISABLED, SP_EFINALIZED).
+  subroutine sp_pause(ierr)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: r
+    r = c_pause()
+    if (present(ierr)) ierr = int(r)
+  end subroutine sp_pause
+
+  !> Ends one sp_pause; ierr: 0, or SP_EINVAL (-1) when no pause is open.
+  subroutine sp_resume(ierr)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: r
+    r = c_resume()
+    if (present(ierr)) ierr = int(r)
+  end subroutine sp_resume
 
 end module scope_profiler

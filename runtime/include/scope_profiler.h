@@ -63,6 +63,17 @@ SP_API void sp_end(int region);
  *  on a second call), or a negative SP_E* code. */
 SP_API int sp_finalize(void);
 
+/** Stops recording in every thread until the matching sp_resume() (nests);
+ *  0, SP_EDISABLED or SP_EFINALIZED. Not from a signal handler. */
+SP_API int sp_pause(void);
+
+/** Ends one sp_pause(); recording resumes with the last. 0, SP_EINVAL
+ *  (no pause open), SP_EDISABLED or SP_EFINALIZED. */
+SP_API int sp_resume(void);
+
+/** The number of sp_pause() calls not yet resumed (0: recording). */
+SP_API int sp_paused(void);
+
 /** Returns a static, human-readable string for an SP_E* code ("unknown
  *  error" for any other value). */
 SP_API const char *sp_strerror(int code);

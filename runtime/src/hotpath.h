@@ -16,6 +16,9 @@ SP_HIDDEN extern int sp__active;
 
 SP_HIDDEN void sp__begin_slow(int32_t id);
 SP_HIDDEN void sp__end_slow(sp__thread_t *t, int32_t id, uint64_t now);
+/* pause.c: a begin while paused, 1 when done (0: the full slow path) */
+SP_HIDDEN int sp__pause_begin(int32_t id);
+SP_HIDDEN void sp__pause_end(int32_t id, uint64_t now);
 
 /* Stores others may read while this thread records (finalize, a signal
  * handler): relaxed or release atomics, which are plain moves on x86 (on
@@ -70,6 +73,8 @@ static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {
   if (SP_UNLIKELY(a != 1 || !t)) {
     if (a == SP__ACTIVE_PROFILE)
       sp__prof_end(id, now);
+    else if (a == SP__ACTIVE_PAUSED)
+      sp__pause_end(id, now);
     return; /* recording stopped, or this thread never began a call */
   }
   uint32_t d = t->depth;

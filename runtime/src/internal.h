@@ -292,6 +292,7 @@ typedef struct sp__buf {
 enum {
   SP__F_INHERITED = 1, /* open at fork, in the parent's memory */
   SP__F_DROPPED = 2,   /* not recorded (no memory): its end writes nothing */
+  SP__F_PAUSED = 4,    /* begun during sp_pause(): its end writes nothing */
 };
 typedef struct sp__frame {
   int32_t region;

@@ -153,7 +153,8 @@ static void push(sp__ptable_t *p, sp__pnode_t *n, int32_t id, uint32_t flags) {
  * one-entry cache of its caller's node, a stack to grow, the bound. A
  * region a filter excludes would be refused here, before any node. */
 __attribute__((noinline)) void sp__prof_begin_slow(int32_t id) {
-  if (SP__ACTIVE() != SP__ACTIVE_PROFILE)
+  int a = SP__ACTIVE();
+  if (!SP__PROF_ON(a))
     return;
   sp__ptable_t *p = sp__ptls;
   if (!p && !(p = table_new()))
@@ -177,6 +178,10 @@ __attribute__((noinline)) void sp__prof_begin_slow(int32_t id) {
      * are counted, not timed, and their time stays in their caller. */
     push(p, top->node, -2, SP__PF_OVERFLOW);
     p->overflow = 1;
+    return;
+  }
+  if (a == SP__ACTIVE_PAUSED) {
+    push(p, top->node, id, SP__PF_PAUSED);
     return;
   }
   sp__pnode_t *parent = top->node;
@@ -204,7 +209,7 @@ static void pop(sp__ptable_t *p, uint64_t now) {
 /* An end that is not the innermost open call's plain end. */
 __attribute__((noinline)) void sp__prof_end_slow(sp__ptable_t *p, int32_t id,
                                                  uint64_t now) {
-  if (SP__ACTIVE() != SP__ACTIVE_PROFILE || p == &dead)
+  if (!SP__PROF_ON(SP__ACTIVE()) || p == &dead)
     return;
   sp__pframe_t *top = &p->stack[p->depth];
   if (top->flags & SP__PF_OVERFLOW) {
@@ -229,7 +234,7 @@ __attribute__((noinline)) void sp__prof_end_slow(sp__ptable_t *p, int32_t id,
 /* A thread's end: its open calls end now; its table stays for the output. */
 static void thread_exit(void *arg) {
   sp__ptable_t *p = arg;
-  if (!p || SP__ACTIVE() != SP__ACTIVE_PROFILE)
+  if (!p || !SP__PROF_ON(SP__ACTIVE()))
     return;
   uint64_t now = sp__now();
   while (p->depth > 0)

@@ -264,7 +264,10 @@ static int grow_stack(sp__thread_t *t) {
 /* Every rare case of a begin: first call on this thread, a region new to
  * the thread, a full chunk, a stack to grow, recording stopped. */
 __attribute__((noinline)) void sp__begin_slow(int32_t id) {
-  if (!SP__ACTIVE())
+  int a = SP__ACTIVE();
+  if (!a)
+    return;
+  if (a == SP__ACTIVE_PAUSED && sp__pause_begin(id))
     return;
   int g = sp__guard_enter(1);
   if (!g)
@@ -287,14 +290,16 @@ __attribute__((noinline)) void sp__begin_slow(int32_t id) {
     BUMP(t->n_dropped);
     goto out;
   }
-  sp__buf_t *b = buf_get(t, id);
+  int paused = a == SP__ACTIVE_PAUSED;
+  sp__buf_t *b = paused ? NULL : buf_get(t, id);
   if (!b || (b->cur == b->end && refill(t, b, id) != 0)) {
-    /* No memory for it: the call is counted, and a frame that records
-     * nothing keeps its end matched. */
-    BUMP(t->n_dropped);
+    /* No memory for it, or paused: a frame that records nothing keeps its
+     * end matched (a dropped call is counted). */
+    if (!paused)
+      BUMP(t->n_dropped);
     sp__frame_t *f = &t->stack[t->depth++];
     f->region = (int32_t)((uint32_t)id | SP__DETACHED);
-    f->flags = SP__F_DROPPED;
+    f->flags = paused ? SP__F_PAUSED : SP__F_DROPPED;
     f->slot = NULL;
     f->start = sp__now(); /* keeps frames in start order for detach() */
     goto out;
@@ -341,7 +346,7 @@ static void end_detached(sp__thread_t *t, const sp__frame_t *f, uint64_t now) {
 static void close_frame(sp__thread_t *t, sp__frame_t *f, uint64_t now) {
   if (!((uint32_t)f->region & SP__DETACHED))
     SP__STORE(&f->slot->end, now);
-  else if (!(f->flags & (SP__F_INHERITED | SP__F_DROPPED)))
+  else if (!(f->flags & (SP__F_INHERITED | SP__F_DROPPED | SP__F_PAUSED)))
     end_detached(t, f, now);
 }
 

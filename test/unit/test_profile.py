@@ -283,6 +283,35 @@ for n in (100000, 1000000):
     sizes.append(os.path.getsize(f))
 check(abs(sizes[1] - sizes[0]) <= 0.02 * sizes[0], "sizes %s" % sizes)
 
+
+# sp_pause in both modes (the scenario is in test_runtime.c's rt_scenario):
+# a { pause b resume; c; rec { pause rec resume rec }; x (after nested
+# pauses); pause b; a ends while paused }. Calls begun while paused are
+# nowhere; the recorded rec inside the unrecorded one counts under rec.
+scen = os.path.join(os.path.dirname(PROG), "rt_scenario")
+want = {(0, ("a",)): 1, (0, ("a", "c")): 1, (0, ("a", "rec")): 2,
+        (0, ("a", "x")): 1}
+for mode in ("profile", "trace"):
+    d = os.path.join(WORK, "pause_" + mode)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    e = dict(base, SP_OUTPUT=os.path.join(d, "p"), SP_FORMAT="h5",
+             SP_TEST_CLOCK_STEP_NS=str(STEP))
+    if mode == "profile":
+        e["SP_MODE"] = "profile"
+    p = subprocess.run([scen, "pause"], stderr=subprocess.PIPE, env=e)
+    check(p.returncode == 0 and p.stderr == b"", "pause %s: rc %d %r" % (mode, p.returncode, p.stderr))
+    f = os.path.join(d, "p_rank00000.h5")
+    paths = profile_paths(f)[0] if mode == "profile" else trace_paths(f)
+    got = {k: int(v["calls"]) if mode == "profile" else v[0] for k, v in paths.items()}
+    check(got == want, "pause %s paths: %s" % (mode, got))
+    if mode == "profile":
+        a = paths[(0, ("a",))]
+        kids = sum(int(paths[k]["outer_total_ns"]) for k in want if len(k[1]) == 2)
+        # a's true end came after its recorded children and the paused calls
+        check(int(a["total_ns"]) > kids and int(a["exclusive_ns"]) == int(a["total_ns"]) - kids,
+              "pause profile a: %s (children %d)" % (a, kids))
+
 if failures:
     print("%d failure(s)" % len(failures))
     sys.exit(1)

@@ -17,6 +17,16 @@ program api_demo
     call sp_begin(inner)
     call sp_end(inner)
   end do
+  ! Paused: these calls of inner are not recorded (inner stays at 3 calls);
+  ! a second resume has no pause to end (SP_EINVAL).
+  call sp_pause(ierr)
+  if (ierr /= 0) stop 7
+  call sp_begin(inner)
+  call sp_end(inner)
+  call sp_resume(ierr)
+  if (ierr /= 0) stop 8
+  call sp_resume(ierr)
+  if (ierr /= -1) stop 9
   call sp_end(outer)
   print *, fact(4, rec)
   call sp_finalize(ierr)

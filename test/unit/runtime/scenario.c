@@ -475,10 +475,124 @@ static int region_nomem(void) {
   return sp_finalize();
 }
 
+/* sp_pause: a{ pause b resume c }, recursion across a pause, nested
+ * pauses, the codes; test_runtime.c and test_profile.py check the counts. */
+static int pause_nest(void) {
+  int a = sp_region("a"), b = sp_region("b"), c = sp_region("c");
+  int r = sp_region("rec"), x = sp_region("x");
+  if (sp_resume() != SP_EINVAL || sp_paused() != 0)
+    return 2;
+  sp_begin(a);
+  if (sp_pause() != 0)
+    return 3;
+  sp_begin(b); /* not recorded */
+  sp_end(b);
+  if (sp_resume() != 0)
+    return 4;
+  sp_begin(c);
+  sp_end(c);
+  /* rec begun, paused: rec begun (not recorded), resumed: rec begun; its
+   * ends close the recorded one, the unrecorded one, the outer one */
+  sp_begin(r);
+  sp_pause();
+  sp_begin(r);
+  sp_resume();
+  sp_begin(r);
+  sp_end(r);
+  sp_end(r);
+  sp_end(r);
+  /* two pauses need two resumes */
+  sp_pause();
+  sp_pause();
+  sp_resume();
+  if (sp_paused() != 1)
+    return 5;
+  sp_begin(x); /* not recorded */
+  sp_end(x);
+  sp_resume();
+  sp_begin(x);
+  sp_end(x);
+  /* a ends while paused: its true end (paused calls end before it) */
+  sp_pause();
+  sp_begin(b);
+  sp_end(b);
+  sp_end(a);
+  sp_resume();
+  return 0;
+}
+
+static pthread_barrier_t pause_bar;
+static int pause_w;
+static void *pause_worker(void *arg) {
+  (void)arg;
+  pthread_barrier_wait(&pause_bar); /* main paused */
+  for (int i = 0; i < 5; i++) {
+    sp_begin(pause_w);
+    sp_end(pause_w);
+  }
+  pthread_barrier_wait(&pause_bar);
+  pthread_barrier_wait(&pause_bar); /* main resumed */
+  for (int i = 0; i < 2; i++) {
+    sp_begin(pause_w);
+    sp_end(pause_w);
+  }
+  return NULL;
+}
+
+/* main pauses the whole process while 3 threads call w */
+static int pause_threads(void) {
+  pthread_t th[3];
+  pause_w = sp_region("w");
+  pthread_barrier_init(&pause_bar, NULL, 4);
+  for (int i = 0; i < 3; i++)
+    pthread_create(&th[i], NULL, pause_worker, NULL);
+  int rc = sp_pause();
+  pthread_barrier_wait(&pause_bar);
+  pthread_barrier_wait(&pause_bar);
+  rc |= sp_resume();
+  pthread_barrier_wait(&pause_bar);
+  for (int i = 0; i < 3; i++)
+    pthread_join(th[i], NULL);
+  pthread_barrier_destroy(&pause_bar);
+  return rc ? 2 : 0;
+}
+
+/* a paused parent forks a paused child; the child's resume is its own */
+static int pause_fork(void) {
+  if (sp_pause() != 0)
+    return 2;
+  pid_t pid = fork();
+  if (pid == 0)
+    _exit(sp_paused() == 1 && sp_resume() == 0 && sp_paused() == 0 ? 0 : 3);
+  int st = 0;
+  if (pid < 0 || waitpid(pid, &st, 0) != pid)
+    return 4;
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0 && sp_paused() == 1 ? 0 : 5;
+}
+
+/* paused at exit with a call open: the file is written, a closed */
+static int pause_exit(void) {
+  int a = sp_region("a");
+  sp_begin(a);
+  sp_pause();
+  sp_begin(a);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *s = argc > 1 ? argv[1] : "";
   if (argc > 2 && sp_init(argv[2]) != 0)
     return 4;
+  if (!strcmp(s, "pause"))
+    return pause_nest();
+  if (!strcmp(s, "pause_threads"))
+    return pause_threads();
+  if (!strcmp(s, "pause_fork"))
+    return pause_fork();
+  if (!strcmp(s, "pause_exit"))
+    return pause_exit();
+  if (!strcmp(s, "pause_disabled")) /* SP_ENABLE=0 */
+    return sp_pause() == SP_EDISABLED && sp_resume() == SP_EDISABLED ? 0 : 2;
   if (!strcmp(s, "nest"))
     return nest();
   if (!strcmp(s, "threads16"))

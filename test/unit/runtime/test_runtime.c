@@ -316,6 +316,71 @@ static void test_finalize_twice(void **state) {
   assert_int_equal(count_files(), 1);
 }
 
+static void test_pause(void **state) {
+  (void)state;
+  char out[PATH_MAX];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "pause", env), 0);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  const sp_fmt_block *a = find_block(&r, 0, "a"), *c = find_block(&r, 0, "c"),
+                     *rec = find_block(&r, 0, "rec"),
+                     *x = find_block(&r, 0, "x");
+  assert_null(lookup_block(&r, 0, "b")); /* only ever called while paused */
+  assert_int_equal(a->count, 1);
+  assert_int_equal(c->count, 1);
+  assert_int_equal(x->count, 1);   /* the one after the second resume */
+  assert_int_equal(rec->count, 2); /* the one begun while paused is not */
+  /* a keeps its true end (reached while paused): after everything else */
+  assert_true(a->starts[0] <= c->starts[0] && c->ends[0] <= a->ends[0]);
+  assert_true(rec->ends[1] <= a->ends[0] && x->ends[0] <= a->ends[0]);
+  /* the inner rec closed the recorded inner call, not the outer one: the
+   * outer ends after the unrecorded middle call, so strictly later */
+  assert_true(rec->starts[0] < rec->starts[1] && rec->ends[1] < rec->ends[0]);
+  assert_true(rec->ends[0] < x->starts[0]);
+  sp_fmt_rank_free(&r);
+}
+
+static void test_pause_threads(void **state) {
+  (void)state;
+  char out[PATH_MAX];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "pause_threads", env), 0);
+  assert_string_equal(errtext, "");
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  int nw = 0;
+  for (int64_t i = 0; i < r.nblocks; i++)
+    if (!strcmp(r.regions[r.blocks[i].region].name, "w")) {
+      assert_int_equal(r.blocks[i].count, 2); /* the 5 paused: none */
+      nw++;
+    }
+  assert_int_equal(nw, 3);
+  sp_fmt_rank_free(&r);
+}
+
+static void test_pause_exit(void **state) {
+  (void)state;
+  char out[PATH_MAX];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "pause_exit", env), 0);
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  assert_int_equal(block_count(&r, 0, "a"), 1); /* closed at exit */
+  sp_fmt_rank_free(&r);
+  /* with %p the child of a paused parent records, and is paused (its
+   * exit status checks it); without %p it records nothing at all */
+  char pid_out[PATH_MAX];
+  FMT(pid_out, "SP_OUTPUT=%s/f%%p", dir);
+  const char *penv[] = {pid_out, "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "pause_fork", penv), 0);
+  const char *off[] = {ENV_OUT(out), "SP_ENABLE=0", NULL};
+  assert_int_equal(run("rt_scenario", "pause_disabled", off), 0);
+  /* p_rank00000 and the parent's f<pid> (the child _exits) */
+  assert_int_equal(count_files(), 2);
+}
+
 static void test_enable_0(void **state) {
   (void)state;
   char out[PATH_MAX];
@@ -1224,6 +1289,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_open_at_exit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_finalize_twice, setup, teardown),
       cmocka_unit_test_setup_teardown(test_enable_0, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_pause, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_pause_threads, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_pause_exit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fork, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fork_with_pid, setup, teardown),
       cmocka_unit_test_setup_teardown(test_thread_churn, setup, teardown),
