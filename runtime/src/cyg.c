@@ -2,6 +2,7 @@
  * -finstrument-functions builds are profiled without the plugin. Regions
  * are keyed by function address here; names are resolved by the writer,
  * at finalize, or when the program's dlclose unloads the function. */
+#include "filter.h"
 #include "hotpath.h"
 
 /* entering: 1 for the enter hook (a call dropped at the guard is counted;
@@ -17,6 +18,8 @@ static __attribute__((noinline)) int32_t addr_slow(const void *fn,
   int32_t id = -1;
   if (t || (t = sp__thread_slow()))
     id = sp__register_addr(fn);
+  if (id >= 0 && SP_UNLIKELY(sp__filter_on))
+    sp__filter_addr(id, fn); /* needs the name: at its first call only */
   if (id >= 0) {
     unsigned h = (unsigned)((uintptr_t)fn >> 4) & 255u;
     t->cyg_cache[h].id = id;

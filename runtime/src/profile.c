@@ -1,6 +1,7 @@
 /* profile.c - SP_MODE=profile's slow paths: a thread's table made, a call
  * path found or added (recursion folded, the bound kept), ends that do not
  * match, thread exit and fork; and the tables written into the stream. */
+#include "filter.h"
 #include "hotpath.h"
 
 #include <string.h>
@@ -153,7 +154,10 @@ static void push(sp__ptable_t *p, sp__pnode_t *n, int32_t id, uint32_t flags) {
  * one-entry cache of its caller's node, a stack to grow, the bound. A
  * region a filter excludes would be refused here, before any node. */
 __attribute__((noinline)) void sp__prof_begin_slow(int32_t id) {
-  if (SP__ACTIVE() != SP__ACTIVE_PROFILE)
+  /* An excluded region is never a node's cached child: its calls all come
+   * here, and push nothing, so its callees count in its caller's path. */
+  if (SP__ACTIVE() != SP__ACTIVE_PROFILE ||
+      (SP_UNLIKELY(sp__filter_on) && sp__filter_skip(id)))
     return;
   sp__ptable_t *p = sp__ptls;
   if (!p && !(p = table_new()))
@@ -204,7 +208,8 @@ static void pop(sp__ptable_t *p, uint64_t now) {
 /* An end that is not the innermost open call's plain end. */
 __attribute__((noinline)) void sp__prof_end_slow(sp__ptable_t *p, int32_t id,
                                                  uint64_t now) {
-  if (SP__ACTIVE() != SP__ACTIVE_PROFILE || p == &dead)
+  if (SP__ACTIVE() != SP__ACTIVE_PROFILE || p == &dead ||
+      (SP_UNLIKELY(sp__filter_on) && sp__filter_skip(id)))
     return;
   sp__pframe_t *top = &p->stack[p->depth];
   if (top->flags & SP__PF_OVERFLOW) {

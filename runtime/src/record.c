@@ -1,6 +1,7 @@
 /* record.c - the slow paths behind hotpath.h: per-thread states (made,
  * recycled when their thread exits), chunks refilled from the pool and
  * handed to the writer, open calls detached from handed-off chunks. */
+#include "filter.h"
 #include "hotpath.h"
 
 #include <string.h>
@@ -264,7 +265,8 @@ static int grow_stack(sp__thread_t *t) {
 /* Every rare case of a begin: first call on this thread, a region new to
  * the thread, a full chunk, a stack to grow, recording stopped. */
 __attribute__((noinline)) void sp__begin_slow(int32_t id) {
-  if (!SP__ACTIVE())
+  /* An excluded region never gets a chunk: its calls all come here. */
+  if (!SP__ACTIVE() || (SP_UNLIKELY(sp__filter_on) && sp__filter_skip(id)))
     return;
   int g = sp__guard_enter(1);
   if (!g)
@@ -376,6 +378,9 @@ static void end_guarded(sp__thread_t *t, int32_t id, uint64_t now) {
 
 __attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
                                             uint64_t now) {
+  /* Its begin pushed nothing: the stack is left as it is. */
+  if (SP_UNLIKELY(sp__filter_on) && sp__filter_skip(id))
+    return;
   int g = sp__guard_enter(0);
   if (!g)
     return; /* its begin found the guard as well, and was dropped */

@@ -286,3 +286,43 @@ if(SP_USE_HDF5 AND TARGET sp-import)
       $<TARGET_FILE:sp-report> ${CMAKE_CURRENT_BINARY_DIR}/test_profile_work)
   set_tests_properties(test_profile PROPERTIES TIMEOUT 300 LABELS threads)
 endif()
+
+# The run-time filter (SP_FILTER): one a -> b -> c program built with the C
+# API, with the compiler's -finstrument-functions (gcc in the usual build)
+# and, where the plugin is built, with the plugin (test_filter.py).
+foreach(_kind api cyg)
+  add_executable(rt_filter_${_kind} ${CMAKE_CURRENT_LIST_DIR}/runtime/filter_prog.c)
+  target_link_libraries(rt_filter_${_kind} PRIVATE scopeprof)
+endforeach()
+target_compile_definitions(rt_filter_api PRIVATE FILTER_API)
+target_compile_options(rt_filter_api PRIVATE -O2 ${SP_C_WARNINGS})
+target_compile_options(rt_filter_cyg PRIVATE -O2 -finstrument-functions)
+set(_sp_filter_progs $<TARGET_FILE:rt_filter_api> $<TARGET_FILE:rt_filter_cyg>)
+set(_sp_filter_deps rt_filter_api rt_filter_cyg)
+if(TARGET ScopeProf AND EXISTS ${LLVM_TOOLS_BINARY_DIR}/clang)
+  set(_sp_fplug ${CMAKE_CURRENT_BINARY_DIR}/rt_filter_plugin)
+  add_custom_command(OUTPUT ${_sp_fplug}
+    COMMAND ${LLVM_TOOLS_BINARY_DIR}/clang -O2 -DFILTER_PLUGIN
+      -fpass-plugin=$<TARGET_FILE:ScopeProf>
+      -I${PROJECT_SOURCE_DIR}/runtime/include
+      ${CMAKE_CURRENT_LIST_DIR}/runtime/filter_prog.c -o ${_sp_fplug}
+      -L$<TARGET_FILE_DIR:scopeprof> -lscopeprof
+      -Wl,-rpath,$<TARGET_FILE_DIR:scopeprof>
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/runtime/filter_prog.c ScopeProf scopeprof
+    COMMENT "Building rt_filter_plugin with clang and the plugin" VERBATIM)
+  add_custom_target(rt_filter_plugin_bin ALL DEPENDS ${_sp_fplug})
+  list(APPEND _sp_filter_progs ${_sp_fplug})
+endif()
+if(SP_USE_HDF5)
+  add_test(NAME test_filter
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_filter.py
+      ${CMAKE_CURRENT_BINARY_DIR}/test_filter_work ${_sp_filter_progs})
+  set_tests_properties(test_filter PROPERTIES TIMEOUT 300)
+endif()
+
+# The filter's parser and glob matcher on their own (test_filter.c).
+sp_add_unit_test(test_filter_match
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_filter.c
+    ${PROJECT_SOURCE_DIR}/runtime/src/filter.c
+  INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src
+  DEFINITIONS SP__MAX_PAGES=2)

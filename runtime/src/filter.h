@@ -1,0 +1,37 @@
+/* filter.h - the run-time filter (SP_FILTER): the plugin's filter-file
+ * syntax, applied to regions as the program runs, with no rebuild. */
+#ifndef SP_FILTER_H
+#define SP_FILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef SP_HIDDEN
+#define SP_HIDDEN __attribute__((visibility("hidden")))
+#endif
+
+/* Non-zero once a filter file with at least one rule is loaded. */
+SP_HIDDEN extern int sp__filter_on;
+
+typedef struct sp__filter sp__filter_t;
+
+/* Parses text (len bytes) of file path: the filter, or NULL with one
+ * "PATH:LINE: why" in err. */
+SP_HIDDEN sp__filter_t *sp__filter_parse(const char *path, const char *text,
+                                         size_t len, char *err, size_t errlen);
+SP_HIDDEN void sp__filter_free(sp__filter_t *f);
+/* 1 to record a region of this name and file (NULL: none), 0 to skip it;
+ * the last matching rule wins, as in the plugin. */
+SP_HIDDEN int sp__filter_decide(const sp__filter_t *f, const char *name,
+                                const char *file);
+/* One glob of the plugin's syntax against s: 1 match, 0 not, -1 bad glob. */
+SP_HIDDEN int sp__glob_match(const char *glob, const char *s);
+
+/* At init: reads file path; on any error one line on stderr, no filter. */
+SP_HIDDEN void sp__filter_load(const char *path);
+/* The slow paths' test: 1 when region id is excluded (decided once). */
+SP_HIDDEN int sp__filter_skip(int32_t id);
+/* An address region at its first call: decided from its symbol's name. */
+SP_HIDDEN void sp__filter_addr(int32_t id, const void *fn);
+
+#endif /* SP_FILTER_H */
