@@ -18,3 +18,11 @@ add_executable(bench_profile ${CMAKE_CURRENT_LIST_DIR}/bench_profile.c)
 target_compile_options(bench_profile PRIVATE -O2 ${SP_C_WARNINGS})
 target_compile_definitions(bench_profile PRIVATE _GNU_SOURCE)
 target_link_libraries(bench_profile PRIVATE scopeprof)
+
+# bench_filter: a region excluded by SP_FILTER against SP_ENABLE=0 and a
+# recorded one (docs/performance.md).
+add_executable(bench_filter ${CMAKE_CURRENT_LIST_DIR}/bench_filter.c
+  $<TARGET_OBJECTS:sp_bench_cyg>)
+target_compile_options(bench_filter PRIVATE -O2 ${SP_C_WARNINGS})
+target_compile_definitions(bench_filter PRIVATE _GNU_SOURCE)
+target_link_libraries(bench_filter PRIVATE scopeprof)

@@ -12,8 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_ALTS 1024 /* brace expansions of one glob, as LLVM's GlobPattern   \
-                       */
+#define MAX_ALTS                                                               \
+  1024 /* brace expansions of one glob, as LLVM's GlobPattern                  \
+        */
 
 typedef struct rule {
   int include, on_file, line;
@@ -28,9 +29,9 @@ struct sp__filter {
 
 int sp__filter_on;
 static sp__filter_t *active;
-/* Per region: 0 undecided, 1 recorded, 2 excluded. Untouched pages of it
- * cost no memory. */
-static uint8_t state[SP__MAX_REGIONS];
+/* Untouched pages of it cost no memory. */
+uint8_t sp__filter_state[SP__MAX_REGIONS];
+#define state sp__filter_state
 
 /* ---- globs: '*', '?', [a-z], [!a-z] / [^a-z], {a,b}, '\' escapes ---- */
 

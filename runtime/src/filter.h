@@ -3,15 +3,24 @@
 #ifndef SP_FILTER_H
 #define SP_FILTER_H
 
+#include "internal.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef SP_HIDDEN
-#define SP_HIDDEN __attribute__((visibility("hidden")))
-#endif
+/* A plugin site's id once the filter excluded its region. */
+#define SP__SITE_EXCLUDED (-2)
 
 /* Non-zero once a filter file with at least one rule is loaded. */
 SP_HIDDEN extern int sp__filter_on;
+/* Per region: 0 undecided, 1 recorded, 2 excluded. */
+SP_HIDDEN extern uint8_t sp__filter_state[SP__MAX_REGIONS];
+
+/* For the hot paths' rare branches: 1 when id is known to be excluded. */
+static inline __attribute__((always_inline)) int sp__filter_out(int32_t id) {
+  return SP_UNLIKELY(sp__filter_on) && (uint32_t)id < SP__MAX_REGIONS &&
+         __atomic_load_n(&sp__filter_state[id], __ATOMIC_RELAXED) == 2;
+}
 
 typedef struct sp__filter sp__filter_t;
 

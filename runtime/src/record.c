@@ -474,6 +474,12 @@ static __attribute__((noinline)) void site_enter_slow(sp_site *s) {
   sp__guard_leave(g);
   if (id < 0)
     return;
+  if (SP_UNLIKELY(sp__filter_on) && sp__filter_skip(id)) {
+    /* Excluded: the site says so, and its calls stop at sp__enter and
+     * sp__exit (which take only ids >= 0). */
+    __atomic_store_n(&s->id, SP__SITE_EXCLUDED, __ATOMIC_RELEASE);
+    return;
+  }
   __atomic_store_n(&s->id, id, __ATOMIC_RELEASE);
   sp__begin_fast(id);
 }
@@ -481,7 +487,8 @@ static __attribute__((noinline)) void site_enter_slow(sp_site *s) {
 SP_API void sp__enter(sp_site *s) {
   int32_t id = __atomic_load_n(&s->id, __ATOMIC_ACQUIRE);
   if (SP_UNLIKELY(id < 0)) {
-    site_enter_slow(s);
+    if (id != SP__SITE_EXCLUDED)
+      site_enter_slow(s);
     return;
   }
   sp__begin_fast(id);
