@@ -14,8 +14,12 @@
 #undef SP_NO_INLINE_CHECK
 
 void sp_bench_cyg_target(void);
+#ifdef SP_BENCH_PLUGIN
+void sp_bench_k_ann(volatile int *p); /* annotate("sp_region"), plugin-built */
+#endif
 
 static __attribute__((noinline)) void empty(void) { __asm__ volatile(""); }
+static volatile int sink;
 
 static double now_ns(void) {
   struct timespec ts;
@@ -23,10 +27,14 @@ static double now_ns(void) {
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+#ifdef SP_BENCH_PLUGIN
+enum { INLINE, CALLS, CYG, PLUGIN, NKINDS };
+#else
 enum { INLINE, CALLS, CYG, NKINDS };
-static const char *kind_name[NKINDS] = {"API, inline check (header macros)",
-                                        "API, sp_begin/sp_end calls",
-                                        "-finstrument-functions hooks"};
+#endif
+static const char *kind_name[] = {
+    "API, inline check (header macros)", "API, sp_begin/sp_end calls",
+    "-finstrument-functions hooks", "plugin (annotate, clang)"};
 enum { DISABLED, EXCLUDED, RECORDED, NCONF };
 static const char *conf_name[NCONF] = {"SP_ENABLE=0", "SP_FILTER-excluded",
                                        "recorded"};
@@ -51,9 +59,16 @@ static double measure(int kind, int region, long n, int reps) {
         sp_end(region);
       }
       break;
-    default:
+    case CYG:
       for (long i = 0; i < n; i++)
         sp_bench_cyg_target();
+      break;
+    default:
+#ifdef SP_BENCH_PLUGIN
+      for (long i = 0; i < n; i++)
+        sp_bench_k_ann(&sink);
+#endif
+      break;
     }
     double dt = (now_ns() - t0) / (double)n;
     best = dt < best ? dt : best;
@@ -90,7 +105,8 @@ int main(int argc, char **argv) {
   if (!f)
     return 1;
   fputs("# what the run-time filter skips\nexclude function bench_region\n"
-        "exclude function sp_bench_cyg_target\n",
+        "exclude function sp_bench_cyg_target\n"
+        "exclude function sp_bench_k_ann\n",
         f);
   fclose(f);
   static double fig[NKINDS][NCONF][64];

@@ -317,7 +317,7 @@ if(SP_USE_HDF5)
   add_test(NAME test_filter
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_filter.py
       ${CMAKE_CURRENT_BINARY_DIR}/test_filter_work ${_sp_filter_progs})
-  set_tests_properties(test_filter PROPERTIES TIMEOUT 300)
+  set_tests_properties(test_filter PROPERTIES TIMEOUT 300 LABELS sanitize)
 endif()
 
 # The filter's parser and glob matcher on their own (test_filter.c).
