@@ -91,6 +91,7 @@ int main(int argc, char **argv) {
     printf("%.4f\n", measure(kind, region, n, reps));
     return 0;
   }
+  sp_init("/dev/null"); /* the driver itself records and writes nothing */
   if (argc > 1)
     procs = atoi(argv[1]);
   char dir[] = "/tmp/sp_bench_filter_XXXXXX";
