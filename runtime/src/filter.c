@@ -12,14 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_ALTS                                                               \
-  1024 /* brace expansions of one glob, as LLVM's GlobPattern                  \
-        */
-
 typedef struct rule {
   int include, on_file, line;
   int nalts;
-  char *alts; /* the brace-expanded globs, each NUL-terminated */
+  char *alts; /* the glob (NUL-terminated; one, as the plugin has) */
 } rule_t;
 
 struct sp__filter {
@@ -33,24 +29,37 @@ static sp__filter_t *active;
 uint8_t sp__filter_state[SP__MAX_REGIONS];
 #define state sp__filter_state
 
-/* ---- globs: '*', '?', [a-z], [!a-z] / [^a-z], {a,b}, '\' escapes ---- */
+/* ---- globs: LLVM's GlobPattern as the plugin creates it (no brace
+ * expansion: '{' and '}' are plain characters): '*', '?', '\' escapes, and
+ * [set], [!set] / [^set], whose closing ']' is the first one after the
+ * set's first character (so "[]a]" holds ']' and 'a') and inside which
+ * nothing is escaped. ---- */
 
-/* The end of the bracket expression at p (just past '['), or NULL. */
+/* The ']' closing the bracket expression whose '[' is at p[-1], or NULL. */
 static const char *bracket_end(const char *p) {
-  if (*p == '!' || *p == '^')
-    p++;
-  if (*p == ']')
-    p++; /* a leading ']' is a member */
-  for (; *p; p++) {
-    if (*p == '\\' && p[1])
-      p++;
-    else if (*p == ']')
-      return p;
-  }
-  return NULL;
+  return *p ? strchr(p + 1, ']') : NULL;
 }
 
-/* Checks one expanded glob: NULL if well formed, else why not. */
+/* Whether c is in the bracket expression [b, e) (b just past '['). */
+static int in_bracket(const char *b, const char *e, unsigned char c) {
+  int neg = 0, hit = 0;
+  if (*b == '!' || *b == '^') {
+    neg = 1;
+    b++;
+  }
+  for (const char *q = b; q < e; q++) {
+    unsigned char lo = (unsigned char)*q, hi = lo;
+    if (q + 2 < e && q[1] == '-') {
+      hi = (unsigned char)q[2];
+      q += 2;
+    }
+    if (c >= lo && c <= hi)
+      hit = 1;
+  }
+  return hit != neg;
+}
+
+/* NULL if glob g is well formed, else why not. */
 static const char *glob_check(const char *g) {
   for (const char *p = g; *p; p++) {
     if (*p == '\\') {
@@ -64,52 +73,19 @@ static const char *glob_check(const char *g) {
       const char *q = p + 1;
       if (*q == '!' || *q == '^')
         q++;
-      if (q == e)
-        return "empty bracket expression";
-      for (; q < e; q++) {
-        unsigned char lo = (unsigned char)*q;
-        if (*q == '\\')
-          lo = (unsigned char)*++q;
+      for (; q < e; q++)
         if (q + 2 < e && q[1] == '-') {
-          unsigned char hi = (unsigned char)q[2];
-          if (q[2] == '\\' && q + 3 < e)
-            hi = (unsigned char)q[3];
-          if (hi < lo)
+          if ((unsigned char)q[2] < (unsigned char)q[0])
             return "bad range in bracket expression";
-          q += q[2] == '\\' ? 3 : 2;
+          q += 2;
         }
-      }
       p = e;
     }
   }
   return NULL;
 }
 
-/* Whether c is in the bracket expression [b, e) (b just past '['). */
-static int in_bracket(const char *b, const char *e, unsigned char c) {
-  int neg = 0, hit = 0;
-  if (*b == '!' || *b == '^') {
-    neg = 1;
-    b++;
-  }
-  for (const char *q = b; q < e; q++) {
-    unsigned char lo = (unsigned char)*q;
-    if (*q == '\\')
-      lo = (unsigned char)*++q;
-    unsigned char hi = lo;
-    if (q + 2 < e && q[1] == '-') {
-      q += 2;
-      if (*q == '\\' && q + 1 < e)
-        q++;
-      hi = (unsigned char)*q;
-    }
-    if (c >= lo && c <= hi)
-      hit = 1;
-  }
-  return hit != neg;
-}
-
-/* One expanded, checked glob against s. */
+/* One checked glob against s. */
 static int match_one(const char *g, const char *s) {
   for (; *g; g++) {
     if (*g == '*') {
@@ -140,132 +116,18 @@ static int match_one(const char *g, const char *s) {
   return !*s;
 }
 
-/* Expands the brace groups of g (not nested) into out: the count of
- * globs, or -1 with why. Each is checked as well. */
+/* The rule's copy of glob g, checked: its count of globs (1), or -1 with
+ * why. */
 static int expand(const char *g, char **out, size_t *outlen, const char **why) {
-  size_t len = strlen(g);
-  /* Start with one empty alternative and extend all of them as we go. */
-  size_t cap = len + 1, used = 1;
-  char *buf = malloc(cap);
-  int n = 1;
-  if (!buf) {
+  if ((*why = glob_check(g)) != NULL)
+    return -1;
+  *outlen = strlen(g) + 1;
+  if (!(*out = malloc(*outlen))) {
     *why = "out of memory";
     return -1;
   }
-  buf[0] = '\0';
-  const char *p = g;
-  while (*p) {
-    const char *lit = p;
-    const char *group = NULL;
-    while (*p) {
-      if (*p == '\\' && p[1]) {
-        p += 2;
-        continue;
-      }
-      if (*p == '[') {
-        const char *e = bracket_end(p + 1);
-        if (e) {
-          p = e + 1;
-          continue;
-        }
-      }
-      if (*p == '{') {
-        group = p;
-        break;
-      }
-      if (*p == '}') {
-        *why = "unmatched '}'";
-        free(buf);
-        return -1;
-      }
-      p++;
-    }
-    /* The literal part [lit, p) and, when a group follows, its options. */
-    const char *opts[MAX_ALTS];
-    size_t optlen[MAX_ALTS];
-    int nopts = 1;
-    opts[0] = "";
-    optlen[0] = 0;
-    if (group) {
-      nopts = 0;
-      const char *o = group + 1, *q = o;
-      for (;; q++) {
-        if (!*q) {
-          *why = "unmatched '{'";
-          free(buf);
-          return -1;
-        }
-        if (*q == '\\' && q[1]) {
-          q++;
-          continue;
-        }
-        if (*q == '{') {
-          *why = "nested brace expansions are not supported";
-          free(buf);
-          return -1;
-        }
-        if (*q == ',' || *q == '}') {
-          if (nopts == MAX_ALTS) {
-            *why = "too many brace expansions";
-            free(buf);
-            return -1;
-          }
-          opts[nopts] = o;
-          optlen[nopts++] = (size_t)(q - o);
-          o = q + 1;
-          if (*q == '}')
-            break;
-        }
-      }
-      p = q + 1;
-    }
-    if ((long)n * nopts > MAX_ALTS) {
-      *why = "too many brace expansions";
-      free(buf);
-      return -1;
-    }
-    size_t litlen = (size_t)((group ? group : p) - lit);
-    size_t maxopt = 0;
-    for (int i = 0; i < nopts; i++)
-      if (optlen[i] > maxopt)
-        maxopt = optlen[i];
-    size_t ncap =
-        used * (size_t)nopts + (size_t)(n * nopts) * (litlen + maxopt);
-    char *nb = malloc(ncap + 1);
-    if (!nb) {
-      *why = "out of memory";
-      free(buf);
-      return -1;
-    }
-    size_t w = 0;
-    const char *a = buf;
-    for (int i = 0; i < n; i++) {
-      size_t al = strlen(a);
-      for (int j = 0; j < nopts; j++) {
-        memcpy(nb + w, a, al);
-        w += al;
-        memcpy(nb + w, lit, litlen);
-        w += litlen;
-        memcpy(nb + w, opts[j], optlen[j]);
-        w += optlen[j];
-        nb[w++] = '\0';
-      }
-      a += al + 1;
-    }
-    free(buf);
-    buf = nb;
-    used = w;
-    n *= nopts;
-  }
-  const char *a = buf;
-  for (int i = 0; i < n; i++, a += strlen(a) + 1)
-    if ((*why = glob_check(a)) != NULL) {
-      free(buf);
-      return -1;
-    }
-  *out = buf;
-  *outlen = used;
-  return n;
+  memcpy(*out, g, *outlen);
+  return 1;
 }
 
 static int rule_match(const rule_t *r, const char *s) {
@@ -274,19 +136,6 @@ static int rule_match(const rule_t *r, const char *s) {
     if (match_one(a, s))
       return 1;
   return 0;
-}
-
-int sp__glob_match(const char *glob, const char *s) {
-  char *alts;
-  size_t len;
-  const char *why;
-  int n = expand(glob, &alts, &len, &why);
-  if (n < 0)
-    return -1;
-  rule_t r = {0, 0, 0, n, alts};
-  int m = rule_match(&r, s);
-  free(alts);
-  return m;
 }
 
 /* ---- the file ---- */

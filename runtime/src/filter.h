@@ -33,9 +33,6 @@ SP_HIDDEN void sp__filter_free(sp__filter_t *f);
  * the last matching rule wins, as in the plugin. */
 SP_HIDDEN int sp__filter_decide(const sp__filter_t *f, const char *name,
                                 const char *file);
-/* One glob of the plugin's syntax against s: 1 match, 0 not, -1 bad glob. */
-SP_HIDDEN int sp__glob_match(const char *glob, const char *s);
-
 /* At init: reads file path; on any error one line on stderr, no filter. */
 SP_HIDDEN void sp__filter_load(const char *path);
 /* The slow paths' test: 1 when region id is excluded (decided once). */

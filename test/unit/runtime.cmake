@@ -320,9 +320,34 @@ if(SP_USE_HDF5)
   set_tests_properties(test_filter PROPERTIES TIMEOUT 300 LABELS sanitize)
 endif()
 
-# The filter's parser and glob matcher on their own (test_filter.c).
+# The filter's parser and glob matcher on their own (test_filter.c), and
+# the same corpus (filter_corpus.txt) through the plugin's matcher, so that
+# both agree case by case.
 sp_add_unit_test(test_filter_match
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_filter.c
     ${PROJECT_SOURCE_DIR}/runtime/src/filter.c
   INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src
-  DEFINITIONS SP__MAX_PAGES=2)
+  DEFINITIONS SP__MAX_PAGES=2
+    SP_FILTER_CORPUS="${CMAKE_CURRENT_LIST_DIR}/runtime/filter_corpus.txt")
+if(TARGET ScopeProf AND EXISTS ${LLVM_LIBRARY_DIR}/libLLVM.so)
+  enable_language(CXX)
+  add_executable(filter_corpus_llvm
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/filter_corpus_llvm.cpp
+    ${PROJECT_SOURCE_DIR}/pass/Filter.cpp)
+  set_target_properties(filter_corpus_llvm PROPERTIES CXX_STANDARD 17
+    CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
+  target_include_directories(filter_corpus_llvm PRIVATE ${PROJECT_SOURCE_DIR}/pass)
+  target_include_directories(filter_corpus_llvm SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
+  separate_arguments(_sp_fc_defs NATIVE_COMMAND "${LLVM_DEFINITIONS}")
+  target_compile_definitions(filter_corpus_llvm PRIVATE ${_sp_fc_defs})
+  if(NOT LLVM_ENABLE_RTTI)
+    target_compile_options(filter_corpus_llvm PRIVATE -fno-rtti)
+  endif()
+  target_compile_options(filter_corpus_llvm PRIVATE -Wall -Wextra)
+  target_link_libraries(filter_corpus_llvm PRIVATE ${LLVM_LIBRARY_DIR}/libLLVM.so)
+  set_target_properties(filter_corpus_llvm PROPERTIES
+    BUILD_RPATH ${LLVM_LIBRARY_DIR})
+  add_test(NAME test_filter_corpus_plugin
+    COMMAND filter_corpus_llvm ${CMAKE_CURRENT_LIST_DIR}/runtime/filter_corpus.txt)
+  set_tests_properties(test_filter_corpus_plugin PROPERTIES LABELS plugin)
+endif()

@@ -75,7 +75,7 @@ ONLY_C = {"trace": {"c": 6}, "profile": {"c": 6}}
 
 ex_b = write("ex_b.txt", "# from sp-report --suggest-filter\nexclude function b\n")
 star = write("star.txt", "exclude function *\ninclude function [ac]\n")
-last = write("last.txt", "include function b\nexclude function {b,x}\n")
+last = write("last.txt", "include function b\nexclude function [bx]\n")
 back = write("back.txt", "exclude function b\ninclude function ?\n")
 bad = write("bad.txt", "# ok\ninclude function a\nfrobnicate b\n")
 badglob = write("badglob.txt", "exclude function b\nexclude file [z-a]\n")
