@@ -19,7 +19,7 @@ static __attribute__((noinline)) int32_t addr_slow(const void *fn,
   int excluded = 0;
   if (t || (t = sp__thread_slow()))
     id = sp__register_addr(fn);
-  if (id >= 0 && SP_UNLIKELY(sp__filter_on)) {
+  if (id >= 0 && SP_UNLIKELY(SP__FILTER_ON())) {
     sp__filter_addr(id, fn); /* needs the name: at its first call only */
     if ((excluded = sp__filter_out(id)) != 0)
       id = -1; /* cached so: its later calls stop at the cache */

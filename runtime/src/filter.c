@@ -329,7 +329,7 @@ void sp__filter_load(const char *path) {
     sp__filter_free(f);
     return;
   }
-  active = f;
+  __atomic_store_n(&active, f, __ATOMIC_RELEASE);
   __atomic_store_n(&sp__filter_on, 1, __ATOMIC_RELEASE);
 }
 
@@ -346,7 +346,10 @@ int sp__filter_skip(int32_t id) {
   else if (!r->name)
     return 0; /* an address region sp__filter_addr has not seen */
   else
-    s = sp__filter_decide(active, r->name, r->file) ? 1 : 2;
+    s = sp__filter_decide(__atomic_load_n(&active, __ATOMIC_ACQUIRE), r->name,
+                          r->file)
+            ? 1
+            : 2;
   __atomic_store_n(&state[id], s, __ATOMIC_RELAXED);
   return s == 2;
 }
@@ -358,7 +361,10 @@ void sp__filter_addr(int32_t id, const void *fn) {
   /* The cost of the symbol lookup falls on the first call of an address
    * only; two threads racing here decide alike. */
   char *name = sp__symbol_name(fn);
-  uint8_t s = sp__filter_decide(active, name, NULL) ? 1 : 2;
+  uint8_t s =
+      sp__filter_decide(__atomic_load_n(&active, __ATOMIC_ACQUIRE), name, NULL)
+          ? 1
+          : 2;
   free(name);
   __atomic_store_n(&state[id], s, __ATOMIC_RELAXED);
 }

@@ -13,12 +13,15 @@
 
 /* Non-zero once a filter file with at least one rule is loaded. */
 SP_HIDDEN extern int sp__filter_on;
+/* Set once at init, maybe while other threads run: read atomically (a plain
+ * load on x86 and aarch64). */
+#define SP__FILTER_ON() __atomic_load_n(&sp__filter_on, __ATOMIC_RELAXED)
 /* Per region: 0 undecided, 1 recorded, 2 excluded. */
 SP_HIDDEN extern uint8_t sp__filter_state[SP__MAX_REGIONS];
 
 /* For the hot paths' rare branches: 1 when id is known to be excluded. */
 static inline __attribute__((always_inline)) int sp__filter_out(int32_t id) {
-  return SP_UNLIKELY(sp__filter_on) && (uint32_t)id < SP__MAX_REGIONS &&
+  return SP_UNLIKELY(SP__FILTER_ON()) && (uint32_t)id < SP__MAX_REGIONS &&
          __atomic_load_n(&sp__filter_state[id], __ATOMIC_RELAXED) == 2;
 }
 

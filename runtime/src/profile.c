@@ -157,7 +157,7 @@ __attribute__((noinline)) void sp__prof_begin_slow(int32_t id) {
   /* An excluded region is never a node's cached child: its calls all come
    * here, and push nothing, so its callees count in its caller's path. */
   if (SP__ACTIVE() != SP__ACTIVE_PROFILE ||
-      (SP_UNLIKELY(sp__filter_on) && sp__filter_skip(id)))
+      (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
     return;
   sp__ptable_t *p = sp__ptls;
   if (!p && !(p = table_new()))
@@ -209,7 +209,7 @@ static void pop(sp__ptable_t *p, uint64_t now) {
 __attribute__((noinline)) void sp__prof_end_slow(sp__ptable_t *p, int32_t id,
                                                  uint64_t now) {
   if (SP__ACTIVE() != SP__ACTIVE_PROFILE || p == &dead ||
-      (SP_UNLIKELY(sp__filter_on) && sp__filter_skip(id)))
+      (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
     return;
   sp__pframe_t *top = &p->stack[p->depth];
   if (top->flags & SP__PF_OVERFLOW) {

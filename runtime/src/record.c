@@ -266,7 +266,7 @@ static int grow_stack(sp__thread_t *t) {
  * the thread, a full chunk, a stack to grow, recording stopped. */
 __attribute__((noinline)) void sp__begin_slow(int32_t id) {
   /* An excluded region never gets a chunk: its calls all come here. */
-  if (!SP__ACTIVE() || (SP_UNLIKELY(sp__filter_on) && sp__filter_skip(id)))
+  if (!SP__ACTIVE() || (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
     return;
   int g = sp__guard_enter(1);
   if (!g)
@@ -379,7 +379,7 @@ static void end_guarded(sp__thread_t *t, int32_t id, uint64_t now) {
 __attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
                                             uint64_t now) {
   /* Its begin pushed nothing: the stack is left as it is. */
-  if (SP_UNLIKELY(sp__filter_on) && sp__filter_skip(id))
+  if (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id))
     return;
   int g = sp__guard_enter(0);
   if (!g)
@@ -474,7 +474,7 @@ static __attribute__((noinline)) void site_enter_slow(sp_site *s) {
   sp__guard_leave(g);
   if (id < 0)
     return;
-  if (SP_UNLIKELY(sp__filter_on) && sp__filter_skip(id)) {
+  if (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)) {
     /* Excluded: the site says so, and its calls stop at sp__enter and
      * sp__exit (which take only ids >= 0). */
     __atomic_store_n(&s->id, SP__SITE_EXCLUDED, __ATOMIC_RELEASE);
