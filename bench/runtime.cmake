@@ -24,3 +24,16 @@ add_executable(bench_pause ${CMAKE_CURRENT_LIST_DIR}/bench_pause.c)
 target_compile_options(bench_pause PRIVATE -O2 ${SP_C_WARNINGS})
 target_compile_definitions(bench_pause PRIVATE _GNU_SOURCE)
 target_link_libraries(bench_pause PRIVATE scopeprof)
+
+# bench_filter: a region excluded by SP_FILTER against SP_ENABLE=0 and a
+# recorded one (docs/performance.md).
+add_executable(bench_filter ${CMAKE_CURRENT_LIST_DIR}/bench_filter.c
+  $<TARGET_OBJECTS:sp_bench_cyg>)
+target_compile_options(bench_filter PRIVATE -O2 ${SP_C_WARNINGS})
+target_compile_definitions(bench_filter PRIVATE _GNU_SOURCE)
+target_link_libraries(bench_filter PRIVATE scopeprof)
+if(TARGET bench_plugin) # plugin.cmake built the annotated kernel
+  target_sources(bench_filter PRIVATE ${_sp_bann})
+  target_compile_definitions(bench_filter PRIVATE SP_BENCH_PLUGIN)
+  add_dependencies(bench_filter bench_plugin)
+endif()

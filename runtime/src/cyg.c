@@ -2,6 +2,7 @@
  * -finstrument-functions builds are profiled without the plugin. Regions
  * are keyed by function address here; names are resolved by the writer,
  * at finalize, or when the program's dlclose unloads the function. */
+#include "filter.h"
 #include "hotpath.h"
 
 /* entering: 1 for the enter hook (a call dropped at the guard is counted;
@@ -15,9 +16,15 @@ static __attribute__((noinline)) int32_t addr_slow(const void *fn,
     return -1;
   sp__thread_t *t = sp__self;
   int32_t id = -1;
+  int excluded = 0;
   if (t || (t = sp__thread_slow()))
     id = sp__register_addr(fn);
-  if (id >= 0) {
+  if (id >= 0 && SP_UNLIKELY(SP__FILTER_ON())) {
+    sp__filter_addr(id, fn); /* needs the name: at its first call only */
+    if ((excluded = sp__filter_out(id)) != 0)
+      id = -1; /* cached so: its later calls stop at the cache */
+  }
+  if (id >= 0 || excluded) {
     unsigned h = (unsigned)((uintptr_t)fn >> 4) & 255u;
     t->cyg_cache[h].id = id;
     /* Atomic, as a dlclose in another thread may clear it (symbols.c). */

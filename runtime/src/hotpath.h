@@ -4,6 +4,7 @@
 #ifndef SP_HOTPATH_H
 #define SP_HOTPATH_H
 
+#include "filter.h"
 #include "internal.h"
 #include "profile.h"
 
@@ -60,30 +61,36 @@ static inline __attribute__((always_inline)) void sp__begin_fast(int32_t id) {
   sp__pair_t *p = b->cur;
   uint32_t d = t->depth;
   if (SP_UNLIKELY(p == b->end || d >= t->stack_cap)) {
-    sp__begin_slow(id);
+    /* An excluded region never gets a chunk, so its calls end here. */
+    if (!sp__filter_out(id))
+      sp__begin_slow(id);
     return;
   }
   sp__open_call(t, b, p, d, id);
 }
 
+/* The clock is read once the call is known to be recorded (the reads
+ * before it are L1 hits, which the unserialised clock read overlaps), so
+ * an excluded region's end costs no clock read. */
 static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {
   sp__thread_t *t = sp__tls;
-  uint64_t now = sp__now();
   int a = SP__ACTIVE();
   if (SP_UNLIKELY(a != 1 || !t)) {
     if (a == SP__ACTIVE_PROFILE)
-      sp__prof_end(id, now);
+      sp__prof_end_now(id);
     else if (a == SP__ACTIVE_PAUSED)
-      sp__pause_end(id, now);
+      sp__pause_end(id, sp__now());
     return; /* recording stopped, or this thread never began a call */
   }
   uint32_t d = t->depth;
   if (SP_LIKELY(d && t->stack[d - 1].region == id && !t->overflow)) {
+    uint64_t now = sp__now();
     t->depth = d - 1;
     SP__STORE(&t->stack[d - 1].slot->end, now);
     return;
   }
-  sp__end_slow(t, id, now);
+  if (!sp__filter_out(id)) /* its begin pushed nothing */
+    sp__end_slow(t, id, sp__now());
 }
 
 #endif /* SP_HOTPATH_H */

@@ -1,5 +1,6 @@
 /* init.c - life cycle of the runtime: configuration from the environment,
  * the exit handler, fork handling, and the registration API. */
+#include "filter.h"
 #include "internal.h"
 #include "profile.h"
 
@@ -136,6 +137,8 @@ static void do_init(void) {
     atomic_store(&sp__state, SP__DISABLED);
     return;
   }
+  if (sp__cfg.filter[0])
+    sp__filter_load(sp__cfg.filter);
   sp__clock_init();
   sp__start_mono = sp__mono_ns();
   clock_gettime(CLOCK_REALTIME, &sp__start_real);

@@ -73,6 +73,7 @@ typedef struct sp__config {
   int verbose;
   int enable;
   int mode;                  /* SP_MODE: 0 trace, 1 profile */
+  char filter[PATH_MAX];     /* SP_FILTER: run-time filter file */
   int profile_paths;         /* SP_PROFILE_PATHS: paths per thread */
   uint64_t memory;           /* SP_MEMORY: bytes */
   int signals;               /* SP_SIGNALS: install handlers */

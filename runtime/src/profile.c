@@ -1,6 +1,7 @@
 /* profile.c - SP_MODE=profile's slow paths: a thread's table made, a call
  * path found or added (recursion folded, the bound kept), ends that do not
  * match, thread exit and fork; and the tables written into the stream. */
+#include "filter.h"
 #include "hotpath.h"
 
 #include <string.h>
@@ -153,8 +154,10 @@ static void push(sp__ptable_t *p, sp__pnode_t *n, int32_t id, uint32_t flags) {
  * one-entry cache of its caller's node, a stack to grow, the bound. A
  * region a filter excludes would be refused here, before any node. */
 __attribute__((noinline)) void sp__prof_begin_slow(int32_t id) {
+  /* An excluded region is never a node's cached child: its calls all come
+   * here, and push nothing, so its callees count in its caller's path. */
   int a = SP__ACTIVE();
-  if (!SP__PROF_ON(a))
+  if (!SP__PROF_ON(a) || (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
     return;
   sp__ptable_t *p = sp__ptls;
   if (!p && !(p = table_new()))
@@ -209,7 +212,8 @@ static void pop(sp__ptable_t *p, uint64_t now) {
 /* An end that is not the innermost open call's plain end. */
 __attribute__((noinline)) void sp__prof_end_slow(sp__ptable_t *p, int32_t id,
                                                  uint64_t now) {
-  if (!SP__PROF_ON(SP__ACTIVE()) || p == &dead)
+  if (!SP__PROF_ON(SP__ACTIVE()) || p == &dead ||
+      (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
     return;
   sp__pframe_t *top = &p->stack[p->depth];
   if (top->flags & SP__PF_OVERFLOW) {

@@ -4,6 +4,7 @@
 #ifndef SP_PROFILE_H
 #define SP_PROFILE_H
 
+#include "filter.h"
 #include "internal.h"
 
 /* sp__active's value in profile mode (trace mode: 1). */
@@ -102,7 +103,9 @@ static inline __attribute__((always_inline)) void sp__prof_begin(int32_t id) {
   uint32_t d = p->depth + 1;
   sp__pnode_t *n = p->stack[d - 1].node;
   if (SP_UNLIKELY(n->c_region != id || d >= p->cap)) {
-    sp__prof_begin_slow(id);
+    /* An excluded region is never a node's cached child: it ends here. */
+    if (!sp__filter_out(id))
+      sp__prof_begin_slow(id);
     return;
   }
   sp__pframe_t *f = &p->stack[d];
@@ -129,6 +132,23 @@ static inline __attribute__((always_inline)) void sp__prof_end(int32_t id,
     return;
   }
   sp__prof_close(f, now);
+  __atomic_store_n(&p->depth, d - 1, __ATOMIC_RELEASE);
+}
+
+/* sp__prof_end with the clock read once the call is known to be recorded:
+ * an excluded region's end costs no clock read. */
+static inline __attribute__((always_inline)) void sp__prof_end_now(int32_t id) {
+  sp__ptable_t *p = sp__ptls;
+  if (SP_UNLIKELY(!p))
+    return;
+  uint32_t d = p->depth;
+  sp__pframe_t *f = &p->stack[d];
+  if (SP_UNLIKELY(f->region != id || f->flags)) {
+    if (!sp__filter_out(id))
+      sp__prof_end_slow(p, id, sp__now());
+    return;
+  }
+  sp__prof_close(f, sp__now());
   __atomic_store_n(&p->depth, d - 1, __ATOMIC_RELEASE);
 }
 

@@ -1,6 +1,7 @@
 /* record.c - the slow paths behind hotpath.h: per-thread states (made,
  * recycled when their thread exits), chunks refilled from the pool and
  * handed to the writer, open calls detached from handed-off chunks. */
+#include "filter.h"
 #include "hotpath.h"
 
 #include <string.h>
@@ -264,8 +265,9 @@ static int grow_stack(sp__thread_t *t) {
 /* Every rare case of a begin: first call on this thread, a region new to
  * the thread, a full chunk, a stack to grow, recording stopped. */
 __attribute__((noinline)) void sp__begin_slow(int32_t id) {
+  /* An excluded region never gets a chunk: its calls all come here. */
   int a = SP__ACTIVE();
-  if (!a)
+  if (!a || (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
     return;
   if (a == SP__ACTIVE_PAUSED && sp__pause_begin(id))
     return;
@@ -381,6 +383,9 @@ static void end_guarded(sp__thread_t *t, int32_t id, uint64_t now) {
 
 __attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
                                             uint64_t now) {
+  /* Its begin pushed nothing: the stack is left as it is. */
+  if (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id))
+    return;
   int g = sp__guard_enter(0);
   if (!g)
     return; /* its begin found the guard as well, and was dropped */
@@ -474,6 +479,12 @@ static __attribute__((noinline)) void site_enter_slow(sp_site *s) {
   sp__guard_leave(g);
   if (id < 0)
     return;
+  if (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)) {
+    /* Excluded: the site says so, and its calls stop at sp__enter and
+     * sp__exit (which take only ids >= 0). */
+    __atomic_store_n(&s->id, SP__SITE_EXCLUDED, __ATOMIC_RELEASE);
+    return;
+  }
   __atomic_store_n(&s->id, id, __ATOMIC_RELEASE);
   sp__begin_fast(id);
 }
@@ -481,7 +492,8 @@ static __attribute__((noinline)) void site_enter_slow(sp_site *s) {
 SP_API void sp__enter(sp_site *s) {
   int32_t id = __atomic_load_n(&s->id, __ATOMIC_ACQUIRE);
   if (SP_UNLIKELY(id < 0)) {
-    site_enter_slow(s);
+    if (id != SP__SITE_EXCLUDED)
+      site_enter_slow(s);
     return;
   }
   sp__begin_fast(id);

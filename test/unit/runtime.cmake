@@ -286,3 +286,68 @@ if(SP_USE_HDF5 AND TARGET sp-import)
       $<TARGET_FILE:sp-report> ${CMAKE_CURRENT_BINARY_DIR}/test_profile_work)
   set_tests_properties(test_profile PROPERTIES TIMEOUT 300 LABELS threads)
 endif()
+
+# The run-time filter (SP_FILTER): one a -> b -> c program built with the C
+# API, with the compiler's -finstrument-functions (gcc in the usual build)
+# and, where the plugin is built, with the plugin (test_filter.py).
+foreach(_kind api cyg)
+  add_executable(rt_filter_${_kind} ${CMAKE_CURRENT_LIST_DIR}/runtime/filter_prog.c)
+  target_link_libraries(rt_filter_${_kind} PRIVATE scopeprof)
+endforeach()
+target_compile_definitions(rt_filter_api PRIVATE FILTER_API)
+target_compile_options(rt_filter_api PRIVATE -O2 ${SP_C_WARNINGS})
+target_compile_options(rt_filter_cyg PRIVATE -O2 -finstrument-functions)
+set(_sp_filter_progs $<TARGET_FILE:rt_filter_api> $<TARGET_FILE:rt_filter_cyg>)
+set(_sp_filter_deps rt_filter_api rt_filter_cyg)
+if(TARGET ScopeProf AND EXISTS ${LLVM_TOOLS_BINARY_DIR}/clang)
+  set(_sp_fplug ${CMAKE_CURRENT_BINARY_DIR}/rt_filter_plugin)
+  add_custom_command(OUTPUT ${_sp_fplug}
+    COMMAND ${LLVM_TOOLS_BINARY_DIR}/clang -O2 -DFILTER_PLUGIN
+      -fpass-plugin=$<TARGET_FILE:ScopeProf>
+      -I${PROJECT_SOURCE_DIR}/runtime/include
+      ${CMAKE_CURRENT_LIST_DIR}/runtime/filter_prog.c -o ${_sp_fplug}
+      -L$<TARGET_FILE_DIR:scopeprof> -lscopeprof
+      -Wl,-rpath,$<TARGET_FILE_DIR:scopeprof>
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/runtime/filter_prog.c ScopeProf scopeprof
+    COMMENT "Building rt_filter_plugin with clang and the plugin" VERBATIM)
+  add_custom_target(rt_filter_plugin_bin ALL DEPENDS ${_sp_fplug})
+  list(APPEND _sp_filter_progs ${_sp_fplug})
+endif()
+if(SP_USE_HDF5)
+  add_test(NAME test_filter
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_filter.py
+      ${CMAKE_CURRENT_BINARY_DIR}/test_filter_work ${_sp_filter_progs})
+  set_tests_properties(test_filter PROPERTIES TIMEOUT 300 LABELS sanitize)
+endif()
+
+# The filter's parser and glob matcher on their own (test_filter.c), and
+# the same corpus (filter_corpus.txt) through the plugin's matcher, so that
+# both agree case by case.
+sp_add_unit_test(test_filter_match
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_filter.c
+    ${PROJECT_SOURCE_DIR}/runtime/src/filter.c
+  INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src
+  DEFINITIONS SP__MAX_PAGES=2
+    SP_FILTER_CORPUS="${CMAKE_CURRENT_LIST_DIR}/runtime/filter_corpus.txt")
+if(TARGET ScopeProf AND EXISTS ${LLVM_LIBRARY_DIR}/libLLVM.so)
+  enable_language(CXX)
+  add_executable(filter_corpus_llvm
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/filter_corpus_llvm.cpp
+    ${PROJECT_SOURCE_DIR}/pass/Filter.cpp)
+  set_target_properties(filter_corpus_llvm PROPERTIES CXX_STANDARD 17
+    CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
+  target_include_directories(filter_corpus_llvm PRIVATE ${PROJECT_SOURCE_DIR}/pass)
+  target_include_directories(filter_corpus_llvm SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
+  separate_arguments(_sp_fc_defs NATIVE_COMMAND "${LLVM_DEFINITIONS}")
+  target_compile_definitions(filter_corpus_llvm PRIVATE ${_sp_fc_defs})
+  if(NOT LLVM_ENABLE_RTTI)
+    target_compile_options(filter_corpus_llvm PRIVATE -fno-rtti)
+  endif()
+  target_compile_options(filter_corpus_llvm PRIVATE -Wall -Wextra)
+  target_link_libraries(filter_corpus_llvm PRIVATE ${LLVM_LIBRARY_DIR}/libLLVM.so)
+  set_target_properties(filter_corpus_llvm PROPERTIES
+    BUILD_RPATH ${LLVM_LIBRARY_DIR})
+  add_test(NAME test_filter_corpus_plugin
+    COMMAND filter_corpus_llvm ${CMAKE_CURRENT_LIST_DIR}/runtime/filter_corpus.txt)
+  set_tests_properties(test_filter_corpus_plugin PROPERTIES LABELS plugin)
+endif()

@@ -708,7 +708,7 @@ static void test_fortran_module_api_flang_plugin(void **state) {
   assert_int_equal(pf->count, 4);
   assert_non_null(strstr(region_of(&r, prog)->file, "f90_api.f90"));
   assert_int_equal(region_of(&r, prog)->line, 3);
-  assert_int_equal(region_of(&r, pf)->line, 27);
+  assert_int_equal(region_of(&r, pf)->line, 37);
   for (int i = 1; i < 4; i++) /* recursion nests */
     assert_true(pf->starts[i - 1] <= pf->starts[i] &&
                 pf->ends[i] <= pf->ends[i - 1]);
