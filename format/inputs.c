@@ -92,7 +92,8 @@ static int add_dir(sp_fmt_inputs *in, const char *dir, sp_fmt_err *err) {
   if (rc == 0 && found == 0) {
     sp_fmt_err_set(err,
                    "%s: directory holds no *.spt, *.spts or *_rank<N>.h5 "
-                   "files",
+                   "files (was the program linked with -lscopeprof, and "
+                   "SP_OUTPUT set to write here?)",
                    dir);
     rc = -1;
   }

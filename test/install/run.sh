@@ -157,6 +157,40 @@ if "$dump" "$tmp/mkf_rank00000.spt" | grep -q "region=add "; then
   fail "SP_FILTER did not reach the plugin through sp-cc"
 fi
 
+# The gcc route through the wrapper leaves the standard library's headers
+# out, as the plugin does: sum and fill, not std::vector's operator[] or
+# std::sort's helpers; SP_SYSTEM_HEADERS=1 brings them back.
+SP_CXX=g++ "$inst/bin/sp-c++" -O1 -o "$tmp/gnucxx" "$here/gnucxx/app.cpp"
+run gnucxx "$tmp/gnucxx"
+expect "$tmp/gnucxx_rank00000.spt" \
+  "block rank=0 thread=0 region=fill(std::vector<long, std::allocator<long> >&) file=- line=-1 calls=3" \
+  "block rank=0 thread=0 region=sum(std::vector<long, std::allocator<long> > const&) file=- line=-1 calls=3" \
+  "block rank=0 thread=0 region=main file=- line=-1 calls=1"
+[[ $("$dump" "$tmp/gnucxx_rank00000.spt" | grep -c '^block') == 3 ]] ||
+  fail "sp-c++ with g++ recorded system-header functions: $("$dump" "$tmp/gnucxx_rank00000.spt" | grep '^block')"
+SP_SYSTEM_HEADERS=1 SP_CXX=g++ "$inst/bin/sp-c++" -O1 -o "$tmp/gnucxx_sys" "$here/gnucxx/app.cpp"
+run gnucxx_sys "$tmp/gnucxx_sys"
+"$dump" "$tmp/gnucxx_sys_rank00000.spt" | grep -q '^block .*region=std::' ||
+  fail "SP_SYSTEM_HEADERS=1 did not record the standard library's functions"
+
+# The wrappers' own --help and --version (the compiler's version kept first:
+# build systems read it)
+for w in sp-cc sp-c++ sp-fc; do
+  h="$("$inst/bin/$w" --help)"
+  grep -q "^Usage: $w " <<<"$h" && grep -q "SP_INSTRUMENT=annotated" <<<"$h" ||
+    fail "$w --help is not the wrapper's: $h"
+  v="$("$inst/bin/$w" --version)"
+  grep -q "^$w: ScopeProf [0-9.]* wrapper around " <<<"$v" ||
+    fail "$w --version does not name the wrapper: $v"
+  grep -qi "version" <<<"$(head -n 1 <<<"$v")" || fail "$w --version lost the compiler's line: $v"
+done
+
+# LD_PRELOAD of the installed MPI layer alone finds its runtime ($ORIGIN)
+if [[ -e "$inst/lib/libscopeprof_mpi.so" ]]; then
+  err="$(LD_PRELOAD="$inst/lib/libscopeprof_mpi.so" /bin/true 2>&1)"
+  [[ -z $err ]] || fail "LD_PRELOAD of libscopeprof_mpi.so alone: $err"
+fi
+
 # the README's mini-app: C driver, Fortran kernel, MPI, all three routes
 if command -v mpirun >/dev/null; then
   app="$tmp/heat2d"

@@ -361,6 +361,16 @@ def main():
     # The second clash message names both files.
     rc, err = run("-o", target, clash)
     check("a.spt" in err and "b.spt" in err, f"clash names both: {err!r}")
+    # A directory with nothing to merge: one line saying what usually
+    # causes it (a program linked without the runtime, or SP_OUTPUT).
+    empty = os.path.join(WORK, "empty_dir")
+    os.makedirs(empty, exist_ok=True)
+    rc, err = run("-o", target, empty)
+    check(rc == 1 and err == f"sp-import: {empty}: directory holds no *.spt, "
+          "*.spts or *_rank<N>.h5 files (was the program linked with "
+          "-lscopeprof, and SP_OUTPUT set to write here?)\n",
+          f"empty directory: {rc} {err!r}")
+    check(open(target, "rb").read() == b"OLD", "empty directory: output kept")
     # Unwritable output.
     nodir = os.path.join(WORK, "nodir", "x.h5")
     rc, err = run("-o", nodir, inp)
