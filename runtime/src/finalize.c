@@ -142,6 +142,13 @@ int sp__finalize_as(int at_exit, int merge) {
                       sizeof path) == 0;
   if (!sp__stream_acquire(0)) {
     /* a signal handler owns the stream: the process is ending */
+  } else if (!merge && sp__stream_fd < 0 &&
+             atomic_load(&sp__nregions) == 0) {
+    /* Nothing was ever recorded (a shell or a tool under LD_PRELOAD, a
+     * program that never reached instrumented code): no file, so that a
+     * directory holds only the processes that recorded something. */
+    result = SP_OK;
+    sp__debug("nothing recorded: no file written");
   } else if (append_rest(cnt) != 0 || atomic_load(&sp__lost_calls)) {
     /* a write failed, now or earlier in the writer: no partial profile */
     stream_failed(named ? path : sp__cfg.prefix);

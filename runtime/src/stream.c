@@ -567,6 +567,10 @@ int sp__stream_snapshot(void) {
 }
 
 int sp__stream_flush(int cause, int normal) {
+  /* A process that recorded nothing (a shell exec'ing the program under
+   * LD_PRELOAD) leaves no stream behind. */
+  if (sp__stream_fd < 0 && atomic_load(&sp__nregions) == 0)
+    return 0;
   if (sp__stream_open(normal) != 0 || sp__stream_regions() != 0 ||
       sp__stream_snapshot() != 0 || sp__prof_stream() != 0 ||
       sp__stream_clock() != 0)

@@ -593,6 +593,15 @@ int main(int argc, char **argv) {
     return pause_exit();
   if (!strcmp(s, "pause_disabled")) /* SP_ENABLE=0 */
     return sp_pause() == SP_EDISABLED && sp_resume() == SP_EDISABLED ? 0 : 2;
+  /* The runtime loaded, no region ever made: exit, exec, SIGTERM. */
+  if (!strcmp(s, "idle"))
+    return 0;
+  if (!strcmp(s, "idle_exec")) {
+    execl("/bin/sh", "sh", "-c", "exit 6", (char *)NULL);
+    return 2;
+  }
+  if (!strcmp(s, "idle_term"))
+    return raise(SIGTERM) == 0 ? 0 : 2;
   if (!strcmp(s, "nest"))
     return nest();
   if (!strcmp(s, "threads16"))

@@ -377,8 +377,9 @@ static void test_pause_exit(void **state) {
   assert_int_equal(run("rt_scenario", "pause_fork", penv), 0);
   const char *off[] = {ENV_OUT(out), "SP_ENABLE=0", NULL};
   assert_int_equal(run("rt_scenario", "pause_disabled", off), 0);
-  /* p_rank00000 and the parent's f<pid> (the child _exits) */
-  assert_int_equal(count_files(), 2);
+  /* p_rank00000 only: the fork's parent made no region, so it leaves no
+   * file, and the child _exits */
+  assert_int_equal(count_files(), 1);
 }
 
 static void test_enable_0(void **state) {
@@ -386,6 +387,22 @@ static void test_enable_0(void **state) {
   char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", "SP_ENABLE=0", NULL};
   assert_int_equal(run("rt_scenario", "nest", env), 0);
+  assert_int_equal(count_files(), 0);
+  assert_string_equal(errtext, "");
+}
+
+/* A process that recorded nothing (never made a region: a shell exec'ing
+ * the program under LD_PRELOAD, a tool) leaves no file and no stream,
+ * however it ends, so that it never claims a rank in sp-import. */
+static void test_idle_leaves_nothing(void **state) {
+  (void)state;
+  char out[PATH_MAX];
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  assert_int_equal(run("rt_scenario", "idle", env), 0);
+  assert_int_equal(count_files(), 0);
+  assert_int_equal(run("rt_scenario", "idle_exec", env), 6);
+  assert_int_equal(count_files(), 0);
+  assert_int_equal(run("rt_scenario", "idle_term", env), 128 + SIGTERM);
   assert_int_equal(count_files(), 0);
   assert_string_equal(errtext, "");
 }
@@ -1292,6 +1309,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_pause, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pause_threads, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pause_exit, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_idle_leaves_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fork, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fork_with_pid, setup, teardown),
       cmocka_unit_test_setup_teardown(test_thread_churn, setup, teardown),
