@@ -136,7 +136,8 @@ int main(int argc, char **argv) {
       sp_fmt_inputs_free(&in);
       goto fail;
     }
-  int prof = sp__imp_profiles(&in, out, label ? label : own_label, &err);
+  int prof =
+      sp__imp_profiles(&in, out, label ? label : own_label, processes, &err);
   if (prof != 0) {
     sp_fmt_inputs_free(&in);
     if (prof < 0)

@@ -4,6 +4,7 @@
 #include "sp_import.h"
 #include "sp_profile.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,9 @@ static int load(const sp_fmt_input *in, one *o, sp_fmt_err *err) {
 
 typedef struct claim_t {
   int32_t rank;
+  int32_t threads; /* the input's highest thread of the rank, plus one */
   int64_t input;
+  int64_t base; /* --merge-processes: added to the input's threads */
 } claim_t;
 
 static int by_claim(const void *a, const void *b) {
@@ -59,7 +62,57 @@ static int by_claim(const void *a, const void *b) {
 
 static int by_rank(const void *a, const void *b) {
   const one *x = a, *y = b;
-  return x->rank < y->rank ? -1 : x->rank > y->rank;
+  if (x->rank != y->rank)
+    return x->rank < y->rank ? -1 : 1;
+  return x->input < y->input ? -1 : x->input > y->input;
+}
+
+/* Ranks claimed by several inputs: refused, or (processes) their threads
+ * numbered on, input after input, as for traces. c: one claim a path,
+ * sorted. */
+static int processes_of_a_rank(const sp_fmt_inputs *in, one *v, int64_t n,
+                               claim_t *c, int64_t nc, int processes,
+                               sp_fmt_err *err) {
+  int64_t m = 0; /* one claim per (rank, input) */
+  for (int64_t i = 0; i < nc; i++) {
+    if (m && c[m - 1].rank == c[i].rank && c[m - 1].input == c[i].input) {
+      if (c[i].threads > c[m - 1].threads)
+        c[m - 1].threads = c[i].threads;
+      continue;
+    }
+    c[m++] = c[i];
+  }
+  int dup = 0;
+  for (int64_t i = 0; i < m; i++) {
+    c[i].base = 0;
+    if (i && c[i].rank == c[i - 1].rank) {
+      dup = 1;
+      if (!processes) {
+        sp_fmt_err_set(err,
+                       "%s: rank %d is also in %s (processes of one rank? "
+                       "--merge-processes merges them)",
+                       in->v[c[i].input].path, c[i].rank,
+                       in->v[c[i - 1].input].path);
+        return -1;
+      }
+      int64_t b = c[i - 1].base + c[i - 1].threads;
+      if (b + c[i].threads > INT32_MAX) {
+        sp_fmt_err_set(err, "%s: rank %d: too many threads in one rank",
+                       in->v[c[i].input].path, c[i].rank);
+        return -1;
+      }
+      c[i].base = b;
+    }
+  }
+  for (int64_t i = 0; dup && i < n; i++)
+    for (int64_t k = 0; k < v[i].p.npaths; k++) {
+      sp_fmt_ppath *q = &v[i].p.paths[k];
+      claim_t key = {q->rank, 0, v[i].input, 0};
+      const claim_t *at = bsearch(&key, c, (size_t)m, sizeof *c, by_claim);
+      if (at)
+        q->thread += (int32_t)at->base;
+    }
+  return 0;
 }
 
 /* v's paths into m, regions by name, parents renumbered. */
@@ -71,7 +124,7 @@ static int gather(one *v, int64_t n, sp_fmt_profile *m) {
 }
 
 int sp__imp_profiles(const sp_fmt_inputs *in, const char *out,
-                     const char *label, sp_fmt_err *err) {
+                     const char *label, int processes, sp_fmt_err *err) {
   one *v = calloc(in->n ? (size_t)in->n : 1, sizeof *v);
   int64_t n = 0, trace = -1;
   int rc = -1;
@@ -119,16 +172,13 @@ int sp__imp_profiles(const sp_fmt_inputs *in, const char *out,
   int64_t nc = 0;
   for (int64_t i = 0; i < n; i++)
     for (int64_t k = 0; k < v[i].p.npaths; k++)
-      c[nc++] = (claim_t){v[i].p.paths[k].rank, v[i].input};
+      c[nc++] = (claim_t){v[i].p.paths[k].rank, v[i].p.paths[k].thread + 1,
+                          v[i].input, 0};
   qsort(c, (size_t)nc, sizeof *c, by_claim);
-  for (int64_t i = 1; i < nc; i++)
-    if (c[i].rank == c[i - 1].rank && c[i].input != c[i - 1].input) {
-      sp_fmt_err_set(err, "%s: rank %d is also in %s", in->v[c[i].input].path,
-                     c[i].rank, in->v[c[i - 1].input].path);
-      free(c);
-      goto done;
-    }
+  int bad = processes_of_a_rank(in, v, n, c, nc, processes, err);
   free(c);
+  if (bad)
+    goto done;
   sp_fmt_profile m;
   memset(&m, 0, sizeof m);
   sp_fmt_meta meta = {0};

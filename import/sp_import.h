@@ -78,9 +78,10 @@ void sp__imp_nesting_report(void);
 /* Profiles (SP_MODE=profile) among the inputs merged into out: 1 when
  * every input is one and out is written, 0 when none is (the usual merge
  * follows), -1 with err set (a profile beside a trace, two inputs of one
- * rank, a failed read or write). */
+ * rank unless processes says they are processes of it, a failed read or
+ * write). */
 int sp__imp_profiles(const sp_fmt_inputs *in, const char *out,
-                     const char *label, sp_fmt_err *err);
+                     const char *label, int processes, sp_fmt_err *err);
 
 /* How to merge: --threads and --times. */
 typedef struct sp_imp_opts {

@@ -24,7 +24,7 @@ APT="-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$WORK/sources.d
      -o Dir::State::Lists=$WORK/lists -o Dir::Cache=$WORK/cache -q"
 # shellcheck disable=SC2086
 if ! apt-get $APT update > apt.log 2>&1 ||
-   ! apt-get $APT source "$PKG" >> apt.log 2>&1; then
+   ! apt-get $APT source "$PKG/bookworm" >> apt.log 2>&1; then
   echo "debian-package: cannot fetch the $PKG source package (see $WORK/apt.log); skipped"
   exit 77
 fi

@@ -207,6 +207,36 @@ if p.returncode == 0:
         check(n == len(pp) and (ranks == 1).sum() == n, "merged paths %s" % ranks)
         check(st[ranks == 0].tobytes() == st[ranks == 1].tobytes(),
               "merged ranks' paths differ")
+# Two processes of one rank (a test suite's programs, %p in the prefix):
+# refused with the hint, merged by --merge-processes, the second process's
+# threads numbered after the first's, every path's statistics kept.
+dprocs = os.path.join(WORK, "procs")
+shutil.rmtree(dprocs, ignore_errors=True)
+os.makedirs(dprocs)
+for k in (0, 1):
+    subprocess.run([PROG, "threads"], check=True, env=dict(
+        base, SP_MODE="profile", SP_RANK="0", SP_TEST_CLOCK_STEP_NS=str(STEP),
+        SP_OUTPUT=os.path.join(dprocs, "p%d" % k)))
+out = os.path.join(WORK, "procs.h5")
+p = subprocess.run([IMPORT, "-o", out, dprocs], stderr=subprocess.PIPE)
+e = p.stderr.decode()
+check(p.returncode == 1 and e.count("\n") == 1 and "rank 0 is also in" in e and
+      "--merge-processes merges them" in e and not os.path.exists(out),
+      "two processes of rank 0: %d %r" % (p.returncode, e))
+p = subprocess.run([IMPORT, "--merge-processes", "-o", out, dprocs],
+                   stderr=subprocess.PIPE)
+check(p.returncode == 0 and p.stderr == b"", "--merge-processes: %r" % p.stderr)
+if p.returncode == 0:
+    merged, _ = profile_paths(out)
+    nth = max(t for t, _ in pp) + 1
+    one = {k: v for k, v in merged.items() if k[0] < nth}
+    two = {(k[0] - nth, k[1]): v for k, v in merged.items()
+           if k[0] >= nth}
+    check(len(merged) == 2 * len(pp) and sorted(one) == sorted(pp) and
+          sorted(two) == sorted(pp) and
+          all(one[k].tobytes() == pp[k].tobytes() and
+              two[k].tobytes() == pp[k].tobytes() for k in pp),
+          "--merge-processes: paths %s" % sorted(merged))
 
 # ---- endings: a signal with main_region and work open ----
 for sig, mode, status in (("SIGTERM", "term", -15), ("SIGSEGV", "segv", -11)):
