@@ -28,9 +28,54 @@ static void row(FILE *f, const char *what, double ns) {
   fprintf(f, "%-8s %16.1f %12s\n", what, ns, rp_time(ns, b, sizeof b));
 }
 
+/* The name's length up to its parameter list or template arguments:
+ * "fib(int)" and "ns::f<int>(int)" are named "fib" and "ns::f" too. */
+static size_t base_len(const char *name) {
+  size_t n = strcspn(name, "(<");
+  return n ? n : strlen(name);
+}
+
+/* The region a user means by name: the exact name; else the one region
+ * whose name without parameters is name ("fib" for "fib(int)"); else the
+ * one whose name contains it. Several: an error listing them. */
+static int32_t resolve(const rp_profile *p, const char *name, sp_fmt_err *err) {
+  int32_t id = rp_name_find(p, name);
+  if (id >= 0)
+    return id;
+  size_t len = strlen(name);
+  for (int pass = 0; pass < 2; pass++) {
+    int32_t found = -1, n = 0;
+    char list[512] = "";
+    for (int64_t i = 0; i < p->nnames; i++) {
+      const char *x = p->names[i];
+      int hit = pass == 0 ? base_len(x) == len && !strncmp(x, name, len)
+                          : strstr(x, name) != NULL;
+      if (!hit)
+        continue;
+      found = (int32_t)i;
+      size_t at = strlen(list);
+      if (n < 5 && at + strlen(x) + 4 < sizeof list)
+        snprintf(list + at, sizeof list - at, "%s'%s'", n ? ", " : "", x);
+      n++;
+    }
+    if (n == 1)
+      return found;
+    if (n > 1) {
+      sp_fmt_err_set(err,
+                     "%s: region '%s' is ambiguous: %d regions match (%s%s); "
+                     "give one whole",
+                     p->label, name, n, list, n > 5 ? ", ..." : "");
+      return -2;
+    }
+  }
+  return -1;
+}
+
 int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
                     sp_fmt_err *err) {
-  int32_t id = rp_name_find(p, o->region);
+  int32_t id = resolve(p, o->region, err);
+  if (id == -2)
+    return -1;
   int64_t n = 0, threads = 0, nranks = 0;
   int32_t last_rank = INT32_MIN;
   for (int64_t i = 0; id >= 0 && i < p->nthreads; i++) {
@@ -77,7 +122,7 @@ int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
   for (int64_t i = 0; i < n; i++)
     var += ((double)d[i] - mean) * ((double)d[i] - mean);
   fprintf(f, "%s: region ", p->label);
-  rp_name_str(f, o->region, 0);
+  rp_name_str(f, p->names[id], 0);
   fprintf(f, ", %lld call%s on %lld rank%s, %lld thread%s", (long long)n,
           n == 1 ? "" : "s", (long long)nranks, nranks == 1 ? "" : "s",
           (long long)threads, threads == 1 ? "" : "s");

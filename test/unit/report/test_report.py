@@ -412,6 +412,28 @@ want = [int((buckets == b).sum()) for b in range(buckets.min(), buckets.max() + 
 got = [int(l.split(")")[1].split()[0]) for l in hist]
 check(got == want, f"histogram {got} vs {want}")
 one_line_error(["--region", "nope", NM + "/dist.spt"], "no call of region 'nope'")
+# --region by the name users type: the whole name, the name without its
+# parameters when one region has it, a unique part of a name; several
+# candidates are listed.
+fnames = [b"fib(int)", b"fib(long)", b"solve(double*)", b"ns::solve_all()"]
+img = b"SCOPEPRF" + struct.pack("<iiq", 2, 0, len(fnames))
+for k, nb in enumerate(fnames):
+    img += (struct.pack("<i", len(nb)) + nb + struct.pack("<i", 3) + b"f.c" +
+            struct.pack("<iq", k + 1, k + 1) +
+            struct.pack("<%dq" % (k + 1), *[100 * j for j in range(k + 1)]) +
+            struct.pack("<%dq" % (k + 1), *[100 * j + 10 * (k + 1)
+                                            for j in range(k + 1)]))
+with open(NM + "/fns.spt", "wb") as fh:
+    fh.write(img)
+for arg, whole, calls in (("fib(int)", "fib(int)", 1), ("solve", "solve(double*)", 3),
+                          ("solve_a", "ns::solve_all()", 4),
+                          ("(long", "fib(long)", 2)):
+    head = run("--region", arg, NM + "/fns.spt").stdout.splitlines()[0]
+    check(head.startswith(f"{NM}/fns.spt: region {whole}, {calls} call"),
+          f"--region {arg}: {head!r}")
+one_line_error(["--region", "fib", NM + "/fns.spt"],
+               "region 'fib' is ambiguous: 2 regions match ('fib(int)', 'fib(long)')")
+one_line_error(["--region", "(", NM + "/fns.spt"], "4 regions match")
 one_line_error(["--include", "(unclosed", A], "--include '(unclosed'")
 one_line_error(["--exclude", "[z-a]", A], "--exclude")
 one_line_error(["--include", "nothing-matches", A], "no region matches")
