@@ -90,6 +90,13 @@ int rp_diff(const rp_profile *pa, const rp_profile *pb, const rp_opts *o,
       w = rp_name_cols(v[k].name);
   if (w > 48 && !o->wide)
     w = 48;
+  /* out of memory: names as rp_name_str cuts them */
+  const char **nm = malloc((n ? (size_t)n : 1) * sizeof *nm);
+  rp_fit fit;
+  for (int64_t k = 0; nm && k < n; k++)
+    nm[k] = v[k].name;
+  int fitted = nm && rp_fit_names(&fit, nm, n, w) == 0;
+  free(nm);
   fprintf(f, "A: %s\nB: %s\n", pa->label, pb->label);
   fprintf(f, "%-*s %10s %10s %10s %10s %10s %8s %10s %10s %8s\n", w, "region",
           "calls A", "calls B", "total A", "total B", "delta", "B/A", "avg A",
@@ -97,7 +104,10 @@ int rp_diff(const rp_profile *pa, const rp_profile *pb, const rp_opts *o,
   for (int64_t k = 0; k < n; k++) {
     const pair *p = &v[k];
     char b[32];
-    rp_name_str(f, p->name, w);
+    if (fitted)
+      rp_fit_put(f, &fit, k);
+    else
+      rp_name_str(f, p->name, w);
     if (p->a)
       fprintf(f, " %10lld", (long long)p->a->calls);
     else
@@ -124,6 +134,8 @@ int rp_diff(const rp_profile *pa, const rp_profile *pb, const rp_opts *o,
     else
       fprintf(f, " %8s\n", "-");
   }
+  if (fitted)
+    rp_fit_free(&fit);
   free(v);
   free(va);
   free(vb);

@@ -235,12 +235,18 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
   }
   if (w > 48 && !o->wide)
     w = 48;
+  rp_fit fit; /* out of memory: names as rp_name_str cuts them */
+  int fitted =
+      rp_fit_names(&fit, (const char *const *)p->names, p->nnames, w) == 0;
   fprintf(f, "\n%-*s %10s %10s %10s %8s %10s %8s\n", w, "MPI function", "calls",
           "total", "min", "min at", "max", "max at");
   for (int64_t i = 0; i < v->nf; i++) {
     const func *fn = &v->fn[i];
     const cell *c = &v->at[i * v->nr];
-    rp_name_str(f, p->names[fn->name], w);
+    if (fitted)
+      rp_fit_put(f, &fit, fn->name);
+    else
+      rp_name_str(f, p->names[fn->name], w);
     fprintf(f, " %10lld %10s %10s %8d %10s %8d\n", (long long)fn->calls,
             rp_time((double)fn->total, b[0], sizeof b[0]),
             rp_time((double)c[fn->min_rank].total, b[1], sizeof b[1]),
@@ -248,6 +254,8 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
             rp_time((double)c[fn->max_rank].total, b[2], sizeof b[2]),
             p->ranks[fn->max_rank]);
   }
+  if (fitted)
+    rp_fit_free(&fit);
 }
 
 static void csv(const view *v, FILE *f) {

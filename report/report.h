@@ -345,6 +345,19 @@ void rp_utf8_str(FILE *f, const char *s); /* invalid bytes as U+FFFD */
 void rp_name_str(FILE *f, const char *name, int width);
 int rp_name_cols(const char *name);
 
+/* A column of names, each escaped and shortened as rp_name_str does, but
+ * kept distinct: names cut alike show where they differ (start, "...",
+ * the differing part, "...", end), and any still alike are numbered
+ * (~1, ~2 at their end). shown[i] is NULL for a NULL name. */
+typedef struct rp_fit {
+  int width;
+  int64_t n;
+  char **shown;
+} rp_fit;
+int rp_fit_names(rp_fit *fit, const char *const *names, int64_t n, int width);
+void rp_fit_put(FILE *f, const rp_fit *fit, int64_t i); /* padded */
+void rp_fit_free(rp_fit *fit);
+
 /* ---- pictures' shared pieces (svg.c) ------------------------------------ */
 
 /* The XML prolog, <svg> with a background and a centred title. */

@@ -122,6 +122,13 @@ int rp_suggest_filter(const rp_profile *p, const rp_opts *o, FILE *f,
       w = l > w ? l : w;
     }
     w = w > 48 && !o->wide ? 48 : w;
+    rp_fit fit;
+    if (rp_fit_names(&fit, (const char *const *)p->names, p->nnames, w)) {
+      free(v);
+      free(cut);
+      sp_fmt_err_set(err, "%s: out of memory", p->label);
+      return -1;
+    }
     fprintf(f,
             "%s: record cost %s per call, regions under %s per call "
             "excluded\n",
@@ -131,7 +138,7 @@ int rp_suggest_filter(const rp_profile *p, const rp_opts *o, FILE *f,
             "trace_bytes", "record", "filter");
     for (int64_t i = 0; i < n; i++) {
       const rp_agg *a = &v[i];
-      rp_name_str(f, p->names[a->name], w);
+      rp_fit_put(f, &fit, a->name);
       fprintf(f, " %10lld %10s %14lld %12s  %s\n", (long long)a->calls,
               rp_time(a->mean, b[0], sizeof b[0]),
               (long long)(a->calls * RP_CALL_BYTES),
@@ -146,6 +153,7 @@ int rp_suggest_filter(const rp_profile *p, const rp_opts *o, FILE *f,
             (long long)(calls * RP_CALL_BYTES), (long long)cut_calls,
             (long long)calls,
             rp_time((double)cut_calls * cost, b[2], sizeof b[2]));
+    rp_fit_free(&fit);
   }
   free(v);
   free(cut);

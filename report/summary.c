@@ -294,6 +294,12 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
   }
   if (w > 48 && !o->wide)
     w = 48;
+  rp_fit fit;
+  if (rp_fit_names(&fit, (const char *const *)p->names, p->nnames, w) != 0) {
+    free(v);
+    sp_fmt_err_set(err, "%s: out of memory", p->label);
+    return -1;
+  }
   char b[9][32];
   double span =
       p->span_hi > p->span_lo ? (double)p->span_hi - (double)p->span_lo : 0;
@@ -316,7 +322,7 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
           "timbal");
   for (int64_t i = 0; i < n; i++) {
     const rp_agg *a = &v[i];
-    rp_name_str(f, p->names[a->name], w);
+    rp_fit_put(f, &fit, a->name);
     fprintf(f, " %5d ", by ? a->rank : a->nranks);
     if (by == RP_BY_THREAD)
       fprintf(f, "%6d ", a->thread);
@@ -329,6 +335,7 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
             rp_time((double)a->excl, b[6], sizeof b[6]), a->pct, a->imbalance,
             a->timbal);
   }
+  rp_fit_free(&fit);
   free(v);
   return 0;
 }

@@ -236,6 +236,15 @@ static void legend(FILE *f, const timeline *g, int width, int y0) {
   int per = (width - 20) / LEGW;
   int n = g->norder > RP_PALETTE_N ? RP_PALETTE_N + 1 : g->norder;
   char b[32];
+  /* The entries' names cut to the entry, kept distinct (out of memory:
+   * each cut on its own) */
+  const char *nm[RP_PALETTE_N];
+  int shown = n > RP_PALETTE_N ? RP_PALETTE_N : n;
+  for (int i = 0; i < shown; i++)
+    nm[i] = p->names[g->order[i]];
+  rp_fit fit;
+  int fitted =
+      rp_fit_names(&fit, nm, shown, (int)((LEGW - 26) / RP_CHAR_W)) == 0;
   for (int i = 0; i < n; i++) {
     int x = 10 + (i % per) * LEGW, y = y0 + (i / per) * 16;
     int others = i == RP_PALETTE_N;
@@ -278,10 +287,13 @@ static void legend(FILE *f, const timeline *g, int width, int y0) {
       snprintf(l, sizeof l, "others (%lld)", (long long)count);
       rp_svg_text(f, l, x + 18, y + 10, LEGW - 26, NULL);
     } else {
-      rp_svg_text(f, p->names[g->order[i]], x + 18, y + 10, LEGW - 26, NULL);
+      rp_svg_text(f, fitted ? fit.shown[i] : p->names[g->order[i]], x + 18,
+                  y + 10, LEGW - 26, NULL);
     }
     fputs("</g>\n", f);
   }
+  if (fitted)
+    rp_fit_free(&fit);
 }
 
 int rp_svg_timeline(const rp_profile *p, const rp_opts *o, FILE *f,

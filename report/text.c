@@ -190,3 +190,183 @@ void rp_csv_str(FILE *f, const char *s) {
   rp_utf8_str(f, s);
   fputc('"', f);
 }
+
+/* ---- names shortened to a column, kept distinct ------------------------ */
+
+/* The characters [from, from + k) of the valid UTF-8 string s appended to
+ * d at *at. */
+static void put_chars(char *d, size_t *at, const char *s, int from, int k) {
+  size_t b0 = chars(s, from), b1 = chars(s, from + k);
+  memcpy(d + *at, s + b0, b1 - b0);
+  *at += b1 - b0;
+  d[*at] = '\0';
+}
+
+/* Characters a and b share from their start. */
+static int common_chars(const char *a, const char *b) {
+  int c = 0;
+  for (const unsigned char *p = (const unsigned char *)a,
+                           *q = (const unsigned char *)b;
+       *p;) {
+    int k = sp_fmt_utf8_len(p);
+    if (k <= 0 || memcmp(p, q, (size_t)k) != 0)
+      break;
+    p += k, q += k, c++;
+  }
+  return c;
+}
+
+typedef struct fit_key {
+  const char *s;
+  int64_t i;
+} fit_key;
+
+static int by_shown(const void *a, const void *b) {
+  const fit_key *x = a, *y = b;
+  int c = strcmp(x->s, y->s);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Runs of equal shown names among the cut ones: calls fix(fit, e, cols,
+ * members, count) for each. */
+static int each_clash(rp_fit *fit, char **e, const int *cols,
+                      void (*fix)(rp_fit *, char **, const int *,
+                                  const int64_t *, int64_t)) {
+  fit_key *k = malloc((fit->n ? (size_t)fit->n : 1) * sizeof *k);
+  int64_t *m = malloc((fit->n ? (size_t)fit->n : 1) * sizeof *m);
+  if (!k || !m) {
+    free(k), free(m);
+    return -1;
+  }
+  int64_t n = 0;
+  for (int64_t i = 0; i < fit->n; i++)
+    if (fit->shown[i] && cols[i] > fit->width)
+      k[n++] = (fit_key){fit->shown[i], i};
+  qsort(k, (size_t)n, sizeof *k, by_shown);
+  for (int64_t a = 0, b; a < n; a = b) {
+    for (b = a + 1; b < n && !strcmp(k[b].s, k[a].s); b++)
+      ;
+    if (b - a < 2)
+      continue;
+    for (int64_t j = a; j < b; j++)
+      m[j - a] = k[j].i;
+    fix(fit, e, cols, m, b - a);
+  }
+  free(k), free(m);
+  return 0;
+}
+
+/* Names cut alike that differ in their middle: start, "...", the part
+ * around where each differs from the closest of the others, "...", end. */
+static void show_middle(rp_fit *fit, char **e, const int *cols,
+                        const int64_t *m, int64_t n) {
+  int w = fit->width, h = (w - 6) / 5, mid = 2 * (w - 6) / 5,
+      t = w - 6 - h - mid;
+  if (h < 1 || mid < 1)
+    return;
+  for (int64_t a = 0; a < n; a++) {
+    int64_t i = m[a];
+    int at = 0;
+    for (int64_t b = 0; b < n; b++)
+      if (b != a && e[m[b]] && strcmp(e[i], e[m[b]]) != 0) {
+        int c = common_chars(e[i], e[m[b]]);
+        at = c > at ? c : at;
+      }
+    int from = at - mid / 3;
+    if (from > cols[i] - t - mid)
+      from = cols[i] - t - mid;
+    if (from < h)
+      from = h;
+    size_t o = 0;
+    char *d = fit->shown[i];
+    d[0] = '\0';
+    put_chars(d, &o, e[i], 0, h);
+    memcpy(d + o, "...", 4), o += 3;
+    put_chars(d, &o, e[i], from, mid);
+    memcpy(d + o, "...", 4), o += 3;
+    put_chars(d, &o, e[i], cols[i] - t, t);
+  }
+}
+
+/* Still alike: numbered, "~1", "~2"..., in place of their last
+ * characters. */
+static void show_number(rp_fit *fit, char **e, const int *cols,
+                        const int64_t *m, int64_t n) {
+  (void)e, (void)cols;
+  for (int64_t a = 0; a < n; a++) {
+    char tag[24];
+    int k = snprintf(tag, sizeof tag, "~%lld", (long long)(a + 1));
+    char *d = fit->shown[m[a]];
+    if (k >= fit->width)
+      continue;
+    size_t cut = chars(d, fit->width - k);
+    memcpy(d + cut, tag, (size_t)k + 1);
+  }
+}
+
+int rp_fit_names(rp_fit *fit, const char *const *names, int64_t n, int width) {
+  memset(fit, 0, sizeof *fit);
+  fit->width = width;
+  fit->n = n;
+  fit->shown = calloc(n ? (size_t)n : 1, sizeof *fit->shown);
+  char **e = calloc(n ? (size_t)n : 1, sizeof *e);
+  int *cols = calloc(n ? (size_t)n : 1, sizeof *cols);
+  int rc = fit->shown && e && cols ? 0 : -1;
+  for (int64_t i = 0; rc == 0 && i < n; i++) {
+    if (!names[i])
+      continue;
+    size_t len = strlen(names[i]);
+    e[i] = malloc(4 * len + 1);
+    /* room for the escaped name, or a cut one with its tag */
+    fit->shown[i] = malloc(4 * len + (size_t)width * 4 + 32);
+    if (!e[i] || !fit->shown[i]) {
+      rc = -1;
+      break;
+    }
+    cols[i] = escape(names[i], e[i]);
+    char *d = fit->shown[i];
+    if (width > 3 && cols[i] > width) {
+      /* Its start and its end around "...", the end the larger part:
+       * names that share a start (templates, overloads) differ at the end. */
+      int head = (width - 3) / 3, tail = width - 3 - head;
+      size_t o = 0;
+      d[0] = '\0';
+      put_chars(d, &o, e[i], 0, head);
+      memcpy(d + o, "...", 4), o += 3;
+      put_chars(d, &o, e[i], cols[i] - tail, tail);
+    } else {
+      memcpy(d, e[i], strlen(e[i]) + 1);
+    }
+  }
+  if (rc == 0 && width > 3)
+    rc = each_clash(fit, e, cols, show_middle) ||
+                 each_clash(fit, e, cols, show_number)
+             ? -1
+             : 0;
+  for (int64_t i = 0; e && i < n; i++)
+    free(e[i]);
+  free(e);
+  free(cols);
+  if (rc != 0)
+    rp_fit_free(fit);
+  return rc;
+}
+
+void rp_fit_put(FILE *f, const rp_fit *fit, int64_t i) {
+  const char *s = fit->shown && fit->shown[i] ? fit->shown[i] : "?";
+  fputs(s, f);
+  int c = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; c++) {
+    int k = sp_fmt_utf8_len(p);
+    p += k > 0 ? k : 1;
+  }
+  for (; c < fit->width; c++)
+    fputc(' ', f);
+}
+
+void rp_fit_free(rp_fit *fit) {
+  for (int64_t i = 0; fit->shown && i < fit->n; i++)
+    free(fit->shown[i]);
+  free(fit->shown);
+  memset(fit, 0, sizeof *fit);
+}

@@ -362,6 +362,30 @@ check(any(r.rstrip().endswith("~_Vector_base()") for r in shown),
       f"a long name keeps its end: {shown}")
 check("bad\\nname\\x1b[31m\\xffend" in t and "\x1b" not in t and
       "tab\\there" in t, f"escaped names: {t!r}")
+# Names alike at both ends, differing in the middle (templates): the cut
+# keeps them distinct in the table and in --suggest-filter's table, by the
+# part where they differ.
+mid = ["sim::NBody<double>::%s(sim::Body<double> const&, sim::Body<double> const&) const" % m
+       for m in ("force_between", "energy_between", "torque_between")]
+img = b"SCOPEPRF" + struct.pack("<iiq", 2, 0, len(mid))
+for k, nm in enumerate(mid):
+    nb = nm.encode()
+    img += (struct.pack("<i", len(nb)) + nb + struct.pack("<i", 3) + b"n.c" +
+            struct.pack("<iq", k + 1, 1) + struct.pack("<2q", 10 * k, 10 * k + 5))
+with open(NM + "/mid.spt", "wb") as fh:
+    fh.write(img)
+t = run(NM + "/mid.spt").stdout.splitlines()[2:]
+shown = [l[:48] for l in t]
+check(len(set(shown)) == 3 and all("..." in r for r in shown) and
+      sorted(any(w in r for r in shown) for w in ("force", "energ", "torqu")) == [True] * 3,
+      f"names alike at both ends: {shown}")
+out = run("--suggest-filter=" + NM + "/mid.filter", NM + "/mid.spt").stdout
+rows = [l[:48] for l in out.splitlines() if l.startswith("sim::")]
+check(len(rows) == 3 and len(set(rows)) == 3, f"--suggest-filter's names: {rows}")
+svg = ET.fromstring(run("--svg", "timeline", NM + "/mid.spt").stdout)
+legend = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")
+          if t.text and t.text.startswith("sim:") and "..." in t.text]
+check(len(legend) == 3 and len(set(legend)) == 3, f"timeline legend: {legend}")
 w = run("--wide", NM + "/names.spt").stdout
 check(all(n in w for n in long_names), "--wide shows whole names")
 tr = run("--tree", NM + "/names.spt").stdout
