@@ -23,7 +23,10 @@ static const char USAGE[] =
     "  --exclude REGEX    leave out regions matching\n"
     "  --ranks LIST       only these ranks, e.g. 0,2-3\n"
     "  --top N            the first N rows\n"
-    "  --tree             the call tree (by call path) instead of the table\n"
+    "  --tree             the call tree (by call path) instead of the table;\n"
+    "                     with --top N the N heaviest children of each node\n"
+    "  --depth N          --tree: the first N levels\n"
+    "  --min-percent P    --tree: nodes under P% of the time hidden\n"
     "  --region NAME      one region: percentiles and a histogram of its\n"
     "                     call durations\n"
     "  --mpi              time inside MPI per rank; per MPI function its\n"
@@ -134,7 +137,9 @@ enum {
   OPT_REGION,
   OPT_SUGGEST,
   OPT_RECORD_COST,
-  OPT_MPI
+  OPT_MPI,
+  OPT_DEPTH,
+  OPT_MIN_PCT
 };
 
 static const struct option OPTIONS[] = {
@@ -160,6 +165,8 @@ static const struct option OPTIONS[] = {
     {"suggest-filter", optional_argument, NULL, OPT_SUGGEST},
     {"record-cost", required_argument, NULL, OPT_RECORD_COST},
     {"mpi", no_argument, NULL, OPT_MPI},
+    {"depth", required_argument, NULL, OPT_DEPTH},
+    {"min-percent", required_argument, NULL, OPT_MIN_PCT},
     {NULL, 0, NULL, 0}};
 
 /* Parses the options into o, loads the profiles named into *pps (*pn of
@@ -250,6 +257,21 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
         return usage("%s", "--top needs a positive number");
       break;
     }
+    case OPT_DEPTH: {
+      char *end;
+      long d = strtol(v, &end, 10);
+      if (*end || end == v || d <= 0 || d > RP_TREE_DEPTH)
+        return usage("%s", "--depth needs a number of levels, 1 to 256");
+      o->tree_depth = (int)d;
+      break;
+    }
+    case OPT_MIN_PCT: {
+      char *end;
+      o->min_pct = strtod(v, &end);
+      if (*end || end == v || !(o->min_pct >= 0 && o->min_pct <= 100))
+        return usage("%s", "--min-percent needs a percentage, 0 to 100");
+      break;
+    }
     case OPT_EXPORT:
       if (!one_of(v, exports))
         return usage(
@@ -322,6 +344,8 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
     return 1;
   }
 #endif
+  if ((o->tree_depth || o->min_pct > 0) && !o->tree)
+    return usage("%s", "--depth and --min-percent are for --tree only");
   if (o->metric && !(o->svg && !strcmp(o->svg, "compare")))
     return usage("%s", "--metric is for --svg compare only");
   if (o->record_cost > 0 && !o->suggest)

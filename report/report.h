@@ -43,6 +43,8 @@ typedef struct rp_opts {
   const char *suggest;
   double record_cost; /* --record-cost NS; 0 = RP_RECORD_COST_NS */
   int mpi;            /* --mpi: time inside MPI per rank and function */
+  int tree_depth;     /* --depth N: tree levels shown; 0 = all */
+  double min_pct;     /* --min-percent P: tree nodes under P% hidden */
 } rp_opts;
 
 /* --suggest-filter's estimates. The cost of recording one call: the

@@ -173,7 +173,8 @@ check(len(res.to_events_dataframe()) == 0, "read_h5 of a profile has events")
 
 # ---- the tools ----
 p = subprocess.run([REPORT, "--tree", fp], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-tree = p.stdout.decode()
+# the share column (%) left out, checked by test_report
+tree = "\n".join(l[:32] + l[39:] for l in p.stdout.decode().splitlines())
 check(p.returncode == 0 and "         6      66 us      24 us  work" in tree
       and "        18      30 us      30 us    rec" in tree
       and "         2       5 us       3 us      pong" in tree,
@@ -218,6 +219,8 @@ for k in (0, 1):
         base, SP_MODE="profile", SP_RANK="0", SP_TEST_CLOCK_STEP_NS=str(STEP),
         SP_OUTPUT=os.path.join(dprocs, "p%d" % k)))
 out = os.path.join(WORK, "procs.h5")
+if os.path.exists(out):
+    os.unlink(out)
 p = subprocess.run([IMPORT, "-o", out, dprocs], stderr=subprocess.PIPE)
 e = p.stderr.decode()
 check(p.returncode == 1 and e.count("\n") == 1 and "rank 0 is also in" in e and

@@ -551,11 +551,22 @@ check([(r["region"], r["depth"]) for r in E][:4] ==
 
 # ---- --tree: the call tree by call path ------------------------------------
 T = run("--tree", A).stdout.splitlines()
-got = [(l[:10].strip(), len(l[34:]) - len(l[34:].lstrip()), l[34:].strip(),
-        l[22:32].strip()) for l in T[2:]]
-check(got == [("3", 0, "main", "1.4 us"), ("3", 2, "io", "400 ns"),
-              ("3", 2, "solve", "1.6 us"), ("1", 4, "io", "100 ns")],
+got = [(l[:10].strip(), len(l[41:]) - len(l[41:].lstrip()), l[41:].strip(),
+        l[22:32].strip(), l[33:39].strip()) for l in T[2:]]
+check(got == [("3", 0, "main", "1.4 us", "100.0"), ("3", 2, "io", "400 ns", "11.4"),
+              ("3", 2, "solve", "1.6 us", "48.6"), ("1", 4, "io", "100 ns", "2.9")],
       f"tree {got}")
+# --depth, --min-percent and --top prune it, and say so
+for args, want in ((["--depth", "2"], ["main", "io", "solve"]),
+                   (["--min-percent", "40"], ["main", "solve"]),
+                   (["--top", "1"], ["main", "solve", "io"])):
+    T = run("--tree", *args, A).stdout.splitlines()
+    names = [l[41:].strip() for l in T[2:] if not l.startswith("(")]
+    check(names == want and T[-1].startswith("(") and "not shown" in T[-1],
+          f"--tree {args}: {T}")
+one_line_error(["--depth", "2", A], "--depth and --min-percent are for --tree only")
+one_line_error(["--tree", "--depth", "0", A], "--depth needs a number")
+one_line_error(["--tree", "--min-percent", "101", A], "--min-percent needs a percentage")
 one_line_error(["--tree", WORK + "/bad.spt"], "overlaps alpha")
 
 # ---- folded: weights are exclusive times ----------------------------------
@@ -669,7 +680,9 @@ def ns(v):  # sp-report's rp_time for these sizes
 
 
 def tree_lines(rows):
-    return [f"{c:>10} {ns(t):>10} {ns(x):>10}  {'  ' * d}{n}"
+    """The tree's lines; % is of the roots' time."""
+    roots = sum(t for c, t, x, d, n in rows if d == 0)
+    return [f"{c:>10} {ns(t):>10} {ns(x):>10} {100 * t / roots:6.1f}  {'  ' * d}{n}"
             for c, t, x, d, n in rows]
 
 

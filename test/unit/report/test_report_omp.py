@@ -40,7 +40,7 @@ PB, TB = f"omp parallel @ {base}:{B}", f"omp implicit task @ {base}:{B}"
 tree = {}
 stack = []
 for l in run("--tree", P).splitlines()[2:]:
-    name = l[34:]
+    name = l[41:]
     depth = (len(name) - len(name.lstrip(" "))) // 2
     stack[depth:] = [name.strip()]
     tree[" > ".join(stack)] = int(l[:10])
