@@ -47,8 +47,12 @@ static const char USAGE[] =
     "                     DIR, new or empty (takes --window too)\n"
     "  --svg flame|timeline|compare|speedup\n"
     "  --metric avg|total|min|max   what compare draws (default avg)\n"
-    "  --window A:B       timeline (otf2: the calls overlapping) from A to B\n"
-    "                     seconds after the first call\n"
+    "  --window A:B       timeline (otf2, chrome: the calls overlapping)\n"
+    "                     from A to B seconds after the first call\n"
+    "  --min-duration NS  chrome: calls shorter than NS ns left out\n"
+    "  --with-metadata    chrome, otf2: every metadata item (default: the\n"
+    "                     run's description, not its environment, user,\n"
+    "                     hosts or directories)\n"
     "json, compare and speedup take each PROFILE argument as one run.\n"
     "--version prints the version.\n";
 
@@ -139,7 +143,9 @@ enum {
   OPT_RECORD_COST,
   OPT_MPI,
   OPT_DEPTH,
-  OPT_MIN_PCT
+  OPT_MIN_PCT,
+  OPT_WITH_META,
+  OPT_MIN_DUR
 };
 
 static const struct option OPTIONS[] = {
@@ -167,6 +173,8 @@ static const struct option OPTIONS[] = {
     {"mpi", no_argument, NULL, OPT_MPI},
     {"depth", required_argument, NULL, OPT_DEPTH},
     {"min-percent", required_argument, NULL, OPT_MIN_PCT},
+    {"with-metadata", no_argument, NULL, OPT_WITH_META},
+    {"min-duration", required_argument, NULL, OPT_MIN_DUR},
     {NULL, 0, NULL, 0}};
 
 /* Parses the options into o, loads the profiles named into *pps (*pn of
@@ -272,6 +280,17 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
         return usage("%s", "--min-percent needs a percentage, 0 to 100");
       break;
     }
+    case OPT_WITH_META:
+      o->with_metadata = 1;
+      break;
+    case OPT_MIN_DUR: {
+      char *end;
+      long long d = strtoll(v, &end, 10);
+      if (*end || end == v || d <= 0)
+        return usage("%s", "--min-duration needs a positive number of ns");
+      o->min_dur = d;
+      break;
+    }
     case OPT_EXPORT:
       if (!one_of(v, exports))
         return usage(
@@ -331,8 +350,15 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   /* An option the chosen output would not honour is refused, not
    * dropped. */
   int otf2 = o->export_fmt && !strcmp(o->export_fmt, "otf2");
-  if (o->win_lo >= 0 && !(o->svg && !strcmp(o->svg, "timeline")) && !otf2)
-    return usage("%s", "--window is for --svg timeline and --export otf2 "
+  int chrome = o->export_fmt && !strcmp(o->export_fmt, "chrome");
+  if (o->win_lo >= 0 && !(o->svg && !strcmp(o->svg, "timeline")) && !otf2 &&
+      !chrome)
+    return usage("%s", "--window is for --svg timeline, --export otf2 and "
+                       "--export chrome only");
+  if (o->min_dur && !chrome)
+    return usage("%s", "--min-duration is for --export chrome only");
+  if (o->with_metadata && !chrome && !otf2)
+    return usage("%s", "--with-metadata is for --export chrome and otf2 "
                        "only");
   if (otf2 && (!o->out || !strcmp(o->out, "-")))
     return usage("%s", "--export otf2 writes a directory: -o DIR");

@@ -22,6 +22,7 @@ typedef struct {
   rp_omp *omp;
   flow *fl;
   int64_t nfl, capfl;
+  int64_t lo, hi, min_dur; /* --window (overlapping calls), --min-duration */
 } chrome;
 
 /* Microseconds with the nanoseconds kept: "12.345". */
@@ -57,6 +58,11 @@ static int on_open(void *ctx, const rp_thread *t, rp_call *c,
                    const rp_call *parent) {
   chrome *x = ctx;
   const rp_omp_call *team = rp_omp_match(x->omp, t, c, parent);
+  /* Left out: outside the window, or shorter than --min-duration (and
+   * the flow to a task left out with it). */
+  if (c->end < x->lo || c->start > x->hi ||
+      (x->min_dur && rp_sub(c->end, c->start) < x->min_dur))
+    return 0;
   if (team && team->kept) {
     if (x->nfl == x->capfl) {
       int64_t cap = x->capfl ? 2 * x->capfl : 64;
@@ -89,9 +95,11 @@ static int on_open(void *ctx, const rp_thread *t, rp_call *c,
   return 0;
 }
 
-static void meta(FILE *f, const sp_fmt_meta *m) {
+static void meta(FILE *f, const sp_fmt_meta *m, const rp_opts *o) {
   for (int64_t i = 0; i < m->n; i++) {
     const sp_fmt_meta_item *it = &m->items[i];
+    if (!rp_meta_exported(o, it->key))
+      continue;
     fputc(',', f);
     rp_json_str(f, it->key);
     fputc(':', f);
@@ -131,13 +139,21 @@ static void flows(const chrome *x) {
 
 int rp_export_chrome(const rp_profile *p, const rp_opts *o, FILE *f,
                      sp_fmt_err *err) {
-  chrome x = {p, f, p->span_lo, -1, -1, "", NULL, NULL, 0, 0};
+  chrome x = {p,    f, p->span_lo, -1,        -1,        "",        NULL,
+              NULL, 0, 0,          INT64_MIN, INT64_MAX, o->min_dur};
+  if (o->win_lo >= 0) {
+    /* Calls that overlap the window, whole, on their own stamps. */
+    double lo = (double)p->span_lo + o->win_lo * 1e9,
+           hi = (double)p->span_lo + o->win_hi * 1e9;
+    x.lo = lo < 9.2e18 ? (int64_t)lo : INT64_MAX;
+    x.hi = hi < 9.2e18 ? (int64_t)hi : INT64_MAX;
+  }
   if (!(x.omp = rp_omp_new(p, o, err)))
     return -1;
   fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"profile\":", f);
   rp_json_str(f, p->label);
   fprintf(f, ",\"origin_ns\":%lld", (long long)p->span_lo);
-  meta(f, &p->meta);
+  meta(f, &p->meta, o);
   fputs("},\n\"traceEvents\":[\n", f);
   rp_visitor v = {on_open, NULL, &x};
   /* A trace viewer shows overlapping calls as they are: no need to refuse

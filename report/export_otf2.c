@@ -310,7 +310,7 @@ static int properties(otf2x *x) {
   const sp_fmt_meta *m = &x->p->meta;
   for (int64_t i = 0; i < m->n; i++) {
     const sp_fmt_meta_item *it = &m->items[i];
-    if (per_rank(m, it))
+    if (per_rank(m, it) || !rp_meta_exported(x->o, it->key))
       continue;
     char name[512], num[32];
     int len = snprintf(name, sizeof name, "SCOPEPROF::%s", it->key);
@@ -459,7 +459,8 @@ static int definitions(otf2x *x) {
   }
   for (int64_t i = 0; e == OTF2_SUCCESS && i < m->n; i++) {
     const sp_fmt_meta_item *it = &m->items[i];
-    if (!per_rank(m, it) || !strcmp(it->key, "rank_ids"))
+    if (!per_rank(m, it) || !strcmp(it->key, "rank_ids") ||
+        !rp_meta_exported(x->o, it->key))
       continue;
     for (int64_t k = 0; e == OTF2_SUCCESS && k < nr; k++) {
       const char *v = of_rank(m, it->key, p->ranks[k]);

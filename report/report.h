@@ -45,7 +45,14 @@ typedef struct rp_opts {
   int mpi;            /* --mpi: time inside MPI per rank and function */
   int tree_depth;     /* --depth N: tree levels shown; 0 = all */
   double min_pct;     /* --min-percent P: tree nodes under P% hidden */
+  int with_metadata;  /* --with-metadata: exports carry every metadata item */
+  int64_t min_dur;    /* --min-duration NS: chrome leaves shorter calls out */
 } rp_opts;
+
+/* Whether an export (chrome, otf2) carries the metadata item key: the
+ * run's description always (version, mode, clock, sizes, counters), the
+ * environment, user, hosts, paths and the rest with --with-metadata. */
+int rp_meta_exported(const rp_opts *o, const char *key);
 
 /* --suggest-filter's estimates. The cost of recording one call: the
  * runtime's overhead per call pair that bench_runtime measures

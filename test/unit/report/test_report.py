@@ -479,9 +479,12 @@ for args, why in ((["--bogus", A], "unknown option --bogus"),
                   (["--diff", "--sort", "calls", A, A], "--diff takes --top, "
                    "--include, --exclude, --ranks, --events and -o, not "
                    "--by-rank, --by-thread or --sort"),
-                  (["--window", "0:1", A], "--window is for --svg timeline and --export otf2 only"),
-                  (["--window", "0:1", "--export", "chrome", A],
-                   "--window is for --svg timeline and --export otf2 only"),
+                  (["--window", "0:1", A], "--window is for --svg timeline, "
+                   "--export otf2 and --export chrome only"),
+                  (["--min-duration", "5", A], "--min-duration is for --export chrome only"),
+                  (["--export", "chrome", "--min-duration", "0", A],
+                   "--min-duration needs a positive number of ns"),
+                  (["--with-metadata", A], "--with-metadata is for --export chrome and otf2 only"),
                   (["--metric", "avg", A], "--metric is for --svg compare only"),
                   ([], "no profile given")):
     p = run(*args, ok=False)
@@ -534,6 +537,21 @@ c = json.loads(run("--export", "chrome", "--ranks", "1", "--include",
                    "io", A).stdout)
 check(sorted(e["ts"] for e in c["traceEvents"] if e["ph"] == "X") ==
       [1.2, 1.4], "chrome filtered")
+# --window keeps the calls overlapping it (from the first call: 0.45 us
+# to 0.65 us), --min-duration the calls at least that long
+c = json.loads(run("--export", "chrome", "--window", "0.00000045:0.00000065",
+                   A).stdout)
+got = sorted((e["pid"], e["tid"], e["name"], round(float(e["ts"]) * 1000))
+             for e in c["traceEvents"] if e["ph"] == "X")
+check(got == [(0, 0, "io", 600), (0, 0, "main", 0), (0, 0, "solve", 500),
+              (0, 1, "main", 0), (1, 0, "main", 0), (1, 0, "solve", 100)],
+      f"chrome --window {got}")
+c = json.loads(run("--export", "chrome", "--min-duration", "400", A).stdout)
+got = sorted((e["pid"], e["tid"], e["name"], round(float(e["dur"]) * 1000))
+             for e in c["traceEvents"] if e["ph"] == "X")
+check(got == [(0, 0, "main", 1000), (0, 0, "solve", 400), (0, 1, "main", 500),
+              (1, 0, "main", 2000), (1, 0, "solve", 1000)],
+      f"chrome --min-duration {got}")
 c = json.loads(run("--export", "chrome", WORK + "/bad.spt").stdout)
 check(len([e for e in c["traceEvents"] if e["ph"] == "X"]) == 2,
       "chrome shows improperly nested calls")

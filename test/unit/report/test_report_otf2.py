@@ -11,6 +11,7 @@ import collections
 import csv
 import datetime
 import io
+import json
 import os
 import re
 import shutil
@@ -128,7 +129,7 @@ def real_program():
     MERGED = WORK + "/merged.h5"
     subprocess.run([IMPORT, "-o", MERGED, WORK + "/run"], check=True,
                    capture_output=True)
-    t = export(WORK + "/prog.otf2", MERGED)
+    t = export(WORK + "/prog.otf2", MERGED, "--with-metadata")
 
     # The profile itself, read with h5py: every call of every (rank, thread).
     want = collections.defaultdict(list)  # (rank, thread) -> (start, end, name)
@@ -210,6 +211,31 @@ def real_program():
           props.get("SCOPEPROF::HOSTNAME") == host and
           props.get("SCOPEPROF::LABEL") == "merged" and
           "SCOPEPROF::RANK_HOSTNAME" not in props, f"properties {props}")
+    # By default the archive carries the run's description, not its
+    # environment: no PATH, user, host or directory in any property; the
+    # system tree still names each rank's host (the view needs it).
+    t2 = export(WORK + "/private.otf2", MERGED)
+    # the chrome export likewise
+    od = json.loads(report("--export", "chrome", MERGED).stdout)["otherData"]
+    check(od.get("mpi_size") == 2 and od.get("label") == "merged" and
+          not any(k in od for k in ("PATH", "user", "hostname",
+                                    "working_directory", "uname")),
+          f"chrome's default otherData {od}")
+    od = json.loads(report("--export", "chrome", "--with-metadata",
+                           MERGED).stdout)["otherData"]
+    check(od.get("hostname") == host and "PATH" in od,
+          f"chrome's otherData --with-metadata {sorted(od)}")
+    props2 = anchor_props(WORK + "/private.otf2")
+    check(props2.get("SCOPEPROF::MPI_SIZE") == "2" and
+          props2.get("SCOPEPROF::LABEL") == "merged" and
+          not any(k in props2 for k in ("SCOPEPROF::PATH", "SCOPEPROF::USER",
+                                        "SCOPEPROF::HOSTNAME",
+                                        "SCOPEPROF::WORKING_DIRECTORY",
+                                        "SCOPEPROF::UNAME")),
+          f"default properties {props2}")
+    check(all(t2["groups"].get(f"rank {r}") == (host, "node", "machine") and
+              "hostname" not in t2["gprops"][f"rank {r}"] for r in (0, 1)),
+          f"default groups {t2['groups']} {dict(t2['gprops'])}")
     p = subprocess.run([PRINT, WORK + "/prog.otf2/traces.otf2"],
                        capture_output=True, text=True)
     n = sum(len(v) for v in want.values())
