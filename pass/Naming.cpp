@@ -12,6 +12,9 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Path.h"
 
+#include <cstdlib>
+#include <cxxabi.h>
+
 using namespace llvm;
 
 namespace scopeprof {
@@ -140,6 +143,23 @@ static std::string fortranName(const Function &F) {
   return Name;
 }
 
+// The names users know are c++filt's, which the runtime's symbol reader
+// (the gcc route) gives too: GNU's demangler, which the C++ library
+// exports. LLVM's names generic lambdas wrongly ('lambda'(T const&) with a
+// stray auto where c++filt says {lambda(auto:1 const&)#1}); it stays the
+// fallback for what GNU's refuses.
+static std::string demangleCxx(const std::string &Sym) {
+  int Status = 0;
+  char *D = abi::__cxa_demangle(Sym.c_str(), nullptr, nullptr, &Status);
+  if (D && Status == 0) {
+    std::string Name(D);
+    std::free(D);
+    return Name;
+  }
+  std::free(D);
+  return demangle(Sym);
+}
+
 std::string regionName(const Function &F, bool Fortran) {
   if (Fortran)
     return fortranName(F);
@@ -147,7 +167,7 @@ std::string regionName(const Function &F, bool Fortran) {
   // C++ (and anything Itanium-mangled): the full demangled signature, so
   // overloads stay distinct regions.
   if (StringRef(Sym).starts_with("_Z"))
-    return demangle(Sym);
+    return demangleCxx(Sym);
   return Sym;
 }
 

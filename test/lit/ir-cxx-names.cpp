@@ -10,6 +10,10 @@
 // CHECK-DAG: c"ns::S::method() const\00"
 // CHECK-DAG: c"use()::$_0::operator()(int) const\00"
 // CHECK-DAG: c"use()\00"
+// A generic lambda is named as c++filt names it (LLVM's demangler says
+// 'lambda'(int* const&) with a stray auto):
+// CHECK-DAG: c"auto each<int*>(int*, int*)::{lambda(auto:1 const&)#1}::operator()<int>(int const&) const\00"
+// CHECK-DAG: c"int each<int*>(int*, int*)\00"
 // CHECK-NOT: __cyg_profile_func
 int over(int x) { return x + 1; }
 double over(double x) { return x + 2; }
@@ -23,4 +27,16 @@ int use() {
   auto l = [](int y) { return y * 5; };
   return over(1) + (int)over(2.0) + twice(3) + (int)twice(4.0) +
          ns::S().method() + l(6);
+}
+
+template <class It> int each(It a, It b) {
+  auto f = [](const auto &x) { return x + 1; };
+  int s = 0;
+  for (; a != b; ++a)
+    s += f(*a);
+  return s;
+}
+int use2() {
+  int v[2] = {1, 2};
+  return each(v, v + 2);
 }

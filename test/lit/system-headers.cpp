@@ -23,9 +23,9 @@ int main() {
     s += total(v);
   return s == 450.0 ? 0 : 1;
 }
-// DEF-DAG: block rank=0 thread=0 region=total(std::vector<double, std::allocator<double>> const&) {{.*}}calls=3
+// DEF-DAG: block rank=0 thread=0 region=total(std::vector<double, std::allocator<double> > const&) {{.*}}calls=3
 // DEF-DAG: block rank=0 thread=0 region=main {{.*}}calls=1
 // TWO: {{^}}2{{$}}
-// ALL-DAG: region=total(std::vector<double, std::allocator<double>> const&) {{.*}}calls=3
+// ALL-DAG: region=total(std::vector<double, std::allocator<double> > const&) {{.*}}calls=3
 // ALL-DAG: region=double std::accumulate<{{.*}}calls=3
 // WHY: skipped 'double std::accumulate<{{.*}}': defined in a system header ({{.*}}include/c++/{{[0-9]+}}/bits/stl_numeric.h; -mllvm -sp-system-headers keeps these)
