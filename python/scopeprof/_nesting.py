@@ -149,6 +149,34 @@ class Walk:
 _PIECE = 1 << 16
 
 
+_LEVELS = 8
+
+
+def _by_depth(depth, top, low):
+    """Calls by depth, each level in walk order. A few levels are gathered
+    one after another, piece by piece (a pass per level, no temporary of
+    full size); more take numpy's radix sort on the narrowest type. (A
+    call ending before it starts gives negative depths.)"""
+    n = depth.size
+    if top >= _LEVELS or low < 0:
+        kind = (np.int8 if -(1 << 7) <= low and top < 1 << 7 else
+                np.int16 if -(1 << 15) <= low and top < 1 << 15 else None)
+        return np.argsort(depth.astype(kind) if kind else depth, kind="stable")
+    by = np.empty(n, dtype=np.int64)
+    at = np.cumsum(np.bincount(depth, minlength=top + 1))
+    at = np.r_[0, at[:-1]]
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        da = depth[a:b]
+        for lev in range(top + 1):
+            idx = np.flatnonzero(da == lev)
+            if idx.size:
+                k = int(at[lev])
+                np.add(idx, a, out=by[k:k + idx.size])
+                at[lev] = k + idx.size
+    return by
+
+
 def stack_tree(s, e, parent_out, depth_out, excl_out):
     """The C library's stack walk (format/stats.c) over one thread's calls
     in walk order, without a loop per call: fills parent, depth and
@@ -172,32 +200,44 @@ def stack_tree(s, e, parent_out, depth_out, excl_out):
     for a in range(0, n, _PIECE):
         b = min(a + _PIECE, n)
         ea, sa = e[a:b], s[a:b]
-        lo = np.searchsorted(s, ea, side="left")
-        at = np.minimum(lo, n - 1)
-        take = (lo < n) & (sa < ea) & (s[at] == ea) & (e[at] > s[at])
-        f[a:b] = np.where(take, lo, np.searchsorted(s, ea, side="right"))
+        fa = f[a:b]
+        fa[:] = np.searchsorted(s, ea, side="right")
+        # Only a call ending where another starts can leave earlier: one
+        # more search for those few (every call when stamps are equal).
+        at = np.maximum(fa - 1, 0)
+        eq = np.flatnonzero((fa > 0) & (s[at] == ea) & (sa < ea))
+        if eq.size:
+            lo = np.searchsorted(s, ea[eq], side="left")
+            take = e[lo] > s[lo]
+            fa[eq[take]] = lo[take]
     depth = np.bincount(f, minlength=n + 1)[:n]
     del f
     np.cumsum(depth, out=depth)
     np.subtract(np.arange(n, dtype=np.int64), depth, out=depth)
-    top = int(depth.max())
+    top, low = int(depth.max()), int(depth.min())
     depth_out[:] = depth
     del depth
-    # Calls by depth, each level in walk order (a radix sort when narrow).
-    by = np.argsort(depth_out.astype(np.int16) if top < 1 << 15 else depth_out,
-                    kind="stable")
-    # k[a] = depth * (n + 1) + position, ascending along `by`; the parent of
-    # the call at `by[a]` is the last entry before (depth - 1, position).
+    by = _by_depth(depth_out, top, low)
+    # The parent of a call one deeper than the call before it is that
+    # call; any other call has the parent of the previous call of its
+    # level (all calls between them lie deeper). Along `by`, that is a
+    # forward fill of the first kind, done by a running maximum on
+    # depth * (n + 1) + parent, which grows along `by`.
     step = n + 1
-    k = depth_out[by].astype(np.int64)
-    k *= step
-    k += by
+    key = np.empty(n, dtype=np.int64)
     for a in range(0, n, _PIECE):
         b = min(a + _PIECE, n)
-        j = np.searchsorted(k, k[a:b] - step, side="left") - 1
         ba = by[a:b]
-        parent_out[ba] = np.where(depth_out[ba] > 0, by[np.maximum(j, 0)], -1)
-    del k
+        db = depth_out[ba].astype(np.int64)
+        opens = (ba > 0) & (depth_out[np.maximum(ba - 1, 0)] == db - 1)
+        key[a:b] = np.where(opens, db * step + ba - 1, -1)
+    np.maximum.accumulate(key, out=key)
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        ba = by[a:b]
+        db = depth_out[ba].astype(np.int64)
+        parent_out[ba] = np.where(db > 0, key[a:b] - db * step, -1)
+    del key
     # Checks: a child ends by its parent's end; siblings (consecutive along
     # `by` with one parent) follow one another, the later ending later.
     # Exclusive: each call less its direct children, which lie together
