@@ -285,22 +285,21 @@ def stack_tree(s, e, parent_out, depth_out, excl_out):
     # call; any other call has the parent of the previous call of its
     # level (all calls between them lie deeper). Along `by`, that is a
     # forward fill of the first kind, done by a running maximum on
-    # depth * (n + 1) + parent, which grows along `by`.
+    # depth * (n + 1) + parent, which grows along `by` (piece by piece,
+    # carrying the maximum so far).
     step = n + 1
-    key = np.empty(n, dtype=np.int64)
+    carry = -1
     for a in range(0, n, _PIECE):
         b = min(a + _PIECE, n)
         ba = by[a:b]
         db = depth_out[ba].astype(np.int64)
         opens = (ba > 0) & (depth_out[np.maximum(ba - 1, 0)] == db - 1)
-        key[a:b] = np.where(opens, db * step + ba - 1, -1)
-    np.maximum.accumulate(key, out=key)
-    for a in range(0, n, _PIECE):
-        b = min(a + _PIECE, n)
-        ba = by[a:b]
-        db = depth_out[ba].astype(np.int64)
-        parent_out[ba] = np.where(db > 0, key[a:b] - db * step, -1)
-    del key
+        key = np.where(opens, db * step + ba - 1, carry)
+        key[0] = max(int(key[0]), carry)
+        np.maximum.accumulate(key, out=key)
+        carry = int(key[-1])
+        key -= db * step
+        parent_out[ba] = np.where(db > 0, key, -1)
     # Checks: a child ends by its parent's end; siblings (consecutive along
     # `by` with one parent) follow one another, the later ending later.
     # Exclusive: each call less its direct children, which lie together

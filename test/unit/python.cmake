@@ -52,6 +52,12 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
       SKIP_RETURN_CODE 77 LABELS mpi ENVIRONMENT
       "${_sp_py_env};SP_LIBRARY=$<TARGET_FILE:scopeprof>;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
   endif()
+  # build_call_arrays' vectorised stack walk against the walk call by call
+  # (random and adversarial inputs, a fixed seed).
+  add_test(NAME test_scopeprof_nesting
+    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_nesting.py 1 600)
+  set_tests_properties(test_scopeprof_nesting PROPERTIES
+    TIMEOUT 300 ENVIRONMENT "${_sp_py_env}")
   # The reference documents' Python examples, each run as written (the
   # import line names scopeprof) on profiles of seed_prog, each value then
   # checked against h5py; the package as staged in the build tree (with its
