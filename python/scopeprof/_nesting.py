@@ -253,11 +253,12 @@ def stack_tree(s, e, parent_out, depth_out, excl_out):
     in walk order, without a loop per call: fills parent, depth and
     exclusive time and returns True, or returns False when the calls do not
     nest properly (then nothing is promised about the outputs).
+    parent_out and excl_out are int64 (they serve as scratch), depth_out
+    any integer type.
 
     A call j leaves the stack at the first later call that starts after
     its end, or at its end with a positive duration (walk order is start
-    ascending, end descending): two binary searches give that call F(j),
-    and depth[i] = i - #{j: F(j) <= i}. Depths in preorder give the forest:
+    ascending, end descending): _leave finds that call F(j), and depth[i] = i - #{j: F(j) <= i}. Depths in preorder give the forest:
     a call's parent is the last earlier call one level up. That forest is
     the stack walk's exactly when every call ends by its parent's end and
     each call ends by the start of its next sibling (a zero-length call at
