@@ -8,7 +8,7 @@
 # machine does not blur).
 # usage: bench_python.py SP_IMPORT DIR [CALLS] [RUNS] [STACK_CALLS]
 #        [FRAME_ROWS] [PARTS]   (PYTHONPATH: python/; PARTS: a comma list
-#        of events,summary,stack,frame; all by default)
+#        of events,summary,stack,deep,frame; all by default)
 import json
 import os
 import statistics
@@ -43,6 +43,34 @@ def write_stack(path, calls):
     """One rank, one thread: main holding calls/2 steps, each holding a
     kernel."""
     write_rank(path, 0, (calls - 1) // 2)
+
+
+def write_deep(path, calls, depth=40):
+    """One rank, one thread: recursion `depth` deep, again and again (one
+    region, one row), then a flat tail of leaves to make up `calls`."""
+    reps = calls // depth
+    lev = np.arange(depth, dtype=np.int64)
+    base = 10 ** 9 + 10 * depth * np.arange(reps, dtype=np.int64)
+    s = (base[:, None] + lev[None, :]).ravel()
+    e = (base[:, None] + 4 * depth - lev[None, :]).ravel()
+    tail = calls - s.size
+    t0 = (base[-1] if reps else 10 ** 9) + 10 * depth
+    s = np.r_[s, t0 + 2 * np.arange(tail, dtype=np.int64)]
+    e = np.r_[e, t0 + 2 * np.arange(tail, dtype=np.int64) + 1]
+    with open(path, "wb") as f:
+        f.write(b"SCOPEPRF" + struct.pack("<iiq", 2, 0, 1))
+        f.write(struct.pack("<i", 7) + b"recurse" + struct.pack("<i", 7) + b"bench.c"
+                + struct.pack("<iq", 1, s.size))
+        s.astype("<i8").tofile(f)
+        e.astype("<i8").tofile(f)
+
+
+def cpu():
+    """CPU seconds of this process so far (user + system: the page faults
+    of fresh memory are system time)."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def write_frame(path, rows):
@@ -87,14 +115,15 @@ def child_stack(path):
     r = scopeprof.read_h5(path)
     regs = r.get_regions()
     s, e = r._cols.starts, r._cols.ends
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu()
     c = scopeprof.build_call_arrays(regs, rank=0)
-    t = time.perf_counter() - t0
+    t, tc = time.perf_counter() - t0, cpu() - c0
+    depth = int(c.depth.max())
     del c
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu()
     o = np.lexsort((-e, s))
     ws, we = s[o], e[o]
-    base = time.perf_counter() - t0
+    base, basec = time.perf_counter() - t0, cpu() - c0
     del o, ws, we
     tracemalloc.start()
     t0 = time.perf_counter()
@@ -106,6 +135,7 @@ def child_stack(path):
         "region", "thread", "call_index", "start_ns", "end_ns", "duration_ns",
         "depth", "parent", "exclusive_ns"))
     print(json.dumps({"t": t, "again": t_again, "base": base, "calls": len(c),
+                      "cpu": tc, "base_cpu": basec, "depth": depth,
                       "in_bytes": s.nbytes + e.nbytes, "result": result,
                       "peak": peak}))
 
@@ -211,20 +241,26 @@ def main():
     stack_calls = int(sys.argv[5]) if len(sys.argv) > 5 else 20000000
     frame_rows = int(sys.argv[6]) if len(sys.argv) > 6 else 1000000
     parts = sys.argv[7].split(",") if len(sys.argv) > 7 else [
-        "events", "summary", "stack", "frame"]
+        "events", "summary", "stack", "deep", "frame"]
     os.makedirs(os.path.join(d, "in"), exist_ok=True)
-    if "stack" in parts:
-        p = os.path.join(d, "stack.spt")
-        write_stack(p, stack_calls)
+    for part, write in (("stack", write_stack), ("deep", write_deep)):
+        if part not in parts:
+            continue
+        p = os.path.join(d, part + ".spt")
+        write(p, stack_calls)
         st = runs("stack", p, n)
+        med = statistics.median
         ts, tb = [x["t"] for x in st], [x["base"] for x in st]
+        tc, tbc = [x["cpu"] for x in st], [x["base_cpu"] for x in st]
         ratio = [x["t"] / x["base"] for x in st]
-        print("build_call_arrays(): %d calls, median %.2f s, best %.2f s over %d "
-              "processes (again: median %.2f s); hand-written lexsort and gathers: "
-              "median %.2f s; ratio median %.2f, best %.2f" % (
-                  st[0]["calls"], statistics.median(ts), min(ts), n,
-                  statistics.median(x["again"] for x in st), statistics.median(tb),
-                  statistics.median(ratio), min(ratio)))
+        cratio = [x["cpu"] / x["base_cpu"] for x in st]
+        print("build_call_arrays() [%s, depth %d]: %d calls, median %.2f s, best %.2f s "
+              "over %d processes (again: median %.2f s); CPU median %.2f s, best %.2f s; "
+              "hand-written lexsort and gathers: median %.2f s, CPU %.2f s; ratio median "
+              "%.2f, best %.2f; CPU ratio median %.2f, best %.2f" % (
+                  part, st[0]["depth"], st[0]["calls"], med(ts), min(ts), n,
+                  med(x["again"] for x in st), med(tc), min(tc), med(tb), med(tbc),
+                  med(ratio), min(ratio), med(cratio), min(cratio)))
         x = st[0]
         print("  memory: event columns %.0f MB, result %.0f MB, peak while building "
               "%.0f MB = result + %.2fx the event columns" % (

@@ -149,16 +149,116 @@ class Walk:
 _PIECE = 1 << 16
 
 
+_LEVELS = 8
+_WINDOW = 1 << 16
+
+
+def _by_depth(depth, top, low):
+    """Calls by depth, each level in walk order. A few levels are gathered
+    one after another, piece by piece (a pass per level, no temporary of
+    full size); more take numpy's radix sort on the narrowest type. (A
+    call ending before it starts gives negative depths.)"""
+    n = depth.size
+    if top >= _LEVELS or low < 0:
+        kind = (np.int8 if -(1 << 7) <= low and top < 1 << 7 else
+                np.int16 if -(1 << 15) <= low and top < 1 << 15 else None)
+        return np.argsort(depth.astype(kind) if kind else depth, kind="stable")
+    by = np.empty(n, dtype=np.int64)
+    at = np.cumsum(np.bincount(depth, minlength=top + 1))
+    at = np.r_[0, at[:-1]]
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        da = depth[a:b]
+        for lev in range(top + 1):
+            idx = np.flatnonzero(da == lev)
+            if idx.size:
+                k = int(at[lev])
+                np.add(idx, a, out=by[k:k + idx.size])
+                at[lev] = k + idx.size
+    return by
+
+
+def _leave(s, e, f):
+    """f[j] = F(j), the walk position where call j leaves the stack (see
+    stack_tree). A call that leaves at the next call (a leaf, most calls)
+    needs no search; the others search the starts of a window beginning at
+    their piece, which stays in cache, and only those whose answer lies
+    outside it search the whole column."""
+    n = s.size
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        k = min(b + 1, n) - a - 1
+        ea, sa = e[a:b], s[a:b]
+        nx = s[a + 1:a + 1 + k]
+        ek = ea[:k]
+        # The next call starts after this one ends (which does not end
+        # before it starts), or exactly at its end with both durations
+        # positive (see stack_tree).
+        sk = sa[:k]
+        leaf = ((nx > ek) & (sk <= ek)) | ((nx == ek) & (sk < ek) & (e[a + 1:a + 1 + k] > nx))
+        fa = f[a:b]
+        fa[:k] = np.arange(a + 1, a + 1 + k)
+        rest = np.flatnonzero(~leaf)
+        if k < b - a:
+            rest = np.r_[rest, k]
+        if rest.size == 0:
+            continue
+        er, sr = ea[rest], sa[rest]
+        hi = min(b + _WINDOW, n)
+        fr = np.searchsorted(s[a:hi], er, side="right")
+        # 0: the answer may lie before the window (a call ending before
+        # it starts); hi - a: after it, unless the window ends the column.
+        out = np.flatnonzero(((fr == 0) & (a > 0)) | ((fr == hi - a) & (hi < n)))
+        fr += a
+        if out.size:
+            fr[out] = np.searchsorted(s, er[out], side="right")
+        # Only a call ending where another starts can leave earlier: one
+        # more search for those few (every call when stamps are equal).
+        at = np.maximum(fr - 1, 0)
+        eq = np.flatnonzero((fr > 0) & (s[at] == er) & (sr < er))
+        if eq.size:
+            lo = np.searchsorted(s, er[eq], side="left")
+            take = e[lo] > s[lo]
+            fr[eq[take]] = lo[take]
+        fa[rest] = fr
+
+
+def _closes(f, cnt):
+    """cnt[i] = #{j: f[j] = i} for i < n, without numpy's bincount of the
+    whole column (a fresh zeroed array of n + 1 counts, whose page faults
+    cost as much as the counting): values near their call are counted per
+    piece, the few far ones at the end."""
+    n = f.size
+    cnt.fill(0)
+    far = []
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        hi = min(b + _WINDOW, n)
+        fa = f[a:b]
+        near = (fa >= a) & (fa < hi)
+        cnt[a:hi] += np.bincount(fa[near] - a, minlength=hi - a)
+        if not near.all():
+            x = fa[~near]
+            far.append(x[x < n])
+    far = np.concatenate(far) if far else np.empty(0, np.int64)
+    if far.size > n // 8:
+        cnt += np.bincount(far, minlength=n + 1)[:n]
+    elif far.size:
+        u, c = np.unique(far, return_counts=True)
+        cnt[u] += c
+
+
 def stack_tree(s, e, parent_out, depth_out, excl_out):
     """The C library's stack walk (format/stats.c) over one thread's calls
     in walk order, without a loop per call: fills parent, depth and
     exclusive time and returns True, or returns False when the calls do not
     nest properly (then nothing is promised about the outputs).
+    parent_out and excl_out are int64 (they serve as scratch), depth_out
+    any integer type.
 
     A call j leaves the stack at the first later call that starts after
     its end, or at its end with a positive duration (walk order is start
-    ascending, end descending): two binary searches give that call F(j),
-    and depth[i] = i - #{j: F(j) <= i}. Depths in preorder give the forest:
+    ascending, end descending): _leave finds that call F(j), and depth[i] = i - #{j: F(j) <= i}. Depths in preorder give the forest:
     a call's parent is the last earlier call one level up. That forest is
     the stack walk's exactly when every call ends by its parent's end and
     each call ends by the start of its next sibling (a zero-length call at
@@ -166,61 +266,63 @@ def stack_tree(s, e, parent_out, depth_out, excl_out):
     n = s.size
     if n == 0:
         return True
-    # Every full-size temporary is one int64 column at most: the rest is
-    # done in pieces (the memory bound of build_call_arrays).
-    f = np.empty(n, dtype=np.int64)
+    # parent_out and excl_out (int64) serve as scratch until they are
+    # filled: F(j) in parent_out, then #{j: F(j) = i} counted in excl_out.
+    # Every other full-size temporary is one int64 column at most; the rest
+    # is done in pieces (the memory bound of build_call_arrays).
+    f, cnt = parent_out, excl_out
+    _leave(s, e, f)
+    _closes(f, cnt)
+    np.cumsum(cnt, out=cnt)
+    top, low = 0, 0
     for a in range(0, n, _PIECE):
         b = min(a + _PIECE, n)
-        ea, sa = e[a:b], s[a:b]
-        lo = np.searchsorted(s, ea, side="left")
-        at = np.minimum(lo, n - 1)
-        take = (lo < n) & (sa < ea) & (s[at] == ea) & (e[at] > s[at])
-        f[a:b] = np.where(take, lo, np.searchsorted(s, ea, side="right"))
-    depth = np.bincount(f, minlength=n + 1)[:n]
-    del f
-    np.cumsum(depth, out=depth)
-    np.subtract(np.arange(n, dtype=np.int64), depth, out=depth)
-    top = int(depth.max())
-    depth_out[:] = depth
-    del depth
-    # Calls by depth, each level in walk order (a radix sort when narrow).
-    by = np.argsort(depth_out.astype(np.int16) if top < 1 << 15 else depth_out,
-                    kind="stable")
-    # k[a] = depth * (n + 1) + position, ascending along `by`; the parent of
-    # the call at `by[a]` is the last entry before (depth - 1, position).
+        da = np.arange(a, b, dtype=np.int64)
+        da -= cnt[a:b]
+        top, low = max(top, int(da.max())), min(low, int(da.min()))
+        depth_out[a:b] = da
+    by = _by_depth(depth_out, top, low)
+    # The parent of a call one deeper than the call before it is that
+    # call; any other call has the parent of the previous call of its
+    # level (all calls between them lie deeper). Along `by`, that is a
+    # forward fill of the first kind, done by a running maximum on
+    # depth * (n + 1) + parent, which grows along `by` (piece by piece,
+    # carrying the maximum so far).
     step = n + 1
-    k = depth_out[by].astype(np.int64)
-    k *= step
-    k += by
+    carry = -1
     for a in range(0, n, _PIECE):
         b = min(a + _PIECE, n)
-        j = np.searchsorted(k, k[a:b] - step, side="left") - 1
         ba = by[a:b]
-        parent_out[ba] = np.where(depth_out[ba] > 0, by[np.maximum(j, 0)], -1)
-    del k
+        db = depth_out[ba].astype(np.int64)
+        opens = (ba > 0) & (depth_out[np.maximum(ba - 1, 0)] == db - 1)
+        key = np.where(opens, db * step + ba - 1, carry)
+        key[0] = max(int(key[0]), carry)
+        np.maximum.accumulate(key, out=key)
+        carry = int(key[-1])
+        key -= db * step
+        parent_out[ba] = np.where(db > 0, key, -1)
     # Checks: a child ends by its parent's end; siblings (consecutive along
     # `by` with one parent) follow one another, the later ending later.
     # Exclusive: each call less its direct children, which lie together
     # along `by` (one level, one parent); a parent's children may span two
-    # pieces, each subtracting its part.
+    # pieces, each subtracting its part. One pass along `by`, each piece
+    # with the first call of the next for the sibling check.
     np.subtract(e, s, out=excl_out)
     for a in range(0, n, _PIECE):
         b = min(a + _PIECE, n)
-        pa = parent_out[a:b]
-        if np.any((pa >= 0) & (e[a:b] > e[np.maximum(pa, 0)])):
-            return False
-        prev, cur = by[a:min(b, n - 1)], by[a + 1:b + 1]
-        same = parent_out[prev] == parent_out[cur]
-        if np.any(same & ((e[prev] > s[cur]) | (e[prev] == e[cur]))):
-            return False
-    for a in range(0, n, _PIECE):
-        b = min(a + _PIECE, n)
-        bb = by[a:b]
+        bb = by[a:b + 1]
         pb = parent_out[bb]
-        kids = np.flatnonzero(pb >= 0)
+        eb, sb = e[bb], s[bb]
+        m = b - a
+        kids = np.flatnonzero(pb[:m] >= 0)
+        pk = pb[kids]
+        if np.any(eb[kids] > e[pk]):
+            return False
+        same = pb[:-1] == pb[1:]
+        if np.any(same & ((eb[:-1] > sb[1:]) | (eb[:-1] == eb[1:]))):
+            return False
         if kids.size:
-            pk = pb[kids]
             heads = np.flatnonzero(np.r_[True, pk[1:] != pk[:-1]])
-            sums = np.add.reduceat(e[bb[kids]] - s[bb[kids]], heads)
-            excl_out[pk[heads]] -= sums
+            d = eb[kids] - sb[kids]
+            excl_out[pk[heads]] -= np.add.reduceat(d, heads)
     return True

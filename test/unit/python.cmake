@@ -52,6 +52,29 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
       SKIP_RETURN_CODE 77 LABELS mpi ENVIRONMENT
       "${_sp_py_env};SP_LIBRARY=$<TARGET_FILE:scopeprof>;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
   endif()
+  # build_call_arrays' vectorised stack walk against the walk call by call
+  # (random and adversarial inputs, a fixed seed).
+  add_test(NAME test_scopeprof_nesting
+    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_nesting.py 1 600)
+  set_tests_properties(test_scopeprof_nesting PROPERTIES
+    TIMEOUT 300 ENVIRONMENT "${_sp_py_env}")
+  # The reference documents' Python examples, each run as written (the
+  # import line names scopeprof) on profiles of seed_prog, each value then
+  # checked against h5py; the package as staged in the build tree (with its
+  # C and Fortran sources), then pip-installed into a venv.
+  add_executable(seed_prog ${PROJECT_SOURCE_DIR}/test/python/seed_prog.c)
+  target_compile_options(seed_prog PRIVATE ${SP_C_WARNINGS})
+  target_link_libraries(seed_prog PRIVATE scopeprof)
+  set(_sp_se ${PROJECT_SOURCE_DIR}/test/python/test_seed_examples.py
+    --import $<TARGET_FILE:sp-import> --prog $<TARGET_FILE:seed_prog>)
+  add_test(NAME test_seed_examples COMMAND /usr/bin/python3 ${_sp_se}
+    --work ${CMAKE_CURRENT_BINARY_DIR}/test_seed_examples_work)
+  add_test(NAME test_seed_examples_venv COMMAND /usr/bin/python3 ${_sp_se}
+    --venv-source ${PROJECT_SOURCE_DIR}
+    --work ${CMAKE_CURRENT_BINARY_DIR}/test_seed_examples_venv_work)
+  set_tests_properties(test_seed_examples test_seed_examples_venv PROPERTIES
+    TIMEOUT 600 ENVIRONMENT
+    "PYTHONPATH=${PROJECT_BINARY_DIR}/python;MPLBACKEND=Agg;SP_LIBRARY=$<TARGET_FILE:scopeprof>")
   # Damaged and crafted files, schemas, whole-column frames and call
   # stacks, charts through a temporary; then a bounded fuzz run of the
   # readers from the committed corpora (fixed seed and number of cases).
