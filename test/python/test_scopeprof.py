@@ -462,7 +462,7 @@ def tree_paths(res, **kw):
 def report_tree(*args):
     tree, stack = {}, []
     for l in report("--tree", *args).splitlines()[2:]:
-        name = l[34:]
+        name = l[41:]
         depth = (len(name) - len(name.lstrip(" "))) // 2
         stack[depth:] = [name.strip()]
         tree[" > ".join(stack)] = int(l[:10])

@@ -196,7 +196,7 @@ if mode == "fortran":
     W = "omp_work::work"
     tree, stack = {}, []
     for l in run("--tree").splitlines()[2:]:
-        name = l[34:]
+        name = l[41:]
         depth = (len(name) - len(name.lstrip(" "))) // 2
         stack[depth:] = [name.strip()]
         tree[" > ".join(stack)] = int(l[:10])
