@@ -106,4 +106,19 @@ if(MPI_C_FOUND AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
     LABELS mpi ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_abort>")
   set_tests_properties(mpi_abort_c_kill0 PROPERTIES ENVIRONMENT
     "${_env};PROG=$<TARGET_FILE:mpi_abort>;OMPI_MCA_odls_base_sigkill_timeout=0")
+  # The same from Fortran: mpif.h (mpi_abort_, as use mpi) and use mpi_f08
+  # (mpi_abort_f08_), the runtime linked ahead of MPI's Fortran libraries.
+  if(MPI_Fortran_FOUND AND TARGET MPI::MPI_Fortran AND TARGET scopeprof_fortran)
+    foreach(f abort_f abort_f08)
+      add_executable(mpi_${f} ${_d}/${f}.f90)
+      target_link_libraries(mpi_${f} PRIVATE scopeprof_fortran scopeprof
+        MPI::MPI_Fortran)
+      add_test(NAME mpi_${f} COMMAND ${_d}/abort.sh 3 4)
+      set_tests_properties(mpi_${f} PROPERTIES TIMEOUT 120 LABELS mpi
+        ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_${f}>;OMPI_MCA_odls_base_sigkill_timeout=0")
+    endforeach()
+  else()
+    message(STATUS "mpi_abort_f, mpi_abort_f08 skipped: no Fortran MPI "
+      "(libopenmpi-dev's mpif90) or no Fortran module")
+  endif()
 endif()
