@@ -24,7 +24,7 @@
 #define ASK "flush"
 #define ANSWER "saved"
 
-static char job[96];    /* "<uid>.<job>." ; empty: not in a job */
+static char job[96];       /* "<uid>.<job>." ; empty: not in a job */
 static int listen_fd = -1; /* this process's socket, or -1 */
 
 static int64_t mono_ms(void) {
@@ -80,8 +80,8 @@ static void *listen_main(void *arg) {
     char msg[16];
     struct sockaddr_un from;
     socklen_t len = sizeof from;
-    ssize_t n = recvfrom(listen_fd, msg, sizeof msg, 0,
-                         (struct sockaddr *)&from, &len);
+    ssize_t n =
+        recvfrom(listen_fd, msg, sizeof msg, 0, (struct sockaddr *)&from, &len);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
@@ -214,8 +214,7 @@ void sp__abort_others(void) {
       break;
     char msg[16];
     ssize_t got = recv(fd, msg, sizeof msg, MSG_DONTWAIT);
-    if (got == (ssize_t)strlen(ANSWER) &&
-        memcmp(msg, ANSWER, (size_t)got) == 0)
+    if (got == (ssize_t)strlen(ANSWER) && memcmp(msg, ANSWER, (size_t)got) == 0)
       answered++;
   }
   close(fd);
