@@ -229,6 +229,15 @@ sp_add_unit_test(test_endings
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_endings.c
   LIBS sp_format DEFINITIONS ${_sp_endings_defs} NO_SANITIZE)
 sp_unit_test_depends(test_endings rt_scenario)
+# MPI_Abort's request to the job's other processes on the node, without MPI
+# (a pretended job: PMIX_NAMESPACE), so that it runs under the sanitizers.
+add_executable(rt_abort_peer ${CMAKE_CURRENT_LIST_DIR}/runtime/abort_peer.c)
+target_link_libraries(rt_abort_peer PRIVATE scopeprof)
+target_compile_options(rt_abort_peer PRIVATE ${SP_C_WARNINGS})
+sp_add_unit_test(test_abort
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_abort.c
+  LIBS sp_format LABELS threads)
+sp_unit_test_depends(test_abort rt_abort_peer)
 # A gfortran program whose libgfortran installs its backtrace handlers
 # after the runtime's (from main): every ending still flushed.
 if(SP_BUILD_FORTRAN AND CMAKE_Fortran_COMPILER_ID STREQUAL "GNU")
