@@ -79,15 +79,27 @@ static void *listen_main(void *arg) {
   for (;;) {
     char msg[16];
     struct sockaddr_un from;
-    socklen_t len = sizeof from;
-    ssize_t n =
-        recvfrom(listen_fd, msg, sizeof msg, 0, (struct sockaddr *)&from, &len);
+    union {
+      struct cmsghdr h;
+      char buf[CMSG_SPACE(sizeof(struct ucred))];
+    } ctl;
+    struct iovec v = {msg, sizeof msg};
+    struct msghdr m = {&from, sizeof from, &v, 1, ctl.buf, sizeof ctl.buf, 0};
+    ssize_t n = recvmsg(listen_fd, &m, 0);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
       return NULL; /* closed (a forked child's copy): no more requests */
-    if (n != (ssize_t)strlen(ASK) || memcmp(msg, ASK, (size_t)n) != 0 ||
-        len <= (socklen_t)offsetof(struct sockaddr_un, sun_path))
+    /* Any process of the node can send here: only this user's (as the
+     * kernel vouches with SO_PASSCRED) are answered. */
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    struct ucred who;
+    if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_CREDENTIALS)
+      continue;
+    memcpy(&who, CMSG_DATA(c), sizeof who);
+    if (who.uid != getuid() || n != (ssize_t)strlen(ASK) ||
+        memcmp(msg, ASK, (size_t)n) != 0 ||
+        m.msg_namelen <= (socklen_t)offsetof(struct sockaddr_un, sun_path))
       continue;
     int64_t t0 = sp__mono_ns();
     sp__flush_to_stream(0);
@@ -95,7 +107,7 @@ static void *listen_main(void *arg) {
               "%.3f ms",
               (double)(sp__mono_ns() - t0) / 1e6);
     sendto(listen_fd, ANSWER, strlen(ANSWER), MSG_DONTWAIT,
-           (struct sockaddr *)&from, len);
+           (struct sockaddr *)&from, m.msg_namelen);
   }
 }
 
@@ -109,7 +121,9 @@ void sp__abort_listen(void) {
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0)
     return;
-  if (bind(fd, (struct sockaddr *)&a, len) != 0) {
+  int on = 1;
+  if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0 ||
+      bind(fd, (struct sockaddr *)&a, len) != 0) {
     close(fd);
     return;
   }
