@@ -128,14 +128,14 @@ void sp__abort_listen(void) {
     return;
   }
   listen_fd = fd;
-  /* No signal meant for the program comes to this thread, and it needs
-   * little stack. */
+  /* No signal meant for the program comes to this thread. Its stack is
+   * the flush's (a few pages; address space, not memory, past them). */
   pthread_attr_t attr;
   pthread_t t;
   sigset_t all, old;
   sigfillset(&all);
   pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, (size_t)256 << 10);
+  pthread_attr_setstacksize(&attr, (size_t)1 << 20);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   int rc = pthread_create(&t, &attr, listen_main, NULL);
