@@ -27,6 +27,16 @@ extern char **environ;
 
 #define NPEERS 3
 static char dir[512];
+/* Every process a test started and has not reaped: teardown kills them, so
+ * that a failed test leaves none behind. */
+static pid_t live[8];
+static int nlive;
+
+static void reaped(pid_t pid) {
+  for (int i = 0; i < nlive; i++)
+    if (live[i] == pid)
+      live[i] = live[--nlive];
+}
 
 static int setup(void **state) {
   (void)state;
@@ -37,6 +47,11 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
+  for (int i = 0; i < nlive; i++) {
+    kill(live[i], SIGKILL);
+    waitpid(live[i], NULL, 0);
+  }
+  nlive = 0;
   char cmd[700];
   FMT(cmd, "rm -rf '%s'", dir);
   return system(cmd) == 0 ? 0 : -1;
@@ -77,12 +92,16 @@ static proc start(const char *role, int rank, const char *job,
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_addclose(&fa, in[1]);
   posix_spawn_file_actions_addclose(&fa, out[0]);
-  char path[600], count[32];
+  char path[600], count[32], err[600];
+  FMT(err, "%s/stderr.%d.txt", dir, rank);
+  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_APPEND,
+                                   0644);
   FMT(path, "%s/rt_abort_peer", SP_TEST_BINARY_DIR);
   FMT(count, "%ld", calls_of(rank));
   char *argv[] = {path, (char *)role, count, NULL};
   proc p;
   assert_int_equal(posix_spawn(&p.pid, path, &fa, NULL, argv, envp), 0);
+  live[nlive++] = p.pid;
   posix_spawn_file_actions_destroy(&fa);
   close(in[0]);
   close(out[1]);
@@ -156,6 +175,7 @@ static void job(const char *extra, int stopped) {
   read_all(&a, line, sizeof line);
   int st;
   assert_int_equal(waitpid(a.pid, &st, 0), a.pid);
+  reaped(a.pid);
   assert_true(WIFEXITED(st));
   assert_int_equal(WEXITSTATUS(st), 0);
   assert_string_equal(line, "16\n"); /* PMPI_Abort's absence, passed on */
@@ -164,6 +184,7 @@ static void job(const char *extra, int stopped) {
   for (int i = 0; i < NPEERS; i++) {
     assert_int_equal(kill(peers[i].pid, SIGKILL), 0);
     assert_int_equal(waitpid(peers[i].pid, &st, 0), peers[i].pid);
+    reaped(peers[i].pid);
     assert_true(WIFSIGNALED(st));
     assert_int_equal(WTERMSIG(st), SIGKILL);
     close(peers[i].in);
