@@ -102,7 +102,7 @@ static void *listen_main(void *arg) {
         m.msg_namelen <= (socklen_t)offsetof(struct sockaddr_un, sun_path))
       continue;
     int64_t t0 = sp__mono_ns();
-    sp__flush_to_stream(0);
+    sp__flush_to_stream(SP_STREAM_STOP_MPI_ABORT);
     sp__debug("MPI_Abort elsewhere in the job: calls saved to the stream in "
               "%.3f ms",
               (double)(sp__mono_ns() - t0) / 1e6);

@@ -381,7 +381,7 @@ SP_API int MPI_Finalize(void) {
  * launcher hears of the abort (abort.c). */
 static void before_abort(void) {
   int64_t t0 = sp__mono_ns();
-  sp__flush_to_stream(0);
+  sp__flush_to_stream(SP_STREAM_STOP_MPI_ABORT);
   sp__debug("MPI_Abort: this rank's calls saved to the stream in %.3f ms",
             (double)(sp__mono_ns() - t0) / 1e6);
   sp__abort_others();

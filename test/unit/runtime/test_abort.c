@@ -4,6 +4,7 @@
  * others are then killed with SIGKILL at once, the harshest ending a
  * launcher gives; every call of every process must be in its stream. */
 #include "sp_format.h"
+#include "sp_stream.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -128,18 +129,40 @@ static void read_line(proc *p, char *buf, size_t size) {
   buf[got] = 0;
 }
 
-/* The calls of region name in rank's stream; -1 when it left no stream. */
-static long stream_calls(int rank, const char *name) {
+/* The path of rank's stream into path ("" when it left none). */
+static void stream_path(int rank, char *path, size_t size) {
   char want[32];
   FMT(want, "p_rank%05d.", rank);
   DIR *d = opendir(dir);
   assert_non_null(d);
   struct dirent *e;
-  char path[900] = "";
+  path[0] = 0;
   while ((e = readdir(d)))
     if (!strncmp(e->d_name, want, strlen(want)) && strstr(e->d_name, ".spts"))
-      FMT(path, "%s/%s", dir, e->d_name);
+      sp_test_fmt(path, size, "%s/%s", dir, e->d_name);
   closedir(d);
+}
+
+/* The cause its last STOP record gives, of rank's stream. */
+static int stop_cause(int rank) {
+  char path[900];
+  stream_path(rank, path, sizeof path);
+  assert_true(path[0] != 0);
+  sp_fmt_stream *st = NULL;
+  sp_fmt_err err = {{0}};
+  if (sp_fmt_stream_open(path, 0, &st, &err) != 0)
+    fail_msg("%s", err.msg);
+  sp_fmt_stream_info info;
+  sp_fmt_stream_get_info(st, &info);
+  sp_fmt_stream_close(st);
+  assert_true(info.stopped);
+  return info.stop_cause;
+}
+
+/* The calls of region name in rank's stream; -1 when it left no stream. */
+static long stream_calls(int rank, const char *name) {
+  char path[900];
+  stream_path(rank, path, sizeof path);
   if (!path[0])
     return -1;
   sp_fmt_rank r = {0};
@@ -192,6 +215,7 @@ static void job(const char *extra, int stopped) {
   }
   /* The aborting process saved its own calls in every case. */
   assert_int_equal(stream_calls(1, "work"), calls_of(1));
+  assert_int_equal(stop_cause(1), SP_STREAM_STOP_MPI_ABORT);
 }
 
 /* Asked, every process saved every call, and the call it had open. */
@@ -202,6 +226,7 @@ static void test_peers_saved(void **s) {
     if (r != 1) {
       assert_int_equal(stream_calls(r, "work"), calls_of(r));
       assert_int_equal(stream_calls(r, "wait"), 1);
+      assert_int_equal(stop_cause(r), SP_STREAM_STOP_MPI_ABORT);
     }
 }
 
