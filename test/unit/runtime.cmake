@@ -258,9 +258,10 @@ if(TARGET rt_throw)
   sp_unit_test_depends(test_endings rt_throw)
 endif()
 
-# What test_runtime and test_endings start, runnable in a cross build too.
+# What test_runtime, test_endings and test_abort start, runnable in a cross
+# build too.
 sp_test_programs(rt_scenario rt_scenario_static rt_cyg_prog rt_cyg_cxx
-  rt_cyg_dl rt_cyg_f90 rt_f90_api rt_throw rt_gf_endings)
+  rt_cyg_dl rt_cyg_f90 rt_f90_api rt_throw rt_gf_endings rt_abort_peer)
 
 # Every variable of runtime/src/env.def has its row in docs/runtime.md, with
 # the same default.
