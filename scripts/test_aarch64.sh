@@ -3,8 +3,8 @@
 # aarch64 (Debian's aarch64-linux-gnu-gcc, and clang-22
 # --target=aarch64-linux-gnu) and their unit tests run under qemu-aarch64:
 # test_runtime, test_endings and test_abort (the runtime, through the
-# programs they start) and the format library's test_spt, test_stats, test_meta,
-# test_stream, and sp-dump for a check of its own. No HDF5
+# programs they start) and the format library's test_spt, test_stats,
+# test_meta, test_stream, and sp-dump for a check of its own. No HDF5
 # (SP_USE_HDF5=OFF), no plugin, no sp-import or sp-report.
 #
 # Usage: scripts/test_aarch64.sh [gcc|clang]...   (default: both)
