@@ -21,7 +21,7 @@ while [ "$i" -le "$runs" ]; do
   echo "run $i: mpirun status $rc, $(((t1 - t0) / 1000000)) ms: $line"
   if [ "$ok" -ne 0 ]; then
     lost=$((lost + 1))
-    cat "$d/out" | grep -i scopeprof
+    grep -i scopeprof "$d/out"
   fi
   rm -rf "$d"
   i=$((i + 1))
