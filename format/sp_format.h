@@ -319,7 +319,8 @@ typedef struct sp_fmt_stream_info {
   int64_t size;        /* bytes in the file */
   int64_t torn_offset; /* where the torn tail starts; -1 = none */
   int32_t stopped;     /* a STOP record was read */
-  int32_t stop_cause;  /* of the last one: 0 finalize, else a signal */
+  int32_t stop_cause;  /* of the last one: 0 finalize, -1 MPI_Abort, else a
+                        * signal (SP_STREAM_STOP in sp_stream.h) */
   int64_t calls;       /* calls the sources hold */
   int64_t open_calls;  /* of them, calls without an end (closed at the
                           stream's last stamp) */

@@ -124,8 +124,10 @@ typedef struct sp_stream_meta {
 } sp_stream_meta;
 
 /* SP_STREAM_STOP: calls still open at the end of the stream ended no later
- * than the last stamp the stream holds. cause: 0 = finalize, else the
- * signal number that ended the process. */
+ * than the last stamp the stream holds. cause: 0 = finalize (or an exec),
+ * SP_STREAM_STOP_MPI_ABORT = saved at an MPI_Abort of this rank or of
+ * another rank of its node, else the signal number that ended the process. */
+#define SP_STREAM_STOP_MPI_ABORT (-1)
 typedef struct sp_stream_stop {
   uint64_t stamp;
   int32_t cause;

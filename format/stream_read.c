@@ -1963,6 +1963,8 @@ void sp_fmt_stream_describe(const sp_fmt_stream_info *info, const char *path,
     snprintf(how, sizeof how, "no stop record");
   else if (info->stop_cause == 0)
     snprintf(how, sizeof how, "stopped at finalize");
+  else if (info->stop_cause == SP_STREAM_STOP_MPI_ABORT)
+    snprintf(how, sizeof how, "saved at MPI_Abort");
   else
     snprintf(how, sizeof how, "ended by signal %d", info->stop_cause);
   if (info->torn_offset >= 0)

@@ -94,6 +94,7 @@ static void fork_parent(void) {
  * gets a stream and a file of its own (holding only its own calls), else
  * it records nothing. */
 static void fork_child(void) {
+  sp__abort_after_fork();
   sp__registry_unlock();
   sp__meta_unlock();
   sp__symbols_unlock();
@@ -167,6 +168,7 @@ static void do_init(void) {
    * without the runtime): where the program's copy is the one in use, it
    * is switched on here. */
   sp__set_active(sp__cfg.mode ? SP__ACTIVE_PROFILE : 1);
+  sp__abort_listen();
   if (sp__cfg.merge)
     sp__debug("recording for %s.h5 (SP_MERGE: written by the job at "
               "MPI_Finalize) with %s, %llu bytes of memory",

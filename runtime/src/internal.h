@@ -82,6 +82,7 @@ typedef struct sp__config {
   int rank;                  /* SP_RANK, or -1 */
   int merge;                 /* SP_MERGE: one file for the MPI job */
   int merge_timeout;         /* SP_MERGE_TIMEOUT: seconds */
+  int abort_wait;            /* SP_ABORT_WAIT: ms, 0 = off */
   int merge_keep;            /* SP_MERGE_KEEP_RANK_FILES (tests) */
   int merge_writers;         /* SP_MERGE_WRITERS: turns open at once */
   int merge_parallel;        /* SP_MERGE_PARALLEL: 0 auto, 1 never, 2 always */
@@ -411,6 +412,15 @@ SP_HIDDEN int sp__stream_set_path(int rank);
 /* Everything recorded so far to the stream, from a normal context (exec,
  * MPI_Abort): the writer pauses meanwhile; recording goes on after. */
 SP_HIDDEN void sp__flush_to_stream(int cause);
+
+/* ---- MPI_Abort and the job's other ranks on this node (abort.c) ---- */
+/* In a process a launcher started as part of a job: listens for another
+ * rank's MPI_Abort (a thread blocked on a socket). */
+SP_HIDDEN void sp__abort_listen(void);
+SP_HIDDEN void sp__abort_after_fork(void);
+/* Before PMPI_Abort: asks the job's other ranks on this node to save their
+ * calls to their streams and waits for them, at most SP_ABORT_WAIT ms. */
+SP_HIDDEN void sp__abort_others(void);
 
 /* ---- signals (signals.c) ---- */
 SP_HIDDEN void sp__signals_install(void);

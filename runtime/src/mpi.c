@@ -377,11 +377,64 @@ SP_API int MPI_Finalize(void) {
 
 /* MPI_Abort ends this process without exit handlers and the launcher kills
  * the others: what this rank recorded goes to its stream first (as before
- * an exec). MPI_Comm is a pointer (OpenMPI) or an int (MPICH ABI); either
- * passes through unchanged in the first argument register. */
+ * an exec), and the job's other ranks on this node save theirs before the
+ * launcher hears of the abort (abort.c). */
+static void before_abort(void) {
+  int64_t t0 = sp__mono_ns();
+  sp__flush_to_stream(SP_STREAM_STOP_MPI_ABORT);
+  sp__debug("MPI_Abort: this rank's calls saved to the stream in %.3f ms",
+            (double)(sp__mono_ns() - t0) / 1e6);
+  sp__abort_others();
+}
+
+/* MPI_Comm is a pointer (OpenMPI) or an int (MPICH ABI); either passes
+ * through unchanged in the first argument register. */
 SP_API int MPI_Abort(void *comm, int code) {
-  sp__flush_to_stream(0);
+  before_abort();
   int (*pmpi)(void *, int) =
       (int (*)(void *, int))(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Abort");
   return pmpi ? pmpi(comm, code) : 16;
+}
+
+/* The Fortran bindings call PMPI_Abort themselves (OpenMPI's mpif.h and
+ * use mpi: mpi_abort_ and its spellings; use mpi_f08: mpi_abort_f08_), so
+ * they are defined here too, and go on to the same binding's PMPI name:
+ * MPI converts the handle and sets ierror as it would have. Without one,
+ * the C call, the handle converted with PMPI_Comm_f2c. */
+typedef void (*f_abort_fn)(int *, int *, int *);
+
+static void fortran_abort(const char *pmpi, int *comm, int *code, int *ierr) {
+  before_abort();
+  f_abort_fn f = (f_abort_fn)(uintptr_t)dlsym(RTLD_NEXT, pmpi);
+  if (!f)
+    f = (f_abort_fn)(uintptr_t)dlsym(RTLD_DEFAULT, pmpi);
+  if (f) {
+    f(comm, code, ierr);
+    return;
+  }
+  void *(*f2c)(int) =
+      (void *(*)(int))(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Comm_f2c");
+  int (*c_abort)(void *, int) =
+      (int (*)(void *, int))(uintptr_t)dlsym(RTLD_DEFAULT, "PMPI_Abort");
+  int rc = f2c && c_abort ? c_abort(f2c(*comm), *code) : 16;
+  if (ierr)
+    *ierr = rc;
+}
+
+SP_API void mpi_abort_(int *comm, int *code, int *ierr) {
+  fortran_abort("pmpi_abort_", comm, code, ierr);
+}
+SP_API void mpi_abort__(int *comm, int *code, int *ierr) {
+  fortran_abort("pmpi_abort__", comm, code, ierr);
+}
+SP_API void mpi_abort(int *comm, int *code, int *ierr) {
+  fortran_abort("pmpi_abort", comm, code, ierr);
+}
+SP_API void MPI_ABORT(int *comm, int *code, int *ierr) {
+  fortran_abort("PMPI_ABORT", comm, code, ierr);
+}
+/* type(MPI_Comm) holds one integer: passed by reference, it is the
+ * integer's address; ierror is optional (NULL when absent). */
+SP_API void mpi_abort_f08_(int *comm, int *code, int *ierr) {
+  fortran_abort("pmpi_abort_f08_", comm, code, ierr);
 }

@@ -65,8 +65,10 @@ int sp__token_take(int who, int wait_ms) {
 }
 
 int sp__stream_acquire(int wait_ms) {
-  if (sp__stream_fd < 0)
-    sp__stream_meta_prepare();
+  /* Whether the stream is open is known only under the token, which
+   * another thread (the writer, or MPI_Abort's listener) may hold: the
+   * metadata is gathered (once; a lock per batch after that) whatever. */
+  sp__stream_meta_prepare();
   sp__stream_resolve();
   return sp__token_take(SP__TOKEN_WRITER, wait_ms);
 }

@@ -201,12 +201,17 @@ if(MPI_C_FOUND AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
   # all three merge. OpenMPI sends SIGKILL 1 s after SIGTERM by default; on
   # a loaded machine (the other ranks spin in MPI, the disk throttles
   # writes) the SIGTERM flush can take longer, so the test gives the grace
-  # period batch systems give (Slurm: 30 s).
+  # period batch systems give (Slurm: 30 s). MPI_Abort needs none: the
+  # other ranks save their calls before the launcher hears of the abort.
   foreach(mode crash abort)
+    set(_grace "OMPI_MCA_odls_base_sigkill_timeout=30")
+    if(mode STREQUAL "abort")
+      set(_grace "")
+    endif()
     add_test(NAME runtime_mpirun_${mode} COMMAND sh -c
       "d=$(mktemp -d); \
        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SP_OUTPUT=$d/mpi \
-       OMPI_MCA_odls_base_sigkill_timeout=30 \
+       ${_grace} \
        '${SP_MPIRUN}' --oversubscribe -np 3 '$<TARGET_FILE:rt_mpi_prog>' ${mode} >/dev/null 2>&1; \
        '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_mpi_crash.py' $d '$<TARGET_FILE:sp-import>' ${mode} \
          && rm -rf $d")
@@ -229,6 +234,15 @@ sp_add_unit_test(test_endings
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_endings.c
   LIBS sp_format DEFINITIONS ${_sp_endings_defs} NO_SANITIZE)
 sp_unit_test_depends(test_endings rt_scenario)
+# MPI_Abort's request to the job's other processes on the node, without MPI
+# (a pretended job: PMIX_NAMESPACE), so that it runs under the sanitizers.
+add_executable(rt_abort_peer ${CMAKE_CURRENT_LIST_DIR}/runtime/abort_peer.c)
+target_link_libraries(rt_abort_peer PRIVATE scopeprof)
+target_compile_options(rt_abort_peer PRIVATE ${SP_C_WARNINGS})
+sp_add_unit_test(test_abort
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_abort.c
+  LIBS sp_format LABELS threads)
+sp_unit_test_depends(test_abort rt_abort_peer)
 # A gfortran program whose libgfortran installs its backtrace handlers
 # after the runtime's (from main): every ending still flushed.
 if(SP_BUILD_FORTRAN AND CMAKE_Fortran_COMPILER_ID STREQUAL "GNU")
@@ -244,9 +258,10 @@ if(TARGET rt_throw)
   sp_unit_test_depends(test_endings rt_throw)
 endif()
 
-# What test_runtime and test_endings start, runnable in a cross build too.
+# What test_runtime, test_endings and test_abort start, runnable in a cross
+# build too.
 sp_test_programs(rt_scenario rt_scenario_static rt_cyg_prog rt_cyg_cxx
-  rt_cyg_dl rt_cyg_f90 rt_f90_api rt_throw rt_gf_endings)
+  rt_cyg_dl rt_cyg_f90 rt_f90_api rt_throw rt_gf_endings rt_abort_peer)
 
 # Every variable of runtime/src/env.def has its row in docs/runtime.md, with
 # the same default.
