@@ -64,10 +64,25 @@ static void draw(sp_fmt_progress *p, int64_t done, double t, int last) {
   } else if (p->total > 0) {
     int64_t left = done < units ? units - done : 0;
     double pct = 100.0 * (double)done / (double)units;
-    k = snprintf(
-        line, sizeof line, "%s: %3.0f%% of %s calls, %s/s, %.0f s left", p->who,
-        pct > 100 ? 100 : pct, count((double)p->total, a, sizeof a),
-        count(rate, b, sizeof b), rate > 0 ? (double)left / rate : 0.0);
+    /* The time left from the work done so far, once that says something:
+     * a second in and 2% done (before, a start-up's slow first calls gave
+     * hours for a job of a second); all counted work done while the tool
+     * still writes: "finishing", not "0 s left". */
+    char when[48] = "";
+    if (left == 0)
+      snprintf(when, sizeof when, ", finishing");
+    else if (el >= 1.0 && done * 50 >= units && rate > 0) {
+      double s = (double)left / rate;
+      if (s < 90)
+        snprintf(when, sizeof when, ", %.0f s left", s);
+      else if (s < 5400)
+        snprintf(when, sizeof when, ", %.0f min left", s / 60);
+      else
+        snprintf(when, sizeof when, ", %.1f h left", s / 3600);
+    }
+    k = snprintf(line, sizeof line, "%s: %3.0f%% of %s calls, %s/s%s", p->who,
+                 pct > 100 ? 100 : pct, count((double)p->total, a, sizeof a),
+                 count(rate, b, sizeof b), when);
   } else {
     k = snprintf(line, sizeof line, "%s: %s calls, %s/s", p->who,
                  count((double)done, c, sizeof c), count(rate, b, sizeof b));
