@@ -388,7 +388,7 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   /* Only the outputs that walk calls need events; the rest read an .h5's
    * summary records. */
   const char *x = o->export_fmt, *s = o->svg;
-  int events = o->events || o->tree || o->region || o->mpi ||
+  int events = o->events || o->tree || o->region || o->mpi || o->suggest ||
                (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||
                       !strcmp(x, "events") || !strcmp(x, "otf2"))) ||
                (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));

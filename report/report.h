@@ -62,6 +62,9 @@ int rp_meta_exported(const rp_opts *o, const char *key);
 /* A region whose mean call is under this many record costs is left out:
  * recording it adds over a tenth to its time. */
 #define RP_FILTER_FACTOR 10
+/* ... and only when recording its calls costs at least this share of the
+ * run (span times threads): a function called a few times stays. */
+#define RP_FILTER_MIN_SHARE 0.001
 /* Bytes one call takes in a trace: a (start, end) pair of int64 stamps in
  * the .spt, the stream's CALLS records and the .h5's event columns. */
 #define RP_CALL_BYTES 16
