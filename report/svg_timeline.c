@@ -1,6 +1,6 @@
 /* svg_timeline.c - a Gantt timeline as self-contained SVG: one lane per
  * rank/thread, nested calls stacked by depth, decimated to pixel columns,
- * regions in palette colours by their time shown, with a legend. */
+ * regions in palette colours by their time in the run, with a legend. */
 #include "report.h"
 
 #include <math.h>
@@ -28,10 +28,10 @@ typedef struct {
   float *cover;      /* ns of region[] in the cell */
   int32_t *maxdepth; /* per lane */
   int64_t drawn, hidden;
-  double *shown;  /* per name: ns of its calls inside the window */
   int8_t *colour; /* per name: palette index, RP_PALETTE_N = others, -1 */
   int32_t *order; /* the regions drawn, most time first */
   int32_t norder;
+  int32_t npal;   /* the first npal of order have palette colours */
   sp__hash rowix; /* (rank, thread, name) to its row of p->rows */
 } timeline;
 
@@ -51,7 +51,6 @@ static int on_open(void *ctx, const rp_thread *t, rp_call *c,
     g->maxdepth[lane] = c->depth;
   int64_t s = c->start < g->lo ? g->lo : c->start;
   int64_t e = c->end > g->hi ? g->hi : c->end;
-  g->shown[c->name] += (double)e - (double)s;
   /* In double: the difference of two stamps may not fit in int64 (a
    * crafted file), and a column outside the lane is clamped into it. */
   double f0 = ((double)s - (double)g->lo) / g->colw,
@@ -194,28 +193,44 @@ static int by_shown(const void *a, const void *b) {
   return c ? c : (x->id > y->id) - (x->id < y->id);
 }
 
-/* The regions that won a cell, ranked by their time in the window (ties by
- * name): palette colours in that order, so the colours do not depend on
- * hashes that may fall close, and neighbours differ; the rest share
- * RP_OTHERS. -1 when out of memory. */
-static int colours(timeline *g, size_t cells) {
-  int64_t nn = g->p->nnames;
+/* The regions that won a cell, ranked by their time over the whole run
+ * on the selected ranks (ties by name): palette colours in that order, so
+ * the colours do not depend on hashes that may fall close, neighbours
+ * differ, and a --window of the run colours each region as the whole
+ * timeline does (a region's time in the window would reorder them); the
+ * rest share RP_OTHERS. -1 when out of memory. */
+static int colours(timeline *g, const rp_opts *o, size_t cells) {
+  const rp_profile *p = g->p;
+  int64_t nn = p->nnames;
   for (size_t i = 0; i < cells; i++)
     if (g->region[i] >= 0)
       g->colour[g->region[i]] = 0;
   ranked *v = malloc((size_t)(nn ? nn : 1) * sizeof *v);
-  if (!v)
+  double *whole = calloc((size_t)(nn ? nn : 1), sizeof *whole);
+  if (!v || !whole) {
+    free(v), free(whole);
     return -1;
-  int32_t n = 0;
+  }
+  for (int64_t k = 0; k < p->nrows; k++)
+    if (rp_rank_selected(o, p->rows[k].rank))
+      whole[p->rows[k].name] += (double)p->rows[k].st.total_ns;
+  /* Every region with time ranked, so a region's colour is the same
+   * whichever others a window draws; the drawn ones kept in that order. */
+  int32_t n = 0, drawn = 0, pal = 0;
   for (int32_t i = 0; i < nn; i++)
-    if (g->colour[i] == 0)
-      v[n++] = (ranked){g->shown[i], g->p->names[i], i};
+    if (g->colour[i] == 0 || whole[i] > 0)
+      v[n++] = (ranked){whole[i], p->names[i], i};
+  free(whole);
   qsort(v, (size_t)n, sizeof *v, by_shown);
   for (int32_t i = 0; i < n; i++) {
-    g->order[i] = v[i].id;
+    if (g->colour[v[i].id] != 0)
+      continue;
+    g->order[drawn++] = v[i].id;
     g->colour[v[i].id] = (int8_t)(i < RP_PALETTE_N ? i : RP_PALETTE_N);
+    pal += i < RP_PALETTE_N;
   }
-  g->norder = n;
+  g->norder = drawn;
+  g->npal = pal;
   free(v);
   return 0;
 }
@@ -223,8 +238,7 @@ static int colours(timeline *g, size_t cells) {
 #define LEGW 230 /* a legend entry's width */
 
 static int legend_rows(const timeline *g, int width) {
-  int per = (width - 20) / LEGW,
-      n = g->norder > RP_PALETTE_N ? RP_PALETTE_N + 1 : g->norder;
+  int per = (width - 20) / LEGW, n = g->npal + (g->norder > g->npal);
   return (n + per - 1) / per;
 }
 
@@ -234,12 +248,12 @@ static int legend_rows(const timeline *g, int width) {
 static void legend(FILE *f, const timeline *g, int width, int y0) {
   const rp_profile *p = g->p;
   int per = (width - 20) / LEGW;
-  int n = g->norder > RP_PALETTE_N ? RP_PALETTE_N + 1 : g->norder;
+  int n = g->npal + (g->norder > g->npal); /* the drawn in colour, others */
   char b[32];
   /* The entries' names cut to the entry, kept distinct (out of memory:
    * each cut on its own) */
   const char *nm[RP_PALETTE_N];
-  int shown = n > RP_PALETTE_N ? RP_PALETTE_N : n;
+  int shown = g->npal;
   for (int i = 0; i < shown; i++)
     nm[i] = p->names[g->order[i]];
   rp_fit fit;
@@ -247,7 +261,7 @@ static void legend(FILE *f, const timeline *g, int width, int y0) {
       rp_fit_names(&fit, nm, shown, (int)((LEGW - 26) / RP_CHAR_W)) == 0;
   for (int i = 0; i < n; i++) {
     int x = 10 + (i % per) * LEGW, y = y0 + (i / per) * 16;
-    int others = i == RP_PALETTE_N;
+    int others = i == g->npal;
     int64_t calls = 0, total = 0, count = 0;
     for (int64_t k = 0; k < p->nrows; k++) {
       int32_t nm = p->rows[k].name;
@@ -257,7 +271,7 @@ static void legend(FILE *f, const timeline *g, int width, int y0) {
     }
     fputs("<g><title>", f);
     if (others) {
-      count = g->norder - RP_PALETTE_N;
+      count = g->norder - g->npal;
       fprintf(f, "others: %lld regions", (long long)count);
     } else {
       rp_xml_str(f, p->names[g->order[i]]);
@@ -265,12 +279,11 @@ static void legend(FILE *f, const timeline *g, int width, int y0) {
     fprintf(f, "\n%lld calls, total %s", (long long)calls,
             rp_time((double)total, b, sizeof b));
     if (others) {
-      for (int32_t k = RP_PALETTE_N; k < g->norder && k < RP_PALETTE_N + 30;
-           k++) {
+      for (int32_t k = g->npal; k < g->norder && k < g->npal + 30; k++) {
         fputc('\n', f);
         rp_xml_str(f, p->names[g->order[k]]);
       }
-      if (g->norder > RP_PALETTE_N + 30)
+      if (g->norder > g->npal + 30)
         fputs("\n...", f);
     } else if (p->files[g->order[i]]) {
       fputs("\nsource ", f);
@@ -281,7 +294,7 @@ static void legend(FILE *f, const timeline *g, int width, int y0) {
     fprintf(f,
             "</title><rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
             "fill=\"%s\"/>",
-            x, y, others ? RP_OTHERS : rp_palette[i]);
+            x, y, others ? RP_OTHERS : rp_palette[g->colour[g->order[i]]]);
     if (others) {
       char l[48];
       snprintf(l, sizeof l, "others (%lld)", (long long)count);
@@ -325,12 +338,11 @@ int rp_svg_timeline(const rp_profile *p, const rp_opts *o, FILE *f,
   g.cover = calloc(cells, sizeof *g.cover);
   g.maxdepth = calloc((size_t)nl, sizeof *g.maxdepth);
   size_t nn = p->nnames ? (size_t)p->nnames : 1;
-  g.shown = calloc(nn, sizeof *g.shown);
   g.colour = malloc(nn * sizeof *g.colour);
   g.order = malloc(nn * sizeof *g.order);
-  if (!g.region || !g.cover || !g.maxdepth || !g.shown || !g.colour ||
-      !g.order || sp__hash_reserve(&g.rowix, p->nrows) != 0) {
-    free(g.region), free(g.cover), free(g.maxdepth), free(g.shown);
+  if (!g.region || !g.cover || !g.maxdepth || !g.colour || !g.order ||
+      sp__hash_reserve(&g.rowix, p->nrows) != 0) {
+    free(g.region), free(g.cover), free(g.maxdepth);
     free(g.colour), free(g.order), sp__hash_free(&g.rowix);
     sp_fmt_err_set(err, "%s: out of memory", p->label);
     return -1;
@@ -345,7 +357,7 @@ int rp_svg_timeline(const rp_profile *p, const rp_opts *o, FILE *f,
   }
   rp_visitor v = {on_open, NULL, &g};
   int rc = rp_walk(p, o, &v, 0, err);
-  if (rc == 0 && colours(&g, cells) != 0) {
+  if (rc == 0 && colours(&g, o, cells) != 0) {
     sp_fmt_err_set(err, "%s: out of memory", p->label);
     rc = -1;
   }
@@ -368,7 +380,6 @@ int rp_svg_timeline(const rp_profile *p, const rp_opts *o, FILE *f,
   free(g.region);
   free(g.cover);
   free(g.maxdepth);
-  free(g.shown);
   free(g.colour);
   free(g.order);
   sp__hash_free(&g.rowix);

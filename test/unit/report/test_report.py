@@ -670,6 +670,25 @@ head = [t.text for t in root.iter(NS + "text")][0]
 check(head == f"Timeline: {A} (0 ns to 500 ns)", f"window title {head!r}")
 check(not any(t.startswith("io (rank 1") for t in titles),
       "window leaves out later calls")
+# A window colours each region as the whole timeline does: in the first
+# 4 ms of rule.spt mid and leaf outweigh big, which comes later.
+
+
+def legend_fills(root):
+    fills = {}
+    for g in root.iter(NS + "g"):
+        t, r = g.find(NS + "title"), g.find(NS + "rect")
+        if t is not None and r is not None and "calls, total" in t.text:
+            fills[t.text.split("\n")[0]] = r.get("fill")
+    return fills
+
+
+whole = legend_fills(svg("--svg", "timeline", NM + "/rule.spt")[0])
+part = legend_fills(svg("--svg", "timeline", "--window", "0:0.004",
+                        NM + "/rule.spt")[0])
+check("big" in whole and "big" not in part and "mid" in part and
+      all(part[k] == whole[k] for k in part),
+      f"timeline colours: whole {whole}, window {part}")
 root, titles = svg("--svg", "timeline", WORK + "/big.spt")
 nrect = len(list(root.iter(NS + "rect")))
 check(100 < nrect <= 1 + 8 * 1260,
