@@ -110,16 +110,46 @@ static void legend(FILE *f, rp_profile *const *ps, int n, int y) {
   }
 }
 
-/* Round ticks of the value axis (ns) below the bars, grid lines up to y0. */
-static void value_axis(FILE *f, double top, int y0, int y1) {
+/* The value axis: linear from 0 to top, or, when the values span more
+ * than two decades (a program's main beside its kernels: on a linear axis
+ * all but the largest are slivers), logarithmic from the decade of the
+ * smallest value (lo > 0). */
+typedef struct {
+  double top, lo; /* lo 0: linear */
+} axis;
+
+static double x_of(const axis *a, double v) {
+  double pw = W - LEFT - RIGHT;
+  if (a->lo <= 0)
+    return v / a->top * pw;
+  if (v <= a->lo)
+    return 0;
+  return (log10(v) - log10(a->lo)) / (log10(a->top) - log10(a->lo)) * pw;
+}
+
+/* Round ticks of the value axis (ns) below the bars, grid lines up to y0;
+ * a log axis: one a decade. */
+static void value_axis(FILE *f, const axis *a, int y0, int y1) {
   rp_ticks t;
   char b[64];
   double pw = W - LEFT - RIGHT;
-  rp_ticks_make(0, top, pw, 0, 0, 1, &t);
   fprintf(f,
           "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
           "stroke=\"#999\"/>\n",
           LEFT, y1, W - RIGHT, y1);
+  if (a->lo > 0) {
+    for (double v = a->lo; v <= a->top * 1.0001; v *= 10) {
+      double x = LEFT + x_of(a, v);
+      fprintf(f,
+              "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
+              "stroke=\"#e4e4e4\"/><text class=\"tick\" x=\"%.2f\" "
+              "y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+              x, y0 - 4, x, y1 + 3, x, y1 + 14, rp_time(v, b, sizeof b));
+    }
+    return;
+  }
+  double top = a->top;
+  rp_ticks_make(0, top, pw, 0, 0, 1, &t);
   for (int i = 0; i < t.n; i++) {
     double x = LEFT + rp_tick_at(&t, i) / top * pw;
     fprintf(f,
@@ -145,17 +175,24 @@ int rp_svg_compare(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
     return -1;
   if (o->top > 0 && ns > o->top)
     ns = o->top; /* regions come in the first profile's --sort order */
-  double top = 0;
+  double top = 0, low = 0;
   for (int64_t i = 0; i < ns; i++)
-    for (int q = 0; q < n; q++)
+    for (int q = 0; q < n; q++) {
       if (s[i].v[q] > top)
         top = s[i].v[q];
+      if (s[i].v[q] > 0 && (low == 0 || s[i].v[q] < low))
+        low = s[i].v[q];
+    }
   if (top <= 0)
     top = 1;
+  axis ax = {top, 0};
+  if (low > 0 && top / low > 100) {
+    ax.lo = pow(10, floor(log10(low)));
+    ax.top = pow(10, ceil(log10(top)));
+  }
   int bar = 12, group = n * bar + 10, y0 = 40 + 16 * n + 10;
   int h = y0 + (int)ns * group + 40;
-  double scale = (W - LEFT - RIGHT) / top;
-  char title[128], b[32];
+  char title[160], b[32];
   static const char *const what[] = {"avg",   "average duration per call",
                                      "total", "total duration",
                                      "min",   "shortest call",
@@ -164,10 +201,11 @@ int rp_svg_compare(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
   for (int i = 0; i < 8; i += 2)
     if (!strcmp(m, what[i]))
       label = what[i + 1];
-  snprintf(title, sizeof title, "Duration comparison: %s", label);
+  snprintf(title, sizeof title, "Duration comparison: %s%s", label,
+           ax.lo > 0 ? " (log scale)" : "");
   rp_svg_begin(f, W, h, title);
   legend(f, ps, n, 36);
-  value_axis(f, top, y0, y0 + (int)ns * group);
+  value_axis(f, &ax, y0, y0 + (int)ns * group);
   for (int64_t i = 0; i < ns; i++) {
     int y = y0 + (int)i * group;
     rp_svg_text(f, s[i].name, LEFT - 6, y + group / 2, LEFT - 12,
@@ -176,7 +214,7 @@ int rp_svg_compare(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
     for (int q = 0; q < n; q++) {
       if (s[i].v[q] < 0)
         continue;
-      double w = s[i].v[q] * scale;
+      double w = x_of(&ax, s[i].v[q]);
       fputs("<g><title>", f);
       rp_xml_str(f, s[i].name);
       fputs(" in ", f);

@@ -705,6 +705,20 @@ root, titles = svg("--svg", "compare", "--metric", "total", WORK + "/s1.h5",
                    WORK + "/s4.h5")
 check(f"solve in {WORK}/s1.h5: total 6 us\n2 calls, total 6 us" in titles,
       titles)
+head = [t.text for t in root.iter(NS + "text")][0]
+check("log scale" not in head, f"compare within two decades is linear: {head}")
+# rule.spt's means span 20 ns (leaf) to 10 ms (main): a log axis, on
+# which leaf's bar is still a bar (linear, 20 ns of 10 ms is 0.002 px).
+root, titles = svg("--svg", "compare", NM + "/rule.spt", NM + "/rule.spt")
+head = [t.text for t in root.iter(NS + "text")][0]
+bars = {}
+for g in root.iter(NS + "g"):
+    t, r = g.find(NS + "title"), g.find(NS + "rect")
+    if t is not None and r is not None and " in " in t.text:
+        bars[t.text.split(" in ")[0]] = float(r.get("width"))
+check(head.endswith("(log scale)") and bars["main"] == max(bars.values()) and
+      bars["leaf"] > 0.04 * bars["main"] and bars["leaf"] < bars["mid"] < bars["main"],
+      f"log compare: {head} {bars}")
 root, titles = svg("--svg", "speedup", WORK + "/s4.h5", WORK + "/s1.h5")
 check("main on 4 ranks: speedup 4.000\navg 2 us per call\n"
       "1 calls, total 2 us" in titles and
