@@ -388,7 +388,8 @@ extern const char *const rp_palette[RP_PALETTE_N];
 /* Columns s takes when drawn (wide characters two). */
 int rp_text_cols(const char *s);
 /* <text> at (x, y) with attrs (e.g. " text-anchor=\"end\"", or NULL) holding s,
- * or as much of it as fits in px followed by "..", or nothing when fewer
+ * or as much of it as fits in px: its start and end around ".." when 20
+ * characters fit, else its start followed by "..", or nothing when fewer
  * than three characters would: 1 if something was written. */
 int rp_svg_text(FILE *f, const char *s, double x, double y, double px,
                 const char *attrs);

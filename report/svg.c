@@ -89,6 +89,39 @@ int rp_svg_text(FILE *f, const char *s, double x, double y, double px,
     if (c < 3)
       return 0;
     memcpy(buf + at, "..", 3);
+    /* Room for twenty or more: the start and the end around "..", the end
+     * the larger part (template arguments and signatures differ there:
+     * "void qsort_rec<..>(int*, long, long)", not "void qsort_rec<__gnu.."). */
+    int tail_cols = room >= 20 ? room - room * 2 / 5 : 0;
+    if (tail_cols > 0) {
+      /* back up to room * 2 / 5 columns of the start */
+      int keep = room * 2 / 5, kc = 0;
+      size_t kb = 0;
+      const unsigned char *q = (const unsigned char *)s;
+      while (q[kb]) {
+        int n = sp_fmt_utf8_len(q + kb), k = char_cols(q + kb, n);
+        if (kc + k > keep)
+          break;
+        kb += n ? (size_t)n : 1, kc += k;
+      }
+      /* the last tail_cols columns of s */
+      size_t len = strlen(s), tb = len;
+      int tc = 0;
+      while (tb > kb) {
+        size_t b0 = tb - 1;
+        while (b0 > kb && (q[b0] & 0xc0) == 0x80)
+          b0--;
+        int n = sp_fmt_utf8_len(q + b0), k = char_cols(q + b0, n);
+        if (tc + k > tail_cols)
+          break;
+        tb = b0, tc += k;
+      }
+      if (kb + 2 + (len - tb) + 1 <= sizeof buf) {
+        memcpy(buf, s, kb);
+        memcpy(buf + kb, "..", 2);
+        memcpy(buf + kb + 2, s + tb, len - tb + 1);
+      }
+    }
     draw = buf;
   }
   fprintf(f, "<text x=\"%.2f\" y=\"%.2f\"%s>", x, y, attrs ? attrs : "");

@@ -118,6 +118,19 @@ typedef struct {
   double top, lo; /* lo 0: linear */
 } axis;
 
+/* The regions' names as labels of px pixels: cut alike names kept
+ * distinct (out of memory: NULL, each cut on its own). */
+static char **fit_labels(const series *s, int64_t ns, double px, rp_fit *fit) {
+  const char **nm = malloc((ns ? (size_t)ns : 1) * sizeof *nm);
+  if (!nm)
+    return NULL;
+  for (int64_t i = 0; i < ns; i++)
+    nm[i] = s[i].name;
+  int ok = rp_fit_names(fit, nm, ns, (int)(px / RP_CHAR_W) - 2) == 0;
+  free(nm);
+  return ok ? fit->shown : NULL;
+}
+
 static double x_of(const axis *a, double v) {
   double pw = W - LEFT - RIGHT;
   if (a->lo <= 0)
@@ -206,9 +219,11 @@ int rp_svg_compare(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
   rp_svg_begin(f, W, h, title);
   legend(f, ps, n, 36);
   value_axis(f, &ax, y0, y0 + (int)ns * group);
+  rp_fit fit;
+  char **lab = fit_labels(s, ns, LEFT - 12, &fit);
   for (int64_t i = 0; i < ns; i++) {
     int y = y0 + (int)i * group;
-    rp_svg_text(f, s[i].name, LEFT - 6, y + group / 2, LEFT - 12,
+    rp_svg_text(f, lab ? lab[i] : s[i].name, LEFT - 6, y + group / 2, LEFT - 12,
                 " text-anchor=\"end\"");
     fputc('\n', f);
     for (int q = 0; q < n; q++) {
@@ -230,6 +245,8 @@ int rp_svg_compare(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
               b);
     }
   }
+  if (lab)
+    rp_fit_free(&fit);
   fputs("</svg>\n", f);
   free(s);
   return 0;
