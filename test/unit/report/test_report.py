@@ -719,6 +719,11 @@ for g in root.iter(NS + "g"):
 check(head.endswith("(log scale)") and bars["main"] == max(bars.values()) and
       bars["leaf"] > 0.04 * bars["main"] and bars["leaf"] < bars["mid"] < bars["main"],
       f"log compare: {head} {bars}")
+# Row labels of names alike at both ends stay distinct.
+root, titles = svg("--svg", "compare", NM + "/mid.spt", NM + "/mid.spt")
+rowl = [t.text for t in root.iter(NS + "text")
+        if t.get("text-anchor") == "end" and t.text and t.text.startswith("sim:")]
+check(len(rowl) == 3 and len(set(rowl)) == 3, f"compare row labels {rowl}")
 root, titles = svg("--svg", "speedup", WORK + "/s4.h5", WORK + "/s1.h5")
 check("main on 4 ranks: speedup 4.000\navg 2 us per call\n"
       "1 calls, total 2 us" in titles and
