@@ -233,7 +233,9 @@ def rename(text, names, tag):
             nxt = text[m.end():m.end() + 40].lstrip()[:1]
             member = stack and stack[-1] == "struct" and nxt in (";", "[", ",", ":", ")")
             if not member:
-                w = "sp__%s_%s" % (tag, w)
+                # never a name the sources use (pool.c: static lock would
+                # become sp__pool_lock, a function of the same file)
+                w = "sp__amal_%s_%s" % (tag, w)
         if IDENT.fullmatch(w) or w in "{};":
             prev = (prev + [w])[-2:]
         out.append(w)
