@@ -317,11 +317,30 @@ int rp_svg_timeline(const rp_profile *p, const rp_opts *o, FILE *f,
   g.p = p;
   g.lo = p->span_lo;
   g.hi = p->span_hi;
+  int64_t init_end = 0; /* the default view starts after MPI_Init */
   if (o->win_lo >= 0) {
     g.lo = p->span_lo + (int64_t)(o->win_lo * 1e9);
     g.hi = p->span_lo + (int64_t)(o->win_hi * 1e9);
     if (g.hi > p->span_hi)
       g.hi = p->span_hi;
+  } else {
+    /* MPI's start-up often takes most of a short run's span: with no
+     * window the picture starts where the last rank left MPI_Init (when
+     * that is a fifth of the span or more), and the title says how to see
+     * it all. */
+    for (int64_t k = 0; k < p->nrows; k++) {
+      const char *n = p->names[p->rows[k].name];
+      if (rp_rank_selected(o, p->rows[k].rank) &&
+          (!strcmp(n, "MPI_Init") || !strcmp(n, "MPI_Init_thread")) &&
+          p->rows[k].st.last_end_ns > init_end)
+        init_end = p->rows[k].st.last_end_ns;
+    }
+    double span = (double)p->span_hi - (double)p->span_lo;
+    if (init_end > p->span_lo && init_end < p->span_hi &&
+        ((double)init_end - (double)p->span_lo) * 5 >= span)
+      g.lo = init_end;
+    else
+      init_end = 0;
   }
   if (g.hi <= g.lo) {
     sp_fmt_err_set(err, "%s: the window holds no time of the run", p->label);
@@ -366,10 +385,13 @@ int rp_svg_timeline(const rp_profile *p, const rp_opts *o, FILE *f,
     for (int64_t l = 0; l < p->nthreads; l++)
       bottom += (g.maxdepth[l] + 1) * ROW + 6;
     int height = bottom + 14 + legend_rows(&g, width) * 16 + 10;
-    char title[700], b1[32], b2[32];
-    snprintf(title, sizeof title, "Timeline: %.500s (%s to %s%s)", p->label,
+    char title[800], b1[32], b2[32], from[96] = "";
+    if (init_end)
+      snprintf(from, sizeof from, ", after MPI_Init; --window 0:%.6g for all",
+               ((double)p->span_hi - (double)p->span_lo) * 1e-9);
+    snprintf(title, sizeof title, "Timeline: %.500s (%s to %s%s%s)", p->label,
              rp_time((double)g.lo - (double)p->span_lo, b1, sizeof b1),
-             rp_time((double)g.hi - (double)p->span_lo, b2, sizeof b2),
+             rp_time((double)g.hi - (double)p->span_lo, b2, sizeof b2), from,
              g.hidden ? "; calls deeper than 8 not drawn" : "");
     rp_svg_begin(f, width, height, title);
     axis(f, &g, width, bottom);

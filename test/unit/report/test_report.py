@@ -689,6 +689,19 @@ part = legend_fills(svg("--svg", "timeline", "--window", "0:0.004",
 check("big" in whole and "big" not in part and "mid" in part and
       all(part[k] == whole[k] for k in part),
       f"timeline colours: whole {whole}, window {part}")
+# A run whose MPI_Init takes a fifth of the span or more: the default
+# view starts where the last rank left it, and says so.
+ini = spt_v2([("main", [0], [10000]), ("MPI_Init", [10], [6000]),
+              ("work", [6500], [9000])])
+with open(NM + "/init.spt", "wb") as fh:
+    fh.write(ini)
+root, titles = svg("--svg", "timeline", NM + "/init.spt")
+head = [t.text for t in root.iter(NS + "text")][0]
+check(head == f"Timeline: {NM}/init.spt (6 us to 10 us, after MPI_Init; "
+      "--window 0:1e-05 for all)", f"timeline after MPI_Init: {head!r}")
+root, titles = svg("--svg", "timeline", "--window", "0:0.00001", NM + "/init.spt")
+head = [t.text for t in root.iter(NS + "text")][0]
+check(head == f"Timeline: {NM}/init.spt (0 ns to 10 us)", f"whole: {head!r}")
 root, titles = svg("--svg", "timeline", WORK + "/big.spt")
 nrect = len(list(root.iter(NS + "rect")))
 check(100 < nrect <= 1 + 8 * 1260,
