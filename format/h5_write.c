@@ -24,6 +24,13 @@
 #define EV_BATCH ((int64_t)1 << 20)
 #define EV_CHUNK ((int64_t)1 << 18)
 #define ROW_CHUNK 65536
+/* zlib level of the events' chunks, after HDF5's shuffle filter: a tight
+ * loop's 16 bytes a call become 0.6-0.9 (level 1; 4 and 6 save a third
+ * more at 10-30% more time), the write then costs about 3 times as long
+ * (bench_compact, SP_FORMAT=h5). */
+#ifndef EV_DEFLATE
+#define EV_DEFLATE 1
+#endif
 /* Rows with at least this many calls in memory skip the batch. */
 #define EV_DIRECT ((int64_t)1 << 12)
 #define META_MAX 60000
@@ -58,16 +65,22 @@ void sp__h5w_h5fail(sp_fmt_h5w *w, sp_fmt_err *err, const char *what) {
   sp__h5w_fail(err, w->path, "cannot write HDF5 %s: %s", what, why);
 }
 
+/* deflate: a zlib level for HDF5's shuffle and deflate filters (built in:
+ * stock h5py reads them), 0 for none. */
 static hid_t make_ds(hid_t loc, const char *name, hid_t ftype, hsize_t n,
-                     hsize_t chunk) {
+                     hsize_t chunk, int deflate) {
   hsize_t dims = n, maxd = H5S_UNLIMITED;
   hid_t sp = H5Screate_simple(1, &dims, &maxd);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   hid_t ds = -1;
   /* No fill pass over fresh chunks; HDF5 refuses that for strings. */
   int fixed = H5Tis_variable_str(ftype) <= 0;
+  if (deflate > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
+    deflate = 0;
   if (sp >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
-      (!fixed || H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0))
+      (!fixed || H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0) &&
+      (deflate <= 0 || (H5Pset_shuffle(dcpl) >= 0 &&
+                        H5Pset_deflate(dcpl, (unsigned)deflate) >= 0)))
     ds = H5Dcreate2(loc, name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (sp >= 0)
     H5Sclose(sp);
@@ -80,7 +93,7 @@ static hid_t make_ds(hid_t loc, const char *name, hid_t ftype, hsize_t n,
 static int write_ds(hid_t loc, const char *name, hid_t ftype, hid_t mtype,
                     int64_t n, const void *data) {
   hsize_t chunk = n < 1 ? 1 : (n > ROW_CHUNK ? ROW_CHUNK : (hsize_t)n);
-  hid_t ds = make_ds(loc, name, ftype, (hsize_t)n, chunk);
+  hid_t ds = make_ds(loc, name, ftype, (hsize_t)n, chunk, 0);
   if (ds < 0)
     return -1;
   herr_t rc = 0;
@@ -345,9 +358,10 @@ static int flush_events(sp_fmt_h5w *w, int final, sp_fmt_err *err) {
     hsize_t chunk = (final && w->fill < EV_CHUNK)
                         ? (hsize_t)(w->fill > 0 ? w->fill : 1)
                         : (hsize_t)EV_CHUNK;
-    w->ds_start =
-        make_ds(w->file, "events/start_times", H5T_STD_I64LE, 0, chunk);
-    w->ds_end = make_ds(w->file, "events/end_times", H5T_STD_I64LE, 0, chunk);
+    w->ds_start = make_ds(w->file, "events/start_times", H5T_STD_I64LE, 0,
+                          chunk, EV_DEFLATE);
+    w->ds_end = make_ds(w->file, "events/end_times", H5T_STD_I64LE, 0, chunk,
+                        EV_DEFLATE);
     if (w->ds_start < 0 || w->ds_end < 0) {
       sp__h5w_h5fail(w, err, "events datasets");
       return -1;
