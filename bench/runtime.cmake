@@ -18,3 +18,9 @@ add_executable(bench_profile ${CMAKE_CURRENT_LIST_DIR}/bench_profile.c)
 target_compile_options(bench_profile PRIVATE -O2 ${SP_C_WARNINGS})
 target_compile_definitions(bench_profile PRIVATE _GNU_SOURCE)
 target_link_libraries(bench_profile PRIVATE scopeprof)
+
+# bench_compact: bytes and time per call, compact stream against 16-byte
+# pairs and the naive recorders (docs/performance.md).
+add_executable(bench_compact ${CMAKE_CURRENT_LIST_DIR}/bench_compact.c)
+target_compile_options(bench_compact PRIVATE -O2 ${SP_C_WARNINGS})
+target_link_libraries(bench_compact PRIVATE scopeprof)
