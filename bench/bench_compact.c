@@ -3,7 +3,9 @@
  * recorders (two rdtsc per call into fresh memory; and the same writing its
  * pairs to a file), each measurement a process of its own, on any core and
  * on one core (the writer thread then shares it). See docs/performance.md. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "scope_profiler.h"
 
 #include <fcntl.h>
