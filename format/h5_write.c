@@ -17,12 +17,15 @@
 #include <unistd.h>
 
 /* Events are gathered in a batch of 1 Mi calls per column (8 MiB, the
- * writer's event memory) and written as whole 256 Ki-element (2 MiB)
+ * writer's event memory) and written as whole 64 Ki-element (512 KiB)
  * chunks, which bypass HDF5's chunk cache. A profile smaller than one
  * chunk gets a single chunk of its exact size: a chunk is allocated whole
- * on disk, and per-rank files are often tiny. */
+ * on disk, and per-rank files are often tiny. The chunks are compressed:
+ * a reader's default chunk cache (1 MiB a dataset, in HDF5 and h5py) holds
+ * one whole, so rows that share a chunk inflate it once (2 MiB chunks made
+ * sp-import of such files 3-4 times slower, each row inflating again). */
 #define EV_BATCH ((int64_t)1 << 20)
-#define EV_CHUNK ((int64_t)1 << 18)
+#define EV_CHUNK ((int64_t)1 << 16)
 #define ROW_CHUNK 65536
 /* zlib level of the events' chunks, after HDF5's shuffle filter: a tight
  * loop's 16 bytes a call become 0.6-0.9 (level 1; 4 and 6 save a third
@@ -219,7 +222,7 @@ bad:
 /* The file access list every writer uses: errors kept by the sink driver;
  * large datasets (sp-import's reserved events) start on a 256 KiB
  * boundary, so the calls written into them fill whole aligned pieces
- * (import/rows.c); the runtime's 2 MiB chunks are not moved. */
+ * (import/rows.c); the runtime's chunks are not moved. */
 static hid_t writer_fapl(sp_fmt_h5w *w) {
   hid_t fapl = sp__h5_sink_fapl(&w->sink, &w->driver);
   if (fapl >= 0)
