@@ -131,8 +131,9 @@ if(SP_USE_HDF5)
      test -s $d/r1; cmp $d/r1 $d/rh; \
      '$<TARGET_FILE:sp-import>' -o $d/a.h5 $d/c1_rank00000.spt; \
      '$<TARGET_FILE:sp-import>' -o $d/b.h5 $d/h_rank00000.h5; \
-     '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_compact.py' \
-       $d/h_rank00000.h5 $d/a.h5 $d/b.h5; rm -rf $d")
+     PYTHONPATH='${PROJECT_SOURCE_DIR}/python' '${SP_PYTHON3}' \
+       '${CMAKE_CURRENT_LIST_DIR}/runtime/check_compact.py' \
+       $d/h_rank00000.h5 $d/a.h5 $d/b.h5 $d/c1_rank00000.spt; rm -rf $d")
   set_tests_properties(runtime_compact_same PROPERTIES LABELS "sanitize")
 endif()
 

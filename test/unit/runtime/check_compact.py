@@ -1,14 +1,15 @@
 #!/usr/bin/python3
-"""check_compact.py RANK_H5 IMPORTED_SPT_H5 IMPORTED_H5_H5 - the runtime's
-per-rank .h5 keeps its events in shuffle+deflate chunks that stock h5py
-reads, in under 8 bytes a call, with the values of the same run written as
-.spt (both merged by sp-import: the same rows and calls)."""
+"""check_compact.py RANK_H5 IMPORTED_SPT_H5 IMPORTED_H5_H5 RANK_SPT - the
+runtime's per-rank .h5 keeps its events in shuffle+deflate chunks that
+stock h5py reads, in under 8 bytes a call, with the values of the same run
+written as .spt (both merged by sp-import: the same rows and calls; both
+read by the scopeprof package: the same calls)."""
 import sys
 
 import h5py
 import numpy as np
 
-rank_h5, from_spt, from_h5 = sys.argv[1:4]
+rank_h5, from_spt, from_h5, rank_spt = sys.argv[1:5]
 with h5py.File(rank_h5, "r") as f:
     calls = 0
     size = 0
@@ -34,5 +35,15 @@ with h5py.File(from_spt, "r") as a, h5py.File(from_h5, "r") as b:
     sb = b["rank_region_index/summary_statistics"][()]
     assert np.array_equal(sa, sb)
     assert list(a["region_table/names"][()]) == list(b["region_table/names"][()])
+import scopeprof  # noqa: E402 (PYTHONPATH: the source tree's package)
+
+a, b = scopeprof.read_h5(rank_h5), scopeprof.read_h5(rank_spt)
+assert sorted(a.region_names) == sorted(b.region_names) == ["inner", "work"], \
+    (a.region_names, b.region_names)
+for name in ("work", "inner"):
+    x, y = a[name], b[name]
+    assert np.array_equal(x.start_times_ns, y.start_times_ns), name
+    assert np.array_equal(x.end_times_ns, y.end_times_ns), name
+assert len(a["work"].start_times_ns) == 100000
 print("compact: .h5 events shuffle+deflate, %.2f bytes a call; same calls as .spt"
       % (size / calls))
