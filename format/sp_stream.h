@@ -8,8 +8,9 @@
 #include <stdint.h>
 
 #define SP_STREAM_MAGIC "SPSTREAM" /* 8 bytes, no NUL */
-/* 2: may hold ZCALLS records; readers read 1 and 2. A writer that writes
- * no ZCALLS record writes 1, which older readers read too. */
+/* 2: may hold ZCALLS records; readers read 1 and 2. The runtime writes 1
+ * (which older readers read too) with SP_STREAM_COMPACT=0, when it writes
+ * no ZCALLS record. */
 #define SP_STREAM_VERSION 2
 #define SP_STREAM_BOM 0x01020304u
 #define SP_STREAM_EXT ".spts"
@@ -156,8 +157,7 @@ static inline size_t sp_stream_zencode(const uint64_t *v, size_t n,
 /* Decodes n pairs from the len bytes at p into v (start, end interleaved):
  * the bytes read, or -1 when they do not hold n well-formed calls. */
 static inline int64_t sp_stream_zdecode(const unsigned char *p, size_t len,
-                                        int64_t n, uint64_t base,
-                                        uint64_t *v) {
+                                        int64_t n, uint64_t base, uint64_t *v) {
   size_t at = 0;
   uint64_t prev = base;
   for (int64_t i = 0; i < n; i++) {

@@ -159,7 +159,7 @@ struct sp_fmt_stream {
   int64_t *slanes;         /* lanes of each source, by region id */
   uint64_t *pairs, *older; /* read() scratch: SP_STREAM_BATCH pairs each */
   int64_t *endseq;
-  zcache zc[2];       /* fetch(): the record read, an older one */
+  zcache zc[2];        /* fetch(): the record read, an older one */
   unsigned char *zraw; /* a ZCALLS record's bytes */
   size_t zrawcap;
   int failed;
@@ -460,8 +460,7 @@ static int zscan(sp_fmt_stream *s, int64_t off, int64_t at, int64_t pl,
     return torn(s, off, "ZCALLS record fails its check");
   zcache *z = &s->zc[0];
   z->off = -1;
-  int rc = zdecode(p + sizeof(sp_stream_zcalls), c->zlen, c->count, c->base,
-                   z);
+  int rc = zdecode(p + sizeof(sp_stream_zcalls), c->zlen, c->count, c->base, z);
   if (rc < 0)
     return fail(s, off, "out of memory");
   if (rc)
@@ -606,16 +605,16 @@ static int prof_take(sp_fmt_stream *s, uint32_t type, const unsigned char *p) {
 static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
                   uint64_t check) {
   int64_t pl = (int64_t)size - 16, at = off + 16;
-  size_t fixed = type == SP_STREAM_REGION  ? sizeof(sp_stream_region)
-                 : type == SP_STREAM_CALLS ? sizeof(sp_stream_calls)
+  size_t fixed = type == SP_STREAM_REGION   ? sizeof(sp_stream_region)
+                 : type == SP_STREAM_CALLS  ? sizeof(sp_stream_calls)
                  : type == SP_STREAM_ZCALLS ? sizeof(sp_stream_zcalls)
-                 : type == SP_STREAM_ENDS  ? 8
-                 : type == SP_STREAM_CLOCK ? sizeof(sp_stream_clock)
-                 : type == SP_STREAM_META  ? sizeof(sp_stream_meta)
-                 : type == SP_STREAM_STOP  ? sizeof(sp_stream_stop)
-                                           : sizeof(sp_stream_profile);
-  static const char *const names[] = {"REGION", "CALLS", "ENDS",
-                                      "CLOCK",  "META",  "STOP",
+                 : type == SP_STREAM_ENDS   ? 8
+                 : type == SP_STREAM_CLOCK  ? sizeof(sp_stream_clock)
+                 : type == SP_STREAM_META   ? sizeof(sp_stream_meta)
+                 : type == SP_STREAM_STOP   ? sizeof(sp_stream_stop)
+                                            : sizeof(sp_stream_profile);
+  static const char *const names[] = {"REGION", "CALLS",  "ENDS",
+                                      "CLOCK",  "META",   "STOP",
                                       "PATHS",  "FRAMES", "ZCALLS"};
   const char *what = names[(type & 0xffff) - 1];
   if (pl < (int64_t)fixed)
@@ -771,9 +770,8 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
   }
   /* Complete: take it in. */
   if (need(s, at,
-           !is_calls && (size_t)pl < SP_STREAM_WINDOW
-               ? (size_t)pl
-               : fixed) != 0)
+           !is_calls && (size_t)pl < SP_STREAM_WINDOW ? (size_t)pl : fixed) !=
+      0)
     return -1;
   p = wat(s, at);
   switch (type) {

@@ -525,8 +525,7 @@ static size_t zrecord(zscratch *z, const sp_stream_calls *h,
                       const sp__pair_t *v, int64_t n) {
   size_t plain = calls_size(n);
   size_t head = sizeof(sp_stream_rec) + sizeof(sp_stream_zcalls);
-  if (n <= 0 || plain > SP_STREAM_ZCALLS_MAX ||
-      z->fill + plain > sizeof z->b)
+  if (n <= 0 || plain > SP_STREAM_ZCALLS_MAX || z->fill + plain > sizeof z->b)
     return 0;
   unsigned char *r = z->b + z->fill;
   /* At most the pairs' bytes less 8, so that padded it stays smaller. */

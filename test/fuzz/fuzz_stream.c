@@ -107,9 +107,9 @@ static int64_t *read_all(const sp_fmt_stream *s, int64_t *total, int strict) {
 }
 
 /* The input with every record's check made right and every CALLS and
- * ZCALLS record marked partial (so a trusting reader counts its pairs too, as the
- * checking one does), walking records as the reader frames them; 0 when
- * the header is not a stream's. */
+ * ZCALLS record marked partial (so a trusting reader counts its pairs too, as
+ * the checking one does), walking records as the reader frames them; 0 when the
+ * header is not a stream's. */
 static int fix_checks(uint8_t *d, size_t size) {
   if (size < 32 || memcmp(d, SP_STREAM_MAGIC, 8) != 0)
     return 0;

@@ -872,7 +872,6 @@ static void big_and_describe(void **state) {
   free(w.b);
 }
 
-
 /* ---- ZCALLS: the compact calls record -------------------------------------
  */
 
@@ -919,11 +918,9 @@ static void zcalls_codec(void **state) {
    * (open: -1300 modulo 2^64, ten bytes). */
   const uint64_t p[] = {1000, 1010, 1200, 1200, 1300, 0};
   unsigned char out[3 * SP_STREAM_ZMAX];
-  const unsigned char want[] = {0x00, 0x0a, 0xc8, 0x01, 0x00, 0x64,
-                                0xec, 0xf5, 0xff, 0xff, 0xff, 0xff,
-                                0xff, 0xff, 0xff, 0x01};
-  assert_int_equal(sp_stream_zencode(p, 3, 1000, out, sizeof out),
-                   sizeof want);
+  const unsigned char want[] = {0x00, 0x0a, 0xc8, 0x01, 0x00, 0x64, 0xec, 0xf5,
+                                0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+  assert_int_equal(sp_stream_zencode(p, 3, 1000, out, sizeof out), sizeof want);
   assert_memory_equal(out, want, sizeof want);
   /* Fits exactly, or not at all: 0 when one byte short. */
   assert_int_equal(sp_stream_zencode(p, 3, 1000, out, sizeof want),
@@ -967,8 +964,7 @@ static void zcalls_codec(void **state) {
     v[2 * i] = 5000 + 100 * i;
     v[2 * i + 1] = v[2 * i] + i % 128;
   }
-  assert_int_equal(sp_stream_zencode(v, N, 5000, b, (size_t)N * 20),
-                   2 * N);
+  assert_int_equal(sp_stream_zencode(v, N, 5000, b, (size_t)N * 20), 2 * N);
   free(v);
   free(w);
   free(b);
