@@ -37,3 +37,9 @@ if(TARGET bench_plugin) # plugin.cmake built the annotated kernel
   target_compile_definitions(bench_filter PRIVATE SP_BENCH_PLUGIN)
   add_dependencies(bench_filter bench_plugin)
 endif()
+
+# bench_compact: bytes and time per call, compact stream against 16-byte
+# pairs and the naive recorders (docs/performance.md).
+add_executable(bench_compact ${CMAKE_CURRENT_LIST_DIR}/bench_compact.c)
+target_compile_options(bench_compact PRIVATE -O2 ${SP_C_WARNINGS})
+target_link_libraries(bench_compact PRIVATE scopeprof)

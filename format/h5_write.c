@@ -17,13 +17,23 @@
 #include <unistd.h>
 
 /* Events are gathered in a batch of 1 Mi calls per column (8 MiB, the
- * writer's event memory) and written as whole 256 Ki-element (2 MiB)
+ * writer's event memory) and written as whole 64 Ki-element (512 KiB)
  * chunks, which bypass HDF5's chunk cache. A profile smaller than one
  * chunk gets a single chunk of its exact size: a chunk is allocated whole
- * on disk, and per-rank files are often tiny. */
+ * on disk, and per-rank files are often tiny. The chunks are compressed:
+ * a reader's default chunk cache (1 MiB a dataset, in HDF5 and h5py) holds
+ * one whole, so rows that share a chunk inflate it once (2 MiB chunks made
+ * sp-import of such files 3-4 times slower, each row inflating again). */
 #define EV_BATCH ((int64_t)1 << 20)
-#define EV_CHUNK ((int64_t)1 << 18)
+#define EV_CHUNK ((int64_t)1 << 16)
 #define ROW_CHUNK 65536
+/* zlib level of the events' chunks, after HDF5's shuffle filter: a tight
+ * loop's 16 bytes a call become 0.6-0.9 (level 1; 4 and 6 save a third
+ * more at 10-30% more time), the write then costs about 3 times as long
+ * (bench_compact, SP_FORMAT=h5). */
+#ifndef EV_DEFLATE
+#define EV_DEFLATE 1
+#endif
 /* Rows with at least this many calls in memory skip the batch. */
 #define EV_DIRECT ((int64_t)1 << 12)
 #define META_MAX 60000
@@ -58,16 +68,22 @@ void sp__h5w_h5fail(sp_fmt_h5w *w, sp_fmt_err *err, const char *what) {
   sp__h5w_fail(err, w->path, "cannot write HDF5 %s: %s", what, why);
 }
 
+/* deflate: a zlib level for HDF5's shuffle and deflate filters (built in:
+ * stock h5py reads them), 0 for none. */
 static hid_t make_ds(hid_t loc, const char *name, hid_t ftype, hsize_t n,
-                     hsize_t chunk) {
+                     hsize_t chunk, int deflate) {
   hsize_t dims = n, maxd = H5S_UNLIMITED;
   hid_t sp = H5Screate_simple(1, &dims, &maxd);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   hid_t ds = -1;
   /* No fill pass over fresh chunks; HDF5 refuses that for strings. */
   int fixed = H5Tis_variable_str(ftype) <= 0;
+  if (deflate > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
+    deflate = 0;
   if (sp >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
-      (!fixed || H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0))
+      (!fixed || H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0) &&
+      (deflate <= 0 || (H5Pset_shuffle(dcpl) >= 0 &&
+                        H5Pset_deflate(dcpl, (unsigned)deflate) >= 0)))
     ds = H5Dcreate2(loc, name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (sp >= 0)
     H5Sclose(sp);
@@ -80,7 +96,7 @@ static hid_t make_ds(hid_t loc, const char *name, hid_t ftype, hsize_t n,
 static int write_ds(hid_t loc, const char *name, hid_t ftype, hid_t mtype,
                     int64_t n, const void *data) {
   hsize_t chunk = n < 1 ? 1 : (n > ROW_CHUNK ? ROW_CHUNK : (hsize_t)n);
-  hid_t ds = make_ds(loc, name, ftype, (hsize_t)n, chunk);
+  hid_t ds = make_ds(loc, name, ftype, (hsize_t)n, chunk, 0);
   if (ds < 0)
     return -1;
   herr_t rc = 0;
@@ -206,7 +222,7 @@ bad:
 /* The file access list every writer uses: errors kept by the sink driver;
  * large datasets (sp-import's reserved events) start on a 256 KiB
  * boundary, so the calls written into them fill whole aligned pieces
- * (import/rows.c); the runtime's 2 MiB chunks are not moved. */
+ * (import/rows.c); the runtime's chunks are not moved. */
 static hid_t writer_fapl(sp_fmt_h5w *w) {
   hid_t fapl = sp__h5_sink_fapl(&w->sink, &w->driver);
   if (fapl >= 0)
@@ -345,9 +361,10 @@ static int flush_events(sp_fmt_h5w *w, int final, sp_fmt_err *err) {
     hsize_t chunk = (final && w->fill < EV_CHUNK)
                         ? (hsize_t)(w->fill > 0 ? w->fill : 1)
                         : (hsize_t)EV_CHUNK;
-    w->ds_start =
-        make_ds(w->file, "events/start_times", H5T_STD_I64LE, 0, chunk);
-    w->ds_end = make_ds(w->file, "events/end_times", H5T_STD_I64LE, 0, chunk);
+    w->ds_start = make_ds(w->file, "events/start_times", H5T_STD_I64LE, 0,
+                          chunk, EV_DEFLATE);
+    w->ds_end = make_ds(w->file, "events/end_times", H5T_STD_I64LE, 0, chunk,
+                        EV_DEFLATE);
     if (w->ds_start < 0 || w->ds_end < 0) {
       sp__h5w_h5fail(w, err, "events datasets");
       return -1;

@@ -8,7 +8,10 @@
 #include <stdint.h>
 
 #define SP_STREAM_MAGIC "SPSTREAM" /* 8 bytes, no NUL */
-#define SP_STREAM_VERSION 1
+/* 2: may hold ZCALLS records; readers read 1 and 2. The runtime writes 1
+ * (which older readers read too) with SP_STREAM_COMPACT=0, when it writes
+ * no ZCALLS record. */
+#define SP_STREAM_VERSION 2
 #define SP_STREAM_BOM 0x01020304u
 #define SP_STREAM_EXT ".spts"
 
@@ -41,6 +44,7 @@ enum {
   SP_STREAM_STOP = SP_STREAM_TAG | 6,   /* the process stopped recording */
   SP_STREAM_PATHS = SP_STREAM_TAG | 7,  /* profile mode: call paths */
   SP_STREAM_FRAMES = SP_STREAM_TAG | 8, /* profile mode: calls still open */
+  SP_STREAM_ZCALLS = SP_STREAM_TAG | 9, /* CALLS with varint deltas */
 };
 
 /* Every record starts with this head; size counts the head and is a
@@ -90,6 +94,94 @@ typedef struct sp_stream_hint {
   int64_t off;
   unsigned char head[SP_STREAM_HINT_HEAD];
 } sp_stream_hint;
+
+/* SP_STREAM_ZCALLS: the calls of a CALLS record in fewer bytes. This
+ * header, then per call two unsigned LEB128 varints (7 bits a byte, low
+ * first, high bit set on every byte but the last): start minus the previous
+ * call's start (the first call's: minus base), and end minus start, both
+ * modulo 2^64. A stamp that goes back (a start of 0, an end of 0, an end
+ * before its start) costs up to 10 bytes and loses nothing. Zeros pad the
+ * record to a multiple of 8 (fewer than 8 of them). */
+typedef struct sp_stream_zcalls {
+  int32_t thread;
+  int32_t region;
+  int64_t first;
+  int64_t count;
+  int64_t flags; /* as CALLS */
+  uint64_t base; /* the first call's start */
+} sp_stream_zcalls;
+
+/* Bytes a ZCALLS record takes at most, head included: a reader decodes
+ * one whole, and a larger one is not a record. */
+#define SP_STREAM_ZCALLS_MAX ((uint32_t)1 << 20)
+
+/* Bytes a call can take at most in a ZCALLS record. */
+#define SP_STREAM_ZMAX 20
+
+/* Encodes n (start, end) pairs at v, from base; 0 when they take more
+ * than cap bytes (cap >= 0), else the bytes written to out. */
+static inline size_t sp_stream_zencode(const uint64_t *v, size_t n,
+                                       uint64_t base, unsigned char *out,
+                                       size_t cap) {
+  unsigned char *o = out, *lim = out + cap;
+  uint64_t prev = base;
+  for (size_t i = 0; i < n; i++) {
+    if ((size_t)(lim - o) < SP_STREAM_ZMAX) {
+      /* near the end: the exact size of this call decides */
+      unsigned char tmp[SP_STREAM_ZMAX];
+      size_t k = sp_stream_zencode(v + 2 * i, 1, prev, tmp, SP_STREAM_ZMAX);
+      if (k > (size_t)(lim - o))
+        return 0;
+      for (size_t j = 0; j < k; j++)
+        o[j] = tmp[j];
+      o += k;
+      prev = v[2 * i];
+      continue;
+    }
+    uint64_t d = v[2 * i] - prev, e = v[2 * i + 1] - v[2 * i];
+    prev = v[2 * i];
+    while (d >= 0x80) {
+      *o++ = (unsigned char)(d | 0x80);
+      d >>= 7;
+    }
+    *o++ = (unsigned char)d;
+    while (e >= 0x80) {
+      *o++ = (unsigned char)(e | 0x80);
+      e >>= 7;
+    }
+    *o++ = (unsigned char)e;
+  }
+  return (size_t)(o - out);
+}
+
+/* Decodes n pairs from the len bytes at p into v (start, end interleaved):
+ * the bytes read, or -1 when they do not hold n well-formed calls. */
+static inline int64_t sp_stream_zdecode(const unsigned char *p, size_t len,
+                                        int64_t n, uint64_t base, uint64_t *v) {
+  size_t at = 0;
+  uint64_t prev = base;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t x[2];
+    for (int k = 0; k < 2; k++) {
+      uint64_t r = 0;
+      for (int sh = 0;; sh += 7) {
+        if (at >= len || sh > 63)
+          return -1;
+        unsigned b = p[at++];
+        if (sh == 63 && b > 1)
+          return -1; /* more than 64 bits */
+        r |= (uint64_t)(b & 0x7f) << sh;
+        if (!(b & 0x80))
+          break;
+      }
+      x[k] = r;
+    }
+    prev += x[0];
+    v[2 * i] = prev;
+    v[2 * i + 1] = prev + x[1];
+  }
+  return (int64_t)at;
+}
 
 typedef struct sp_stream_pair {
   uint64_t start; /* 0: the call was not begun yet: not a call */

@@ -52,7 +52,16 @@ typedef struct crec {
   int64_t open;         /* pairs with a start and end 0 */
   uint64_t first_start; /* its first non-zero start; 0 = none */
   int64_t lane;
+  int64_t zlen;  /* ZCALLS: bytes of varints at off; 0: pairs at off */
+  uint64_t base; /* ZCALLS: the first call's start */
 } crec;
+
+/* A ZCALLS record decoded: its pairs, native order. */
+typedef struct zcache {
+  int64_t off; /* the record's off; -1: none */
+  uint64_t *v;
+  int64_t cap; /* pairs */
+} zcache;
 
 /* An ENDS entry; seq is its own file offset (stream order). */
 typedef struct endent {
@@ -150,6 +159,9 @@ struct sp_fmt_stream {
   int64_t *slanes;         /* lanes of each source, by region id */
   uint64_t *pairs, *older; /* read() scratch: SP_STREAM_BATCH pairs each */
   int64_t *endseq;
+  zcache zc[2];        /* fetch(): the record read, an older one */
+  unsigned char *zraw; /* a ZCALLS record's bytes */
+  size_t zrawcap;
   int failed;
   /* indexing */
   unsigned char *win;
@@ -412,6 +424,88 @@ static int scan_payload(sp_fmt_stream *s, int64_t at, int64_t n,
   return 0;
 }
 
+/* The n pairs of the ZCALLS varints at p (len bytes, the padding after
+ * them included) into z: 0, 1 if they are not n calls and padding, -1
+ * when out of memory. */
+static int zdecode(const unsigned char *p, int64_t len, int64_t n,
+                   uint64_t base, zcache *z) {
+  if (n > z->cap) {
+    uint64_t *v = realloc(z->v, (size_t)n * 16);
+    if (!v)
+      return -1;
+    z->v = v;
+    z->cap = n;
+  }
+  int64_t used = sp_stream_zdecode(p, (size_t)len, n, base, z->v);
+  if (used < 0 || len - used >= 8)
+    return 1;
+  for (int64_t i = used; i < len; i++)
+    if (p[i])
+      return 1;
+  return 0;
+}
+
+/* A ZCALLS record's payload (pl bytes at at, of the record at off):
+ * checked unless trusted, decoded and counted as scan_payload counts
+ * pairs. 0, 1 (torn: err says why) or -1. */
+static int zscan(sp_fmt_stream *s, int64_t off, int64_t at, int64_t pl,
+                 uint64_t check, crec *c) {
+  if (need(s, at, (size_t)pl) != 0)
+    return -1;
+  const unsigned char *p = wat(s, at);
+  if (!(s->flags & SP_FMT_STREAM_TRUST) &&
+      sp_stream_check_words(SP_STREAM_ZCALLS, (uint32_t)pl + 16,
+                            (const uint64_t *)(const void *)p, (size_t)pl / 8,
+                            s->swap) != check)
+    return torn(s, off, "ZCALLS record fails its check");
+  zcache *z = &s->zc[0];
+  z->off = -1;
+  int rc = zdecode(p + sizeof(sp_stream_zcalls), c->zlen, c->count, c->base, z);
+  if (rc < 0)
+    return fail(s, off, "out of memory");
+  if (rc)
+    return torn(s, off, "ZCALLS record: its bytes are not %lld calls",
+                (long long)c->count);
+  for (int64_t i = 0; i < c->count && !c->first_start; i++)
+    c->first_start = z->v[2 * i];
+  pair_counts(z->v, (size_t)c->count, 0, &s->last, &c->zeros, &c->open);
+  return 0;
+}
+
+/* Pairs [i, i + m) of record r into out, native order: 0 or an errno. A
+ * ZCALLS record is decoded whole into cache slot k, which keeps it for
+ * the next batches of the same record. */
+static int rec_pairs(sp_fmt_stream *s, const crec *r, int64_t i, int64_t m,
+                     uint64_t *out, int k) {
+  if (!r->zlen) {
+    if (pread_all(s->fd, out, (size_t)m * 16, r->off + (i - r->first) * 16))
+      return errno;
+    if (s->swap)
+      for (int64_t j = 0; j < 2 * m; j++)
+        out[j] = __builtin_bswap64(out[j]);
+    return 0;
+  }
+  zcache *z = &s->zc[k];
+  if (z->off != r->off) {
+    z->off = -1;
+    if ((size_t)r->zlen > s->zrawcap) {
+      unsigned char *b = realloc(s->zraw, (size_t)r->zlen);
+      if (!b)
+        return ENOMEM;
+      s->zraw = b;
+      s->zrawcap = (size_t)r->zlen;
+    }
+    if (pread_all(s->fd, s->zraw, (size_t)r->zlen, r->off))
+      return errno;
+    int rc = zdecode(s->zraw, r->zlen, r->count, r->base, z);
+    if (rc)
+      return rc < 0 ? ENOMEM : EILSEQ;
+    z->off = r->off;
+  }
+  memcpy(out, z->v + 2 * (i - r->first), (size_t)m * 16);
+  return 0;
+}
+
 static int has_nul(const unsigned char *p, size_t n) {
   return n && memchr(p, 0, n) != NULL;
 }
@@ -511,15 +605,17 @@ static int prof_take(sp_fmt_stream *s, uint32_t type, const unsigned char *p) {
 static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
                   uint64_t check) {
   int64_t pl = (int64_t)size - 16, at = off + 16;
-  size_t fixed = type == SP_STREAM_REGION  ? sizeof(sp_stream_region)
-                 : type == SP_STREAM_CALLS ? sizeof(sp_stream_calls)
-                 : type == SP_STREAM_ENDS  ? 8
-                 : type == SP_STREAM_CLOCK ? sizeof(sp_stream_clock)
-                 : type == SP_STREAM_META  ? sizeof(sp_stream_meta)
-                 : type == SP_STREAM_STOP  ? sizeof(sp_stream_stop)
-                                           : sizeof(sp_stream_profile);
-  static const char *const names[] = {"REGION", "CALLS", "ENDS",  "CLOCK",
-                                      "META",   "STOP",  "PATHS", "FRAMES"};
+  size_t fixed = type == SP_STREAM_REGION   ? sizeof(sp_stream_region)
+                 : type == SP_STREAM_CALLS  ? sizeof(sp_stream_calls)
+                 : type == SP_STREAM_ZCALLS ? sizeof(sp_stream_zcalls)
+                 : type == SP_STREAM_ENDS   ? 8
+                 : type == SP_STREAM_CLOCK  ? sizeof(sp_stream_clock)
+                 : type == SP_STREAM_META   ? sizeof(sp_stream_meta)
+                 : type == SP_STREAM_STOP   ? sizeof(sp_stream_stop)
+                                            : sizeof(sp_stream_profile);
+  static const char *const names[] = {"REGION", "CALLS",  "ENDS",
+                                      "CLOCK",  "META",   "STOP",
+                                      "PATHS",  "FRAMES", "ZCALLS"};
   const char *what = names[(type & 0xffff) - 1];
   if (pl < (int64_t)fixed)
     return torn(s, off, "%s record of %u bytes is shorter than %zu", what, size,
@@ -544,6 +640,7 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
     want = pad8((int64_t)fixed + nl + fl);
     break;
   }
+  case SP_STREAM_ZCALLS:
   case SP_STREAM_CALLS: {
     c.lane = pair_key((int32_t)get32(s, p), (int32_t)get32(s, p + 4));
     c.first = (int64_t)get64(s, p + 8);
@@ -553,11 +650,22 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
     if (c.first < 0 || c.count < 0 || c.first > INT64_MAX - c.count)
       return torn(s, off, "CALLS record: calls %lld + %lld out of range",
                   (long long)c.first, (long long)c.count);
+    c.off = at + (int64_t)fixed;
+    if (type == SP_STREAM_ZCALLS) {
+      /* two bytes a call at least; decoded whole, so bounded */
+      if ((uint64_t)c.count > (uint64_t)(pl - (int64_t)fixed) / 2 ||
+          size > SP_STREAM_ZCALLS_MAX)
+        return torn(s, off, "ZCALLS record: %lld calls in %u bytes",
+                    (long long)c.count, size);
+      c.zlen = pl - (int64_t)fixed;
+      c.base = get64(s, p + offsetof(sp_stream_zcalls, base));
+      want = pl;
+      break;
+    }
     if ((uint64_t)c.count > (uint64_t)(pl - (int64_t)fixed) / 16)
       return torn(s, off, "CALLS record: %lld calls do not fit in %u bytes",
                   (long long)c.count, size);
     want = (int64_t)fixed + 16 * c.count;
-    c.off = at + (int64_t)fixed;
     break;
   }
   case SP_STREAM_ENDS:
@@ -634,14 +742,20 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
   /* Trusted: a CALLS record has no start of 0 unless marked partial (its
    * first start is its first pair's; open ends are closed at the STOP
    * record's stamp, the latest); else its pairs are counted. */
-  int trusted_calls = (s->flags & SP_FMT_STREAM_TRUST) &&
-                      type == SP_STREAM_CALLS &&
+  int is_calls = type == SP_STREAM_CALLS || type == SP_STREAM_ZCALLS;
+  int trusted_calls = (s->flags & SP_FMT_STREAM_TRUST) && is_calls &&
                       !(get64(s, p + 24) & SP_STREAM_CALLS_PARTIAL);
-  if (trusted_calls && c.count > 0) {
+  if (trusted_calls && c.count > 0 && c.zlen) {
+    c.first_start = c.base;
+  } else if (type == SP_STREAM_ZCALLS) {
+    int zr = zscan(s, off, at, pl, check, &c);
+    if (zr)
+      return zr;
+  } else if (trusted_calls && c.count > 0) {
     if (need(s, c.off, 16) != 0)
       return -1;
     c.first_start = get64(s, wat(s, c.off));
-  } else if (!(s->flags & SP_FMT_STREAM_TRUST) || type == SP_STREAM_CALLS) {
+  } else if (!(s->flags & SP_FMT_STREAM_TRUST) || is_calls) {
     sp_stream_checker k;
     sp_stream_check_begin(&k, type, size);
     int verify = !(s->flags & SP_FMT_STREAM_TRUST);
@@ -656,9 +770,8 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
   }
   /* Complete: take it in. */
   if (need(s, at,
-           type != SP_STREAM_CALLS && (size_t)pl < SP_STREAM_WINDOW
-               ? (size_t)pl
-               : fixed) != 0)
+           !is_calls && (size_t)pl < SP_STREAM_WINDOW ? (size_t)pl : fixed) !=
+      0)
     return -1;
   p = wat(s, at);
   switch (type) {
@@ -686,6 +799,7 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
     return 0;
   }
   case SP_STREAM_CALLS:
+  case SP_STREAM_ZCALLS:
     if (grow((void **)&s->recs, &s->caprecs, s->nrecs, sizeof *s->recs))
       return fail(s, off, "out of memory");
     s->recs[s->nrecs++] = c;
@@ -752,7 +866,7 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
 }
 
 static int known_type(uint32_t t) {
-  return t >= SP_STREAM_REGION && t <= SP_STREAM_FRAMES;
+  return t >= SP_STREAM_REGION && t <= SP_STREAM_ZCALLS;
 }
 
 /* Every record from offset 32 on, up to the end or the torn tail. */
@@ -1018,11 +1132,9 @@ static int fetch(sp_fmt_stream *s, const lane *L, const piece *p, int64_t i,
                  int64_t m) {
   const crec *r = &s->recs[p->rec];
   uint64_t *v = s->pairs;
-  if (pread_all(s->fd, v, (size_t)m * 16, r->off + (i - r->first) * 16) != 0)
-    return errno;
-  if (s->swap)
-    for (int64_t j = 0; j < 2 * m; j++)
-      v[j] = __builtin_bswap64(v[j]);
+  int rc = rec_pairs(s, r, i, m, v, 0);
+  if (rc)
+    return rc;
   if (p->plain)
     return 0;
   int64_t *seq = s->endseq;
@@ -1040,14 +1152,13 @@ static int fetch(sp_fmt_stream *s, const lane *L, const piece *p, int64_t i,
     int64_t no = older_records(s, L, p, older);
     for (int64_t k = 0; k < no && zero_ends; k++) {
       const crec *o = &s->recs[older[k]];
-      if (pread_all(s->fd, s->older, (size_t)m * 16,
-                    o->off + (i - o->first) * 16) != 0) {
+      rc = rec_pairs(s, o, i, m, s->older, 1);
+      if (rc) {
         free(older);
-        return errno;
+        return rc;
       }
       for (int64_t j = 0; j < m; j++) {
         uint64_t e = s->older[2 * j + 1];
-        e = s->swap ? __builtin_bswap64(e) : e;
         if (seq[j] < 0 && e != 0) {
           v[2 * j + 1] = e;
           seq[j] = o->off;
@@ -1658,8 +1769,8 @@ static int header(sp_fmt_stream *s) {
   else if (bom != SP_STREAM_BOM)
     return fail(s, 12, "bad byte-order mark 0x%08x", bom);
   uint32_t version = get32(s, h + 8);
-  if (version != SP_STREAM_VERSION)
-    return fail(s, 8, "unknown stream version %u (supports %d)", version,
+  if (version != 1 && version != SP_STREAM_VERSION)
+    return fail(s, 8, "unknown stream version %u (supports 1 to %d)", version,
                 SP_STREAM_VERSION);
   s->rank = (int32_t)get32(s, h + 16);
   s->info.pid = (int32_t)get32(s, h + 20);
@@ -1772,6 +1883,7 @@ int sp_fmt_stream_open_hinted(const char *path, int flags,
     s->nhint = nhint;
   }
   s->info.torn_offset = -1;
+  s->zc[0].off = s->zc[1].off = -1;
   s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
   int rc = -1;
@@ -1866,6 +1978,9 @@ void sp_fmt_stream_close(sp_fmt_stream *s) {
   free(s->slanes);
   free(s->pairs);
   free(s->older);
+  free(s->zc[0].v);
+  free(s->zc[1].v);
+  free(s->zraw);
   free(s->endseq);
   free(s->win);
   for (int64_t i = 0; i < s->npth; i++) {

@@ -77,6 +77,7 @@ typedef struct sp__config {
   int profile_paths;         /* SP_PROFILE_PATHS: paths per thread */
   uint64_t memory;           /* SP_MEMORY: bytes */
   int signals;               /* SP_SIGNALS: install handlers */
+  int stream_compact;        /* SP_STREAM_COMPACT: ZCALLS records */
   int progress;              /* SP_PROGRESS: 0 auto, 1 never, 2 always */
   int ompt;                  /* SP_OMPT: OpenMP constructs through OMPT */
   int rank;                  /* SP_RANK, or -1 */

@@ -3,7 +3,7 @@
  * than its size warrants; what opens must read back consistently (every
  * source whole, in odd batches and backwards, and through
  * sp_fmt_stream_read), and the same bytes with every check made right
- * (and every CALLS record marked partial) must read exactly as with
+ * (and every CALLS and ZCALLS record marked partial) must read exactly as with
  * SP_FMT_STREAM_TRUST; the raw bytes read trusting must not crash. */
 #include "sp_format.h"
 #include "sp_profile.h"
@@ -106,10 +106,10 @@ static int64_t *read_all(const sp_fmt_stream *s, int64_t *total, int strict) {
   return v;
 }
 
-/* The input with every record's check made right and every CALLS record
- * marked partial (so a trusting reader counts its pairs too, as the
- * checking one does), walking records as the reader frames them; 0 when
- * the header is not a stream's. */
+/* The input with every record's check made right and every CALLS and
+ * ZCALLS record marked partial (so a trusting reader counts its pairs too, as
+ * the checking one does), walking records as the reader frames them; 0 when the
+ * header is not a stream's. */
 static int fix_checks(uint8_t *d, size_t size) {
   if (size < 32 || memcmp(d, SP_STREAM_MAGIC, 8) != 0)
     return 0;
@@ -124,10 +124,11 @@ static int fix_checks(uint8_t *d, size_t size) {
     memcpy(&rsize, d + off + 4, 4);
     if (swap)
       type = __builtin_bswap32(type), rsize = __builtin_bswap32(rsize);
-    if (type < SP_STREAM_REGION || type > SP_STREAM_FRAMES || rsize < 16 ||
+    if (type < SP_STREAM_REGION || type > SP_STREAM_ZCALLS || rsize < 16 ||
         rsize % 8 || rsize > size - off)
       break;
-    if (type == SP_STREAM_CALLS && rsize >= 16 + sizeof(sp_stream_calls)) {
+    if ((type == SP_STREAM_CALLS || type == SP_STREAM_ZCALLS) &&
+        rsize >= 16 + sizeof(sp_stream_calls)) {
       uint64_t f;
       memcpy(&f, d + off + 16 + 24, 8);
       f |= swap ? __builtin_bswap64(SP_STREAM_CALLS_PARTIAL)

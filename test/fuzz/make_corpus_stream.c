@@ -1,6 +1,7 @@
 /* make_corpus_stream.c - writes the stream fuzzer's seed corpus: small
  * valid .spts streams of every record kind in both byte orders and both
- * clocks, and a few torn or broken ones. Build and run from the top:
+ * clocks, with calls as CALLS and as ZCALLS records, and a few torn or
+ * broken ones. Build and run from the top:
  *   cc -Iformat -Itest/unit test/fuzz/make_corpus_stream.c -o /tmp/mk &&
  *   /tmp/mk test/fuzz/corpus_stream */
 #include "stream_writer.h"
@@ -69,8 +70,15 @@ int main(int argc, char **argv) {
   sw_calls(&w, 0, 0, 0, 1, c);
   sw_set64(&w, 32 + 16 + 16, (uint64_t)1 << 60);
   save(&w, w.n, "huge_count.spts");
-  sw_header_as(&w, 2, SP_STREAM_BOM, 0, 1, 0);
-  save(&w, w.n, "version2.spts");
+  sw_header_as(&w, 3, SP_STREAM_BOM, 0, 1, 0);
+  save(&w, w.n, "version3.spts");
+  /* Calls as ZCALLS records (version 2), in both orders, and torn. */
+  w.z = 1;
+  full(&w, 0, SP_STREAM_CLOCK_NS);
+  save(&w, w.n, "zcalls_le.spts");
+  save(&w, w.n - 13, "zcalls_torn_le.spts");
+  full(&w, 1, SP_STREAM_CLOCK_TSC);
+  save(&w, w.n, "zcalls_tsc_be.spts");
   free(w.b);
   return 0;
 }

@@ -116,6 +116,40 @@ if(SP_USE_HDF5)
      '${SP_H5DUMP}' -H $d/p_rank00000.h5 | grep -q 'DATASET \"threads\"'; \
      '${SP_H5DUMP}' -a scope_profiler_schema $d/p_rank00000.h5 | grep -q '(0): 2'; rm -rf $d")
   set_tests_properties(runtime_h5_h5py PROPERTIES LABELS "sanitize;threads")
+  # The same run (a deterministic clock; most calls through the stream)
+  # with the stream's calls compact or as 16-byte pairs gives the same .spt
+  # byte for byte; written as .h5 (compressed events), the same report and
+  # the same merged profile.
+  add_test(NAME runtime_compact_same COMMAND sh -c
+    "set -e; d=$(mktemp -d); export SP_TEST_CLOCK_STEP_NS=7 SP_MEMORY=2M; \
+     SP_STREAM_COMPACT=0 SP_OUTPUT=$d/c0 '$<TARGET_FILE:rt_scenario>' threads1; \
+     SP_STREAM_COMPACT=1 SP_OUTPUT=$d/c1 '$<TARGET_FILE:rt_scenario>' threads1; \
+     SP_FORMAT=h5 SP_OUTPUT=$d/h '$<TARGET_FILE:rt_scenario>' threads1; \
+     cmp $d/c0_rank00000.spt $d/c1_rank00000.spt; \
+     '$<TARGET_FILE:sp-report>' $d/c1_rank00000.spt | tail -n +2 > $d/r1; \
+     '$<TARGET_FILE:sp-report>' $d/h_rank00000.h5 | tail -n +2 > $d/rh; \
+     test -s $d/r1; cmp $d/r1 $d/rh; \
+     '$<TARGET_FILE:sp-import>' -o $d/a.h5 $d/c1_rank00000.spt; \
+     '$<TARGET_FILE:sp-import>' -o $d/b.h5 $d/h_rank00000.h5; \
+     PYTHONPATH='${PROJECT_SOURCE_DIR}/python' '${SP_PYTHON3}' \
+       '${CMAKE_CURRENT_LIST_DIR}/runtime/check_compact.py' \
+       $d/h_rank00000.h5 $d/a.h5 $d/b.h5 $d/c1_rank00000.spt; rm -rf $d")
+  set_tests_properties(runtime_compact_same PROPERTIES LABELS "sanitize")
+  # The stream a SIGTERM leaves, compact or as pairs: the same calls for
+  # sp-import and sp-report, in 2 bytes a call instead of 16.
+  add_test(NAME runtime_compact_stream COMMAND sh -c
+    "d=$(mktemp -d); export SP_TEST_CLOCK_STEP_NS=7 SP_MEMORY=2M; \
+     SP_STREAM_COMPACT=0 SP_OUTPUT=$d/s0 '$<TARGET_FILE:rt_scenario>' end:sigterm:300000; \
+     SP_STREAM_COMPACT=1 SP_OUTPUT=$d/s1 '$<TARGET_FILE:rt_scenario>' end:sigterm:300000; \
+     set -e; \
+     '$<TARGET_FILE:sp-import>' -o $d/a0.h5 $d/s0_rank00000.*.spts 2>/dev/null; \
+     '$<TARGET_FILE:sp-import>' -o $d/a1.h5 $d/s1_rank00000.*.spts 2>/dev/null; \
+     '$<TARGET_FILE:sp-report>' $d/s0_rank00000.*.spts 2>/dev/null | tail -n +2 > $d/r0; \
+     '$<TARGET_FILE:sp-report>' $d/s1_rank00000.*.spts 2>/dev/null | tail -n +2 > $d/r1; \
+     test -s $d/r0; cmp $d/r0 $d/r1; \
+     '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_compact_stream.py' \
+       $d/s0_rank00000.*.spts $d/s1_rank00000.*.spts $d/a0.h5 $d/a1.h5; rm -rf $d")
+  set_tests_properties(runtime_compact_stream PROPERTIES LABELS "sanitize")
 endif()
 
 # Every writer on a disk that fills at many sizes: the runtime (.h5 and

@@ -15,6 +15,7 @@ typedef struct sw {
   unsigned char *b;
   size_t n, cap;
   int be;          /* 1: big-endian, else little-endian */
+  int z;           /* 1: calls as ZCALLS records, header version 2 */
   size_t rec;      /* offset of the record being built */
   size_t ends[64]; /* offset after each record, for cutting tests */
   int nrec;
@@ -73,8 +74,10 @@ static inline void sw_header_as(sw *w, uint32_t version, uint32_t bom,
   sw_u32(w, 0);
 }
 
+/* Version 1 unless w->z: what a writer of CALLS records only writes. */
 static inline void sw_header(sw *w, int32_t rank, int32_t pid, uint32_t clock) {
-  sw_header_as(w, SP_STREAM_VERSION, SP_STREAM_BOM, rank, pid, clock);
+  sw_header_as(w, w->z ? SP_STREAM_VERSION : 1, SP_STREAM_BOM, rank, pid,
+               clock);
 }
 
 static inline void sw_begin(sw *w, uint32_t type) {
@@ -111,6 +114,28 @@ static inline void sw_end(sw *w) {
     w->ends[w->nrec++] = w->n;
 }
 
+/* The check of the record at at made right again after its bytes were
+ * changed (its size as it says). */
+static inline void sw_reseal(sw *w, size_t at) {
+  uint32_t size = 0, type = 0;
+  for (int i = 0; i < 4; i++) {
+    type |= (uint32_t)w->b[at + (size_t)(w->be ? 3 - i : i)] << (8 * i);
+    size |= (uint32_t)w->b[at + 4 + (size_t)(w->be ? 3 - i : i)] << (8 * i);
+  }
+  uint64_t *words = malloc(size);
+  if (!words)
+    abort();
+  memcpy(words, w->b + at + 16, size - 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  int swap = w->be;
+#else
+  int swap = !w->be;
+#endif
+  sw_set64(w, at + 8,
+           sp_stream_check_words(type, size, words, (size - 16) / 8, swap));
+  free(words);
+}
+
 static inline void sw_region(sw *w, int32_t id, int32_t line, const char *name,
                              const char *file, uint64_t addr) {
   sw_begin(w, SP_STREAM_REGION);
@@ -125,11 +150,12 @@ static inline void sw_region(sw *w, int32_t id, int32_t line, const char *name,
   sw_end(w);
 }
 
-/* count pairs, start and end interleaved. */
+/* count pairs, start and end interleaved: a CALLS record, or with w->z a
+ * ZCALLS record (its first start as base). */
 static inline void sw_calls(sw *w, int32_t thread, int32_t region,
                             int64_t first, int64_t count,
                             const uint64_t *pairs) {
-  sw_begin(w, SP_STREAM_CALLS);
+  sw_begin(w, w->z ? SP_STREAM_ZCALLS : SP_STREAM_CALLS);
   sw_u32(w, (uint32_t)thread);
   sw_u32(w, (uint32_t)region);
   sw_u64(w, (uint64_t)first);
@@ -141,8 +167,20 @@ static inline void sw_calls(sw *w, int32_t thread, int32_t region,
                  ? SP_STREAM_CALLS_PARTIAL
                  : 0;
   sw_u64(w, flags);
-  for (int64_t i = 0; i < 2 * count; i++)
-    sw_u64(w, pairs[i]);
+  if (w->z) {
+    uint64_t base = count ? pairs[0] : 0;
+    sw_u64(w, base);
+    size_t cap = (size_t)count * SP_STREAM_ZMAX;
+    unsigned char *v = malloc(cap + 1);
+    if (!v)
+      abort();
+    size_t len = sp_stream_zencode(pairs, (size_t)count, base, v, cap);
+    sw_put(w, v, len);
+    free(v);
+  } else {
+    for (int64_t i = 0; i < 2 * count; i++)
+      sw_u64(w, pairs[i]);
+  }
   sw_end(w);
 }
 

@@ -181,9 +181,9 @@ def stream_case(out):
           and "b_rank00001.spt" in lines[1], f"stream clash: {rc} {err!r}")
     # A stream that is not one: one error line with the offset.
     bad = os.path.join(WORK, "bad_rank00005.spts")
-    put(bad, b"SPSTREAM" + struct.pack("<II", 2, 0x01020304) + b"\0" * 16)
+    put(bad, b"SPSTREAM" + struct.pack("<II", 3, 0x01020304) + b"\0" * 16)
     rc, err = run("-o", os.path.join(out, "bad.h5"), bad)
-    check(rc == 1 and err == f"sp-import: {bad}: offset 8: unknown stream version 2 (supports 1)\n",
+    check(rc == 1 and err == f"sp-import: {bad}: offset 8: unknown stream version 3 (supports 1 to 2)\n",
           f"bad stream: {rc} {err!r}")
     # A *.spts that is not a stream at all gets the stream reader's word.
     put(bad, b"NOTASTREAM" + b"\0" * 40)

@@ -237,8 +237,10 @@ static void check_ref(const sp_fmt_stream *s) {
 
 static void round_trip(void **state) {
   (void)state;
-  for (int be = 0; be < 2; be++) {
+  for (int mode = 0; mode < 4; mode++) {
+    int be = mode & 1;
     sw w = {0};
+    w.z = mode >> 1; /* calls as ZCALLS, version 2; else version 1 */
     ref(&w, be, REF_RECORDS);
     sp_fmt_stream *s = open_image(&w, w.n, 0, "ref.spts");
     check_ref(s);
@@ -287,8 +289,10 @@ static void round_trip(void **state) {
  * if the stream held only them; the next one starts the torn tail. */
 static void cut_at_every_byte(void **state) {
   (void)state;
-  for (int be = 0; be < 2; be++) {
+  for (int mode = 0; mode < 4; mode++) {
+    int be = mode & 1;
     sw w = {0}, part = {0};
+    w.z = part.z = mode >> 1;
     ref(&w, be, REF_RECORDS);
     assert_int_equal(w.nrec, REF_RECORDS);
     for (size_t len = 0; len <= w.n; len++) {
@@ -339,8 +343,10 @@ static void cut_at_every_byte(void **state) {
 /* A changed byte anywhere in a record makes that record the torn tail. */
 static void corrupt_every_byte(void **state) {
   (void)state;
-  for (int be = 0; be < 2; be++) {
+  for (int mode = 0; mode < 4; mode++) {
+    int be = mode & 1;
     sw w = {0}, part = {0};
+    w.z = part.z = mode >> 1;
     ref(&w, be, REF_RECORDS);
     for (size_t b = 32; b < w.n; b++) {
       int k = 0;
@@ -389,9 +395,10 @@ static void check_top_bits(void **state) {
 
 /* Later writes of an index win, but an end of 0 never replaces a known
  * one; ENDS set ends; start 0 is no call; unwritten indices are absent. */
-static void overwrite_rules(void **state) {
-  (void)state;
+/* z: calls as 0 CALLS records, 1 ZCALLS records, 2 both in turn. */
+static void overwrite_rules_z(int z) {
   sw w = {0};
+  w.z = z != 0;
   sw_header(&w, 0, 1, SP_STREAM_CLOCK_NS);
   sw_region(&w, 0, -1, "f", NULL, 0);
   static const uint64_t a[] = {10, 20, 30, 0, 50, 60, 70, 0};
@@ -401,13 +408,18 @@ static void overwrite_rules(void **state) {
   static const uint64_t late[] = {200, 150};
   const sp_stream_end e1[] = {{0, 0, 1, 35}}, e2[] = {{0, 0, 2, 58}};
   const sp_stream_end e3[] = {{0, 0, 9, 100}, {0, 0, 3, 0}, {3, 3, 0, 1}};
+  int alt = z == 2;
   sw_calls(&w, 0, 0, 0, 4, a);
   sw_ends(&w, 1, e1);
+  w.z ^= alt;
   sw_calls(&w, 0, 0, 1, 3, b);
   sw_ends(&w, 1, e2);
+  w.z ^= alt;
   sw_calls(&w, 0, 0, 5, 2, c);
   sw_ends(&w, 3, e3);
+  w.z ^= alt;
   sw_calls(&w, 0, 0, 2, 1, d);
+  w.z ^= alt;
   sw_calls(&w, 0, 0, 7, 1, late); /* ends before it starts: clamped */
   for (int flags = 0; flags < 2; flags++) {
     sp_fmt_stream *s = open_image(&w, w.n, flags, "ow.spts");
@@ -441,6 +453,12 @@ static void overwrite_rules(void **state) {
     sp_fmt_stream_close(s);
   }
   free(w.b);
+}
+
+static void overwrite_rules(void **state) {
+  (void)state;
+  for (int z = 0; z < 3; z++)
+    overwrite_rules_z(z);
 }
 
 /* Ids of one name on one thread are one source, merged by start, end
@@ -544,13 +562,16 @@ static void header_errors(void **state) {
   memcpy(w.b, "SPSTREAX", 8);
   assert_string_equal(open_error(&w, w.n, "h.spts"),
                       "offset 0: bad magic: not a ScopeProf .spts stream");
-  sw_header_as(&w, 2, SP_STREAM_BOM, 0, 1, 0);
+  sw_header_as(&w, 3, SP_STREAM_BOM, 0, 1, 0);
   assert_string_equal(open_error(&w, w.n, "h.spts"),
-                      "offset 8: unknown stream version 2 (supports 1)");
-  w.be = 1; /* a big-endian writer's version 2 reads as 2 here too */
-  sw_header_as(&w, 2, SP_STREAM_BOM, 0, 1, 0);
+                      "offset 8: unknown stream version 3 (supports 1 to 2)");
+  w.be = 1; /* a big-endian writer's version 3 reads as 3 here too */
+  sw_header_as(&w, 3, SP_STREAM_BOM, 0, 1, 0);
   assert_string_equal(open_error(&w, w.n, "h.spts"),
-                      "offset 8: unknown stream version 2 (supports 1)");
+                      "offset 8: unknown stream version 3 (supports 1 to 2)");
+  sw_header_as(&w, 0, SP_STREAM_BOM, 0, 1, 0);
+  assert_string_equal(open_error(&w, w.n, "h.spts"),
+                      "offset 8: unknown stream version 0 (supports 1 to 2)");
   w.be = 0;
   sw_header_as(&w, 1, 0x01020305, 0, 1, 0);
   assert_string_equal(open_error(&w, w.n, "h.spts"),
@@ -593,7 +614,7 @@ static void torn_records(void **state) {
       {"record size 20 is not a multiple of 8 from 16 on", 1},
       {"record size 8 is not a multiple of 8 from 16 on", 2},
       {"REGION record: its fields take 56 bytes, its size says 48", 3},
-      {"unknown record type 0x53500009", 4},
+      {"unknown record type 0x5350000a", 4},
       {"unknown record type 0x00000000", 5},
       {"record of 64 bytes cut short (56 left)", 6},
       {"CALLS record fails its check", 7},
@@ -629,7 +650,7 @@ static void torn_records(void **state) {
       break;
     case 4:
       sw_calls(&w, 0, 0, 1, 1, c);
-      sw_set32(&w, at0, SP_STREAM_TAG | 9);
+      sw_set32(&w, at0, SP_STREAM_TAG | 10);
       break;
     case 5: {
       unsigned char z[64] = {0};
@@ -749,13 +770,18 @@ static sp_fmt_stream *open_hinted(const sw *w, size_t len,
 static void hints_as_file(void **state) {
   (void)state;
   sw w = {0};
-  ref(&w, 0, REF_RECORDS);
-  sp_stream_hint *h = hints_of(&w, w.nrec);
-  for (int n = 0; n <= w.nrec; n++) {
-    sp_fmt_stream *s = open_hinted(&w, w.n, h, n);
-    check_ref(s);
-    sp_fmt_stream_close(s);
+  for (int z = 1; z >= 0; z--) { /* ZCALLS records, then CALLS */
+    w.z = z;
+    ref(&w, 0, REF_RECORDS);
+    sp_stream_hint *hz = hints_of(&w, w.nrec);
+    for (int n = 0; n <= w.nrec; n++) {
+      sp_fmt_stream *s = open_hinted(&w, w.n, hz, n);
+      check_ref(s);
+      sp_fmt_stream_close(s);
+    }
+    free(hz);
   }
+  sp_stream_hint *h = hints_of(&w, w.nrec);
   /* Cut inside the last record: its head (in memory) is not taken. */
   sp_fmt_stream *s = open_hinted(&w, w.n - 8, h, w.nrec);
   sp_fmt_stream_info in;
@@ -846,6 +872,231 @@ static void big_and_describe(void **state) {
   free(w.b);
 }
 
+/* ---- ZCALLS: the compact calls record -------------------------------------
+ */
+
+/* Calls n pseudo-random pairs from seed x: small steps mostly, and every
+ * kind of stamp the encoding must keep: equal stamps, gaps of up to 2^63,
+ * ends before starts, starts and ends of 0, the largest stamp. */
+static uint64_t rnd(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return *x;
+}
+
+static void make_pairs(uint64_t *v, size_t n, uint64_t seed) {
+  uint64_t x = seed | 1, t = 1000;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = rnd(&x);
+    switch (r % 16) {
+    case 0:
+      t += rnd(&x) >> 1; /* a huge gap */
+      break;
+    case 1:
+      break; /* the same start again */
+    case 2:
+      t -= r % 5000; /* goes back */
+      break;
+    default:
+      t += r % 300;
+    }
+    uint64_t kind = (r >> 8) % 16;
+    v[2 * i] = kind == 0 ? 0 : kind == 1 ? UINT64_MAX : t;
+    v[2 * i + 1] = kind == 2   ? 0
+                   : kind == 3 ? v[2 * i]
+                   : kind == 4 ? v[2 * i] - 7
+                   : kind == 5 ? UINT64_MAX
+                               : v[2 * i] + (rnd(&x) >> (r % 64));
+  }
+}
+
+/* The varints, byte by byte, and back: random and adversarial stamps. */
+static void zcalls_codec(void **state) {
+  (void)state;
+  /* Start 1000 (the base), 1200, 1300; durations 10, 0, and an end of 0
+   * (open: -1300 modulo 2^64, ten bytes). */
+  const uint64_t p[] = {1000, 1010, 1200, 1200, 1300, 0};
+  unsigned char out[3 * SP_STREAM_ZMAX];
+  const unsigned char want[] = {0x00, 0x0a, 0xc8, 0x01, 0x00, 0x64, 0xec, 0xf5,
+                                0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+  assert_int_equal(sp_stream_zencode(p, 3, 1000, out, sizeof out), sizeof want);
+  assert_memory_equal(out, want, sizeof want);
+  /* Fits exactly, or not at all: 0 when one byte short. */
+  assert_int_equal(sp_stream_zencode(p, 3, 1000, out, sizeof want),
+                   sizeof want);
+  assert_int_equal(sp_stream_zencode(p, 3, 1000, out, sizeof want - 1), 0);
+  uint64_t back[6];
+  assert_int_equal(sp_stream_zdecode(out, sizeof want, 3, 1000, back),
+                   (int64_t)sizeof want);
+  assert_memory_equal(back, p, sizeof p);
+  /* Cut inside any varint: not 3 calls. */
+  for (size_t len = 0; len < sizeof want; len++)
+    assert_int_equal(sp_stream_zdecode(out, len, 3, 1000, back), -1);
+  /* More than 64 bits: an 11th byte, or a 10th above 1. */
+  unsigned char big[11];
+  memset(big, 0xff, sizeof big);
+  big[10] = 0;
+  assert_int_equal(sp_stream_zdecode(big, 11, 1, 0, back), -1);
+  big[9] = 0x02;
+  assert_int_equal(sp_stream_zdecode(big, 11, 1, 0, back), -1);
+  big[9] = 0x01;
+  big[10] = 0x00; /* 2^64 - 1, then a duration of 0 */
+  assert_int_equal(sp_stream_zdecode(big, 11, 1, 1, back), 11);
+  assert_true(back[0] == 0 && back[1] == 0); /* 1 + (2^64 - 1) */
+
+  enum { N = 5000 };
+  uint64_t *v = malloc(N * 16), *w = malloc(N * 16);
+  unsigned char *b = malloc(N * SP_STREAM_ZMAX);
+  assert_true(v && w && b);
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    size_t n = (size_t)(seed * 977 % N) + 1;
+    make_pairs(v, n, seed);
+    size_t len = sp_stream_zencode(v, n, v[0], b, (size_t)N * SP_STREAM_ZMAX);
+    assert_true(len >= 2 * n && len <= SP_STREAM_ZMAX * n);
+    assert_int_equal(sp_stream_zdecode(b, len, (int64_t)n, v[0], w),
+                     (int64_t)len);
+    assert_memory_equal(v, w, n * 16);
+    assert_int_equal(sp_stream_zencode(v, n, v[0], b, len - 1), 0);
+  }
+  /* Steps under 128 ticks: two bytes a call. */
+  for (size_t i = 0; i < N; i++) {
+    v[2 * i] = 5000 + 100 * i;
+    v[2 * i + 1] = v[2 * i] + i % 128;
+  }
+  assert_int_equal(sp_stream_zencode(v, N, 5000, b, (size_t)N * 20), 2 * N);
+  free(v);
+  free(w);
+  free(b);
+}
+
+/* A stream of ZCALLS records of many calls each (and a CALLS record of
+ * the same lane among them), cut at every byte: exactly the calls of the
+ * records wholly before the cut are read, with their stamps. */
+static void zcalls_cut_counts(void **state) {
+  (void)state;
+  enum { PER = 40, RECS = 5 };
+  uint64_t *p = malloc(PER * RECS * 16);
+  assert_non_null(p);
+  uint64_t t = 1000;
+  for (int i = 0; i < PER * RECS; i++) {
+    t += i % 17 == 3 ? (uint64_t)1 << 40 : (uint64_t)(i * 37 % 500);
+    p[2 * i] = t;
+    p[2 * i + 1] = i % 9 == 4 ? 0 : t + (uint64_t)(i * 11 % 1000);
+  }
+  for (int be = 0; be < 2; be++) {
+    sw w = {0};
+    w.be = be;
+    w.z = 1;
+    sw_header(&w, 0, 1, SP_STREAM_CLOCK_NS);
+    sw_region(&w, 0, 3, "r", "r.c", 0);
+    for (int r = 0; r < RECS; r++) {
+      w.z = r != 2;
+      sw_calls(&w, 0, 0, (int64_t)r * PER, PER, p + 2 * r * PER);
+    }
+    assert_int_equal(w.nrec, RECS + 1);
+    for (int flags = 0; flags < 2; flags++)
+      for (size_t len = 32; len <= w.n; len++) {
+        int k = 0;
+        while (k < w.nrec && w.ends[k] <= len)
+          k++;
+        int64_t want = k > 1 ? (int64_t)(k - 1) * PER : 0;
+        sp_fmt_stream *s = open_image(&w, len, flags, "zcut.spts");
+        sp_fmt_stream_info in;
+        sp_fmt_stream_get_info(s, &in);
+        assert_int_equal(in.calls, want);
+        assert_int_equal(in.torn_offset,
+                         len == (k ? w.ends[k - 1] : 32)
+                             ? -1
+                             : (int64_t)(k ? w.ends[k - 1] : 32));
+        if (want) {
+          const sp_fmt_source *src = sp_fmt_stream_sources(s);
+          int64_t st[PER * RECS], en[PER * RECS];
+          src->read(src, 0, want, st, en);
+          /* Ends of 0 are closed at the latest stamp read. */
+          uint64_t last = 0;
+          for (int64_t i = 0; i < 2 * want; i++)
+            last = p[i] > last ? p[i] : last;
+          for (int64_t i = 0; i < want; i++) {
+            assert_int_equal(st[i], (int64_t)p[2 * i]);
+            uint64_t e = p[2 * i + 1] ? p[2 * i + 1] : last;
+            assert_int_equal(en[i], (int64_t)e);
+          }
+        }
+        sp_fmt_stream_close(s);
+      }
+    free(w.b);
+  }
+  free(p);
+}
+
+/* ZCALLS records whose bytes break a rule start the torn tail, with or
+ * without TRUST (partial: a trusting reader decodes those). */
+static void zcalls_torn(void **state) {
+  (void)state;
+  static const struct {
+    const char *what;
+    int kind;
+  } cases[] = {
+      {"ZCALLS record: 9 calls in 64 bytes", 0},
+      {"ZCALLS record: its bytes are not 2 calls", 1},
+      {"ZCALLS record: its bytes are not 1 calls", 2},
+      {"ZCALLS record fails its check", 3},
+      {"ZCALLS record: 1 calls in 1048584 bytes", 4},
+  };
+  static const uint64_t c[] = {10, 25, 30, 0};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    sw w = {0};
+    w.z = 1;
+    sw_header(&w, 0, 1, SP_STREAM_CLOCK_NS);
+    sw_region(&w, 0, -1, "f", NULL, 0);
+    sw_calls(&w, 0, 0, 0, 1, c);
+    size_t at0 = w.n;
+    /* At at0 + 56 the varints: (0, 15) two bytes, then padding. */
+    sw_calls(&w, 0, 0, 1, 1, c);
+    assert_int_equal(w.n - at0, 64);
+    switch (cases[i].kind) {
+    case 0: /* more calls than two bytes each */
+      sw_set64(&w, at0 + 16 + 16, 9);
+      break;
+    case 1: /* the second call's varint runs off the end */
+      sw_set64(&w, at0 + 16 + 16, 2);
+      memset(w.b + at0 + 58, 0x80, 6);
+      break;
+    case 2: /* a byte after the calls is not padding */
+      w.b[w.n - 1] = 1;
+      break;
+    case 3:
+      w.b[at0 + 57] ^= 0x40;
+      break;
+    case 4: {
+      sw_set32(&w, at0 + 4, SP_STREAM_ZCALLS_MAX + 8);
+      static const unsigned char zero[1 << 12];
+      for (int k = 0; k < 256; k++)
+        sw_put(&w, zero, sizeof zero);
+      break;
+    }
+    }
+    /* Partial, so that a trusting reader decodes it; checks right where
+     * the case is not about them. */
+    sw_set64(&w, at0 + 16 + 24, SP_STREAM_CALLS_PARTIAL);
+    if (cases[i].kind != 3)
+      sw_reseal(&w, at0);
+    for (int flags = 0; flags < 2; flags++) {
+      if (flags && cases[i].kind == 3)
+        continue;
+      sp_fmt_stream *s = open_image(&w, w.n, flags, "zt.spts");
+      sp_fmt_stream_info in;
+      sp_fmt_stream_get_info(s, &in);
+      assert_int_equal(in.torn_offset, (int64_t)at0);
+      assert_string_equal(in.torn_what, cases[i].what);
+      assert_int_equal(in.calls, 1);
+      sp_fmt_stream_close(s);
+    }
+    free(w.b);
+  }
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "%s/test_stream_work.%ld", SP_TEST_BINARY_DIR,
            (long)getpid());
@@ -863,6 +1114,9 @@ int main(void) {
       cmocka_unit_test(trust_skips_checks),
       cmocka_unit_test(hints_as_file),
       cmocka_unit_test(big_and_describe),
+      cmocka_unit_test(zcalls_codec),
+      cmocka_unit_test(zcalls_cut_counts),
+      cmocka_unit_test(zcalls_torn),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
