@@ -183,6 +183,13 @@ def narrowest(top):
     return next(t for t in (np.int8, np.int16, np.int32, np.int64) if top <= np.iinfo(t).max)
 
 
+# The package's version is the runtime's (scope_profiler.h, which the build
+# reads too): sp-report --version prints it.
+_v = subprocess.run([REPORT, "--version"], capture_output=True, text=True).stdout
+check(_v == f"sp-report (ScopeProf) {scopeprof.__version__}\n",
+      f"package version {scopeprof.__version__} vs {_v!r}")
+
+
 def check_frame_types(label, df, nnames, top_rank, top_thread):
     """docs/python.md: categorical name over the region names, rank and
     thread the narrowest integer types, call_index int32, three float64

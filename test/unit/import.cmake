@@ -14,7 +14,7 @@ if(SP_USE_HDF5)
   target_compile_options(import_gen PRIVATE ${SP_C_WARNINGS})
   target_link_libraries(import_gen PRIVATE sp_format)
   add_test(NAME test_import
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_import.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_import.py
       $<TARGET_FILE:sp-import> $<TARGET_FILE:import_gen>
       ${CMAKE_CURRENT_BINARY_DIR}/test_import_work)
   set_tests_properties(test_import PROPERTIES TIMEOUT 300
@@ -29,11 +29,11 @@ if(SP_USE_HDF5 AND TARGET scopeprof)
   target_compile_options(e2e_import_prog PRIVATE ${SP_C_WARNINGS})
   target_link_libraries(e2e_import_prog PRIVATE scopeprof Threads::Threads)
   add_test(NAME test_e2e_import
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_e2e_import.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_e2e_import.py
       $<TARGET_FILE:e2e_import_prog> $<TARGET_FILE:sp-import>
       ${CMAKE_CURRENT_BINARY_DIR}/test_e2e_import_work)
   add_test(NAME test_progress
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_progress.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_progress.py
       $<TARGET_FILE:e2e_import_prog> $<TARGET_FILE:sp-import>
       ${CMAKE_CURRENT_BINARY_DIR}/test_progress_work $<TARGET_FILE:sp-report>)
   set_tests_properties(test_progress PROPERTIES TIMEOUT 120)

@@ -11,11 +11,11 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
   target_link_libraries(py_prog PRIVATE scopeprof Threads::Threads)
   set(_sp_py_env "PYTHONPATH=${PROJECT_SOURCE_DIR}/python" "MPLBACKEND=Agg")
   add_test(NAME test_scopeprof
-    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_scopeprof.py
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/python/test_scopeprof.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:sp-import> $<TARGET_FILE:report_gen>
       $<TARGET_FILE:py_prog> ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_work)
   add_test(NAME test_scopeprof_examples
-    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_examples.py
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/python/test_examples.py
       $<TARGET_FILE:sp-import> $<TARGET_FILE:py_prog>
       ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_examples_work)
   set_tests_properties(test_scopeprof test_scopeprof_examples PROPERTIES
@@ -23,7 +23,7 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
   # The charts' properties, the statistics JSON and the scope-profiler
   # command (python/scopeprof/cli.py).
   add_test(NAME test_scopeprof_charts
-    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_charts.py
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/python/test_charts.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:sp-import> $<TARGET_FILE:py_prog>
       ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_charts_work)
   set_tests_properties(test_scopeprof_charts PROPERTIES
@@ -32,7 +32,7 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
   # (the plugin); sp-import found beside the library in the build tree.
   if(TARGET ScopeProf)
     add_test(NAME test_scopeprof_manager
-      COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_manager.py
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/python/test_manager.py
         $<TARGET_FILE:scopeprof> ${PROJECT_BINARY_DIR}/bin/sp-cc
         ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_manager_work)
     set_tests_properties(test_scopeprof_manager PROPERTIES
@@ -44,9 +44,9 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
   if(SP_MPIRUN)
     set(_w ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_manager_mpi_work)
     add_test(NAME test_scopeprof_manager_mpi COMMAND sh -c
-      "/usr/bin/python3 -c 'import mpi4py' 2>/dev/null || exit 77; \
+      "${Python3_EXECUTABLE} -c 'import mpi4py' 2>/dev/null || exit 77; \
        rm -rf '${_w}' && mkdir -p '${_w}' && TMPDIR='${_w}' '${SP_MPIRUN}' \
-       --oversubscribe -np 3 /usr/bin/python3 \
+       --oversubscribe -np 3 ${Python3_EXECUTABLE} \
        '${PROJECT_SOURCE_DIR}/test/python/test_manager_mpi.py' '${_w}'")
     set_tests_properties(test_scopeprof_manager_mpi PROPERTIES TIMEOUT 300
       SKIP_RETURN_CODE 77 LABELS mpi ENVIRONMENT
@@ -55,7 +55,7 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
   # build_call_arrays' vectorised stack walk against the walk call by call
   # (random and adversarial inputs, a fixed seed).
   add_test(NAME test_scopeprof_nesting
-    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_nesting.py 1 600)
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/python/test_nesting.py 1 600)
   set_tests_properties(test_scopeprof_nesting PROPERTIES
     TIMEOUT 300 ENVIRONMENT "${_sp_py_env}")
   # The reference documents' Python examples, each run as written (the
@@ -67,9 +67,9 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
   target_link_libraries(seed_prog PRIVATE scopeprof)
   set(_sp_se ${PROJECT_SOURCE_DIR}/test/python/test_seed_examples.py
     --import $<TARGET_FILE:sp-import> --prog $<TARGET_FILE:seed_prog>)
-  add_test(NAME test_seed_examples COMMAND /usr/bin/python3 ${_sp_se}
+  add_test(NAME test_seed_examples COMMAND ${Python3_EXECUTABLE} ${_sp_se}
     --work ${CMAKE_CURRENT_BINARY_DIR}/test_seed_examples_work)
-  add_test(NAME test_seed_examples_venv COMMAND /usr/bin/python3 ${_sp_se}
+  add_test(NAME test_seed_examples_venv COMMAND ${Python3_EXECUTABLE} ${_sp_se}
     --venv-source ${PROJECT_SOURCE_DIR}
     --work ${CMAKE_CURRENT_BINARY_DIR}/test_seed_examples_venv_work)
   set_tests_properties(test_seed_examples test_seed_examples_venv PROPERTIES
@@ -79,10 +79,10 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
   # stacks, charts through a temporary; then a bounded fuzz run of the
   # readers from the committed corpora (fixed seed and number of cases).
   add_test(NAME test_scopeprof_readers
-    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/test_readers.py
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/python/test_readers.py
       ${CMAKE_CURRENT_BINARY_DIR}/test_scopeprof_readers_work)
   add_test(NAME fuzz_python_readers
-    COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/test/python/fuzz_readers.py
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/python/fuzz_readers.py
       ${CMAKE_CURRENT_BINARY_DIR}/fuzz_python_readers_work 600 1)
   set_tests_properties(test_scopeprof_readers fuzz_python_readers PROPERTIES
     TIMEOUT 900 ENVIRONMENT "${_sp_py_env}")
@@ -96,10 +96,10 @@ if(SP_USE_HDF5 AND TARGET sp-report AND TARGET scopeprof AND
     set(_sp_nt ${PROJECT_SOURCE_DIR}/test/python/test_native_trace.py
       --import $<TARGET_FILE:sp-import> --report $<TARGET_FILE:sp-report>
       --prog $<TARGET_FILE:py_prog> --tests ${PROJECT_SOURCE_DIR}/test/python)
-    add_test(NAME test_native_trace COMMAND /usr/bin/python3 ${_sp_nt}
+    add_test(NAME test_native_trace COMMAND ${Python3_EXECUTABLE} ${_sp_nt}
       --staged ${PROJECT_BINARY_DIR}/python
       --work ${CMAKE_CURRENT_BINARY_DIR}/test_native_trace_work)
-    add_test(NAME test_native_trace_venv COMMAND /usr/bin/python3 ${_sp_nt}
+    add_test(NAME test_native_trace_venv COMMAND ${Python3_EXECUTABLE} ${_sp_nt}
       --venv-source ${PROJECT_SOURCE_DIR}
       --work ${CMAKE_CURRENT_BINARY_DIR}/test_native_trace_venv_work)
     set_tests_properties(test_native_trace test_native_trace_venv PROPERTIES

@@ -7,23 +7,23 @@ if(TARGET sp-report AND SP_USE_HDF5)
   target_compile_options(report_gen PRIVATE ${SP_C_WARNINGS})
   target_link_libraries(report_gen PRIVATE sp_format)
   add_test(NAME test_report
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_report.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_report.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
       $<TARGET_FILE:sp-import> ${CMAKE_CURRENT_BINARY_DIR}/test_report_work)
   set_tests_properties(test_report PROPERTIES TIMEOUT 300 LABELS sanitize)
   add_test(NAME test_report_svg
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_svg.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_svg.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
       ${CMAKE_CURRENT_BINARY_DIR}/test_report_svg_work)
   set_tests_properties(test_report_svg PROPERTIES TIMEOUT 300 LABELS sanitize)
   # --mpi: time inside MPI per rank and function, values worked by hand.
   add_test(NAME test_report_mpi
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_report_mpi.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_report_mpi.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
       $<TARGET_FILE:sp-import> ${CMAKE_CURRENT_BINARY_DIR}/test_report_mpi_work)
   set_tests_properties(test_report_mpi PROPERTIES TIMEOUT 300 LABELS sanitize)
   add_test(NAME test_report_chromium
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_chromium.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_chromium.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
       ${CMAKE_CURRENT_BINARY_DIR}/test_report_chromium_work)
   set_tests_properties(test_report_chromium PROPERTIES TIMEOUT 300
@@ -39,7 +39,7 @@ if(TARGET sp-report AND TARGET sp-import AND SP_USE_HDF5)
       ${CMAKE_CURRENT_LIST_DIR}/report/fib.c)
   endif()
   add_test(NAME test_report_recursion
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_recursion.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_recursion.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:sp-import>
       ${CMAKE_CURRENT_BINARY_DIR}/test_report_recursion_work ${_rec_cc})
   set_tests_properties(test_report_recursion PROPERTIES TIMEOUT 300)
@@ -49,7 +49,7 @@ endif()
 # below RP_TREE_DEPTH, output smaller than the input, totals exact.
 if(TARGET sp-report)
   add_test(NAME test_report_deep
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_deep.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_deep.py
       $<TARGET_FILE:sp-report> ${CMAKE_CURRENT_BINARY_DIR}/test_report_deep_work)
   set_tests_properties(test_report_deep PROPERTIES TIMEOUT 300 LABELS sanitize)
 endif()
@@ -64,7 +64,7 @@ if(TARGET sp-report AND TARGET sp-import AND SP_USE_HDF5)
   endif()
   foreach(_t tmp_links tmp_signals)
     add_test(NAME test_${_t}
-      COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_${_t}.py
+      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_${_t}.py
         $<TARGET_FILE:sp-report> $<TARGET_FILE:sp-import>
         ${CMAKE_CURRENT_BINARY_DIR}/test_${_t}_work ${_sp_tmp_otf2})
     set_tests_properties(test_${_t} PROPERTIES TIMEOUT 300 LABELS sanitize)
@@ -75,7 +75,7 @@ endif()
 # filter file suggested records no call of it.
 if(TARGET sp-report AND SP_BUILD_PASS)
   add_test(NAME test_report_suggest_filter
-    COMMAND /usr/bin/python3
+    COMMAND ${Python3_EXECUTABLE}
       ${CMAKE_CURRENT_LIST_DIR}/report/test_suggest_filter.py
       ${PROJECT_BINARY_DIR}/bin/sp-cc $<TARGET_FILE:sp-report>
       ${CMAKE_CURRENT_LIST_DIR}/report/hot_tiny.c
@@ -88,7 +88,7 @@ endif()
 find_library(SP_LIBOMP omp PATHS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH)
 if(TARGET sp-report AND SP_BUILD_PASS AND SP_LIBOMP)
   add_test(NAME test_report_omp
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_report_omp.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_report_omp.py
       ${PROJECT_BINARY_DIR}/bin/sp-cc $<TARGET_FILE:sp-report>
       ${CMAKE_CURRENT_LIST_DIR}/report/omp_teams.c
       ${CMAKE_CURRENT_BINARY_DIR}/test_report_omp_work)
@@ -106,7 +106,7 @@ if(TARGET sp-report AND SP_USE_OTF2 AND SP_USE_HDF5 AND SP_OTF2_PRINT)
     set(_sp_otf2_cc ${PROJECT_BINARY_DIR}/bin/sp-cc)
   endif()
   add_test(NAME test_report_otf2
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report/test_report_otf2.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_report_otf2.py
       ${_sp_otf2_cc} $<TARGET_FILE:sp-report>
       $<TARGET_FILE:sp-import> $<TARGET_FILE:report_gen> ${SP_OTF2_PRINT}
       ${CMAKE_CURRENT_LIST_DIR}/report/otf2_prog.c

@@ -156,7 +156,7 @@ endif()
 # .spt), sp-import, sp-report.
 if(SP_USE_HDF5 AND TARGET sp-import)
   add_test(NAME test_full_disk
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_full_disk.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_full_disk.py
       $<TARGET_FILE:rt_scenario> $<TARGET_FILE:sp-import> $<TARGET_FILE:sp-report>
       ${CMAKE_CURRENT_BINARY_DIR}/test_full_disk_work)
   set_tests_properties(test_full_disk PROPERTIES TIMEOUT 600)
@@ -194,7 +194,7 @@ if(TARGET scopeprof_h5)
   else()
     message(STATUS "h5_app_mpi skipped: no OpenMPI HDF5 (scripts/deps.sh test)")
   endif()
-  add_test(NAME runtime_h5_app COMMAND /usr/bin/python3
+  add_test(NAME runtime_h5_app COMMAND ${Python3_EXECUTABLE}
     ${CMAKE_CURRENT_LIST_DIR}/runtime/check_h5_app.py
     ${CMAKE_CURRENT_BINARY_DIR}/h5_app_work ${_sp_h5_apps})
   set_tests_properties(runtime_h5_app PROPERTIES TIMEOUT 300)
@@ -330,7 +330,7 @@ target_compile_definitions(rt_profile_prog PRIVATE _GNU_SOURCE)
 target_link_libraries(rt_profile_prog PRIVATE scopeprof Threads::Threads)
 if(SP_USE_HDF5 AND TARGET sp-import)
   add_test(NAME test_profile
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_profile.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_profile.py
       $<TARGET_FILE:rt_profile_prog> $<TARGET_FILE:sp-import>
       $<TARGET_FILE:sp-report> ${CMAKE_CURRENT_BINARY_DIR}/test_profile_work)
   set_tests_properties(test_profile PROPERTIES TIMEOUT 300 LABELS threads)
@@ -364,7 +364,7 @@ if(TARGET ScopeProf AND EXISTS ${LLVM_TOOLS_BINARY_DIR}/clang)
 endif()
 if(SP_USE_HDF5)
   add_test(NAME test_filter
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_filter.py
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_filter.py
       ${CMAKE_CURRENT_BINARY_DIR}/test_filter_work ${_sp_filter_progs})
   set_tests_properties(test_filter PROPERTIES TIMEOUT 300 LABELS sanitize)
 endif()
