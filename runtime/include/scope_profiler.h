@@ -1,6 +1,8 @@
 /* scope_profiler.h - public C API of libscopeprof, the ScopeProf runtime.
  * Regions are named code spans; each call is recorded as one start and one
- * end timestamp (CLOCK_MONOTONIC ns) and written per rank at exit. */
+ * end timestamp in nanoseconds of the runtime's clock (the TSC calibrated
+ * against CLOCK_MONOTONIC, or CLOCK_MONOTONIC itself: SP_CLOCK) and written
+ * per rank at exit. */
 #ifndef SCOPE_PROFILER_H
 #define SCOPE_PROFILER_H
 
