@@ -104,6 +104,29 @@ int sp__imp_scan(const sp_fmt_inputs *in, int processes, sp_imp_claim **claims,
     }
   }
   qsort(v, (size_t)n, sizeof *v, by_rank);
+  /* An input with no call of a rank another input holds (the empty stream
+   * of a shell that exec'd the program under LD_PRELOAD, a process that
+   * never reached instrumented code) is left out, with a warning, rather
+   * than blocking the merge. */
+  int64_t kept = 0;
+  for (int64_t a = 0, b; a < n; a = b) {
+    int64_t full = -1;
+    for (b = a; b < n && v[b].rank == v[a].rank; b++)
+      if (v[b].events > 0 && full < 0)
+        full = b;
+    for (int64_t k = a; k < b; k++) {
+      if (b - a > 1 && v[k].events == 0 && (full >= 0 || k > a)) {
+        fprintf(stderr,
+                "sp-import: warning: %s: rank %d recorded no calls; left "
+                "out (rank %d is in %s)\n",
+                in->v[v[k].input].path, v[k].rank, v[k].rank,
+                in->v[v[full >= 0 ? full : a].input].path);
+        continue;
+      }
+      v[kept++] = v[k];
+    }
+  }
+  n = kept;
   for (int64_t k = 1; k < n; k++) {
     if (v[k].rank != v[k - 1].rank)
       continue;

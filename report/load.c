@@ -140,13 +140,16 @@ static int keep_meta(rp_profile *p, const sp_fmt_meta *m) {
 /* The rank of a claimed input, to catch two files claiming one rank. */
 typedef struct claim {
   int32_t rank;
+  int empty; /* the input holds no call of the rank */
   int64_t input;
 } claim;
 
 static int push_claim(claim **v, int64_t *n, int64_t *cap, int32_t rank,
-                      int64_t input) {
-  if (*n && (*v)[*n - 1].rank == rank && (*v)[*n - 1].input == input)
+                      int64_t input, int empty) {
+  if (*n && (*v)[*n - 1].rank == rank && (*v)[*n - 1].input == input) {
+    (*v)[*n - 1].empty &= empty;
     return 0;
+  }
   if (*n == *cap) {
     int64_t c = *cap ? 2 * *cap : 64;
     claim *x = realloc(*v, (size_t)c * sizeof *x);
@@ -155,7 +158,7 @@ static int push_claim(claim **v, int64_t *n, int64_t *cap, int32_t rank,
     *v = x;
     *cap = c;
   }
-  (*v)[(*n)++] = (claim){rank, input};
+  (*v)[(*n)++] = (claim){rank, empty, input};
   return 0;
 }
 
@@ -309,7 +312,8 @@ static int load_profile(rp_profile *p, const sp_fmt_input *in, int64_t ix,
                ? -1
                : 0;
   for (int64_t i = 0; rc == 0 && i < nrows; i++) {
-    if (push_claim(cl, ncl, capcl, rows[i].rank, ix) != 0) {
+    if (push_claim(cl, ncl, capcl, rows[i].rank, ix, rows[i].s.calls == 0) !=
+        0) {
       rc = -1;
       break;
     }
@@ -347,7 +351,7 @@ static int load_input(rp_profile *p, const sp_fmt_input *in, int64_t ix,
     int rc = keep_meta(p, &s.meta);
     for (int64_t i = 0; rc == 0 && i < s.nrows; i++) {
       const sp_fmt_h5_row *w = &s.rows[i];
-      if (push_claim(cl, ncl, capcl, w->rank, ix) != 0) {
+      if (push_claim(cl, ncl, capcl, w->rank, ix, w->stats.calls == 0) != 0) {
         rc = -1;
         break;
       }
@@ -401,7 +405,8 @@ static int load_input(rp_profile *p, const sp_fmt_input *in, int64_t ix,
   }
   int rc = 0;
   for (int64_t i = 0; i < n; i++) {
-    if (rc == 0 && push_claim(cl, ncl, capcl, rs[i].rank, ix) != 0) {
+    if (rc == 0 && push_claim(cl, ncl, capcl, rs[i].rank, ix,
+                              rank_calls(&rs[i]) == 0) != 0) {
       sp_fmt_err_set(err, "%s: out of memory", in->path);
       rc = -1;
     }
@@ -507,6 +512,29 @@ int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
   }
   if (rc == 0 && ncl)
     qsort(cl, (size_t)ncl, sizeof *cl, by_claim);
+  /* An input with no call of a rank another input holds (the empty stream
+   * of a shell that exec'd the program): left out with a warning, as
+   * sp-import does, not a clash. */
+  int64_t kept = 0;
+  for (int64_t a = 0, b; rc == 0 && a < ncl; a = b) {
+    int64_t full = -1;
+    for (b = a; b < ncl && cl[b].rank == cl[a].rank; b++)
+      if (!cl[b].empty && full < 0)
+        full = b;
+    for (int64_t k = a; k < b; k++) {
+      if (b - a > 1 && cl[k].empty && (full >= 0 || k > a)) {
+        fprintf(stderr,
+                "sp-report: warning: %s: rank %d recorded no calls; left out "
+                "(rank %d is in %s)\n",
+                in.v[cl[k].input].path, cl[k].rank, cl[k].rank,
+                in.v[cl[full >= 0 ? full : a].input].path);
+        continue;
+      }
+      cl[kept++] = cl[k];
+    }
+  }
+  if (rc == 0)
+    ncl = kept;
   for (int64_t i = 1; rc == 0 && i < ncl; i++)
     if (cl[i].rank == cl[i - 1].rank && cl[i].input != cl[i - 1].input) {
       sp_fmt_err_set(err,

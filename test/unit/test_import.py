@@ -179,6 +179,24 @@ def stream_case(out):
     check(rc == 1 and len(lines) == 2 and lines[0].startswith("sp-import: warning: ")
           and "rank 1 is also in" in lines[1] and "a_rank00001.spts" in lines[1]
           and "b_rank00001.spt" in lines[1], f"stream clash: {rc} {err!r}")
+    # A file of a rank with no call beside one with the rank's calls (a
+    # shell's empty file under LD_PRELOAD): left out with a warning line,
+    # the merge goes on with the calls.
+    quiet = os.path.join(WORK, "empty_beside")
+    os.makedirs(quiet)
+    put(os.path.join(quiet, "b_rank00001.spt"),
+        spt(2, 1, [(0, "f", "f.c", 3, [10], [15])]))
+    put(os.path.join(quiet, "sh_rank00001.spt"), spt(2, 1, []))
+    target2 = os.path.join(out, "empty_beside.h5")
+    rc, err = run("-o", target2, quiet)
+    check(rc == 0 and err == f"sp-import: warning: {quiet}/sh_rank00001.spt: "
+          f"rank 1 recorded no calls; left out (rank 1 is in "
+          f"{quiet}/b_rank00001.spt)\n", f"empty beside: {rc} {err!r}")
+    if rc == 0:
+        with h5py.File(target2, "r") as h:
+            check(list(h["events/start_times"][()]) == [10] and
+                  list(h["events/end_times"][()]) == [15],
+                  "empty beside: the calls merged")
     # A stream that is not one: one error line with the offset.
     bad = os.path.join(WORK, "bad_rank00005.spts")
     put(bad, b"SPSTREAM" + struct.pack("<II", 3, 0x01020304) + b"\0" * 16)

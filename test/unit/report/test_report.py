@@ -670,6 +670,18 @@ head = [t.text for t in root.iter(NS + "text")][0]
 check(head == f"Timeline: {A} (0 ns to 500 ns)", f"window title {head!r}")
 check(not any(t.startswith("io (rank 1") for t in titles),
       "window leaves out later calls")
+# A file of a rank with no call beside the rank's calls: left out with a
+# warning, not a clash.
+os.makedirs(NM + "/beside", exist_ok=True)
+with open(NM + "/beside/app_rank00000.spt", "wb") as fh:
+    fh.write(spt_v2([("main", [0], [100])]))
+with open(NM + "/beside/sh_rank00000.spt", "wb") as fh:
+    fh.write(spt_v2([]))
+p = run(NM + "/beside", ok=False)
+check(p.returncode == 0 and p.stderr == f"sp-report: warning: {NM}/beside/"
+      f"sh_rank00000.spt: rank 0 recorded no calls; left out (rank 0 is in "
+      f"{NM}/beside/app_rank00000.spt)\n" and "main" in p.stdout,
+      f"empty file beside: {p.returncode} {p.stderr!r}")
 # A window colours each region as the whole timeline does: in the first
 # 4 ms of rule.spt mid and leaf outweigh big, which comes later.
 
