@@ -4,7 +4,8 @@
 # in trace and profile mode under a fake clock (SP_TEST_CLOCK_STEP_NS)
 # gives identical summary_statistics and the same call paths, counts and
 # times; hand-worked figures; SIGTERM and SIGSEGV still leave the profile
-# (sp-import and sp-report read the stream); the path bound; deep
+# (sp-import and sp-report read the stream); SIGKILL and _exit keep the
+# last snapshot, exactly; snapshots read while threads record; the path bound; deep
 # recursion; file size independent of the number of calls; the tools'
 # refusals. Args: PROG SP_IMPORT SP_REPORT WORK
 import os
@@ -282,6 +283,94 @@ for n in (100000, 1000000):
     check(rc == 0 and int(r[(0, "leaf")]["calls"]) == n, "loop %d: %s" % (n, r.get((0, "leaf"))))
     sizes.append(os.path.getsize(f))
 check(abs(sizes[1] - sizes[0]) <= 0.02 * sizes[0], "sizes %s" % sizes)
+
+
+# ---- snapshots: SIGKILL and _exit lose only the calls after the last ----
+def snap_start(args, d, **env):
+    """PROG with SP_TEST_SNAPSHOT_FD (a snapshot every 10 ms and a byte on
+    the pipe after each), once it printed "ready" and two snapshots ended
+    after that: the second began after "ready", so it holds every call
+    made before. Returns (process, its "ready" line, the two bytes)."""
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    r, w = os.pipe()
+    e = dict(base, SP_MODE="profile", SP_CLOCK="monotonic",
+             SP_OUTPUT=os.path.join(d, "p"), SP_TEST_SNAPSHOT_FD=str(w), **env)
+    p = subprocess.Popen([PROG] + args, env=e, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         pass_fds=(w,))
+    os.close(w)
+    ready = p.stdout.readline()
+    os.set_blocking(r, False)  # bytes of snapshots ended before: dropped
+    try:
+        while os.read(r, 4096):
+            pass
+    except BlockingIOError:
+        pass
+    os.set_blocking(r, True)
+    got = os.read(r, 1) + os.read(r, 1)
+    os.close(r)
+    return p, ready, got
+
+
+N = 1000
+for how, status in (("kill", -9), ("_exit", 5)):
+    d = os.path.join(WORK, "snap_" + how)
+    p, ready, got = snap_start([how, str(N)], d)
+    check(ready == b"ready\n" and got == b"ss", "%s: %r %r" % (how, ready, got))
+    if how == "kill":
+        p.kill()
+    else:
+        p.stdin.write(b"go\n")
+        p.stdin.flush()
+    p.wait()
+    err = p.stderr.read()
+    check(p.returncode == status and err == b"",
+          "%s: status %d %r" % (how, p.returncode, err))
+    left = os.listdir(d)
+    check(len(left) == 1 and left[0].endswith(".spts"), "%s left %s" % (how, left))
+    out = os.path.join(d, "out.h5")
+    q = subprocess.run([IMPORT, "-o", out, d], stderr=subprocess.PIPE)
+    check(q.returncode == 0 and b"recovered from a stream" in q.stderr,
+          "%s import: %d %r" % (how, q.returncode, q.stderr))
+    if q.returncode != 0:
+        continue
+    r, _, _ = rows(out)
+    got = {k[1]: int(v["calls"]) for k, v in r.items()}
+    # main_region and work open: ended at the last snapshot's stamp
+    check(got == {"main_region": 1, "leaf": N, "work": 1}, "%s calls %s" % (how, got))
+    q_, _ = profile_paths(out)
+    t_ = {k[1]: int(v["total_ns"]) for k, v in q_.items()}
+    x_ = {k[1]: int(v["exclusive_ns"]) for k, v in q_.items()}
+    M, W, L = ("main_region",), ("main_region", "work"), ("main_region", "leaf")
+    check(sorted(t_) == sorted([M, W, L]), "%s paths %s" % (how, sorted(t_)))
+    if sorted(t_) == sorted([M, W, L]):
+        check(t_[M] == x_[M] + t_[W] + t_[L] and t_[W] == x_[W] and t_[W] > 0,
+              "%s: open calls' times %s %s" % (how, t_, x_))
+        lf = q_[(0, L)]
+        check(0 < int(lf["min_ns"]) <= int(lf["max_ns"]) and
+              int(lf["total_ns"]) >= N * int(lf["min_ns"]) and
+              int(lf["total_ns"]) <= N * int(lf["max_ns"]),
+              "%s: leaf's numbers disagree: %s" % (how, lf))
+    with h5py.File(out, "r") as f:
+        check(int(f["metadata"].attrs["calls_open_at_exit"]) == 2,
+              "%s calls_open_at_exit" % how)
+
+# Two threads busy while snapshots are read (at least two during their
+# calls): exact counts at the end, nothing said (TSan would).
+d = os.path.join(WORK, "snap_busy")
+p, ready, got = snap_start(["busy"], d)
+check(ready == b"ready\n" and got == b"ss", "busy: %r %r" % (ready, got))
+o, err = p.communicate(b"go\n")
+check(p.returncode == 0 and err == b"", "busy: status %d %r" % (p.returncode, err))
+counts = sorted(int(x) for x in o.split())
+check(sorted(os.listdir(d)) == ["p_rank00000.h5"], "busy left %s" % os.listdir(d))
+if p.returncode == 0 and len(counts) == 2:
+    r, _, _ = rows(os.path.join(d, "p_rank00000.h5"))
+    for name in ("work", "leaf"):
+        got = sorted(int(v["calls"]) for k, v in r.items() if k[1] == name)
+        check(got == counts, "busy %s: %s, the threads said %s" % (name, got, counts))
+
 
 
 # sp_pause in both modes (the scenario is in test_runtime.c's rt_scenario):
