@@ -394,6 +394,13 @@ SP_HIDDEN int sp__stream_stop(int cause);
 /* Appends the n records in iov (token held); async-signal-safe. */
 struct iovec;
 SP_HIDDEN int sp__stream_put(struct iovec *iov, int n);
+/* Bytes of whole records in the stream (token held). */
+SP_HIDDEN int64_t sp__stream_size(void);
+/* Profile mode (token held, not in a handler): the stream rewritten as a
+ * new file holding its records but the superseded snapshots, then what
+ * snapshot() appends (a whole snapshot), renamed over it; 0, or -1 with
+ * the stream as it was. */
+SP_HIDDEN int sp__stream_compact(int (*snapshot)(void));
 /* Everything in memory, a clock and a STOP record, appended (token held). */
 SP_HIDDEN int sp__stream_flush(int cause, int normal);
 /* Normal context: the slow parts (metadata, region names) gathered, then

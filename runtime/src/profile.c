@@ -443,10 +443,9 @@ int sp__prof_stream(void) {
   return rc || psnap_out() != 0 ? -1 : 0;
 }
 
-void sp__prof_snapshot(void) {
-  if (sp__cfg.mode != 1 || !sp__stream_acquire(60000))
-    return;
-  int rc = sp__stream_open(1) != 0 || sp__stream_regions() != 0;
+/* The paths that changed in every table, the open calls, a PSNAP. */
+static int snapshot_out(void) {
+  int rc = 0;
   for (sp__ptable_t *p = atomic_load(&tables); p && !rc; p = p->next)
     rc = table_delta(p) != 0;
   /* Regions made while the tables were read (before the PSNAP, so that
@@ -457,6 +456,41 @@ void sp__prof_snapshot(void) {
   if (rc) /* the next snapshot writes every path again */
     for (sp__ptable_t *p = atomic_load(&tables); p; p = p->next)
       p->seen_n = 0;
+  return rc ? -1 : 0;
+}
+
+static int full_snapshot(void) {
+  for (sp__ptable_t *p = atomic_load(&tables); p; p = p->next)
+    p->seen_n = 0;
+  return snapshot_out();
+}
+
+/* The stream's size at which it is rewritten with one whole snapshot:
+ * twice its size after the last rewrite, plus 1 MiB (none in tests), so
+ * a long run's stream stays within that whatever its length, and the
+ * rewrites cost no more than the snapshots' writes (each copies what the
+ * snapshots since the last appended, at most). */
+static int64_t compact_at;
+#define COMPACT_SLACK ((int64_t)1 << 20)
+
+void sp__prof_snapshot(void) {
+  if (sp__cfg.mode != 1 || !sp__stream_acquire(60000))
+    return;
+  int64_t slack = sp__cfg.test_snapshot_fd >= 0 ? 0 : COMPACT_SLACK;
+  int rc = sp__stream_open(1) != 0 || sp__stream_regions() != 0;
+  if (!rc) {
+    if (!compact_at)
+      compact_at = 2 * sp__stream_size() + slack;
+    rc = snapshot_out() != 0;
+  }
+  if (!rc && sp__stream_size() > compact_at) {
+    int64_t before = sp__stream_size();
+    if (sp__stream_compact(full_snapshot) == 0)
+      compact_at = 2 * sp__stream_size() + slack;
+    else /* not before the stream doubles again */
+      compact_at = 2 * before + slack;
+    /* either way the last snapshot in the stream is whole */
+  }
   sp__token_give();
   if (sp__cfg.test_snapshot_fd >= 0) {
     char c = rc ? 'f' : 's';
@@ -488,6 +522,7 @@ void sp__prof_after_fork(void) {
   self->n_folded = self->n_mismatch = self->n_unmatched = self->n_invalid = 0;
   self->seen_n = 0; /* the child's stream has no snapshot yet */
   n_snapshots = 0;
+  compact_at = 0;
   atomic_store(&ticks_due, 1);
   self->thread = atomic_fetch_add(&n_threads, 1);
   self->next = NULL;

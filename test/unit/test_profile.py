@@ -286,7 +286,25 @@ check(abs(sizes[1] - sizes[0]) <= 0.02 * sizes[0], "sizes %s" % sizes)
 
 
 # ---- snapshots: SIGKILL and _exit lose only the calls after the last ----
-def snap_start(args, d, **env):
+def stream_psnaps(path):
+    """The PSNAP records of a stream (this machine's byte order): their
+    count and the last one's seq (snapshots written before it)."""
+    import struct
+    with open(path, "rb") as f:
+        b = f.read()
+    off, n, seq = 32, 0, -1
+    while off + 16 <= len(b):
+        t, size = struct.unpack_from("<II", b, off)
+        if size < 16 or off + size > len(b):
+            break
+        if t == 0x53500009:
+            n += 1
+            seq = struct.unpack_from("<Q", b, off + 24)[0]
+        off += size
+    return n, seq
+
+
+def snap_start(args, d, wait=2, **env):
     """PROG with SP_TEST_SNAPSHOT_FD (a snapshot every 10 ms and a byte on
     the pipe after each), once it printed "ready" and two snapshots ended
     after that: the second began after "ready", so it holds every call
@@ -308,17 +326,20 @@ def snap_start(args, d, **env):
     except BlockingIOError:
         pass
     os.set_blocking(r, True)
-    got = os.read(r, 1) + os.read(r, 1)
+    got = b"".join(os.read(r, 1) for _ in range(wait))
     os.close(r)
     return p, ready, got
 
 
+# "long": 40 snapshots before the kill, the stream rewritten as it goes
+# (in tests whenever it doubles its size after the last rewrite).
 N = 1000
-for how, status in (("kill", -9), ("_exit", 5)):
+for how, status in (("kill", -9), ("_exit", 5), ("long", -9)):
     d = os.path.join(WORK, "snap_" + how)
-    p, ready, got = snap_start([how, str(N)], d)
-    check(ready == b"ready\n" and got == b"ss", "%s: %r %r" % (how, ready, got))
-    if how == "kill":
+    wait = 40 if how == "long" else 2
+    p, ready, got = snap_start(["kill" if how == "long" else how, str(N)], d, wait)
+    check(ready == b"ready\n" and got == b"s" * wait, "%s: %r %r" % (how, ready, got))
+    if how != "_exit":
         p.kill()
     else:
         p.stdin.write(b"go\n")
@@ -329,6 +350,10 @@ for how, status in (("kill", -9), ("_exit", 5)):
           "%s: status %d %r" % (how, p.returncode, err))
     left = os.listdir(d)
     check(len(left) == 1 and left[0].endswith(".spts"), "%s left %s" % (how, left))
+    if how == "long" and len(left) == 1:
+        n, seq = stream_psnaps(os.path.join(d, left[0]))
+        check(seq >= 39 and 1 <= n < 20,
+              "long: %d snapshots in the stream, the last #%d" % (n, seq))
     out = os.path.join(d, "out.h5")
     q = subprocess.run([IMPORT, "-o", out, d], stderr=subprocess.PIPE)
     check(q.returncode == 0 and b"recovered from a stream" in q.stderr,
