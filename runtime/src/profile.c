@@ -487,8 +487,12 @@ void sp__prof_snapshot(void) {
     int64_t before = sp__stream_size();
     if (sp__stream_compact(full_snapshot) == 0)
       compact_at = 2 * sp__stream_size() + slack;
-    else /* not before the stream doubles again */
+    else { /* not before the stream doubles again; and what the failed
+            * rewrite wrote is not in the stream: every path next time */
       compact_at = 2 * before + slack;
+      for (sp__ptable_t *p = atomic_load(&tables); p; p = p->next)
+        p->seen_n = 0;
+    }
     /* either way the last snapshot in the stream is whole */
   }
   sp__token_give();
