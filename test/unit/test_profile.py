@@ -5,7 +5,8 @@
 # gives identical summary_statistics and the same call paths, counts and
 # times; hand-worked figures; SIGTERM and SIGSEGV still leave the profile
 # (sp-import and sp-report read the stream); SIGKILL and _exit keep the
-# last snapshot, exactly; snapshots read while threads record; the path bound; deep
+# last snapshot, exactly; snapshots read while threads record; --mpi and
+# --suggest-filter from a profile equal to the trace's; the path bound; deep
 # recursion; file size independent of the number of calls; the tools'
 # refusals. Args: PROG SP_IMPORT SP_REPORT WORK
 import os
@@ -395,6 +396,90 @@ if p.returncode == 0 and len(counts) == 2:
     for name in ("work", "leaf"):
         got = sorted(int(v["calls"]) for k, v in r.items() if k[1] == name)
         check(got == counts, "busy %s: %s, the threads said %s" % (name, got, counts))
+
+
+
+# ---- sp-report --mpi from a profile: what the trace of the same calls
+# gives. Three ranks of regions named as MPI calls (profile_prog "mpi"),
+# merged, under the fake clock: main_region { compute x r; MPI_Send x r+1;
+# MPI_Allreduce { MPI_Send } x 2; compute { MPI_Allreduce } }.
+def report(*args):
+    q = subprocess.run([REPORT] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    return q.returncode, q.stdout.decode(), q.stderr.decode()
+
+
+merged = {}
+for mode in ("profile", "trace"):
+    dm = os.path.join(WORK, "mpi_" + mode)
+    shutil.rmtree(dm, ignore_errors=True)
+    os.makedirs(dm)
+    for rank in (0, 1, 2):
+        e = dict(base, SP_RANK=str(rank), SP_TEST_CLOCK_STEP_NS=str(STEP),
+                 SP_OUTPUT=os.path.join(dm, "r"), SP_FORMAT="h5")
+        if mode == "profile":
+            e["SP_MODE"] = "profile"
+        subprocess.run([PROG, "mpi"], check=True, env=e)
+    merged[mode] = os.path.join(WORK, "mpi_%s.h5" % mode)
+    q = subprocess.run([IMPORT, "-o", merged[mode], dm], stderr=subprocess.PIPE)
+    check(q.returncode == 0, "mpi %s import: %r" % (mode, q.stderr))
+for opts in ([], ["--ranks", "1-2"], ["--exclude", "Allreduce"],
+             ["--include", "Send", "--top", "1"]):
+    for x in ([], ["--export", "csv"], ["--export", "json"]):
+        rp, op, ep = report("--mpi", *(opts + x), merged["profile"])
+        rt, ot, et = report("--mpi", *(opts + x), merged["trace"])
+        # the first line (text) or the "file" (json) names the input
+        op, ot = (o.replace(merged[m], "F") for o, m in
+                  ((op, "profile"), (ot, "trace")))
+        check(rp == 0 and ep == "" and op == ot,
+              "--mpi %s from the profile:\n%s%s\nfrom the trace:\n%s" %
+              (" ".join(opts + x), op, ep, ot))
+# Hand-worked (S = STEP ns): rank r's MPI time is (r + 1) sends of S, two
+# Allreduce of 3S (the Send inside counts once, in them) and one of S.
+rc, out, err = report("--mpi", "--export", "json", merged["profile"])
+if rc == 0:
+    import json
+    j = json.loads(out)
+    got = [(r["rank"], r["calls"], r["mpi_ns"]) for r in j["ranks"]]
+    check(got == [(r, (r + 1) + 2 + 3, ((r + 1) + 6 + 1) * S) for r in (0, 1, 2)],
+          "--mpi of the profile, ranks: %s" % got)
+    fn = {f["name"]: (f["calls"], f["total_ns"], f["min_rank"], f["max_rank"])
+          for f in j["functions"]}
+    check(fn == {"MPI_Allreduce": (9, 21 * S, 0, 0),
+                 "MPI_Send": (12, 12 * S, 0, 2)}, "--mpi functions: %s" % fn)
+
+# --suggest-filter from a profile: the trace's suggestion, line for line
+# but the one naming the file (leaf's calls take STEP = 1 us, not worth
+# recording at --record-cost 200: under 10 x 200 ns).
+for opts in (["--record-cost", "200"], ["--record-cost", "1000"]):
+    outs = []
+    for f in (fp, ft):
+        rc, out, err = report("--suggest-filter=-", *opts, f)
+        check(rc == 0 and err == "", "--suggest-filter %s: %d %r" % (f, rc, err))
+        outs.append(out.replace(f, "F"))
+    check(outs[0] == outs[1] and "exclude function leaf" in outs[0],
+          "--suggest-filter %s from the profile:\n%sfrom the trace:\n%s"
+          % (opts, outs[0], outs[1]))
+
+# What needs every call refuses a profile: one line naming the option and
+# the mode, status 1, nothing written.
+for args, what in ((["--svg", "timeline"], "--svg timeline"),
+                   (["--export", "chrome"], "--export chrome"),
+                   (["--export", "events"], "--export events"),
+                   (["--events"], "--events"),
+                   (["--region", "leaf"], "--region")):
+    rc, out, err = report(*(args + [fp]))
+    check(rc == 1 and out == "" and err.count("\n") == 1 and
+          err == "sp-report: %s: a profile (SP_MODE=profile) holds no events, "
+                 "which %s needs: record a trace (SP_MODE=trace)\n" % (fp, what),
+          "%s of a profile: %d %r %r" % (what, rc, out, err))
+otf = os.path.join(WORK, "otf2_of_profile")
+shutil.rmtree(otf, ignore_errors=True)
+rc, out, err = report("--export", "otf2", "-o", otf, fp)
+check((rc == 1 and err.count("\n") == 1 and "SP_MODE=profile" in err and
+       "--export otf2" in err and not os.path.exists(otf)) or
+      (rc == 1 and "OTF2" in err),  # a build without OTF2 says so instead
+      "--export otf2 of a profile: %d %r" % (rc, err))
 
 
 

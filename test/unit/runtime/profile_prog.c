@@ -154,6 +154,34 @@ int main(int argc, char **argv) {
     if (fgets(line, sizeof line, stdin) && !strcmp(mode, "_exit"))
       _exit(5);
     return 4;
+  } else if (!strcmp(mode, "mpi")) {
+    /* Regions named as MPI calls (no MPI: sp-report --mpi goes by names),
+     * shaped by $SP_RANK: main_region { compute x rank; MPI_Send x (rank
+     * + 1); MPI_Allreduce { MPI_Send } x 2; compute { MPI_Allreduce } }. */
+    const char *rs = getenv("SP_RANK");
+    int rank = rs ? atoi(rs) : 0;
+    int send = sp_region("MPI_Send"), all = sp_region("MPI_Allreduce");
+    int comp = sp_region("compute");
+    sp_begin(r_main);
+    for (int i = 0; i < rank; i++) {
+      sp_begin(comp);
+      sp_end(comp);
+    }
+    for (int i = 0; i <= rank; i++) {
+      sp_begin(send);
+      sp_end(send);
+    }
+    for (int i = 0; i < 2; i++) {
+      sp_begin(all);
+      sp_begin(send);
+      sp_end(send);
+      sp_end(all);
+    }
+    sp_begin(comp);
+    sp_begin(all);
+    sp_end(all);
+    sp_end(comp);
+    sp_end(r_main);
   } else if (!strcmp(mode, "busy")) {
     /* Two threads record until a line comes on stdin, while snapshots
      * are read: their counts on stdout, exact in the file (no race under
