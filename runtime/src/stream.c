@@ -247,7 +247,7 @@ static int meta(uint32_t kind, const char *key, const char *v, int64_t i) {
   unsigned char *p = payload();
   memcpy(p, &m, sizeof m);
   memcpy(p + sizeof m, key, m.key_len);
-  if (m.value_len)
+  if (m.value_len && v) /* an integer has none (GCC 12 cannot tell) */
     memcpy(p + sizeof m + m.key_len, v, m.value_len);
   return put_rec(SP_STREAM_META, sizeof m + m.key_len + m.value_len);
 }
@@ -374,10 +374,16 @@ void sp__stream_resolve(void) {
   }
 }
 
-/* Out of line: inlined with the staging block's constant size, GCC 12
- * warns of an iteration the loop never makes. */
-static __attribute__((noinline)) void feed(sp_stream_checker *k,
-                                           const uint64_t *w, size_t n) {
+/* Out of line and not cloned: specialised for the staging block's
+ * constant size (inlined, or a constprop clone), GCC 12 warns of an
+ * iteration the loop never makes. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SP__NOCLONE __attribute__((noclone))
+#else
+#define SP__NOCLONE
+#endif
+static __attribute__((noinline)) SP__NOCLONE void
+feed(sp_stream_checker *k, const uint64_t *w, size_t n) {
   sp_stream_check_add(k, w, n, 0);
 }
 
