@@ -382,6 +382,59 @@ for how, status in (("kill", -9), ("_exit", 5), ("long", -9)):
         check(int(f["metadata"].attrs["calls_open_at_exit"]) == 2,
               "%s calls_open_at_exit" % how)
 
+# A forked child's snapshots go to a stream of its own (its first begin
+# starts them): killed, it leaves its 2N calls; the parent's file its N.
+# (A child that never says "ready" closes the pipe: no hang.)
+d = os.path.join(WORK, "snap_fork")
+shutil.rmtree(d, ignore_errors=True)
+os.makedirs(d)
+r, w = os.pipe()
+cr, cw = os.pipe()
+p = subprocess.Popen([PROG, "fork", str(N), str(cw)], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w, cw),
+                     env=dict(base, SP_MODE="profile", SP_CLOCK="monotonic",
+                              SP_OUTPUT=os.path.join(d, "p%p_"),
+                              SP_TEST_SNAPSHOT_FD=str(w)))
+os.close(w)
+os.close(cw)
+ready = p.stdout.readline().split()
+os.set_blocking(cr, False)
+try:
+    while os.read(cr, 4096):
+        pass
+except BlockingIOError:
+    pass
+os.set_blocking(cr, True)
+got = os.read(cr, 1) + os.read(cr, 1)
+check(len(ready) == 2 and ready[0] == b"ready" and got == b"ss",
+      "fork: %r %r" % (ready, got))
+if len(ready) == 2:
+    os.kill(int(ready[1]), 9)
+p.stdin.close()
+p.wait()
+os.close(r)
+os.close(cr)
+err = p.stderr.read()
+# (a child records only with %p in the prefix: a file of its own)
+left = sorted(os.listdir(d), key=lambda f: f.endswith(".spts"))
+check(p.returncode == 0 and err == b"" and len(left) == 2 and
+      left[0] == "p%d__rank00000.h5" % p.pid and left[1].endswith(".spts") and
+      len(ready) == 2 and left[1].startswith("p%s__" % ready[1].decode()),
+      "fork: status %d %r, left %s" % (p.returncode, err, left))
+if len(left) == 2 and left[1].endswith(".spts"):
+    child = os.path.join(WORK, "fork_child.h5")
+    q = subprocess.run([IMPORT, "-o", child, os.path.join(d, left[1])],
+                       stderr=subprocess.PIPE)
+    check(q.returncode == 0, "fork child import: %r" % q.stderr)
+    if q.returncode == 0:
+        pc, _ = profile_paths(child)
+        got = {k[1]: int(v["calls"]) for k, v in pc.items()}
+        check(got == {("leaf",): 2 * N}, "fork child: %s" % got)
+    pp_, _ = profile_paths(os.path.join(d, left[0]))
+    got = {k[1]: int(v["calls"]) for k, v in pp_.items()}
+    check(got == {("main_region",): 1, ("main_region", "leaf"): N},
+          "fork parent: %s" % got)
+
 # Two threads busy while snapshots are read (at least two during their
 # calls): exact counts at the end, nothing said (TSan would).
 d = os.path.join(WORK, "snap_busy")

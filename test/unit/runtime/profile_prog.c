@@ -1,7 +1,8 @@
 /* profile_prog.c - deterministic programs for SP_MODE=profile's tests
  * (test_profile.py): threads, nesting, recursion; long loops; endings by
  * signal with calls open; more paths than the bound; SIGKILL and _exit
- * after a known number of calls; threads busy while snapshots are read. */
+ * after a known number of calls, in a forked child too; threads busy while
+ * snapshots are read. */
 #include "scope_profiler.h"
 
 #include <pthread.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static volatile int *volatile bad; /* NULL: writing it faults */
@@ -181,6 +183,39 @@ int main(int argc, char **argv) {
     sp_begin(all);
     sp_end(all);
     sp_end(comp);
+    sp_end(r_main);
+  } else if (!strcmp(mode, "fork")) {
+    /* main_region { leaf x n; fork }: the child, its snapshots' bytes
+     * moved from $SP_TEST_SNAPSHOT_FD to descriptor argv[3], makes 2n leaf
+     * calls, says "ready <pid>" and waits to be killed; the parent ends
+     * main_region once the child is gone and writes its file. */
+    sp_begin(r_main);
+    for (long i = 0; i < n; i++) {
+      sp_begin(r_leaf);
+      sp_end(r_leaf);
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+      const char *fd = getenv("SP_TEST_SNAPSHOT_FD");
+      if (!fd || argc < 4 || dup2(atoi(argv[3]), atoi(fd)) < 0)
+        _exit(7);
+      for (long i = 0; i < 2 * n; i++) {
+        sp_begin(r_leaf);
+        sp_end(r_leaf);
+      }
+      printf("ready %d\n", (int)getpid());
+      fflush(stdout);
+      char line[16];
+      if (fgets(line, sizeof line, stdin))
+        _exit(8);
+      _exit(9);
+    }
+    if (argc > 3) /* the child's alone: its end is the pipe's */
+      close(atoi(argv[3]));
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+      return 1;
     sp_end(r_main);
   } else if (!strcmp(mode, "busy")) {
     /* Two threads record until a line comes on stdin, while snapshots
