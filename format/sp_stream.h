@@ -45,6 +45,7 @@ enum {
   SP_STREAM_PATHS = SP_STREAM_TAG | 7,  /* profile mode: call paths */
   SP_STREAM_FRAMES = SP_STREAM_TAG | 8, /* profile mode: calls still open */
   SP_STREAM_ZCALLS = SP_STREAM_TAG | 9, /* CALLS with varint deltas */
+  SP_STREAM_PSNAP = SP_STREAM_TAG | 10, /* profile mode: a snapshot ends */
 };
 
 /* Every record starts with this head; size counts the head and is a
@@ -236,6 +237,16 @@ typedef struct sp_stream_profile {
   int64_t first, count, total;
 } sp_stream_profile;
 
+/* SP_STREAM_PSNAP: the PATHS and FRAMES records since the previous PSNAP
+ * (or STOP) form one snapshot of the profile, taken when the record was
+ * written: a reader takes them in only here, so a snapshot cut short (the
+ * process killed while writing it) leaves the previous one whole. A
+ * stream with no PSNAP record takes every PATHS and FRAMES record. */
+typedef struct sp_stream_psnap {
+  uint64_t stamp; /* when its FRAMES were read: open calls end no sooner */
+  uint64_t seq;   /* snapshots written by the process before this one */
+} sp_stream_psnap;
+
 /* One call path of a thread: node 0 is the thread's root (region -1); a
  * node's parent has a lower index. Stamps and sums in raw clock units;
  * sq_hi:sq_lo is the 128-bit sum of squared durations. */
@@ -246,7 +257,7 @@ typedef struct sp_stream_pnode {
   int32_t cache[2]; /* the writer's own: ignored */
   uint64_t outer;   /* total of the calls no call of the region encloses */
   uint32_t open;    /* calls open when written (FRAMES has them) */
-  uint32_t reserved;
+  uint32_t seq;     /* the writer's own: ignored */
 } sp_stream_pnode;
 
 /* A call still open, outermost first: it counts in node from start on;

@@ -172,6 +172,11 @@ struct sp_fmt_stream {
   sp_fmt_err *err;
   struct pthread *pth; /* SP_MODE=profile: each thread's paths and frames */
   int64_t npth, cappth;
+  /* PATHS and FRAMES records since the last PSNAP, taken in at the next:
+   * each a type, a length and the payload (8-byte aligned) */
+  unsigned char *pend;
+  int64_t npend, cappend;
+  int64_t psnaps; /* PSNAP records read */
 };
 
 static int fail(sp_fmt_stream *s, int64_t off, const char *fmt, ...)
@@ -598,6 +603,34 @@ static int prof_take(sp_fmt_stream *s, uint32_t type, const unsigned char *p) {
   return 0;
 }
 
+/* A PATHS or FRAMES record's payload (pl bytes at p) kept for the next
+ * PSNAP record; 0, or -1 when out of memory. */
+static int prof_keep(sp_fmt_stream *s, uint32_t type, const unsigned char *p,
+                     int64_t pl) {
+  int64_t want = s->npend + 8 + pl;
+  while (s->cappend < want)
+    if (grow((void **)&s->pend, &s->cappend, s->cappend, 1))
+      return -1;
+  uint32_t head[2] = {type, (uint32_t)pl};
+  memcpy(s->pend + s->npend, head, 8);
+  memcpy(s->pend + s->npend + 8, p, (size_t)pl);
+  s->npend = want;
+  return 0;
+}
+
+/* The kept records into the threads' arrays (a snapshot complete). */
+static int prof_commit(sp_fmt_stream *s) {
+  for (int64_t at = 0; at < s->npend;) {
+    uint32_t head[2];
+    memcpy(head, s->pend + at, 8);
+    if (prof_take(s, head[0], s->pend + at + 8))
+      return -1;
+    at += 8 + (int64_t)head[1];
+  }
+  s->npend = 0;
+  return 0;
+}
+
 /* The record at off of type/size (head checked) whose payload fits in the
  * file: 0 if complete and indexed, 1 if it starts the torn tail, -1 on a
  * failure (err says it). Fixed parts are checked for consistency before
@@ -612,10 +645,11 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
                  : type == SP_STREAM_CLOCK  ? sizeof(sp_stream_clock)
                  : type == SP_STREAM_META   ? sizeof(sp_stream_meta)
                  : type == SP_STREAM_STOP   ? sizeof(sp_stream_stop)
+                 : type == SP_STREAM_PSNAP  ? sizeof(sp_stream_psnap)
                                             : sizeof(sp_stream_profile);
-  static const char *const names[] = {"REGION", "CALLS",  "ENDS",
-                                      "CLOCK",  "META",   "STOP",
-                                      "PATHS",  "FRAMES", "ZCALLS"};
+  static const char *const names[] = {"REGION", "CALLS", "ENDS",  "CLOCK",
+                                      "META",   "STOP",  "PATHS", "FRAMES",
+                                      "ZCALLS", "PSNAP"};
   const char *what = names[(type & 0xffff) - 1];
   if (pl < (int64_t)fixed)
     return torn(s, off, "%s record of %u bytes is shorter than %zu", what, size,
@@ -854,9 +888,18 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
   case SP_STREAM_FRAMES:
     if (need(s, at, (size_t)pl) != 0)
       return -1;
-    return prof_take(s, type, wat(s, at)) ? fail(s, off, "out of memory") : 0;
+    return prof_keep(s, type, wat(s, at), pl) ? fail(s, off, "out of memory")
+                                              : 0;
+  case SP_STREAM_PSNAP: {
+    uint64_t stamp = get64(s, p);
+    s->psnaps++;
+    s->last = stamp > s->last ? stamp : s->last;
+    return prof_commit(s) ? fail(s, off, "out of memory") : 0;
+  }
   default: { /* STOP */
     uint64_t stamp = get64(s, p);
+    if (prof_commit(s)) /* a stream from before PSNAP records */
+      return fail(s, off, "out of memory");
     s->info.stopped = 1;
     s->info.stop_cause = (int32_t)get32(s, p + 8);
     s->last = stamp > s->last ? stamp : s->last;
@@ -866,7 +909,7 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
 }
 
 static int known_type(uint32_t t) {
-  return t >= SP_STREAM_REGION && t <= SP_STREAM_ZCALLS;
+  return t >= SP_STREAM_REGION && t <= SP_STREAM_PSNAP;
 }
 
 /* Every record from offset 32 on, up to the end or the torn tail. */
@@ -1898,6 +1941,13 @@ int sp_fmt_stream_open_hinted(const char *path, int flags,
   }
   if (rc == 0)
     rc = index_records(s);
+  /* A snapshot cut short leaves the previous one; a stream without any
+   * PSNAP (cut short in its first) keeps what it has. */
+  if (rc == 0 && !s->psnaps && prof_commit(s))
+    rc = fail(s, 32, "out of memory");
+  free(s->pend);
+  s->pend = NULL;
+  s->npend = s->cappend = 0;
   free(s->win);
   s->win = NULL;
   s->hint = NULL; /* the caller's: only the index reads it */
@@ -1988,6 +2038,7 @@ void sp_fmt_stream_close(sp_fmt_stream *s) {
     free(s->pth[i].frames);
   }
   free(s->pth);
+  free(s->pend);
   sp_fmt_meta_free(&s->meta);
   free(s->path);
   free(s);

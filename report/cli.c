@@ -430,7 +430,6 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   /* A profile has call paths and statistics, not calls: what needs the
    * calls themselves refuses it. */
   const char *need = o->region                     ? "--region"
-                     : o->mpi                      ? "--mpi"
                      : o->events                   ? "--events"
                      : x && !strcmp(x, "events")   ? "--export events"
                      : x && !strcmp(x, "chrome")   ? "--export chrome"

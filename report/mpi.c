@@ -1,5 +1,6 @@
 /* mpi.c - sp-report --mpi: each rank's time inside MPI; per MPI function its
- * calls, total and the ranks with the least and the most (text, csv, json). */
+ * calls, total and the ranks with the least and the most (text, csv, json),
+ * from a trace's calls or a profile's call paths. */
 #include "report.h"
 
 #include <stdlib.h>
@@ -83,6 +84,30 @@ static int thread_mpi(const rp_thread *t, const char *keep, int64_t *out) {
   return 0;
 }
 
+/* The same from a profile's call paths (SP_MODE=profile), per rank: the
+ * outer time of each path of a kept MPI region with no kept region above
+ * it. A call of a region on its own path folds into that path, and its
+ * outer time leaves out the calls inside another of its region: so these
+ * are the outermost kept calls, which the events would give. */
+static int paths_mpi(const rp_profile *p, const char *keep, int64_t *mpi) {
+  /* A path's parent comes before it: one pass marks the kept ancestors. */
+  char *under = malloc(p->npaths ? (size_t)p->npaths : 1);
+  if (!under)
+    return -1;
+  for (int64_t i = 0; i < p->npaths; i++) {
+    const sp_fmt_ppath *x = &p->paths[i];
+    int32_t up = x->parent;
+    under[i] =
+        (char)(up >= 0 && up < i && (under[up] || keep[p->paths[up].region]));
+    int64_t r = rank_ix(p, x->rank);
+    if (r < 0 || under[i] || !keep[x->region] || x->s.calls <= 0)
+      continue;
+    mpi[r] = rp_add(mpi[r], x->s.outer);
+  }
+  free(under);
+  return 0;
+}
+
 static const view *sort_v; /* qsort has no context in C11 */
 
 static int by_total(const void *a, const void *b) {
@@ -150,6 +175,8 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
   }
   for (int64_t r = 0; r < v->nr; r++)
     v->span[r] = hi[r] > lo[r] ? rp_sub(hi[r], lo[r]) : 0;
+  if (p->profile_input && paths_mpi(p, keep, v->mpi) != 0)
+    goto oom;
   for (int64_t i = 0; i < p->nthreads; i++) {
     const rp_thread *t = &p->threads[i];
     int64_t r = rank_ix(p, t->rank), x;

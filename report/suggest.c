@@ -40,7 +40,15 @@ static void calls_under(const rp_tree *t, const char *cut_name, int64_t nnames,
     const rp_node *c = &t->v[y];
     if (c->name < 0 || !cut_name[c->name])
       continue;
-    for (int64_t x = c->parent; x >= 0; x = t->v[x].parent) {
+    /* A call inside a call of its own region (recursion, direct or not)
+     * counts where a profile's call path folds it, in the outermost node
+     * of its region on the path: a trace's tree keeps ping > pong > ping,
+     * and both must say the same. */
+    int64_t top = y;
+    for (int64_t x = c->parent; x >= 0; x = t->v[x].parent)
+      if (t->v[x].name == c->name)
+        top = x;
+    for (int64_t x = t->v[top].parent; x >= 0; x = t->v[x].parent) {
       int32_t r = t->v[x].name;
       if (r < 0 || seen[r] == y)
         continue;

@@ -75,6 +75,7 @@ typedef struct sp__config {
   int mode;                  /* SP_MODE: 0 trace, 1 profile */
   char filter[PATH_MAX];     /* SP_FILTER: run-time filter file */
   int profile_paths;         /* SP_PROFILE_PATHS: paths per thread */
+  int profile_snapshot;      /* SP_PROFILE_SNAPSHOT: seconds, 0 none */
   uint64_t memory;           /* SP_MEMORY: bytes */
   int signals;               /* SP_SIGNALS: install handlers */
   int stream_compact;        /* SP_STREAM_COMPACT: ZCALLS records */
@@ -91,6 +92,7 @@ typedef struct sp__config {
   char merge_test_host[256]; /* SP_MERGE_TEST_HOST (tests) */
   int merge_reverse;         /* SP_MERGE_TEST_REVERSE (tests) */
   int test_raise;            /* SP_TEST_RAISE_IN_WRITE (tests) */
+  int test_snapshot_fd;      /* SP_TEST_SNAPSHOT_FD (tests), or -1 */
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
 /* Fills cfg from the SP_* variables, warning once for each invalid value. */
@@ -355,6 +357,9 @@ static inline sp__buf_t *sp__buf_peek(sp__thread_t *t, int32_t id) {
 /* ---- the stream and its writer thread (stream.c, writer.c) ---- */
 /* Hands a filled chunk to the writer (starting it on first use). */
 SP_HIDDEN void sp__writer_push(sp__chunk_t *c);
+/* Profile mode: starts the writer, which then writes a snapshot of the
+ * profile every SP_PROFILE_SNAPSHOT seconds (none when 0). */
+SP_HIDDEN void sp__writer_ticks(void);
 /* 1 while chunks are queued or being written: waiting frees memory. */
 SP_HIDDEN int sp__writer_busy(void);
 /* Stops the writer after it wrote everything queued. */
@@ -391,6 +396,13 @@ SP_HIDDEN int sp__stream_stop(int cause);
 /* Appends the n records in iov (token held); async-signal-safe. */
 struct iovec;
 SP_HIDDEN int sp__stream_put(struct iovec *iov, int n);
+/* Bytes of whole records in the stream (token held). */
+SP_HIDDEN int64_t sp__stream_size(void);
+/* Profile mode (token held, not in a handler): the stream rewritten as a
+ * new file holding its records but the superseded snapshots, then what
+ * snapshot() appends (a whole snapshot), renamed over it; 0, or -1 with
+ * the stream as it was. */
+SP_HIDDEN int sp__stream_compact(int (*snapshot)(void));
 /* Everything in memory, a clock and a STOP record, appended (token held). */
 SP_HIDDEN int sp__stream_flush(int cause, int normal);
 /* Normal context: the slow parts (metadata, region names) gathered, then

@@ -7,12 +7,16 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 __thread sp__ptable_t *sp__ptls;
 static _Atomic(sp__ptable_t *) tables; /* newest first */
 static _Atomic int32_t n_threads;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+/* A forked child's snapshots start at its first begin (always a slow one:
+ * its table starts afresh), not in the fork handler. */
+static _Atomic int ticks_due;
 
 #define FIRST_STACK 256u /* frames */
 
@@ -86,6 +90,7 @@ static sp__ptable_t *table_new(void) {
   while (!atomic_compare_exchange_weak(&tables, &head, p));
   sp__ptls = p;
   pthread_setspecific(exit_key, p);
+  sp__writer_ticks();
   return p;
 }
 
@@ -162,6 +167,9 @@ __attribute__((noinline)) void sp__prof_begin_slow(int32_t id) {
   sp__ptable_t *p = sp__ptls;
   if (!p && !(p = table_new()))
     return;
+  if (SP_UNLIKELY(atomic_load_explicit(&ticks_due, memory_order_relaxed)) &&
+      atomic_exchange(&ticks_due, 0))
+    sp__writer_ticks();
   if (p == &dead) {
     atomic_fetch_add(&dead_calls, 1);
     return;
@@ -259,9 +267,32 @@ void sp__prof_counters(uint64_t out[5]) {
 }
 
 /* ---- into the stream: PATHS and FRAMES records of at most 64 KiB, each
- * copied out word by word (the thread may still be counting), so the
- * record checked is the record written. */
+ * copied out field by field with atomic loads (the thread may still be
+ * counting), so the record checked is the record written. */
 static uint64_t rec[(1 << 16) / 8];
+static uint64_t n_snapshots; /* PSNAP records written (token held) */
+
+/* A path's numbers from one moment (between two of its calls' ends): 0,
+ * or -1 when its thread kept ending calls of it (or was stopped in the
+ * middle of one: a signal handler on that thread) for every try; out then
+ * holds a copy that may mix two moments. The cache words are the owner's
+ * and are not read. */
+static int node_copy(const sp__pnode_t *n, sp__pnode_t *out) {
+  int rc = -1;
+  for (int tries = 0; tries < 256 && rc; tries++) {
+    uint32_t s1 = __atomic_load_n(&n->seq, __ATOMIC_ACQUIRE);
+#define LD(f) out->f = __atomic_load_n(&n->f, __ATOMIC_RELAXED)
+    LD(parent), LD(region), LD(calls), LD(total), LD(excl), LD(min), LD(max);
+    LD(sq_lo), LD(sq_hi), LD(first), LD(last), LD(outer), LD(open);
+#undef LD
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (!(s1 & 1) && __atomic_load_n(&n->seq, __ATOMIC_RELAXED) == s1)
+      rc = 0;
+  }
+  out->c_region = out->c_node = 0;
+  out->seq = 0;
+  return rc;
+}
 #define PER_REC                                                                \
   ((sizeof rec - sizeof(sp_stream_rec) - sizeof(sp_stream_profile)) /          \
    sizeof(sp_stream_pnode))
@@ -275,31 +306,97 @@ static int put_rec(uint32_t type, size_t payload) {
   return sp__stream_put(&iov, 1);
 }
 
+static sp_stream_profile *rec_head(void) {
+  return (sp_stream_profile *)(void *)(rec + 2);
+}
+
+/* The k nodes in rec's body, [first, first + k) of n, as one record. */
+static int paths_out(sp__ptable_t *p, uint32_t first, uint32_t k, uint32_t n) {
+  sp_stream_profile *h = rec_head();
+  memset(h, 0, sizeof *h);
+  h->thread = p->thread;
+  h->first = first;
+  h->count = k;
+  h->total = n;
+  return put_rec(SP_STREAM_PATHS, sizeof *h + (size_t)k * sizeof(sp__pnode_t));
+}
+
+/* The table's open calls, outermost first, read after its paths: a call
+ * that ends in between is in neither (the next snapshot has it), never in
+ * both. A reader ends them at the stream's last stamp. */
+static int frames_out(sp__ptable_t *p);
+
+/* The whole table (a signal handler, finalize). */
 static int table_out(sp__ptable_t *p) {
   _Static_assert(sizeof(sp__pnode_t) == sizeof(sp_stream_pnode),
                  "a node is written as it stands");
-  sp_stream_profile *h = (sp_stream_profile *)(void *)(rec + 2);
-  uint64_t *body = (uint64_t *)(void *)(h + 1);
+  sp__pnode_t *body = (sp__pnode_t *)(void *)(rec_head() + 1);
   uint32_t n = __atomic_load_n(&p->nnodes, __ATOMIC_ACQUIRE);
-  const uint64_t *from = (const uint64_t *)(void *)p->nodes;
-  const size_t words = sizeof(sp__pnode_t) / 8;
   for (uint32_t first = 0; first < n; first += (uint32_t)PER_REC) {
     uint32_t k = n - first < PER_REC ? n - first : (uint32_t)PER_REC;
-    memset(h, 0, sizeof *h);
-    h->thread = p->thread;
-    h->first = first;
-    h->count = k;
-    h->total = n;
-    for (size_t w = 0; w < (size_t)k * words; w++)
-      body[w] = __atomic_load_n(&from[first * words + w], __ATOMIC_RELAXED);
-    if (put_rec(SP_STREAM_PATHS, sizeof *h + (size_t)k * words * 8) != 0)
+    for (uint32_t i = 0; i < k; i++)
+      node_copy(&p->nodes[first + i], &body[i]);
+    if (paths_out(p, first, k, n) != 0)
       return -1;
   }
-  /* The open calls, outermost first; a reader ends them at the stream's
-   * last stamp. */
-  const sp__pframe_t *st = __atomic_load_n(&p->stack, __ATOMIC_ACQUIRE);
+  return frames_out(p);
+}
+
+/* The nodes whose calls changed since the last snapshot, and those made
+ * since, in runs of neighbours (a record each), then every open call. */
+static int table_delta(sp__ptable_t *p) {
+  if (!p->seen)
+    p->seen = map((size_t)p->max * sizeof *p->seen);
+  if (!p->seen)
+    return table_out(p);
+  sp__pnode_t *body = (sp__pnode_t *)(void *)(rec_head() + 1);
+  uint32_t n = __atomic_load_n(&p->nnodes, __ATOMIC_ACQUIRE);
+  uint32_t first = 0, k = 0;
+  for (uint32_t i = 0; i <= n; i++) {
+    int take = 0;
+    if (i < n &&
+        (i >= p->seen_n ||
+         __atomic_load_n(&p->nodes[i].calls, __ATOMIC_RELAXED) != p->seen[i])) {
+      sp__pnode_t *b = &body[k];
+      if (node_copy(&p->nodes[i], b) == 0) {
+        take = 1;
+      } else if (i >= p->seen_n) {
+        /* A new path whose calls kept ending: its place now (parent and
+         * region never change), its numbers next time. */
+        int32_t parent = b->parent, region = b->region;
+        memset(b, 0, sizeof *b);
+        b->parent = parent;
+        b->region = region;
+        b->min = b->first = UINT64_MAX;
+        take = 1;
+      }
+    }
+    if (k && !take) {
+      if (paths_out(p, first, k, n) != 0)
+        return -1;
+      k = 0;
+    }
+    if (!take)
+      continue;
+    if (!k)
+      first = i;
+    p->seen[i] = body[k++].calls;
+    if (k == PER_REC) {
+      if (paths_out(p, first, k, n) != 0)
+        return -1;
+      k = 0;
+    }
+  }
+  p->seen_n = n;
+  return frames_out(p);
+}
+
+static int frames_out(sp__ptable_t *p) {
+  sp_stream_profile *h = rec_head();
+  /* The depth first: a stack grown to hold it was published before it. */
   uint32_t depth = __atomic_load_n(&p->depth, __ATOMIC_ACQUIRE);
-  sp_stream_pframe *fr = (sp_stream_pframe *)(void *)body;
+  const sp__pframe_t *st = __atomic_load_n(&p->stack, __ATOMIC_ACQUIRE);
+  sp_stream_pframe *fr = (sp_stream_pframe *)(void *)(h + 1);
   uint32_t first = 0;
   do {
     uint32_t k = 0;
@@ -325,6 +422,17 @@ static int table_out(sp__ptable_t *p) {
   return 0;
 }
 
+/* The end of a snapshot: its records count from here on. */
+static int psnap_out(void) {
+  sp_stream_psnap *z = (sp_stream_psnap *)(void *)(rec + 2);
+  z->stamp = sp__now();
+  z->seq = n_snapshots;
+  if (put_rec(SP_STREAM_PSNAP, sizeof *z) != 0)
+    return -1;
+  n_snapshots++;
+  return 0;
+}
+
 int sp__prof_stream(void) {
   if (sp__cfg.mode != 1)
     return 0;
@@ -332,7 +440,67 @@ int sp__prof_stream(void) {
   for (sp__ptable_t *p = atomic_load(&tables); p; p = p->next)
     if (table_out(p) != 0)
       rc = -1;
-  return rc;
+  return rc || psnap_out() != 0 ? -1 : 0;
+}
+
+/* The paths that changed in every table, the open calls, a PSNAP. */
+static int snapshot_out(void) {
+  int rc = 0;
+  for (sp__ptable_t *p = atomic_load(&tables); p && !rc; p = p->next)
+    rc = table_delta(p) != 0;
+  /* Regions made while the tables were read (before the PSNAP, so that
+   * the snapshot never names a region its stream lacks). */
+  if (!rc)
+    rc = sp__stream_regions() != 0 || sp__stream_clock() != 0 ||
+         psnap_out() != 0;
+  if (rc) /* the next snapshot writes every path again */
+    for (sp__ptable_t *p = atomic_load(&tables); p; p = p->next)
+      p->seen_n = 0;
+  return rc ? -1 : 0;
+}
+
+static int full_snapshot(void) {
+  for (sp__ptable_t *p = atomic_load(&tables); p; p = p->next)
+    p->seen_n = 0;
+  return snapshot_out();
+}
+
+/* The stream's size at which it is rewritten with one whole snapshot:
+ * twice its size after the last rewrite, plus 1 MiB (none in tests), so
+ * a long run's stream stays within that whatever its length, and the
+ * rewrites cost no more than the snapshots' writes (each copies what the
+ * snapshots since the last appended, at most). */
+static int64_t compact_at;
+#define COMPACT_SLACK ((int64_t)1 << 20)
+
+void sp__prof_snapshot(void) {
+  if (sp__cfg.mode != 1 || !sp__stream_acquire(60000))
+    return;
+  int64_t slack = sp__cfg.test_snapshot_fd >= 0 ? 0 : COMPACT_SLACK;
+  int rc = sp__stream_open(1) != 0 || sp__stream_regions() != 0;
+  if (!rc) {
+    if (!compact_at)
+      compact_at = 2 * sp__stream_size() + slack;
+    rc = snapshot_out() != 0;
+  }
+  if (!rc && sp__stream_size() > compact_at) {
+    int64_t before = sp__stream_size();
+    if (sp__stream_compact(full_snapshot) == 0)
+      compact_at = 2 * sp__stream_size() + slack;
+    else { /* not before the stream doubles again; and what the failed
+            * rewrite wrote is not in the stream: every path next time */
+      compact_at = 2 * before + slack;
+      for (sp__ptable_t *p = atomic_load(&tables); p; p = p->next)
+        p->seen_n = 0;
+    }
+    /* either way the last snapshot in the stream is whole */
+  }
+  sp__token_give();
+  if (sp__cfg.test_snapshot_fd >= 0) {
+    char c = rc ? 'f' : 's';
+    ssize_t w = write(sp__cfg.test_snapshot_fd, &c, 1);
+    (void)w;
+  }
 }
 
 /* In a forked child only the forking thread exists: the other tables are
@@ -356,6 +524,10 @@ void sp__prof_after_fork(void) {
   self->stack[0].child = 0;
   self->overflow = 0;
   self->n_folded = self->n_mismatch = self->n_unmatched = self->n_invalid = 0;
+  self->seen_n = 0; /* the child's stream has no snapshot yet */
+  n_snapshots = 0;
+  compact_at = 0;
+  atomic_store(&ticks_due, 1);
   self->thread = atomic_fetch_add(&n_threads, 1);
   self->next = NULL;
   atomic_store(&tables, self);

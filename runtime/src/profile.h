@@ -18,8 +18,10 @@
 /* One call path of one thread: the layout of sp_stream_pnode, so the table
  * goes to the stream as it stands. Stamps and sums are raw clock units;
  * the sum of squared durations is 128 bits (sq_hi:sq_lo), so every sum is
- * exact. Fields others read (the stream writer, a signal handler) are
- * stored with SP__PSTORE. */
+ * exact. Fields others read (the snapshot writer, a signal handler) are
+ * stored with SP__PSTORE; a call's end changes them between two steps of
+ * seq (odd while it does), so a reader on another thread copies a path's
+ * numbers from one moment without a lock (sp__prof_node_copy). */
 typedef struct sp__pnode {
   int32_t parent; /* node index, -1 for the thread's root */
   int32_t region; /* region id; -1 for the root */
@@ -28,7 +30,7 @@ typedef struct sp__pnode {
   int32_t c_node;   /* and its node */
   uint64_t outer;   /* total of the calls not inside another of its region */
   uint32_t open;    /* its calls open now: a call begun at 0 is outermost */
-  uint32_t reserved;
+  uint32_t seq;     /* odd while a call's end updates the fields above */
 } sp__pnode_t;
 
 enum {
@@ -60,6 +62,10 @@ typedef struct sp__ptable {
   uint64_t overflow; /* calls open above SP__STACK_MAX */
   /* counters, reported at finalize */
   uint64_t n_folded, n_mismatch, n_unmatched, n_invalid;
+  /* the snapshot writer's own: each node's calls when last written (NULL
+   * until mapped), and how many nodes were */
+  uint64_t *seen;
+  uint32_t seen_n;
   struct sp__ptable *next; /* every table, newest first */
 } sp__ptable_t;
 
@@ -75,6 +81,11 @@ static inline __attribute__((always_inline)) void
 sp__prof_close(sp__pframe_t *f, uint64_t now) {
   sp__pnode_t *n = f->node;
   uint64_t d = now - f->start;
+  uint32_t seq = n->seq;
+  SP__PSTORE(&n->seq, seq + 1);
+  /* The odd step is seen before any field changes (on x86 an ordering of
+   * the compiler's only: stores are not reordered with stores). */
+  __atomic_thread_fence(__ATOMIC_RELEASE);
   /* The last of its node's open calls to end encloses the others: every
    * call of its region inside it folded into this node. */
   uint32_t open = n->open - 1;
@@ -91,6 +102,7 @@ sp__prof_close(sp__pframe_t *f, uint64_t now) {
   SP__PSTORE(&n->first, f->start < n->first ? f->start : n->first);
   SP__PSTORE(&n->last, now);
   SP__PSTORE(&n->calls, n->calls + 1);
+  __atomic_store_n(&n->seq, seq + 2, __ATOMIC_RELEASE);
   SP__PSTORE(&f[-1].child, f[-1].child + d);
 }
 
@@ -156,6 +168,10 @@ static inline __attribute__((always_inline)) void sp__prof_end_now(int32_t id) {
  * calls still open go as frames, closed by the reader at the stream's
  * last stamp. */
 SP_HIDDEN int sp__prof_stream(void);
+/* Writes what changed in every thread's table since the last snapshot,
+ * then a PSNAP record (SP_PROFILE_SNAPSHOT; the writer thread, every
+ * interval). Takes the token itself; not in a signal handler. */
+SP_HIDDEN void sp__prof_snapshot(void);
 /* Counters of every table: folded, mismatched, unmatched, invalid, and
  * calls not recorded for want of memory for a table. */
 SP_HIDDEN void sp__prof_counters(uint64_t out[5]);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -248,7 +249,7 @@ static int meta(uint32_t kind, const char *key, const char *v, int64_t i) {
   unsigned char *p = payload();
   memcpy(p, &m, sizeof m);
   memcpy(p + sizeof m, key, m.key_len);
-  if (m.value_len)
+  if (m.value_len && v) /* an integer has none (GCC 12 cannot tell) */
     memcpy(p + sizeof m + m.key_len, v, m.value_len);
   return put_rec(SP_STREAM_META, sizeof m + m.key_len + m.value_len);
 }
@@ -375,10 +376,16 @@ void sp__stream_resolve(void) {
   }
 }
 
-/* Out of line: inlined with the staging block's constant size, GCC 12
- * warns of an iteration the loop never makes. */
-static __attribute__((noinline)) void feed(sp_stream_checker *k,
-                                           const uint64_t *w, size_t n) {
+/* Out of line and not cloned: specialised for the staging block's
+ * constant size (inlined, or a constprop clone), GCC 12 warns of an
+ * iteration the loop never makes. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SP__NOCLONE __attribute__((noclone))
+#else
+#define SP__NOCLONE
+#endif
+static __attribute__((noinline)) SP__NOCLONE void
+feed(sp_stream_checker *k, const uint64_t *w, size_t n) {
   sp_stream_check_add(k, w, n, 0);
 }
 
@@ -643,6 +650,110 @@ int sp__stream_snapshot(void) {
   int rc = 0;
   sp__pool_walk(snap_one, &rc);
   return rc;
+}
+
+int64_t sp__stream_size(void) { return good_size; }
+
+/* len bytes at *off of in appended to out through recbuf; 0 or -1. */
+static int copy_bytes(int in, int out, int64_t *off, int64_t len) {
+  while (len > 0) {
+    size_t want = len < (int64_t)sizeof recbuf ? (size_t)len : sizeof recbuf;
+    ssize_t r = pread(in, recbuf, want, (off_t)*off);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return -1;
+    for (ssize_t done = 0; done < r;) {
+      ssize_t w = write(out, recbuf + done, (size_t)(r - done));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return -1;
+      done += w;
+    }
+    *off += r, len -= r;
+  }
+  return 0;
+}
+
+/* The stream's records that a snapshot does not supersede (all but PATHS,
+ * FRAMES, PSNAP and the CLOCK records after the first two) from in into
+ * out; the bytes written, or -1. */
+static int64_t copy_kept(int in, int out, int64_t size) {
+  int64_t off = 0, kept = 0;
+  if (copy_bytes(in, out, &off, (int64_t)sizeof(sp_stream_header)) != 0)
+    return -1;
+  kept = off;
+  int clocks = 0;
+  while (off + (int64_t)sizeof(sp_stream_rec) <= size) {
+    sp_stream_rec h;
+    if (pread(in, &h, sizeof h, (off_t)off) != (ssize_t)sizeof h ||
+        h.size < sizeof h || off + h.size > size)
+      return -1;
+    int keep = h.type != SP_STREAM_PATHS && h.type != SP_STREAM_FRAMES &&
+               h.type != SP_STREAM_PSNAP &&
+               (h.type != SP_STREAM_CLOCK || clocks++ < 2);
+    if (!keep) {
+      off += h.size;
+      continue;
+    }
+    if (copy_bytes(in, out, &off, h.size) != 0)
+      return -1;
+    kept += h.size;
+  }
+  return kept;
+}
+
+int sp__stream_compact(int (*snapshot)(void)) {
+  char tmp[sizeof sp__stream_path + 8];
+  size_t n = strlen(sp__stream_path);
+  if (sp__stream_fd < 0 || n + 5 > sizeof tmp)
+    return -1;
+  memcpy(tmp, sp__stream_path, n);
+  memcpy(tmp + n, ".new", 5);
+  int in = open(sp__stream_path, O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    return -1;
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    close(in);
+    return -1;
+  }
+  int old = sp__stream_fd, old_errno = sp__stream_errno, old_off = hints_off;
+  int64_t old_size = good_size, old_nhints = nhints;
+  int64_t kept = copy_kept(in, fd, good_size);
+  close(in);
+  int rc = -1;
+  if (kept > 0) {
+    /* The new file's records are not in the hints: finalize reads their
+     * heads from the file (a profile's stream is small). */
+    sp__stream_fd = fd;
+    good_size = kept;
+    hints_off = 1;
+    nhints = 0;
+    /* Renamed over the stream only once whole: a kill before leaves the
+     * old stream (and the .new file), after it the new one. */
+    rc = snapshot() == 0 && rename(tmp, sp__stream_path) == 0 ? 0 : -1;
+  }
+  if (rc == 0) {
+    /* The stream's descriptor number stays: now the new file's. */
+    if (dup2(fd, old) == old) {
+      close(fd);
+      fd = old;
+    } else {
+      close(old);
+    }
+    sp__stream_fd = fd;
+    return 0;
+  }
+  close(fd);
+  unlink(tmp);
+  sp__stream_fd = old;
+  good_size = old_size;
+  sp__stream_errno = old_errno;
+  hints_off = old_off;
+  nhints = old_nhints;
+  return -1;
 }
 
 int sp__stream_flush(int cause, int normal) {

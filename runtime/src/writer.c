@@ -2,6 +2,7 @@
  * them to the stream and gives their memory back to the pool, so recording
  * threads never write files. Started on the first hand-off. */
 #include "internal.h"
+#include "profile.h"
 
 #include <signal.h>
 #include <string.h>
@@ -11,6 +12,7 @@ static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t qcond = PTHREAD_COND_INITIALIZER;
 static sp__chunk_t *q_head, *q_tail;
 static int q_len, writing, stop_req, started;
+static int64_t tick_ns; /* profile mode: between snapshots; 0 none */
 static pthread_t thread;
 static __thread int i_am_writer;
 
@@ -52,15 +54,45 @@ static void write_batch(sp__chunk_t **cs, int n, int64_t *last_clock) {
   sp__chunks_put(cs, n);
 }
 
+static int64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Waits for chunks or the stop (qlock held); in profile mode a snapshot
+ * is written (qlock released) each time *next comes, and then every
+ * tick_ns: an interval is never cut short by the chunks of a trace. */
+static void wait_work(int64_t *next) {
+  while (!q_head && !stop_req) {
+    if (!tick_ns) {
+      pthread_cond_wait(&qcond, &qlock);
+      continue;
+    }
+    int64_t now = mono_ns();
+    if (now >= *next) {
+      pthread_mutex_unlock(&qlock);
+      sp__prof_snapshot();
+      pthread_mutex_lock(&qlock);
+      now = mono_ns();
+      *next = now + tick_ns;
+      continue;
+    }
+    struct timespec ts = {(time_t)(*next / 1000000000),
+                          (long)(*next % 1000000000)};
+    pthread_cond_timedwait(&qcond, &qlock, &ts);
+  }
+}
+
 static void *writer_main(void *arg) {
   (void)arg;
   i_am_writer = 1;
   sp__chunk_t *batch[BATCH];
   int64_t last_clock = 0;
   pthread_mutex_lock(&qlock);
+  int64_t next = mono_ns() + tick_ns;
   for (;;) {
-    while (!q_head && !stop_req)
-      pthread_cond_wait(&qcond, &qlock);
+    wait_work(&next);
     if (!q_head)
       break;
     sp__chunk_t *list = q_head;
@@ -88,6 +120,18 @@ static void *writer_main(void *arg) {
 /* The writer takes no signal meant for the process: a handler must run on
  * a thread that is not the one holding the stream. */
 static int start(void) {
+  /* The snapshots' deadlines are on CLOCK_MONOTONIC (no waiter now: qlock
+   * is held, and the thread is not started). */
+  pthread_condattr_t ca;
+  if (pthread_condattr_init(&ca) == 0) {
+    if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0) {
+      pthread_cond_destroy(&qcond);
+      pthread_cond_init(&qcond, &ca);
+    } else {
+      tick_ns = 0; /* a deadline on another clock: none rather than wrong */
+    }
+    pthread_condattr_destroy(&ca);
+  }
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -117,6 +161,19 @@ void sp__writer_push(sp__chunk_t *c) {
   pthread_mutex_unlock(&qlock);
 }
 
+void sp__writer_ticks(void) {
+  pthread_mutex_lock(&qlock);
+  if (!started && !stop_req) {
+    if (sp__cfg.test_snapshot_fd >= 0)
+      tick_ns = 10000000;
+    else
+      tick_ns = (int64_t)sp__cfg.profile_snapshot * 1000000000;
+    if (tick_ns)
+      started = start() == 0 ? 1 : -1;
+  }
+  pthread_mutex_unlock(&qlock);
+}
+
 void sp__writer_stop(void) {
   pthread_mutex_lock(&qlock);
   stop_req = 1;
@@ -138,6 +195,7 @@ void sp__writer_unlock(void) { pthread_mutex_unlock(&qlock); }
 void sp__writer_after_fork(void) { /* qlock held since fork_prepare */
   q_head = q_tail = NULL;
   q_len = writing = stop_req = started = 0;
+  tick_ns = 0; /* the child's first table starts them again */
   i_am_writer = 0;
   pthread_cond_init(&qcond, NULL);
   pthread_mutex_unlock(&qlock);

@@ -4,7 +4,9 @@
 # in trace and profile mode under a fake clock (SP_TEST_CLOCK_STEP_NS)
 # gives identical summary_statistics and the same call paths, counts and
 # times; hand-worked figures; SIGTERM and SIGSEGV still leave the profile
-# (sp-import and sp-report read the stream); the path bound; deep
+# (sp-import and sp-report read the stream); SIGKILL and _exit keep the
+# last snapshot, exactly; snapshots read while threads record; --mpi and
+# --suggest-filter from a profile equal to the trace's; the path bound; deep
 # recursion; file size independent of the number of calls; the tools'
 # refusals. Args: PROG SP_IMPORT SP_REPORT WORK
 import os
@@ -315,6 +317,256 @@ for n in (100000, 1000000):
     check(rc == 0 and int(r[(0, "leaf")]["calls"]) == n, "loop %d: %s" % (n, r.get((0, "leaf"))))
     sizes.append(os.path.getsize(f))
 check(abs(sizes[1] - sizes[0]) <= 0.02 * sizes[0], "sizes %s" % sizes)
+
+
+# ---- snapshots: SIGKILL and _exit lose only the calls after the last ----
+def stream_psnaps(path):
+    """The PSNAP records of a stream (this machine's byte order): their
+    count and the last one's seq (snapshots written before it)."""
+    import struct
+    with open(path, "rb") as f:
+        b = f.read()
+    off, n, seq = 32, 0, -1
+    while off + 16 <= len(b):
+        t, size = struct.unpack_from("<II", b, off)
+        if size < 16 or off + size > len(b):
+            break
+        if t == 0x5350000a:
+            n += 1
+            seq = struct.unpack_from("<Q", b, off + 24)[0]
+        off += size
+    return n, seq
+
+
+def snap_start(args, d, wait=2, **env):
+    """PROG with SP_TEST_SNAPSHOT_FD (a snapshot every 10 ms and a byte on
+    the pipe after each), once it printed "ready" and two snapshots ended
+    after that: the second began after "ready", so it holds every call
+    made before. Returns (process, its "ready" line, the two bytes)."""
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    r, w = os.pipe()
+    e = dict(base, SP_MODE="profile", SP_CLOCK="monotonic",
+             SP_OUTPUT=os.path.join(d, "p"), SP_TEST_SNAPSHOT_FD=str(w), **env)
+    p = subprocess.Popen([PROG] + args, env=e, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         pass_fds=(w,))
+    os.close(w)
+    ready = p.stdout.readline()
+    os.set_blocking(r, False)  # bytes of snapshots ended before: dropped
+    try:
+        while os.read(r, 4096):
+            pass
+    except BlockingIOError:
+        pass
+    os.set_blocking(r, True)
+    got = b"".join(os.read(r, 1) for _ in range(wait))
+    os.close(r)
+    return p, ready, got
+
+
+# "long": 40 snapshots before the kill, the stream rewritten as it goes
+# (in tests whenever it doubles its size after the last rewrite).
+N = 1000
+for how, status in (("kill", -9), ("_exit", 5), ("long", -9)):
+    d = os.path.join(WORK, "snap_" + how)
+    wait = 40 if how == "long" else 2
+    p, ready, got = snap_start(["kill" if how == "long" else how, str(N)], d, wait)
+    check(ready == b"ready\n" and got == b"s" * wait, "%s: %r %r" % (how, ready, got))
+    if how != "_exit":
+        p.kill()
+    else:
+        p.stdin.write(b"go\n")
+        p.stdin.flush()
+    p.wait()
+    err = p.stderr.read()
+    check(p.returncode == status and err == b"",
+          "%s: status %d %r" % (how, p.returncode, err))
+    left = os.listdir(d)
+    check(len(left) == 1 and left[0].endswith(".spts"), "%s left %s" % (how, left))
+    if how == "long" and len(left) == 1:
+        n, seq = stream_psnaps(os.path.join(d, left[0]))
+        check(seq >= 39 and 1 <= n < 20,
+              "long: %d snapshots in the stream, the last #%d" % (n, seq))
+    out = os.path.join(d, "out.h5")
+    q = subprocess.run([IMPORT, "-o", out, d], stderr=subprocess.PIPE)
+    check(q.returncode == 0 and b"recovered from a stream" in q.stderr,
+          "%s import: %d %r" % (how, q.returncode, q.stderr))
+    if q.returncode != 0:
+        continue
+    r, _, _ = rows(out)
+    got = {k[1]: int(v["calls"]) for k, v in r.items()}
+    # main_region and work open: ended at the last snapshot's stamp
+    check(got == {"main_region": 1, "leaf": N, "work": 1}, "%s calls %s" % (how, got))
+    q_, _ = profile_paths(out)
+    t_ = {k[1]: int(v["total_ns"]) for k, v in q_.items()}
+    x_ = {k[1]: int(v["exclusive_ns"]) for k, v in q_.items()}
+    M, W, L = ("main_region",), ("main_region", "work"), ("main_region", "leaf")
+    check(sorted(t_) == sorted([M, W, L]), "%s paths %s" % (how, sorted(t_)))
+    if sorted(t_) == sorted([M, W, L]):
+        check(t_[M] == x_[M] + t_[W] + t_[L] and t_[W] == x_[W] and t_[W] > 0,
+              "%s: open calls' times %s %s" % (how, t_, x_))
+        lf = q_[(0, L)]
+        check(0 < int(lf["min_ns"]) <= int(lf["max_ns"]) and
+              int(lf["total_ns"]) >= N * int(lf["min_ns"]) and
+              int(lf["total_ns"]) <= N * int(lf["max_ns"]),
+              "%s: leaf's numbers disagree: %s" % (how, lf))
+    with h5py.File(out, "r") as f:
+        check(int(f["metadata"].attrs["calls_open_at_exit"]) == 2,
+              "%s calls_open_at_exit" % how)
+
+# A forked child's snapshots go to a stream of its own (its first begin
+# starts them): killed, it leaves its 2N calls; the parent's file its N.
+# (A child that never says "ready" closes the pipe: no hang.)
+d = os.path.join(WORK, "snap_fork")
+shutil.rmtree(d, ignore_errors=True)
+os.makedirs(d)
+r, w = os.pipe()
+cr, cw = os.pipe()
+p = subprocess.Popen([PROG, "fork", str(N), str(cw)], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w, cw),
+                     env=dict(base, SP_MODE="profile", SP_CLOCK="monotonic",
+                              SP_OUTPUT=os.path.join(d, "p%p_"),
+                              SP_TEST_SNAPSHOT_FD=str(w)))
+os.close(w)
+os.close(cw)
+ready = p.stdout.readline().split()
+os.set_blocking(cr, False)
+try:
+    while os.read(cr, 4096):
+        pass
+except BlockingIOError:
+    pass
+os.set_blocking(cr, True)
+got = os.read(cr, 1) + os.read(cr, 1)
+check(len(ready) == 2 and ready[0] == b"ready" and got == b"ss",
+      "fork: %r %r" % (ready, got))
+if len(ready) == 2:
+    os.kill(int(ready[1]), 9)
+p.stdin.close()
+p.wait()
+os.close(r)
+os.close(cr)
+err = p.stderr.read()
+# (a child records only with %p in the prefix: a file of its own)
+left = sorted(os.listdir(d), key=lambda f: f.endswith(".spts"))
+check(p.returncode == 0 and err == b"" and len(left) == 2 and
+      left[0] == "p%d__rank00000.h5" % p.pid and left[1].endswith(".spts") and
+      len(ready) == 2 and left[1].startswith("p%s__" % ready[1].decode()),
+      "fork: status %d %r, left %s" % (p.returncode, err, left))
+if len(left) == 2 and left[1].endswith(".spts"):
+    child = os.path.join(WORK, "fork_child.h5")
+    q = subprocess.run([IMPORT, "-o", child, os.path.join(d, left[1])],
+                       stderr=subprocess.PIPE)
+    check(q.returncode == 0, "fork child import: %r" % q.stderr)
+    if q.returncode == 0:
+        pc, _ = profile_paths(child)
+        got = {k[1]: int(v["calls"]) for k, v in pc.items()}
+        check(got == {("leaf",): 2 * N}, "fork child: %s" % got)
+    pp_, _ = profile_paths(os.path.join(d, left[0]))
+    got = {k[1]: int(v["calls"]) for k, v in pp_.items()}
+    check(got == {("main_region",): 1, ("main_region", "leaf"): N},
+          "fork parent: %s" % got)
+
+# Two threads busy while snapshots are read (at least two during their
+# calls): exact counts at the end, nothing said (TSan would).
+d = os.path.join(WORK, "snap_busy")
+p, ready, got = snap_start(["busy"], d)
+check(ready == b"ready\n" and got == b"ss", "busy: %r %r" % (ready, got))
+o, err = p.communicate(b"go\n")
+check(p.returncode == 0 and err == b"", "busy: status %d %r" % (p.returncode, err))
+counts = sorted(int(x) for x in o.split())
+check(sorted(os.listdir(d)) == ["p_rank00000.h5"], "busy left %s" % os.listdir(d))
+if p.returncode == 0 and len(counts) == 2:
+    r, _, _ = rows(os.path.join(d, "p_rank00000.h5"))
+    for name in ("work", "leaf"):
+        got = sorted(int(v["calls"]) for k, v in r.items() if k[1] == name)
+        check(got == counts, "busy %s: %s, the threads said %s" % (name, got, counts))
+
+
+
+# ---- sp-report --mpi from a profile: what the trace of the same calls
+# gives. Three ranks of regions named as MPI calls (profile_prog "mpi"),
+# merged, under the fake clock: main_region { compute x r; MPI_Send x r+1;
+# MPI_Allreduce { MPI_Send } x 2; compute { MPI_Allreduce } }.
+def report(*args):
+    q = subprocess.run([REPORT] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    return q.returncode, q.stdout.decode(), q.stderr.decode()
+
+
+merged = {}
+for mode in ("profile", "trace"):
+    dm = os.path.join(WORK, "mpi_" + mode)
+    shutil.rmtree(dm, ignore_errors=True)
+    os.makedirs(dm)
+    for rank in (0, 1, 2):
+        e = dict(base, SP_RANK=str(rank), SP_TEST_CLOCK_STEP_NS=str(STEP),
+                 SP_OUTPUT=os.path.join(dm, "r"), SP_FORMAT="h5")
+        if mode == "profile":
+            e["SP_MODE"] = "profile"
+        subprocess.run([PROG, "mpi"], check=True, env=e)
+    merged[mode] = os.path.join(WORK, "mpi_%s.h5" % mode)
+    q = subprocess.run([IMPORT, "-o", merged[mode], dm], stderr=subprocess.PIPE)
+    check(q.returncode == 0, "mpi %s import: %r" % (mode, q.stderr))
+for opts in ([], ["--ranks", "1-2"], ["--exclude", "Allreduce"],
+             ["--include", "Send", "--top", "1"]):
+    for x in ([], ["--export", "csv"], ["--export", "json"]):
+        rp, op, ep = report("--mpi", *(opts + x), merged["profile"])
+        rt, ot, et = report("--mpi", *(opts + x), merged["trace"])
+        # the first line (text) or the "file" (json) names the input
+        op, ot = (o.replace(merged[m], "F") for o, m in
+                  ((op, "profile"), (ot, "trace")))
+        check(rp == 0 and ep == "" and op == ot,
+              "--mpi %s from the profile:\n%s%s\nfrom the trace:\n%s" %
+              (" ".join(opts + x), op, ep, ot))
+# Hand-worked (S = STEP ns): rank r's MPI time is (r + 1) sends of S, two
+# Allreduce of 3S (the Send inside counts once, in them) and one of S.
+rc, out, err = report("--mpi", "--export", "json", merged["profile"])
+if rc == 0:
+    import json
+    j = json.loads(out)
+    got = [(r["rank"], r["calls"], r["mpi_ns"]) for r in j["ranks"]]
+    check(got == [(r, (r + 1) + 2 + 3, ((r + 1) + 6 + 1) * S) for r in (0, 1, 2)],
+          "--mpi of the profile, ranks: %s" % got)
+    fn = {f["name"]: (f["calls"], f["total_ns"], f["min_rank"], f["max_rank"])
+          for f in j["functions"]}
+    check(fn == {"MPI_Allreduce": (9, 21 * S, 0, 0),
+                 "MPI_Send": (12, 12 * S, 0, 2)}, "--mpi functions: %s" % fn)
+
+# --suggest-filter from a profile: the trace's suggestion, line for line
+# but the one naming the file (leaf's calls take STEP = 1 us, not worth
+# recording at --record-cost 200: under 10 x 200 ns).
+for opts in (["--record-cost", "200"], ["--record-cost", "1000"]):
+    outs = []
+    for f in (fp, ft):
+        rc, out, err = report("--suggest-filter=-", *opts, f)
+        check(rc == 0 and err == "", "--suggest-filter %s: %d %r" % (f, rc, err))
+        outs.append(out.replace(f, "F"))
+    check(outs[0] == outs[1] and "exclude function leaf" in outs[0],
+          "--suggest-filter %s from the profile:\n%sfrom the trace:\n%s"
+          % (opts, outs[0], outs[1]))
+
+# What needs every call refuses a profile: one line naming the option and
+# the mode, status 1, nothing written.
+for args, what in ((["--svg", "timeline"], "--svg timeline"),
+                   (["--export", "chrome"], "--export chrome"),
+                   (["--export", "events"], "--export events"),
+                   (["--events"], "--events"),
+                   (["--region", "leaf"], "--region")):
+    rc, out, err = report(*(args + [fp]))
+    check(rc == 1 and out == "" and err.count("\n") == 1 and
+          err == "sp-report: %s: a profile (SP_MODE=profile) holds no events, "
+                 "which %s needs: record a trace (SP_MODE=trace)\n" % (fp, what),
+          "%s of a profile: %d %r %r" % (what, rc, out, err))
+otf = os.path.join(WORK, "otf2_of_profile")
+shutil.rmtree(otf, ignore_errors=True)
+rc, out, err = report("--export", "otf2", "-o", otf, fp)
+check((rc == 1 and err.count("\n") == 1 and "SP_MODE=profile" in err and
+       "--export otf2" in err and not os.path.exists(otf)) or
+      (rc == 1 and "OTF2" in err),  # a build without OTF2 says so instead
+      "--export otf2 of a profile: %d %r" % (rc, err))
+
 
 
 # sp_pause in both modes (the scenario is in test_runtime.c's rt_scenario):

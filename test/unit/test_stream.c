@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "sp_format.h"
+#include "sp_profile.h"
 #include "stream_writer.h"
 #include "test_dir.h"
 
@@ -614,7 +615,7 @@ static void torn_records(void **state) {
       {"record size 20 is not a multiple of 8 from 16 on", 1},
       {"record size 8 is not a multiple of 8 from 16 on", 2},
       {"REGION record: its fields take 56 bytes, its size says 48", 3},
-      {"unknown record type 0x5350000a", 4},
+      {"unknown record type 0x5350000b", 4},
       {"unknown record type 0x00000000", 5},
       {"record of 64 bytes cut short (56 left)", 6},
       {"CALLS record fails its check", 7},
@@ -650,7 +651,7 @@ static void torn_records(void **state) {
       break;
     case 4:
       sw_calls(&w, 0, 0, 1, 1, c);
-      sw_set32(&w, at0, SP_STREAM_TAG | 10);
+      sw_set32(&w, at0, SP_STREAM_TAG | 11);
       break;
     case 5: {
       unsigned char z[64] = {0};
@@ -1097,6 +1098,112 @@ static void zcalls_torn(void **state) {
   }
 }
 
+/* ---- profile snapshots: PATHS/FRAMES taken in at their PSNAP ---- */
+
+/* A PATHS record of thread 0: nodes [first, first + k) of total, each
+ * (parent, region, calls), durations 10 a call, first start 100. */
+static void sw_paths(sw *w, int64_t first, int64_t k, int64_t total,
+                     const int32_t (*nodes)[3]) {
+  sw_begin(w, SP_STREAM_PATHS);
+  sw_u32(w, 0), sw_u32(w, 0);
+  sw_u64(w, (uint64_t)first), sw_u64(w, (uint64_t)k),
+      sw_u64(w, (uint64_t)total);
+  for (int64_t i = 0; i < k; i++) {
+    uint64_t c = (uint64_t)nodes[i][2];
+    sw_u32(w, (uint32_t)nodes[i][0]), sw_u32(w, (uint32_t)nodes[i][1]);
+    /* calls total excl min max sq_lo sq_hi first last */
+    const uint64_t v[9] = {c, 10 * c, 10 * c, 10, 10, 100 * c, 0, 100, 200};
+    for (int j = 0; j < 9; j++)
+      sw_u64(w, c ? v[j] : (j == 3 || j == 7 ? UINT64_MAX : 0));
+    sw_u32(w, 0), sw_u32(w, 0); /* cache */
+    sw_u64(w, 10 * c);          /* outer */
+    sw_u32(w, 0), sw_u32(w, 0); /* open, seq */
+  }
+  sw_end(w);
+}
+
+static void sw_frames0(sw *w) { /* no call open */
+  sw_begin(w, SP_STREAM_FRAMES);
+  sw_u32(w, 0), sw_u32(w, 0);
+  sw_u64(w, 0), sw_u64(w, 0), sw_u64(w, 0);
+  sw_end(w);
+}
+
+static void sw_psnap(sw *w, uint64_t stamp, uint64_t seq) {
+  sw_begin(w, SP_STREAM_PSNAP);
+  sw_u64(w, stamp), sw_u64(w, seq);
+  sw_end(w);
+}
+
+/* calls of region name in thread 0's profile of the stream w, -1 if none */
+static int64_t prof_calls(const sw *w, const char *name) {
+  sp_fmt_stream *s = open_image(w, w->n, 0, "snap.spts");
+  sp_fmt_profile p;
+  assert_int_equal(sp_fmt_stream_profile(s, &p), 1);
+  int64_t calls = -1;
+  for (int64_t i = 0; i < p.npaths; i++)
+    if (!strcmp(p.regions[p.paths[i].region].name, name))
+      calls = p.paths[i].s.calls;
+  sp_fmt_profile_free(&p);
+  sp_fmt_stream_close(s);
+  return calls;
+}
+
+/* A later snapshot may write only the paths that changed; one cut short
+ * (no PSNAP after it) leaves the one before whole; a stream with no PSNAP
+ * at all (from before them) takes every record. */
+static void profile_snapshots(void **state) {
+  (void)state;
+  for (int be = 0; be < 2; be++) {
+    sw w = {0};
+    w.be = be;
+    sw_header(&w, 0, 1, SP_STREAM_CLOCK_NS);
+    sw_region(&w, 0, -1, "f", NULL, 0);
+    sw_region(&w, 1, -1, "g", NULL, 0);
+    const int32_t snap1[3][3] = {{-1, -1, 0}, {0, 0, 2}, {1, 1, 4}};
+    sw_paths(&w, 0, 3, 3, snap1);
+    sw_frames0(&w);
+    sw_psnap(&w, 1000, 0);
+    const int32_t snap2[1][3] = {{0, 0, 5}}; /* f changed, g did not */
+    sw_paths(&w, 1, 1, 3, snap2);
+    sw_frames0(&w);
+    sw_psnap(&w, 2000, 1);
+    size_t whole = w.n;
+    assert_int_equal(prof_calls(&w, "f"), 5);
+    assert_int_equal(prof_calls(&w, "g"), 4);
+    /* a third, cut short after its paths: f 9, a new path h */
+    sw_region(&w, 2, -1, "h", NULL, 0);
+    const int32_t snap3[3][3] = {{0, 0, 9}, {1, 1, 4}, {0, 2, 1}};
+    sw_paths(&w, 1, 3, 4, snap3);
+    assert_int_equal(prof_calls(&w, "f"), 5);
+    assert_int_equal(prof_calls(&w, "h"), -1);
+    sw_frames0(&w);
+    assert_int_equal(prof_calls(&w, "f"), 5);
+    sw_psnap(&w, 3000, 2);
+    assert_int_equal(prof_calls(&w, "f"), 9);
+    assert_int_equal(prof_calls(&w, "h"), 1);
+    assert_int_equal(prof_calls(&w, "g"), 4);
+    /* the PSNAP torn: the second snapshot stands */
+    assert_true(w.n - whole > 8);
+    sw cut = w;
+    cut.n -= 8;
+    assert_int_equal(prof_calls(&cut, "f"), 5);
+    free(w.b);
+
+    /* no PSNAP anywhere: every record counts, the last of a path wins */
+    sw o = {0};
+    o.be = be;
+    sw_header(&o, 0, 1, SP_STREAM_CLOCK_NS);
+    sw_region(&o, 0, -1, "f", NULL, 0);
+    const int32_t a[2][3] = {{-1, -1, 0}, {0, 0, 2}};
+    sw_paths(&o, 0, 2, 2, a);
+    const int32_t b[1][3] = {{0, 0, 7}};
+    sw_paths(&o, 1, 1, 2, b);
+    assert_int_equal(prof_calls(&o, "f"), 7);
+    free(o.b);
+  }
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "%s/test_stream_work.%ld", SP_TEST_BINARY_DIR,
            (long)getpid());
@@ -1117,6 +1224,7 @@ int main(void) {
       cmocka_unit_test(zcalls_codec),
       cmocka_unit_test(zcalls_cut_counts),
       cmocka_unit_test(zcalls_torn),
+      cmocka_unit_test(profile_snapshots),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[600];
