@@ -118,6 +118,7 @@ if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
     "$import" --merge-processes -o "$work/$1.h5" "$work/$1" >/dev/null 2>"$work/$1.import.log" ||
       fail "sp-import $1: $(cat "$work/$1.import.log")"
     "$report" --export csv --by-rank "$work/$1.h5" >"$work/$1.csv"
+    "$report" --mpi --export csv "$work/$1.h5" >"$work/$1.mpi.csv"
   }
   hrun hpcc
   for r in 0 1; do
@@ -126,6 +127,10 @@ if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
     done
     for fn in MPI_Init MPI_Allreduce MPI_Bcast MPI_Alltoall; do # the PMPI layer's
       grep -q "^$fn,$r," "$work/hpcc.csv" || fail "HPCC profile: no $fn on rank $r"
+      # sp-report --mpi from the profile: the same calls per rank and function
+      want=$(grep "^$fn,$r," "$work/hpcc.csv" | cut -d, -f3)
+      grep -q "^$r,$fn,$want," "$work/hpcc.mpi.csv" ||
+        fail "HPCC profile: sp-report --mpi lacks $r,$fn,$want: $(grep ",$fn," "$work/hpcc.mpi.csv")"
     done
   done
   printf 'exclude function HPL_l*\nexclude function HPL_d*\n' >"$work/hpcc.filter"
