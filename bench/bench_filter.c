@@ -19,7 +19,9 @@ void sp_bench_k_ann(volatile int *p); /* annotate("sp_region"), plugin-built */
 #endif
 
 static __attribute__((noinline)) void empty(void) { __asm__ volatile(""); }
+#ifdef SP_BENCH_PLUGIN
 static volatile int sink;
+#endif
 
 static double now_ns(void) {
   struct timespec ts;
