@@ -154,29 +154,6 @@ static size_t chars(const char *s, int k) {
 
 int rp_name_cols(const char *name) { return escape(name, NULL); }
 
-void rp_name_str(FILE *f, const char *name, int width) {
-  char *d = malloc(4 * strlen(name) + 1);
-  if (!d) {
-    fputs("?", f);
-    return;
-  }
-  int cols = escape(name, d);
-  if (width > 3 && cols > width) {
-    /* Its start and its end around "...", the end the larger part: names
-     * that share a start (C++ templates, overloads) differ at the end. */
-    int head = (width - 3) / 3, tail = width - 3 - head;
-    fwrite(d, 1, chars(d, head), f);
-    fputs("...", f);
-    fputs(d + chars(d, cols - tail), f);
-    cols = width;
-  } else {
-    fputs(d, f);
-  }
-  for (int i = cols; i < width; i++)
-    fputc(' ', f);
-  free(d);
-}
-
 void rp_csv_str(FILE *f, const char *s) {
   if (!strpbrk(s, ",\"\n\r")) {
     rp_utf8_str(f, s);
@@ -369,4 +346,15 @@ void rp_fit_free(rp_fit *fit) {
     free(fit->shown[i]);
   free(fit->shown);
   memset(fit, 0, sizeof *fit);
+}
+
+/* One name is a column of one: the same cut, the same padding. */
+void rp_name_str(FILE *f, const char *name, int width) {
+  rp_fit fit;
+  if (rp_fit_names(&fit, &name, 1, width) != 0) {
+    fputs("?", f);
+    return;
+  }
+  rp_fit_put(f, &fit, 0);
+  rp_fit_free(&fit);
 }
