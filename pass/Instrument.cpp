@@ -2,6 +2,7 @@
 // (see Instrument.h); also emits the sp_site globals of sp_hooks.h.
 #include "Instrument.h"
 #include "DebugLocs.h"
+#include "sp_hooks.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/EHPersonalities.h"
@@ -21,6 +22,7 @@ Instrumenter::Instrumenter(Module &M, bool InlineCheck) : M(M) {
   LLVMContext &C = M.getContext();
   Type *Ptr = PointerType::getUnqual(C);
   Type *I32 = Type::getInt32Ty(C);
+  // sp_site of sp_hooks.h, whose static_asserts pin this layout.
   SiteTy = StructType::get(C, {I32, I32, Ptr, Ptr});
   FunctionType *HookTy = FunctionType::get(Type::getVoidTy(C), {Ptr}, false);
   Enter = M.getOrInsertFunction("sp__enter", HookTy);
@@ -56,8 +58,14 @@ void Instrumenter::emit(FunctionCallee Hook, GlobalVariable *Site,
   IRBuilder<> B(P);
   B.SetCurrentDebugLocation(DL);
   if (Active) {
-    Value *On = B.CreateIsNotNull(
-        B.CreateLoad(Type::getInt32Ty(M.getContext()), Active, "sp.active"));
+    Type *I32 = Type::getInt32Ty(M.getContext());
+    Value *Act = B.CreateIsNotNull(B.CreateLoad(I32, Active, "sp.active"));
+    // The site's id, which the runtime stores from any thread: a relaxed
+    // atomic load (a plain move on every target).
+    LoadInst *Id = B.CreateAlignedLoad(I32, Site, Align(4), "sp.id");
+    Id->setAtomic(AtomicOrdering::Monotonic);
+    Value *On = B.CreateAnd(
+        Act, B.CreateICmpNE(Id, ConstantInt::getSigned(I32, SP_SITE_EXCLUDED)));
     Instruction *Then = SplitBlockAndInsertIfThen(
         On, P->getIterator(), /*Unreachable=*/false,
         MDBuilder(M.getContext()).createLikelyBranchWeights());
@@ -89,7 +97,7 @@ GlobalVariable *Instrumenter::makeSite(StringRef Symbol, StringRef Name,
                        ? ConstantPointerNull::get(PointerType::getUnqual(C))
                        : str(Loc.File);
   Constant *Init = ConstantStruct::get(
-      SiteTy, {ConstantInt::getSigned(I32, -1),
+      SiteTy, {ConstantInt::getSigned(I32, SP_SITE_UNSEEN),
                ConstantInt::getSigned(I32, Loc.Line), str(Name), File});
   // Writable: the runtime caches the region id in the first field.
   auto *GV = new GlobalVariable(M, SiteTy, /*isConstant=*/false,

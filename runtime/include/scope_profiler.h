@@ -87,18 +87,36 @@ SP_API const char *sp_err_name(int code);
  * main(), so a disabled run pays one predictable branch per call. */
 SP_API extern int sp_active_;
 
-/* Calls made through this header check sp_active_ inline (the functions
- * stay callable by address, from Fortran and through dlsym). */
-#ifndef SP_NO_INLINE_CHECK
-/* A relaxed atomic read (a plain load on every target): sp_finalize() in
- * one thread may clear the flag while others record. */
+/** The id sp_region returns for a region the run-time filter (SP_FILTER)
+ *  excludes: sp_begin and sp_end take it and record nothing (through this
+ *  header, without a call). Above every real id. */
+#define SP_REGION_EXCLUDED 0x40000000
+
+/* Calls made through this header check sp_active_ and the excluded id
+ * inline (the functions stay callable by address, from Fortran and through
+ * dlsym). A relaxed atomic read (a plain load on every target):
+ * sp_finalize() in one thread may clear the flag while others record. */
 #if defined(__GNUC__) || defined(__clang__)
 #define SP_ACTIVE_ __atomic_load_n(&sp_active_, __ATOMIC_RELAXED)
+/* no_instrument_function: a -finstrument-functions build would record
+ * these two as functions of their own, even inlined. */
+#define SP_INLINE_                                                             \
+  static inline __attribute__((always_inline, unused, no_instrument_function))
 #else
 #define SP_ACTIVE_ sp_active_
+#define SP_INLINE_ static inline
 #endif
-#define sp_begin(region) ((void)(SP_ACTIVE_ ? sp_begin(region) : (void)0))
-#define sp_end(region) ((void)(SP_ACTIVE_ ? sp_end(region) : (void)0))
+SP_INLINE_ void sp_begin_checked_(int region) {
+  if (SP_ACTIVE_ && region != SP_REGION_EXCLUDED)
+    (sp_begin)(region);
+}
+SP_INLINE_ void sp_end_checked_(int region) {
+  if (SP_ACTIVE_ && region != SP_REGION_EXCLUDED)
+    (sp_end)(region);
+}
+#ifndef SP_NO_INLINE_CHECK
+#define sp_begin(region) sp_begin_checked_(region)
+#define sp_end(region) sp_end_checked_(region)
 #endif
 
 #ifdef __cplusplus

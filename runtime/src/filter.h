@@ -8,9 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A plugin site's id once the filter excluded its region. */
-#define SP__SITE_EXCLUDED (-2)
-
 /* Non-zero once a filter file with at least one rule is loaded. */
 SP_HIDDEN extern int sp__filter_on;
 /* Set once at init, maybe while other threads run: read atomically (a plain
@@ -21,8 +18,9 @@ SP_HIDDEN extern uint8_t sp__filter_state[SP__MAX_REGIONS];
 
 /* For the hot paths' rare branches: 1 when id is known to be excluded. */
 static inline __attribute__((always_inline)) int sp__filter_out(int32_t id) {
-  return SP_UNLIKELY(SP__FILTER_ON()) && (uint32_t)id < SP__MAX_REGIONS &&
-         __atomic_load_n(&sp__filter_state[id], __ATOMIC_RELAXED) == 2;
+  if (SP_UNLIKELY(SP__FILTER_ON()) && (uint32_t)id < SP__MAX_REGIONS)
+    return __atomic_load_n(&sp__filter_state[id], __ATOMIC_RELAXED) == 2;
+  return id == SP_REGION_EXCLUDED; /* sp_region's id for an excluded name */
 }
 
 typedef struct sp__filter sp__filter_t;

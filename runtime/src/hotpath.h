@@ -17,9 +17,10 @@ SP_HIDDEN extern int sp__active;
 
 SP_HIDDEN void sp__begin_slow(int32_t id);
 SP_HIDDEN void sp__end_slow(sp__thread_t *t, int32_t id, uint64_t now);
-/* pause.c: a begin while paused, 1 when done (0: the full slow path) */
+/* pause.c: a begin while paused, 1 when done (0: the full slow path); an
+ * end while paused, which reads the clock only for a call it closes. */
 SP_HIDDEN int sp__pause_begin(int32_t id);
-SP_HIDDEN void sp__pause_end(int32_t id, uint64_t now);
+SP_HIDDEN void sp__pause_end(int32_t id);
 
 /* Stores others may read while this thread records (finalize, a signal
  * handler): relaxed or release atomics, which are plain moves on x86 (on
@@ -45,11 +46,10 @@ static inline __attribute__((always_inline)) void sp__begin_fast(int32_t id) {
   sp__thread_t *t = sp__tls;
   int a = SP__ACTIVE();
   if (SP_UNLIKELY(a != 1 || !t || (uint32_t)id >= SP__MAX_REGIONS)) {
-    if (a == SP__ACTIVE_PROFILE) {
+    if (a == SP__ACTIVE_PROFILE)
       sp__prof_begin(id);
-      return;
-    }
-    sp__begin_slow(id);
+    else if (a != SP__ACTIVE_PAUSED || !sp__pause_begin(id))
+      sp__begin_slow(id);
     return;
   }
   sp__buf_t *page = t->pages[(uint32_t)id >> SP__PAGE_BITS];
@@ -79,7 +79,7 @@ static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {
     if (a == SP__ACTIVE_PROFILE)
       sp__prof_end_now(id);
     else if (a == SP__ACTIVE_PAUSED)
-      sp__pause_end(id, sp__now());
+      sp__pause_end(id);
     return; /* recording stopped, or this thread never began a call */
   }
   uint32_t d = t->depth;

@@ -233,6 +233,10 @@ SP_API int sp_region_at(const char *name, const char *file, int line) {
     sp__ensure_init();
   int id = sp__register(name, file, file && *file ? line : -1);
   sp__guard_leave(g);
+  /* Decided here rather than at the first call: the header's inline check
+   * then skips the region's calls without entering the runtime. */
+  if (id >= 0 && SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id))
+    return SP_REGION_EXCLUDED;
   return id;
 }
 

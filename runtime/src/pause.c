@@ -79,7 +79,10 @@ SP_API int sp_paused(void) {
 /* A begin while paused: a frame that records nothing keeps its end from
  * closing a recorded call. The common case needs no guard (the end fast
  * path stores no more than this); the rest takes the full slow path. */
-int sp__pause_begin(int32_t id) {
+__attribute__((noinline)) int sp__pause_begin(int32_t id) {
+  if (id == SP_REGION_EXCLUDED ||
+      (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
+    return 1; /* excluded: nothing to record, paused or not */
   if (sp__cfg.mode) {
     sp__prof_begin_slow(id);
     return 1;
@@ -99,9 +102,11 @@ int sp__pause_begin(int32_t id) {
 
 /* Calls open when the pause began keep their true end; ends of calls
  * begun during it pop the frames that record nothing. */
-__attribute__((noinline)) void sp__pause_end(int32_t id, uint64_t now) {
+__attribute__((noinline)) void sp__pause_end(int32_t id) {
+  if (sp__filter_out(id))
+    return; /* its begin pushed nothing */
   if (sp__cfg.mode) {
-    sp__prof_end(id, now);
+    sp__prof_end(id, sp__now());
     return;
   }
   sp__thread_t *t = sp__self;
@@ -114,5 +119,5 @@ __attribute__((noinline)) void sp__pause_end(int32_t id, uint64_t now) {
     SP__STORE(&t->depth, d - 1);
     return;
   }
-  sp__end_slow(t, id, now);
+  sp__end_slow(t, id, sp__now());
 }

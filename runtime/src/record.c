@@ -267,10 +267,11 @@ static int grow_stack(sp__thread_t *t) {
 __attribute__((noinline)) void sp__begin_slow(int32_t id) {
   /* An excluded region never gets a chunk: its calls all come here. */
   int a = SP__ACTIVE();
-  if (!a || (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
+  if (!a || id == SP_REGION_EXCLUDED ||
+      (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
     return;
   if (a == SP__ACTIVE_PAUSED && sp__pause_begin(id))
-    return;
+    return; /* paused since the fast path looked */
   int g = sp__guard_enter(1);
   if (!g)
     return;
@@ -482,7 +483,7 @@ static __attribute__((noinline)) void site_enter_slow(sp_site *s) {
   if (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)) {
     /* Excluded: the site says so, and its calls stop at sp__enter and
      * sp__exit (which take only ids >= 0). */
-    __atomic_store_n(&s->id, SP__SITE_EXCLUDED, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->id, SP_SITE_EXCLUDED, __ATOMIC_RELEASE);
     return;
   }
   __atomic_store_n(&s->id, id, __ATOMIC_RELEASE);
@@ -492,7 +493,7 @@ static __attribute__((noinline)) void site_enter_slow(sp_site *s) {
 SP_API void sp__enter(sp_site *s) {
   int32_t id = __atomic_load_n(&s->id, __ATOMIC_ACQUIRE);
   if (SP_UNLIKELY(id < 0)) {
-    if (id != SP__SITE_EXCLUDED)
+    if (id != SP_SITE_EXCLUDED)
       site_enter_slow(s);
     return;
   }

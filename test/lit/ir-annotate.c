@@ -6,15 +6,18 @@
 // CHECK-DAG: [[FILE:@.sp.str[.0-9]*]] = private unnamed_addr constant [{{[0-9]+}} x i8] c"{{.*}}ir-annotate.c\00"
 // CHECK-DAG: [[WORK:@.sp.str[.0-9]*]] = private unnamed_addr constant [5 x i8] c"work\00"
 // CHECK-DAG: [[CUSTOM:@.sp.str[.0-9]*]] = private unnamed_addr constant [12 x i8] c"custom name\00"
-// CHECK-DAG: @sp.site.work = private global { i32, i32, ptr, ptr } { i32 -1, i32 [[#@LINE+15]], ptr [[WORK]], ptr [[FILE]] }, align 8
-// CHECK-DAG: @sp.site.helper = private global { i32, i32, ptr, ptr } { i32 -1, i32 [[#@LINE+22]], ptr [[CUSTOM]], ptr [[FILE]] }, align 8
+// CHECK-DAG: @sp.site.work = private global { i32, i32, ptr, ptr } { i32 -1, i32 [[#@LINE+18]], ptr [[WORK]], ptr [[FILE]] }, align 8
+// CHECK-DAG: @sp.site.helper = private global { i32, i32, ptr, ptr } { i32 -1, i32 [[#@LINE+25]], ptr [[CUSTOM]], ptr [[FILE]] }, align 8
 // A function without the annotation gets no site.
 // CHECK-NOT: @sp.site.plain
 
 // Each call sits behind the runtime's sp_active_ flag (likely taken).
 // CHECK-LABEL: define {{.*}}i32 @work(
 // CHECK: %[[A:sp.active[0-9]*]] = load i32, ptr @sp_active_
-// CHECK-NEXT: %[[C:[0-9]+]] = icmp ne i32 %[[A]], 0
+// CHECK-NEXT: %[[CN:[0-9]+]] = icmp ne i32 %[[A]], 0
+// CHECK-NEXT: %[[CI:sp.id[0-9]*]] = load atomic i32, ptr @sp.site.work monotonic, align 4
+// CHECK-NEXT: %[[CX:[0-9]+]] = icmp ne i32 %[[CI]], -2
+// CHECK-NEXT: %[[C:[0-9]+]] = and i1 %[[CN]], %[[CX]]
 // CHECK-NEXT: br i1 %[[C]], label %[[ON:sp.on[0-9]*]], label %{{[0-9]+}}, !prof ![[LIKELY:[0-9]+]]
 // CHECK: [[ON]]:
 // CHECK-NEXT: call void @sp__enter(ptr @sp.site.work), !dbg ![[WENTRY:[0-9]+]]

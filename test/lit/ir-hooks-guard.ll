@@ -14,7 +14,10 @@ source_filename = "hooks.c"
 ; The inlined enter hook of callee: load, test, guarded call, all at the
 ; hook's location.
 ; CHECK: %[[A:sp.active[0-9]*]] = load i32, ptr @sp_active_, align 4, !dbg ![[LOC:[0-9]+]]
-; CHECK-NEXT: %[[C:[0-9]+]] = icmp ne i32 %[[A]], 0, !dbg ![[LOC]]
+; CHECK-NEXT: %[[CN:[0-9]+]] = icmp ne i32 %[[A]], 0, !dbg ![[LOC]]
+; CHECK-NEXT: %[[CI:sp.id[0-9]*]] = load atomic i32, ptr @sp.site.callee monotonic, align 4, !dbg ![[LOC]]
+; CHECK-NEXT: %[[CX:[0-9]+]] = icmp ne i32 %[[CI]], -2, !dbg ![[LOC]]
+; CHECK-NEXT: %[[C:[0-9]+]] = and i1 %[[CN]], %[[CX]], !dbg ![[LOC]]
 ; CHECK-NEXT: br i1 %[[C]], label %[[ON:sp.on[0-9]*]], label %[[REST:[0-9]+]], !dbg ![[LOC]]
 ; CHECK: [[ON]]:
 ; CHECK-NEXT: call void @sp__enter(ptr @sp.site.callee), !dbg ![[LOC]]
@@ -23,7 +26,10 @@ source_filename = "hooks.c"
 ; CHECK-NEXT: %r = add i32 %x, 1
 ; The inlined exit hook, guarded the same way.
 ; CHECK-NEXT: %[[XA:sp.active[0-9]*]] = load i32, ptr @sp_active_, align 4, !dbg ![[XLOC:[0-9]+]]
-; CHECK-NEXT: %[[XC:[0-9]+]] = icmp ne i32 %[[XA]], 0, !dbg ![[XLOC]]
+; CHECK-NEXT: %[[XCN:[0-9]+]] = icmp ne i32 %[[XA]], 0, !dbg ![[XLOC]]
+; CHECK-NEXT: %[[XCI:sp.id[0-9]*]] = load atomic i32, ptr @sp.site.callee monotonic, align 4, !dbg ![[XLOC]]
+; CHECK-NEXT: %[[XCX:[0-9]+]] = icmp ne i32 %[[XCI]], -2, !dbg ![[XLOC]]
+; CHECK-NEXT: %[[XC:[0-9]+]] = and i1 %[[XCN]], %[[XCX]], !dbg ![[XLOC]]
 ; CHECK-NEXT: br i1 %[[XC]], label %[[XON:sp.on[0-9]*]], label %[[XREST:[0-9]+]], !dbg ![[XLOC]]
 ; CHECK: [[XON]]:
 ; CHECK-NEXT: call void @sp__exit(ptr @sp.site.callee), !dbg ![[XLOC]]

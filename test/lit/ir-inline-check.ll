@@ -1,4 +1,4 @@
-; The sp_active_ test around each call: the entry test goes after the
+; The sp_active_ and excluded-site test around each call: the entry test goes after the
 ; entry block's allocas (they must stay static), the exit test before a
 ; musttail call, and the EH cleanup's exit behind its own test.
 ; RUN: %opt -load-pass-plugin %plugin -passes=scopeprof,verify -S %s | FileCheck %s
@@ -11,7 +11,10 @@ source_filename = "guard.cpp"
 ; CHECK-NEXT: %a = alloca i32
 ; CHECK-NEXT: %b = alloca i64
 ; CHECK-NEXT: %[[A:sp.active[0-9]*]] = load i32, ptr @sp_active_
-; CHECK-NEXT: %[[C:[0-9]+]] = icmp ne i32 %[[A]], 0
+; CHECK-NEXT: %[[CN:[0-9]+]] = icmp ne i32 %[[A]], 0
+; CHECK-NEXT: %[[CI:sp.id[0-9]*]] = load atomic i32, ptr @sp.site.allocas monotonic, align 4
+; CHECK-NEXT: %[[CX:[0-9]+]] = icmp ne i32 %[[CI]], -2
+; CHECK-NEXT: %[[C:[0-9]+]] = and i1 %[[CN]], %[[CX]]
 ; CHECK-NEXT: br i1 %[[C]], label %[[ON:sp.on[0-9]*]], label %[[REST:[0-9]+]]
 ; CHECK: [[ON]]:
 ; CHECK-NEXT: call void @sp__enter(ptr @sp.site.allocas)
@@ -50,7 +53,10 @@ define i32 @tail(i32 %x) "instrument-function-entry"="__cyg_profile_func_enter" 
 ; CHECK-NEXT: %[[LP:[0-9]+]] = landingpad { ptr, i32 }
 ; CHECK-NEXT: cleanup
 ; CHECK-NEXT: %[[EA:sp.active[0-9]*]] = load i32, ptr @sp_active_
-; CHECK-NEXT: %[[EC:[0-9]+]] = icmp ne i32 %[[EA]], 0
+; CHECK-NEXT: %[[ECN:[0-9]+]] = icmp ne i32 %[[EA]], 0
+; CHECK-NEXT: %[[ECI:sp.id[0-9]*]] = load atomic i32, ptr @sp.site.eh monotonic, align 4
+; CHECK-NEXT: %[[ECX:[0-9]+]] = icmp ne i32 %[[ECI]], -2
+; CHECK-NEXT: %[[EC:[0-9]+]] = and i1 %[[ECN]], %[[ECX]]
 ; CHECK-NEXT: br i1 %[[EC]], label %[[EON:sp.on[0-9]*]], label %[[ER:[0-9]+]]
 ; CHECK: [[EON]]:
 ; CHECK-NEXT: call void @sp__exit(ptr @sp.site.eh)

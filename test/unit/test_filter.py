@@ -38,7 +38,8 @@ def run(prog, d, mode, filt):
         env["SP_FILTER"] = filt
     p = subprocess.run([prog], env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
-    check(p.returncode == 0 and p.stdout == b"6\n",
+    out = p.stdout.decode().split("\n")
+    check(p.returncode == 0 and out[0] == "6",
           "%s %s: rc %d, stdout %r" % (prog, mode, p.returncode, p.stdout))
     path = os.path.join(d, "p_rank00000.h5")
     with h5py.File(path, "r") as f:
@@ -57,6 +58,15 @@ def run(prog, d, mode, filt):
                             + (names[reg[i]],))
             calls = {"/".join(full[i]): int(st[i]["calls"])
                      for i in range(len(par))}
+    if "api" in os.path.basename(prog):
+        # sp_region's id for each name the filter excludes is
+        # SP_REGION_EXCLUDED, in either mode
+        gone = sorted(n for n in "abc" if not any(
+            n in k.split("/") for k in calls))
+        check(out[1:] == ["excluded:" + "".join(" " + n for n in gone), ""],
+              "%s %s %s: stdout %r" % (prog, mode, filt, p.stdout))
+    else:
+        check(out[1:] == [""], "%s: stdout %r" % (prog, p.stdout))
     return calls, p.stderr.decode(errors="replace")
 
 

@@ -51,5 +51,12 @@ __attribute__((no_instrument_function)) int main(void) {
   for (int i = 0; i < 3; i++)
     a();
   printf("%d\n", sink);
+#if defined(FILTER_API)
+  /* What sp_region gave the excluded names: the id the header's inline
+   * check skips without a call. */
+  printf("excluded:%s%s%s\n", ra == SP_REGION_EXCLUDED ? " a" : "",
+         rb == SP_REGION_EXCLUDED ? " b" : "",
+         rc == SP_REGION_EXCLUDED ? " c" : "");
+#endif
   return 0;
 }
