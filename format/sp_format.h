@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 #define SP_FMT_MAGIC "SCOPEPRF"
-#define SP_FMT_SPT_MAX_VERSION 3
+#define SP_FMT_SPT_MAX_VERSION 4
 #define SP_FMT_SCHEMA 2
 
 /* One failure, as one line: "<file>: <what>" or
@@ -39,6 +39,7 @@ typedef struct sp_fmt_block {
   int64_t *starts; /* ns, CLOCK_MONOTONIC */
   int64_t *ends;
   int64_t file_offset; /* .spt: byte offset of starts[] in the file */
+  int64_t zbytes;      /* .spt 4: bytes of the calls' varints there, else 0 */
 } sp_fmt_block;
 
 enum sp_fmt_meta_type { SP_FMT_META_STR, SP_FMT_META_INT, SP_FMT_META_STRLIST };
@@ -59,7 +60,7 @@ typedef struct sp_fmt_meta {
 
 typedef struct sp_fmt_rank {
   int32_t rank;
-  int32_t version; /* .spt version it was read from (1..3); 0 for HDF5 */
+  int32_t version; /* .spt version it was read from (1..4); 0 for HDF5 */
   int64_t nregions;
   sp_fmt_region *regions; /* names unique within a rank */
   int64_t nblocks;
@@ -237,7 +238,7 @@ void sp_fmt_nesting_describe(const sp_fmt_nesting *nest, const char *path,
 /* ---- .spt trace -----------------------------------------------------------
  */
 
-/* Writes srcs as a .spt of `version` (1, 2 or 3) to a temporary name
+/* Writes srcs as a .spt of `version` (1 to 4) to a temporary name
  * beside path, then renames it to path; on failure nothing is left under
  * path (an existing file there is kept) and err says why. Versions 1 and 2
  * carry no thread: every source must have the same thread (else an error);
@@ -276,7 +277,15 @@ typedef struct sp_fmt_spt_calls {
   int64_t offset; /* the block's file_offset */
   int64_t count;
   int *failed;
+  int64_t zbytes; /* the block's zbytes (version 4), else 0 */
+  /* version 4: where the last read stopped (a sequential reader goes on) */
+  int64_t zcall, zat;
+  uint64_t zprev;
 } sp_fmt_spt_calls;
+
+/* c set up to read block b of r (from sp_fmt_spt_index) in the open fd. */
+void sp_fmt_spt_calls_init(sp_fmt_spt_calls *c, int fd, const sp_fmt_rank *r,
+                           const sp_fmt_block *b, int *failed);
 
 void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
                            int64_t *starts, int64_t *ends);

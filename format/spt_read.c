@@ -1,4 +1,4 @@
-/* spt_read.c - the .spt reader (versions 1-3, either byte order). Every
+/* spt_read.c - the .spt reader (versions 1-4, either byte order). Every
  * length and count is checked against the bytes left before allocating. */
 #include "sp_format.h"
 #include "sp_hash.h"
@@ -260,7 +260,133 @@ static int detect_order(reader *r, int32_t *version) {
 static size_t min_block(int version) {
   return version == 1   ? 4 + 1 + 8
          : version == 2 ? 4 + 1 + 4 + 4 + 8
-                        : 4 + 4 + 1 + 4 + 4 + 8;
+         : version == 3 ? 4 + 4 + 1 + 4 + 4 + 8
+                        : 4 + 4 + 1 + 4 + 4 + 8 + 8;
+}
+
+/* ---- version 4: the calls as varints ------------------------------------ */
+
+/* Where a decode of a version-4 block's varints stands. */
+typedef struct {
+  int64_t call; /* calls decoded */
+  int64_t at;   /* bytes of the varints used */
+  uint64_t prev; /* the last call's start */
+} zpos;
+
+/* Bytes of varints decoded per read: far more than one call's 20. */
+#define SP_SPT_ZCHUNK ((size_t)64 << 10)
+
+/* The varint at p[*i] (below len): 0, 1 when len cuts it, -1 when it runs
+ * past 10 bytes or 64 bits. */
+static int varint(const unsigned char *p, size_t len, size_t *i,
+                  uint64_t *v) {
+  uint64_t x = 0;
+  for (unsigned shift = 0; *i < len; shift += 7) {
+    unsigned char c = p[(*i)++];
+    if (shift == 63 && c > 1)
+      return -1;
+    x |= (uint64_t)(c & 0x7f) << shift;
+    if (!(c & 0x80)) {
+      *v = x;
+      return 0;
+    }
+    if (shift == 63)
+      return -1;
+  }
+  return 1;
+}
+
+/* Up to n calls from the len bytes at p (the varints from pos->at on) into
+ * st/en (NULL: decoded only): the calls decoded whole; *bad set to 1 when a
+ * varint is too long (pos->at then at its call). */
+static int64_t zdecode(const unsigned char *p, size_t len, zpos *pos,
+                       int64_t n, int64_t *st, int64_t *en, int *bad) {
+  size_t i = 0;
+  int64_t k = 0;
+  for (; k < n; k++) {
+    size_t j = i;
+    uint64_t d, dur;
+    int rc = varint(p, len, &j, &d);
+    if (rc == 0)
+      rc = varint(p, len, &j, &dur);
+    if (rc) {
+      *bad = rc < 0;
+      break;
+    }
+    uint64_t a = pos->prev + d;
+    if (st) {
+      st[k] = (int64_t)a;
+      en[k] = (int64_t)(a + dur);
+    }
+    pos->prev = a;
+    i = j;
+  }
+  pos->call += k;
+  pos->at += (int64_t)i;
+  return k;
+}
+
+/* n calls of a version-4 block from where pos stands: its zb bytes of
+ * varints at offset off of the file fd (or of the image img) into st/en
+ * (NULL: checked only). 0, or -1 with *why and *bad_at, the offset in the
+ * file of the call at fault. */
+static int zread(int fd, const unsigned char *img, int64_t off, int64_t zb,
+                 zpos *pos, int64_t n, int64_t *st, int64_t *en,
+                 const char **why, int64_t *bad_at) {
+  unsigned char buf[SP_SPT_ZCHUNK];
+  for (int64_t done = 0; done < n;) {
+    size_t left = (size_t)(zb - pos->at);
+    size_t take = left < SP_SPT_ZCHUNK ? left : SP_SPT_ZCHUNK;
+    const unsigned char *p = img ? img + off + pos->at : buf;
+    if (!img && take) {
+      size_t got;
+      if (sp__pread_full(fd, buf, take, (off_t)(off + pos->at), &got) != 0) {
+        *why = errno ? strerror(errno) : "file shrank while reading";
+        *bad_at = off + pos->at + (int64_t)got;
+        return -1;
+      }
+    }
+    if (img)
+      take = left; /* all of it is there */
+    int bad = 0;
+    int64_t k = zdecode(p, take, pos, n - done, st ? st + done : NULL,
+                        en ? en + done : NULL, &bad);
+    done += k;
+    if (done < n && (bad || k == 0)) {
+      *why = bad ? "a varint longer than 10 bytes"
+                 : "the block's bytes end inside a call";
+      *bad_at = off + pos->at;
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* A version-4 block's calls, after its count and byte count: decoded into
+ * the block's arrays, or checked only (TIMES_SKIP). */
+static int get_zcalls(reader *r, sp_fmt_block *blk, int64_t zb) {
+  int64_t n = blk->count;
+  if (r->mode != TIMES_SKIP && n) {
+    blk->starts = times_alloc(n);
+    blk->ends = times_alloc(n);
+    if (!blk->starts || !blk->ends)
+      return fail(r, r->pos, "out of memory");
+  }
+  zpos pos = {0, 0, 0};
+  const char *why = NULL;
+  int64_t bad_at = 0;
+  const unsigned char *img = r->fd < 0 ? r->buf : NULL;
+  if (zread(r->fd, img, (int64_t)r->pos, zb, &pos, n, blk->starts, blk->ends,
+            &why, &bad_at) != 0)
+    return fail(r, (size_t)bad_at, "calls: %s", why);
+  if (pos.at != zb)
+    return fail(r, r->pos + (size_t)pos.at,
+                "%lld byte(s) after the block's %lld calls",
+                (long long)(zb - pos.at), (long long)n);
+  if (r->prog)
+    sp_fmt_progress_add(r->prog, n);
+  r->pos += (size_t)zb;
+  return 0;
 }
 
 /* Lookup state of one parse, sized from the header's region count: names
@@ -394,6 +520,27 @@ static int parse(reader *r, sp_fmt_rank *out, scratch *sc) {
       return -1;
     if (count < 0)
       return fail(r, at, "negative number of calls %lld", (long long)count);
+    if (version >= 4) {
+      int64_t zb;
+      size_t zb_at = r->pos;
+      if (get_i64(r, "int64 bytes of calls", &zb))
+        return -1;
+      left = r->len - r->pos;
+      if (zb < 0 || (uint64_t)zb > left)
+        return fail(r, zb_at, "bytes of calls %lld: %zu left", (long long)zb,
+                    left);
+      if ((uint64_t)count > (uint64_t)zb / 2)
+        return fail(r, at,
+                    "number of calls %lld does not fit in its %lld bytes "
+                    "(at least 2 each)",
+                    (long long)count, (long long)zb);
+      blk->count = count;
+      blk->file_offset = (int64_t)r->pos;
+      blk->zbytes = zb;
+      if (get_zcalls(r, blk, zb))
+        return -1;
+      continue;
+    }
     left = r->len - r->pos;
     if ((uint64_t)count > left / 16)
       return fail(r, at,
@@ -494,9 +641,48 @@ int sp_fmt_is_spt(const char *path) {
   return sp_fmt_starts_with(path, SP_FMT_MAGIC);
 }
 
+void sp_fmt_spt_calls_init(sp_fmt_spt_calls *c, int fd, const sp_fmt_rank *r,
+                           const sp_fmt_block *b, int *failed) {
+  memset(c, 0, sizeof *c);
+  c->fd = fd;
+  c->swap = r->foreign_order;
+  c->offset = b->file_offset;
+  c->count = b->count;
+  c->failed = failed;
+  c->zbytes = b->zbytes;
+}
+
+/* Calls [first, first + n) of a version-4 block: decoded on from the last
+ * read, which a sequential reader continues (from the start otherwise). */
+static void zcalls_read(sp_fmt_spt_calls *c, int64_t first, int64_t n,
+                        int64_t *starts, int64_t *ends) {
+  zpos pos = {c->zcall, c->zat, c->zprev};
+  if (first < pos.call)
+    pos = (zpos){0, 0, 0};
+  const char *why;
+  int64_t bad_at;
+  if (zread(c->fd, NULL, c->offset, c->zbytes, &pos, first - pos.call, NULL,
+            NULL, &why, &bad_at) != 0 ||
+      zread(c->fd, NULL, c->offset, c->zbytes, &pos, n, starts, ends, &why,
+            &bad_at) != 0) {
+    *c->failed = errno ? errno : EIO; /* the caller learns it here */
+    memset(starts, 0, (size_t)n * 8);
+    memset(ends, 0, (size_t)n * 8);
+    pos = (zpos){0, 0, 0};
+  }
+  c->zcall = pos.call;
+  c->zat = pos.at;
+  c->zprev = pos.prev;
+}
+
 void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
                            int64_t *starts, int64_t *ends) {
-  const sp_fmt_spt_calls *c = src->ctx;
+  /* The context is the caller's, writable: a version-4 cursor lives there. */
+  sp_fmt_spt_calls *c = (sp_fmt_spt_calls *)(uintptr_t)src->ctx;
+  if (c->zbytes) {
+    zcalls_read(c, first, n, starts, ends);
+    return;
+  }
   int64_t *dst[2] = {starts, ends};
   for (int k = 0; k < 2; k++) {
     size_t want = (size_t)n * 8, got;

@@ -20,6 +20,8 @@
 #ifndef SP_SPT_OUTBUF
 #define SP_SPT_OUTBUF ((size_t)4 << 20)
 #endif
+/* Bytes a call takes at most in a version-4 block: two 10-byte varints. */
+#define SP_SPT_ZMAX 20
 /* Calls in a block for which an early flush (a short write) is cheaper
  * than copying its timestamps through the batch buffer. */
 #define SP_SPT_ALIGN ((int64_t)4096)
@@ -167,6 +169,54 @@ static void put_block_times(out *o, const sp_fmt_source *s, int64_t *st,
     }
 }
 
+/* v as an unsigned LEB128 varint at p (at most 10 bytes): its length. */
+static size_t put_varint(unsigned char *p, uint64_t v) {
+  size_t n = 0;
+  while (v >= 0x80) {
+    p[n++] = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  p[n++] = (unsigned char)v;
+  return n;
+}
+
+/* A version-4 block's calls: per call the start minus the previous call's
+ * start (the first's minus 0) and the end minus the start, both modulo
+ * 2^64, as varints; a batch at a time. Returns the bytes written. */
+static int64_t put_block_varints(out *o, const sp_fmt_source *s, int64_t *st,
+                                 int64_t *en) {
+  int64_t bytes = 0;
+  uint64_t prev = 0;
+  for (int64_t first = 0; first < s->count && !o->err; first += SP_SPT_BATCH) {
+    int64_t k =
+        s->count - first < SP_SPT_BATCH ? s->count - first : SP_SPT_BATCH;
+    s->read(s, first, k, st, en);
+    if (SP_SPT_OUTBUF - o->pos < (size_t)k * SP_SPT_ZMAX)
+      flush(o);
+    unsigned char *p = o->buf + o->pos, *p0 = p;
+    for (int64_t i = 0; i < k; i++) {
+      uint64_t a = (uint64_t)st[i];
+      p += put_varint(p, a - prev);
+      p += put_varint(p, (uint64_t)en[i] - a);
+      prev = a;
+    }
+    o->pos += (size_t)(p - p0);
+    bytes += p - p0;
+  }
+  return bytes;
+}
+
+/* The int64 at file offset at, written after the bytes that follow it. */
+static void patch_i64(out *o, int64_t at, int64_t v) {
+  uint64_t u = (uint64_t)v;
+  if (o->swap)
+    u = __builtin_bswap64(u);
+  if (at >= o->done)
+    memcpy(o->buf + (at - o->done), &u, 8);
+  else
+    put_at(o, &u, 8, at);
+}
+
 /* Index of an earlier source with srcs[i]'s (thread, name), or -1 after
  * adding i to t; -2 when out of memory. */
 static int64_t seen(const sp_fmt_source *srcs, int64_t i, sp__hash *t) {
@@ -287,7 +337,13 @@ int sp_fmt_spt_write(const char *path, int32_t rank, int version,
       put_i32(&o, s->line);
     }
     put_i64(&o, s->count);
-    put_block_times(&o, s, st, en);
+    if (version >= 4) {
+      int64_t at = o.done + (int64_t)o.pos;
+      put_i64(&o, 0); /* the varints' bytes, known once they are written */
+      patch_i64(&o, at, put_block_varints(&o, s, st, en));
+    } else {
+      put_block_times(&o, s, st, en);
+    }
   }
   flush(&o);
   if (o.fd >= 0 && close(o.fd) != 0 && !o.err)

@@ -62,8 +62,8 @@ int sp__imp_place(const sp_fmt_rank *r, const sp_fmt_source *given,
       if (srcs[k].count > 0)
         srcs[k].read(&srcs[k], 0, 1, &first, &end);
     } else if (b->count > 0 && fd >= 0) {
-      sp_fmt_spt_calls one = {fd, r->foreign_order, b->file_offset, b->count,
-                              &failed};
+      sp_fmt_spt_calls one;
+      sp_fmt_spt_calls_init(&one, fd, r, b, &failed);
       sp_fmt_source s1 = srcs[k];
       s1.ctx = &one;
       sp_fmt_spt_calls_read(&s1, 0, 1, &first, &end);
@@ -217,8 +217,7 @@ int sp__imp_stats(const sp_fmt_rank *r, const char *path, int fd,
     srcs[j] = rows[j].src; /* a stream's source reads the file itself */
     if (fd >= 0) {
       const sp_fmt_block *b = rows[j].src.ctx;
-      calls[j] = (sp_fmt_spt_calls){fd, r->foreign_order, b->file_offset,
-                                    b->count, &failed};
+      sp_fmt_spt_calls_init(&calls[j], fd, r, b, &failed);
       srcs[j].read = sp_fmt_spt_calls_read;
       srcs[j].ctx = &calls[j];
     }

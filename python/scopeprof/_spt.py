@@ -1,4 +1,4 @@
-# Reader of .spt binary traces, versions 1 to 3 in either byte order, with
+# Reader of .spt binary traces, versions 1 to 4 in either byte order, with
 # the checks of docs/format.md ("Reading rules").
 import struct
 
@@ -7,7 +7,7 @@ import numpy as np
 from ._errors import FormatError
 
 MAGIC = b"SCOPEPRF"
-MIN_BLOCK = {1: 13, 2: 21, 3: 25}
+MIN_BLOCK = {1: 13, 2: 21, 3: 25, 4: 33}
 
 
 def is_spt(path):
@@ -62,10 +62,10 @@ def read(path):
     r = _Reader(path, buf, order)
     r.pos = 8
     version = r.take("i", 4, "int32 version")
-    if 4 <= version <= 0xFFFF:
-        r.fail(8, "version %d is newer than this reader (supports 1-3)" % version)
-    if version not in (1, 2, 3):
-        r.fail(8, "unknown version %d (supports 1-3)" % version)
+    if 5 <= version <= 0xFFFF:
+        r.fail(8, "version %d is newer than this reader (supports 1-4)" % version)
+    if version not in (1, 2, 3, 4):
+        r.fail(8, "unknown version %d (supports 1-4)" % version)
     rank = r.take("i", 4, "int32 rank")
     if rank < 0:
         r.fail(12, "negative rank %d" % rank)
@@ -81,7 +81,7 @@ def read(path):
     for _ in range(nblocks):
         at = r.pos
         thread = 0
-        if version == 3:
+        if version >= 3:
             thread = r.take("i", 4, "int32 thread")
             if thread < 0:
                 r.fail(at, "negative thread %d" % thread)
@@ -107,13 +107,24 @@ def read(path):
         n = r.take("q", 8, "int64 number of calls")
         if n < 0:
             r.fail(p, "negative number of calls %d" % n)
-        left = len(buf) - r.pos
-        if n > left // 16:
-            r.fail(p, "number of calls %d does not fit in the %d bytes left "
-                   "(16 each)" % (n, left))
-        starts = np.frombuffer(buf, dt, n, r.pos).astype(np.int64)
-        ends = np.frombuffer(buf, dt, n, r.pos + 8 * n).astype(np.int64)
-        r.pos += 16 * n
+        if version >= 4:
+            q = r.pos
+            zb = r.take("q", 8, "int64 bytes of calls")
+            left = len(buf) - r.pos
+            if zb < 0 or zb > left:
+                r.fail(q, "bytes of calls %d: %d left" % (zb, left))
+            if n > zb // 2:
+                r.fail(p, "number of calls %d does not fit in its %d bytes "
+                       "(at least 2 each)" % (n, zb))
+            starts, ends = _varint_calls(r, n, zb)
+        else:
+            left = len(buf) - r.pos
+            if n > left // 16:
+                r.fail(p, "number of calls %d does not fit in the %d bytes "
+                       "left (16 each)" % (n, left))
+            starts = np.frombuffer(buf, dt, n, r.pos).astype(np.int64)
+            ends = np.frombuffer(buf, dt, n, r.pos + 8 * n).astype(np.int64)
+            r.pos += 16 * n
         if (thread, name) in seen:
             r.fail(at, 'duplicate block for region "%s" on thread %d' % (name, thread))
         seen.add((thread, name))
@@ -123,3 +134,44 @@ def read(path):
         r.fail(r.pos, "%d trailing byte(s) after the last region block"
                % (len(buf) - r.pos))
     return rank, blocks
+
+
+def _varint_calls(r, n, zb):
+    """A version-4 block's n calls from its zb bytes at r.pos: per call two
+    LEB128 varints, the start minus the previous start (from 0) and the end
+    minus the start, modulo 2**64. Decoded with whole-array operations; the
+    errors and offsets are the C reader's."""
+    at0 = r.pos
+    b = np.frombuffer(r.buf, np.uint8, zb, at0)
+    term = np.flatnonzero(b < 0x80)            # each varint's last byte
+    first = np.empty(len(term), np.int64)      # and its first
+    first[:1] = 0
+    first[1:] = term[:-1] + 1
+    lens = term - first + 1
+    need = 2 * n
+    have = min(need, len(term))
+    bad = np.flatnonzero((lens[:have] > 10) |
+                         ((lens[:have] == 10) & (b[term[:have]] > 1)))
+    if len(bad):
+        r.fail(at0 + int(first[bad[0] & ~1]),
+               "calls: a varint longer than 10 bytes")
+    if len(term) < need:
+        call = len(term) // 2
+        tail = int(term[-1]) + 1 if len(term) else 0
+        start = int(first[2 * call]) if 2 * call < len(term) else tail
+        r.fail(at0 + start, "calls: a varint longer than 10 bytes"
+               if zb - tail >= 10 else "calls: the block's bytes end inside a call")
+    used = int(term[need - 1]) + 1 if need else 0
+    if used != zb:
+        r.fail(at0 + used, "%d byte(s) after the block's %d calls"
+               % (zb - used, n))
+    r.pos += zb
+    if not n:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    lens = lens[:need]
+    shift = np.arange(used, dtype=np.int64) - np.repeat(first[:need], lens)
+    part = (b[:used] & 0x7F).astype(np.uint64) << (7 * shift).astype(np.uint64)
+    vals = np.add.reduceat(part, first[:need])
+    starts = np.cumsum(vals[0::2], dtype=np.uint64)
+    ends = starts + vals[1::2]
+    return starts.view(np.int64), ends.view(np.int64)

@@ -5,7 +5,7 @@
 
 A program records regions with no Python involved and writes one file per
 rank at ``sp_finalize()`` (or at exit): a ``.spt`` binary trace
-(``<prefix>_rank<NNNNN>.spt``, versions 1 to 3 of docs/format.md, either
+(``<prefix>_rank<NNNNN>.spt``, versions 1 to 4 of docs/format.md, either
 byte order), or with ``SP_FORMAT=h5`` a schema-2 ``.h5`` holding that one
 rank. This module reads both kinds, mixed, into the
 :class:`~scopeprof.results.ProfilingResults` :func:`scopeprof.read_h5`
@@ -33,13 +33,14 @@ C_DIR = Path(__file__).resolve().parent / "c"
 MAGIC = b"SCOPEPRF"
 """First eight bytes of every trace file."""
 
-FORMAT_VERSION = 3
-"""Newest .spt layout: what ``sp_finalize`` writes when several threads
-recorded (version 2 when one did). Version 1 (the seed's Fortran API) has no
-source locations, version 2 adds one per region, version 3 a thread per
-region block."""
+FORMAT_VERSION = 4
+"""Newest .spt layout: what ``sp_finalize`` writes (with
+``SP_SPT_VERSION=3``, version 3 when several threads recorded and 2 when one
+did). Version 1 (the seed's Fortran API) has no source locations, version 2
+adds one per region, version 3 a thread per region block, version 4 stores
+each call as two variable-length integers (2-4 bytes a call in a loop)."""
 
-KNOWN_FORMAT_VERSIONS = (1, 2, 3)
+KNOWN_FORMAT_VERSIONS = (1, 2, 3, 4)
 """Trace format versions this reader accepts."""
 
 TRACE_SUFFIX = ".spt"
@@ -152,7 +153,7 @@ def read_trace(path):
     Parameters
     ----------
     path : str or Path
-        A ``.spt`` file written by ``sp_finalize()`` (version 1, 2 or 3,
+        A ``.spt`` file written by ``sp_finalize()`` (version 1 to 4,
         either byte order).
 
     Returns

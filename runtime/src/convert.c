@@ -71,6 +71,12 @@ static int write_profile(const char *path, sp_fmt_stream *s,
   return rc;
 }
 
+/* Version 4 (varints) unless SP_SPT_VERSION=3 asks for the fixed-size
+ * versions every reader of the earlier ones takes: 2, or 3 for threads. */
+static int spt_version(const sp_fmt_stream_info *info) {
+  return sp__cfg.spt_version == 3 ? (info->threads > 1 ? 3 : 2) : 4;
+}
+
 /* The stream, complete, into the final file. */
 int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
                 sp_fmt_err *err) {
@@ -100,8 +106,8 @@ int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
   int rc = sp__cfg.format_h5
                ? write_h5(path, rank, src, n, info->open_calls,
                           sp_fmt_stream_meta(s), err)
-               : sp_fmt_spt_write(path, rank, info->threads > 1 ? 3 : 2, src, n,
-                                  0, err);
+               : sp_fmt_spt_write(path, rank, spt_version(info), src, n, 0,
+                                  err);
   sp_fmt_progress_end(&prog);
   free(counted);
   if (rc == 0 && sp_fmt_stream_failed(s)) {

@@ -68,6 +68,7 @@ SP_HIDDEN int sp__finalize_as(int at_exit, int merge);
 typedef struct sp__config {
   char prefix[PATH_MAX]; /* SP_OUTPUT, before %p/%h expansion */
   int format_h5;         /* SP_FORMAT: 1 .h5, 0 .spt */
+  int spt_version;       /* SP_SPT_VERSION: 4, or 3 (2 for one thread) */
   char h5_module[PATH_MAX];
   char label[256];
   int verbose;

@@ -66,8 +66,8 @@ static void same_as_file(const uint8_t *data, size_t size, int rc,
       abort();
     int64_t *s = malloc(bytes), *e = malloc(bytes);
     if (s && e) {
-      sp_fmt_spt_calls c = {fd, x.foreign_order, xb->file_offset, xb->count,
-                            &failed};
+      sp_fmt_spt_calls c;
+      sp_fmt_spt_calls_init(&c, fd, &x, xb, &failed);
       sp_fmt_source src = {0};
       src.ctx = &c;
       sp_fmt_spt_calls_read(&src, 0, b->count, s, e);

@@ -153,7 +153,16 @@ eq(r["step"][0].threads, [1], "step on the main thread")
 rank, regs = nt.read_trace(os.path.join(cdir, "out_rank00000.spt"))
 eq(rank, 0, "C rank")
 with open(os.path.join(cdir, "out_rank00000.spt"), "rb") as f:
+    eq(struct.unpack("<i", f.read(12)[8:])[0], 4, ".spt version 4 by default")
+# SP_SPT_VERSION=3: the fixed-size layout (3: two threads), the same calls
+sh("SP_SPT_VERSION=3 SP_OUTPUT=%s/v3 ./prog" % cdir, cdir, "run it for version 3")
+with open(os.path.join(cdir, "v3_rank00000.spt"), "rb") as f:
     eq(struct.unpack("<i", f.read(12)[8:])[0], 3, "two threads: .spt version 3")
+_, regs3 = nt.read_trace(os.path.join(cdir, "v3_rank00000.spt"))
+eq(sorted(regs3), sorted(regs), "version 3: the regions")
+for k in regs:
+    eq((len(regs3[k][0]), regs3[k].threads.tolist()),
+       (len(regs[k][0]), regs[k].threads.tolist()), "version 3: calls of " + k)
 eq(sorted(regs), ["inner", "step", "work"], "C regions")
 eq(regs["work"].threads.tolist(), [0] * 5, "work's calls on thread 0")
 eq(regs["inner"].threads.tolist(), [1] * 12, "inner's calls on thread 1")
@@ -262,7 +271,7 @@ for version, blocks in cases.items():
                what + " " + name + " source")
         ranks, meta = nt.read_native_ranks(path)
         eq((list(ranks), meta), ([7], {}), what + " read_native_ranks")
-eq(nt.KNOWN_FORMAT_VERSIONS, (1, 2, 3), "KNOWN_FORMAT_VERSIONS")
+eq(nt.KNOWN_FORMAT_VERSIONS, (1, 2, 3, 4), "KNOWN_FORMAT_VERSIONS")
 check(nt.FORMAT_VERSION in nt.KNOWN_FORMAT_VERSIONS, "FORMAT_VERSION")
 eq((nt.MAGIC, nt.TRACE_SUFFIX, nt.HDF5_SUFFIX, nt.RANK_HDF5_GLOB),
    (b"SCOPEPRF", ".spt", ".h5", "*_rank[0-9]*.h5"), "constants")
@@ -289,7 +298,7 @@ for name, data, msg in (
         ("trunc.spt", good[:-3], "offset"),
         ("short.spt", good[:10], "truncated"),
         ("magic.spt", b"NOTATRACE" + good[9:], "bad magic"),
-        ("newer.spt", nt.MAGIC + struct.pack("<iiq", 4, 0, 0), "newer"),
+        ("newer.spt", nt.MAGIC + struct.pack("<iiq", 5, 0, 0), "newer"),
         ("empty.spt", b"", "truncated")):
     p = os.path.join(edir, name)
     put(p, data)

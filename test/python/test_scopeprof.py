@@ -493,6 +493,43 @@ def teams():
     eq(work, [(1, 5), (2, 5)], "nested teams: depths across threads")
 
 
+def v4_errors():
+    """Version-4 blocks: the reader's messages and offsets are the C
+    reader's (test_spt.c's v4_block_errors), and its values exact."""
+    def block(calls, zb, z):
+        head = b"SCOPEPRF" + struct.pack("<iiq", 4, 0, 1)
+        return head + struct.pack("<ii", 0, 1) + b"r" + struct.pack(
+            "<iiqq", 0, -1, calls, zb) + z
+    p = os.path.join(WORK, "v4.spt")
+    cases = [
+        (block(1, -2, b"\x05\x03"), "offset 49: bytes of calls -2: 2 left"),
+        (block(1, 3, b"\x05\x03"), "offset 49: bytes of calls 3: 2 left"),
+        (block(2, 3, b"\x05\x03\x01"), "offset 41: number of calls 2 does "
+         "not fit in its 3 bytes (at least 2 each)"),
+        (block(1, 2, b"\x85\x83"),
+         "offset 57: calls: the block's bytes end inside a call"),
+        (block(1, 4, b"\x05\x03\x00\x00"),
+         "offset 59: 2 byte(s) after the block's 1 calls"),
+        (block(1, 12, b"\x80" * 10 + b"\x01\x00"),
+         "offset 57: calls: a varint longer than 10 bytes"),
+        (block(1, 11, b"\x80" * 9 + b"\x02\x00"),
+         "offset 57: calls: a varint longer than 10 bytes"),
+    ]
+    for raw, msg in cases:
+        with open(p, "wb") as f:
+            f.write(raw)
+        try:
+            read_h5(p)
+            check(False, "refused: %s" % msg)
+        except ValueError as e:
+            eq(str(e), "%s: %s" % (p, msg), "v4 error")
+    with open(p, "wb") as f:
+        f.write(block(1, 11, b"\x07" + b"\xff" * 9 + b"\x01"))
+    ev = read_h5(p).to_events_dataframe(relative=False)
+    eq((round(float(ev["start"].iloc[0]) * 1e9), round(float(ev["end"].iloc[0]) * 1e9)),
+       (7, 6), "an end one before its start")
+
+
 def errors():
     p = os.path.join(WORK, "trunc.spt")
     write_spt(p, 0, 2, [(0, "main", "", -1, [1], [2])])
@@ -551,6 +588,7 @@ def main():
     teams()
     many_rows_profile()
     errors()
+    v4_errors()
     if failures:
         print("%d failure(s)" % len(failures))
         return 1

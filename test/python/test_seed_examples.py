@@ -643,7 +643,7 @@ import scopeprof.native_trace as nt  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 # The module's attributes as the page defines them (FORMAT_VERSION and
-# KNOWN_FORMAT_VERSIONS extend the page's 2 and (1, 2) with version 3).
+# KNOWN_FORMAT_VERSIONS extend the page's 2 and (1, 2) with versions 3 and 4).
 eq(nt.C_DIR, Path(nt.__file__).resolve().parent / 'c', "C_DIR")
 eq(nt.FORTRAN_DIR, Path(nt.__file__).resolve().parent / 'fortran', "FORTRAN_DIR")
 eq(nt.HDF5_SUFFIX, '.h5', "HDF5_SUFFIX")

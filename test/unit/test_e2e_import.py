@@ -31,7 +31,7 @@ def read_spt(path):
     pos, out = 24, {}
     for _ in range(n):
         thread = 0
-        if version == 3:
+        if version >= 3:
             (thread,), pos = struct.unpack_from(o + "i", b, pos), pos + 4
         (ln,) = struct.unpack_from(o + "i", b, pos)
         name = b[pos + 4:pos + 4 + ln].decode()
@@ -45,9 +45,29 @@ def read_spt(path):
             pos += 4
         (cnt,) = struct.unpack_from(o + "q", b, pos)
         pos += 8
-        s = list(struct.unpack_from(o + "%dq" % cnt, b, pos))
-        e = list(struct.unpack_from(o + "%dq" % cnt, b, pos + 8 * cnt))
-        pos += 16 * cnt
+        if version >= 4:
+            # two LEB128 varints a call: start - previous start, end - start
+            (zb,) = struct.unpack_from(o + "q", b, pos)
+            pos += 8
+            vals, v, shift, end = [], 0, 0, pos + zb
+            while pos < end:
+                v |= (b[pos] & 0x7F) << shift
+                shift += 7
+                if b[pos] < 0x80:
+                    vals.append(v & (2**64 - 1))
+                    v, shift = 0, 0
+                pos += 1
+            assert len(vals) == 2 * cnt and shift == 0
+            s, e, prev = [], [], 0
+            for i in range(cnt):
+                prev = (prev + vals[2 * i]) & (2**64 - 1)
+                s.append(prev - 2**64 if prev >= 2**63 else prev)
+                end_v = (prev + vals[2 * i + 1]) & (2**64 - 1)
+                e.append(end_v - 2**64 if end_v >= 2**63 else end_v)
+        else:
+            s = list(struct.unpack_from(o + "%dq" % cnt, b, pos))
+            e = list(struct.unpack_from(o + "%dq" % cnt, b, pos + 8 * cnt))
+            pos += 16 * cnt
         out[(thread, name)] = (file, line, s, e)
     assert pos == len(b)
     return rank, out

@@ -310,7 +310,7 @@ def main():
         cases.append(([p], p, expect, offset))
 
     case("magic.spt", b"NOTSCOPE" + good[8:], "bad magic", 0)
-    case("v4.spt", spt(4, 7, []), "newer", 8)
+    case("v5.spt", spt(5, 7, []), "newer", 8)
     case("v0.spt", b"SCOPEPRF" + struct.pack("<iiq", 0, 7, 0), "unknown version", 8)
     case("trunc.spt", good[:-5], "does not fit", 40)
     case("trunchdr.spt", good[:14], "truncated", 12)

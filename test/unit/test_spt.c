@@ -78,6 +78,27 @@ static void block(img *m, int version, const blk *k) {
     p32(m, k->line);
   }
   p64(m, k->n);
+  if (version >= 4) {
+    /* The varints, encoded here independently of the writer: start minus
+     * the previous start (from 0), end minus start, 7 bits a byte. */
+    unsigned char z[4 * 20];
+    size_t len = 0;
+    uint64_t prev = 0;
+    for (int64_t i = 0; i < k->n; i++) {
+      uint64_t d[2] = {(uint64_t)k->s[i] - prev,
+                       (uint64_t)k->e[i] - (uint64_t)k->s[i]};
+      prev = (uint64_t)k->s[i];
+      for (int j = 0; j < 2; j++) {
+        do {
+          z[len++] = (unsigned char)((d[j] & 0x7f) | (d[j] > 0x7f ? 0x80 : 0));
+          d[j] >>= 7;
+        } while (d[j]);
+      }
+    }
+    p64(m, (int64_t)len);
+    put(m, z, len);
+    return;
+  }
   for (int64_t i = 0; i < k->n; i++)
     p64(m, k->s[i]);
   for (int64_t i = 0; i < k->n; i++)
@@ -98,7 +119,7 @@ static const blk T1[] = {
     {1, "main", "other.c", 99, 1, {120}, {130}},
 };
 
-static int nblocks_of(int version) { return version == 3 ? 6 : 3; }
+static int nblocks_of(int version) { return version >= 3 ? 6 : 3; }
 
 static const blk *block_of(int i) { return i < 3 ? &T0[i] : &T1[i - 3]; }
 
@@ -114,7 +135,7 @@ static void check_reference(const sp_fmt_rank *r, int version) {
   assert_int_equal(r->rank, 7);
   assert_int_equal(r->version, version);
   assert_int_equal(r->nblocks, nblocks_of(version));
-  assert_int_equal(r->nregions, version == 3 ? 4 : 3);
+  assert_int_equal(r->nregions, version >= 3 ? 4 : 3);
   static const char *names[] = {"main", "solve", "kernel", "worker"};
   static const char *files[] = {"main.c", "solve.c", NULL, "w.c"};
   static const int lines[] = {10, 42, -1, 7};
@@ -146,7 +167,7 @@ static img M; /* too big for the stack of every test */
 
 static void valid_all_versions_and_orders(void **state) {
   (void)state;
-  for (int v = 1; v <= 3; v++)
+  for (int v = 1; v <= 4; v++)
     for (int be = 0; be <= 1; be++) {
       reference(&M, v, be);
       sp_fmt_rank r;
@@ -195,19 +216,19 @@ static void header_errors(void **state) {
     expect_error(m, "t.spt: offset 0: bad magic: not a ScopeProf .spt trace");
 
     m->n = 0;
-    header(m, 4, 0, 0);
-    expect_error(m, "t.spt: offset 8: version 4 is newer than this reader "
-                    "(supports 1-3)");
+    header(m, 5, 0, 0);
+    expect_error(m, "t.spt: offset 8: version 5 is newer than this reader "
+                    "(supports 1-4)");
     m->n = 0;
     header(m, 300, 0, 0);
     expect_error(m, "t.spt: offset 8: version 300 is newer than this reader "
-                    "(supports 1-3)");
+                    "(supports 1-4)");
     m->n = 0;
     header(m, 0, 0, 0);
-    expect_error(m, "t.spt: offset 8: unknown version 0 (supports 1-3)");
+    expect_error(m, "t.spt: offset 8: unknown version 0 (supports 1-4)");
     m->n = 0;
     header(m, -1, 0, 0);
-    expect_error(m, "t.spt: offset 8: unknown version -1 (supports 1-3)");
+    expect_error(m, "t.spt: offset 8: unknown version -1 (supports 1-4)");
 
     m->n = 0;
     header(m, 2, -3, 0);
@@ -225,7 +246,7 @@ static void header_errors(void **state) {
   m->n = 0;
   m->be = 0;
   header(m, 0x01020304, 0, 0);
-  expect_error(m, "t.spt: offset 8: unknown version 16909060 (supports 1-3)");
+  expect_error(m, "t.spt: offset 8: unknown version 16909060 (supports 1-4)");
 }
 
 static void truncated_header_fields(void **state) {
@@ -305,7 +326,7 @@ static void truncated_block_fields(void **state) {
 /* Cutting a valid file at every length fails with a located message. */
 static void truncated_at_every_length(void **state) {
   (void)state;
-  for (int v = 1; v <= 3; v++)
+  for (int v = 1; v <= 4; v++)
     for (int be = 0; be <= 1; be++) {
       reference(&M, v, be);
       for (size_t len = 0; len < M.n; len++) {
@@ -540,7 +561,7 @@ static void index_and_file_calls(void **state) {
   make_dir();
   char path[512];
   snprintf(path, sizeof path, "%s/ref.spt", dir);
-  for (int v = 1; v <= 3; v++)
+  for (int v = 1; v <= 4; v++)
     for (int be = 0; be <= 1; be++) {
       reference(&M, v, be);
       put_file(path, M.b, M.n);
@@ -559,14 +580,16 @@ static void index_and_file_calls(void **state) {
         assert_null(b->starts);
         assert_int_equal(b->count, r.blocks[i].count);
         assert_int_equal(b->file_offset, r.blocks[i].file_offset);
-        /* The count field is the 8 bytes before the arrays. */
+        /* The count field is the 8 bytes before the arrays (before the
+         * byte count of the varints in version 4). */
         int64_t cnt;
-        memcpy(&cnt, M.b + b->file_offset - 8, 8);
+        memcpy(&cnt, M.b + b->file_offset - (v == 4 ? 16 : 8), 8);
         if (be)
           cnt = (int64_t)__builtin_bswap64((uint64_t)cnt);
         assert_int_equal(cnt, b->count);
         int failed = 0;
-        sp_fmt_spt_calls c = {fd, be, b->file_offset, b->count, &failed};
+        sp_fmt_spt_calls c;
+        sp_fmt_spt_calls_init(&c, fd, &x, b, &failed);
         sp_fmt_source s = {0,  "x", NULL, -1, b->count, sp_fmt_spt_calls_read,
                            &c, 0};
         int64_t st[8], en[8], h = b->count / 2;
@@ -586,7 +609,8 @@ static void index_and_file_calls(void **state) {
       if (lb->count > 0) {
         assert_int_equal(truncate(path, (off_t)(M.n - 4)), 0);
         int failed = 0;
-        sp_fmt_spt_calls c = {fd, be, lb->file_offset, lb->count, &failed};
+        sp_fmt_spt_calls c;
+        sp_fmt_spt_calls_init(&c, fd, &x, lb, &failed);
         sp_fmt_source s = {0,  "x", NULL, -1, lb->count, sp_fmt_spt_calls_read,
                            &c, 0};
         int64_t st[8], en[8];
@@ -614,7 +638,7 @@ static void index_and_file_calls(void **state) {
 static void write_matches_hand_built_bytes(void **state) {
   (void)state;
   make_dir();
-  for (int v = 1; v <= 3; v++)
+  for (int v = 1; v <= 4; v++)
     for (int be = 0; be <= 1; be++) {
       sp_fmt_source srcs[6];
       int n = nblocks_of(v);
@@ -646,16 +670,16 @@ static void write_matches_hand_built_bytes(void **state) {
       assert_int_equal(sp_fmt_spt_write(path2, 7, v, back, n, be, &err), 0);
       sp_fmt_rank_free(&r);
       unsigned char *again = slurp(path2, &len);
-      if (v == 3) {
+      if (v >= 3) {
         /* "main" on thread 1 comes back with the region's first location. */
         M.n = 0;
-        header(&M, 3, 7, 6);
+        header(&M, v, 7, 6);
         for (int i = 0; i < 5; i++)
-          block(&M, 3, block_of(i));
+          block(&M, v, block_of(i));
         blk main1 = T1[2];
         main1.file = "main.c";
         main1.line = 10;
-        block(&M, 3, &main1);
+        block(&M, v, &main1);
       }
       assert_int_equal(len, M.n);
       assert_memory_equal(again, M.b, M.n);
@@ -663,7 +687,7 @@ static void write_matches_hand_built_bytes(void **state) {
       assert_true(sp_fmt_is_spt(path));
       assert_false(sp_fmt_is_h5(path));
     }
-  assert_int_equal(dir_entries(dir), 12);
+  assert_int_equal(dir_entries(dir), 16);
   remove_dir(dir);
 }
 
@@ -787,7 +811,7 @@ static void file_window(void **state) {
   make_dir();
   char path[512];
   snprintf(path, sizeof path, "%s/cut.spt", dir);
-  for (int v = 1; v <= 3; v++)
+  for (int v = 1; v <= 4; v++)
     for (int be = 0; be <= 1; be++) {
       reference(&M, v, be);
       for (size_t len = 0; len <= M.n; len++)
@@ -863,6 +887,162 @@ static void large_file(void **state) {
   remove_dir(dir);
 }
 
+/* A version-4 block of one call, name "r", no location, whose calls field
+ * is the given bytes (their count zb). */
+static void v4_block(img *m, int64_t calls, int64_t zb, const void *z,
+                     size_t zlen) {
+  m->n = 0;
+  header(m, 4, 0, 1);
+  p32(m, 0);
+  pstr(m, "r");
+  pstr(m, "");
+  p32(m, -1);
+  p64(m, calls);
+  p64(m, zb);
+  put(m, z, zlen);
+}
+
+/* Version 4's own rules: the byte count of the calls fits, holds the calls
+ * exactly, and every varint is whole and at most 10 bytes. Offsets: the
+ * block starts at 24; its count at 41, the byte count at 49, the varints
+ * at 57. */
+static void v4_block_errors(void **state) {
+  (void)state;
+  for (int be = 0; be <= 1; be++) {
+    img *m = &M;
+    m->be = be;
+    v4_block(m, 1, 2, "\x05\x03", 2);
+    sp_fmt_rank r;
+    sp_fmt_err err = {""};
+    assert_int_equal(sp_fmt_spt_parse(m->b, m->n, "t.spt", &r, &err), 0);
+    assert_int_equal(r.blocks[0].starts[0], 5);
+    assert_int_equal(r.blocks[0].ends[0], 8);
+    assert_int_equal(r.blocks[0].zbytes, 2);
+    assert_int_equal(r.blocks[0].file_offset, 57);
+    sp_fmt_rank_free(&r);
+
+    v4_block(m, 1, -2, "\x05\x03", 2);
+    expect_error(m, "t.spt: offset 49: bytes of calls -2: 2 left");
+    v4_block(m, 1, 3, "\x05\x03", 2);
+    expect_error(m, "t.spt: offset 49: bytes of calls 3: 2 left");
+    v4_block(m, 2, 3, "\x05\x03\x01", 3);
+    expect_error(m, "t.spt: offset 41: number of calls 2 does not fit in its "
+                    "3 bytes (at least 2 each)");
+    v4_block(m, 1, 3, "\x05\x83\x01", 2); /* the last byte left out */
+    expect_error(m, "t.spt: offset 49: bytes of calls 3: 2 left");
+    v4_block(m, 1, 2, "\x85\x83", 2);
+    expect_error(m, "t.spt: offset 57: calls: the block's bytes end inside "
+                    "a call");
+    v4_block(m, 1, 4, "\x05\x03\x00\x00", 4);
+    expect_error(m, "t.spt: offset 59: 2 byte(s) after the block's 1 calls");
+    /* 11 bytes of varint; a 10th byte above 1 overflows 64 bits too. */
+    v4_block(m, 1, 12,
+             "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00", 12);
+    expect_error(m, "t.spt: offset 57: calls: a varint longer than 10 bytes");
+    v4_block(m, 1, 11, "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02\x00", 11);
+    expect_error(m, "t.spt: offset 57: calls: a varint longer than 10 bytes");
+    /* The largest 10-byte varint is 2^64 - 1: an end one before its start. */
+    v4_block(m, 1, 11, "\x07\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11);
+    assert_int_equal(sp_fmt_spt_parse(m->b, m->n, "t.spt", &r, &err), 0);
+    assert_int_equal(r.blocks[0].starts[0], 7);
+    assert_int_equal(r.blocks[0].ends[0], 6);
+    sp_fmt_rank_free(&r);
+  }
+}
+
+/* Stamps whose differences take every varint length, back and forth
+ * (an open call's end of 0, an end before its start, INT64_MIN and MAX):
+ * version 4 keeps every bit, whole and through sp_fmt_spt_calls_read in
+ * uneven batches, sequential and going back. */
+static void hostile_stamps(const sp_fmt_source *s, int64_t first, int64_t n,
+                           int64_t *st, int64_t *en) {
+  (void)s;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t k = (uint64_t)(first + i);
+    uint64_t h = k * 0x9e3779b97f4a7c15ull;
+    int64_t base = (int64_t)(k * 1000);
+    switch (k % 7) {
+    case 0:
+      st[i] = base, en[i] = base + 5;
+      break;
+    case 1:
+      st[i] = base, en[i] = 0;
+      break;
+    case 2:
+      st[i] = INT64_MIN, en[i] = INT64_MAX;
+      break;
+    case 3:
+      st[i] = (int64_t)h, en[i] = (int64_t)(h >> (k % 64));
+      break;
+    case 4:
+      st[i] = base + 100, en[i] = base + 99;
+      break;
+    default:
+      st[i] = base, en[i] = base + (int64_t)(h >> 20);
+    }
+  }
+}
+
+static void v4_round_trip(void **state) {
+  (void)state;
+  make_dir();
+  enum { N = 150001 }; /* three batches of the writer, the last short */
+  for (int be = 0; be <= 1; be++) {
+    sp_fmt_source srcs[2] = {{0, "hostile", "h.c", 3, N, hostile_stamps, NULL, 0},
+                             {2, "none", NULL, -1, 0, NULL, NULL, 0}};
+    char path[1024];
+    snprintf(path, sizeof path, "%s/v4_%d.spt", dir, be);
+    sp_fmt_err err = {""};
+    assert_int_equal(sp_fmt_spt_write(path, 5, 4, srcs, 2, be, &err), 0);
+    int64_t *st = malloc(N * 8), *en = malloc(N * 8);
+    assert_non_null(st);
+    assert_non_null(en);
+    hostile_stamps(NULL, 0, N, st, en);
+    sp_fmt_rank r, x;
+    assert_int_equal(sp_fmt_spt_read(path, &r, &err), 0);
+    assert_int_equal(r.version, 4);
+    assert_int_equal(r.rank, 5);
+    assert_int_equal(r.nblocks, 2);
+    assert_int_equal(r.blocks[0].count, N);
+    assert_int_equal(r.blocks[1].thread, 2);
+    assert_int_equal(r.blocks[1].count, 0);
+    assert_memory_equal(r.blocks[0].starts, st, N * 8);
+    assert_memory_equal(r.blocks[0].ends, en, N * 8);
+    assert_int_equal(sp_fmt_spt_index(path, &x, &err), 0);
+    assert_int_equal(x.blocks[0].zbytes, r.blocks[0].zbytes);
+    assert_null(x.blocks[0].starts);
+    int fd = open(path, O_RDONLY), failed = 0;
+    assert_true(fd >= 0);
+    sp_fmt_spt_calls c;
+    sp_fmt_spt_calls_init(&c, fd, &x, &x.blocks[0], &failed);
+    sp_fmt_source src = {.count = N, .read = sp_fmt_spt_calls_read, .ctx = &c};
+    int64_t *a = malloc(N * 8), *b = malloc(N * 8);
+    assert_non_null(a);
+    assert_non_null(b);
+    static const int64_t at[][2] = {{0, 1},      {1, 70000}, {70001, 3},
+                                     {5, 10},    {70004, 79997}, {149990, 11},
+                                     {0, 150001}};
+    for (unsigned i = 0; i < sizeof at / sizeof at[0]; i++) {
+      src.read(&src, at[i][0], at[i][1], a, b);
+      assert_int_equal(failed, 0);
+      assert_memory_equal(a, st + at[i][0], (size_t)at[i][1] * 8);
+      assert_memory_equal(b, en + at[i][0], (size_t)at[i][1] * 8);
+    }
+    close(fd);
+    /* Smaller than the fixed-size layout even for these stamps. */
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_true(sb.st_size < 16 * (int64_t)N);
+    free(a);
+    free(b);
+    free(st);
+    free(en);
+    sp_fmt_rank_free(&r);
+    sp_fmt_rank_free(&x);
+  }
+  remove_dir(dir);
+}
+
 static void write_rejects_bad_sources(void **state) {
   (void)state;
   make_dir();
@@ -873,8 +1053,8 @@ static void write_rejects_bad_sources(void **state) {
                           {1, "b", NULL, -1, 0, NULL, NULL, 0}};
   assert_int_equal(sp_fmt_spt_write(path, 0, 2, two, 2, 0, &err), -1);
   assert_non_null(strstr(err.msg, "bad.spt: source 1 is on another thread"));
-  assert_int_equal(sp_fmt_spt_write(path, 0, 4, two, 2, 0, &err), -1);
-  assert_non_null(strstr(err.msg, "cannot write .spt version 4"));
+  assert_int_equal(sp_fmt_spt_write(path, 0, 5, two, 2, 0, &err), -1);
+  assert_non_null(strstr(err.msg, "cannot write .spt version 5 (writes 1-4)"));
   two[1].thread = 0;
   two[1].name = "a";
   assert_int_equal(sp_fmt_spt_write(path, 0, 2, two, 2, 0, &err), -1);
@@ -1035,6 +1215,8 @@ int main(void) {
       cmocka_unit_test(file_window),
       cmocka_unit_test(write_matches_hand_built_bytes),
       cmocka_unit_test(big_round_trip),
+      cmocka_unit_test(v4_block_errors),
+      cmocka_unit_test(v4_round_trip),
       cmocka_unit_test(large_file),
       cmocka_unit_test(write_rejects_bad_sources),
       cmocka_unit_test(write_failures_leave_nothing),

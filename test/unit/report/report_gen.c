@@ -284,9 +284,9 @@ int main(int argc, char **argv) {
     os[i] = 40LL * i + 20;
     oe[i] = os[i] + 10;
   }
-  sp_fmt_block big[] = {{0, 0, 1, ms, me, -1},
-                        {0, 1, NBIG / 2, es, ee, -1},
-                        {0, 2, NBIG / 2, os, oe, -1}};
+  sp_fmt_block big[] = {{0, 0, 1, ms, me, -1, 0},
+                        {0, 1, NBIG / 2, es, ee, -1, 0},
+                        {0, 2, NBIG / 2, os, oe, -1, 0}};
   sp_fmt_region names[] = {
       {"main", NULL, -1}, {"even", NULL, -1}, {"odd", NULL, -1}};
   sp_fmt_rank r = {0, 2, 3, names, 3, big, {0, NULL}, 0};

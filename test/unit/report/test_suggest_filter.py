@@ -22,7 +22,10 @@ run = tool(REPORT)
 
 
 def build_and_run(tag, filt=None):
-    env = dict(os.environ, SP_FORMAT="spt", SP_OUTPUT=f"{WORK}/{tag}")
+    # the trace bytes --suggest-filter counts are the 16 bytes a call of
+    # the fixed-size layout
+    env = dict(os.environ, SP_FORMAT="spt", SP_SPT_VERSION="3",
+               SP_OUTPUT=f"{WORK}/{tag}")
     env.pop("SP_FILTER", None)
     if filt:
         env["SP_FILTER"] = filt

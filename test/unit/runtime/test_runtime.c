@@ -173,7 +173,7 @@ static void test_nest_roundtrip(void **state) {
   assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(r.version, 2);
+  assert_int_equal(r.version, 4);
   assert_int_equal(r.rank, 0);
   assert_int_equal(r.nblocks, 4);
   const sp_fmt_block *a = find_block(&r, 0, "a"), *b = find_block(&r, 0, "b"),
@@ -203,14 +203,14 @@ static void test_nest_roundtrip(void **state) {
   sp_fmt_rank_free(&r);
 }
 
-static void test_threads16_v3(void **state) {
-  (void)state;
+static void threads16(int v) {
   char out[PATH_MAX];
-  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
+  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt",
+                       v == 3 ? "SP_SPT_VERSION=3" : NULL, NULL};
   assert_int_equal(run("rt_scenario", "threads16", env), 0);
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(r.version, 3);
+  assert_int_equal(r.version, v);
   assert_int_equal(r.nregions, 2);
   assert_int_equal(r.nblocks, 32);
   for (int t = 0; t < 16; t++) {
@@ -230,17 +230,28 @@ static void test_threads16_v3(void **state) {
   sp_fmt_rank_free(&r);
 }
 
+/* Version 4 by default; SP_SPT_VERSION=3 gives version 3 for threads. */
+static void test_threads16_v3(void **state) {
+  (void)state;
+  for (int v = 3; v <= 4; v++)
+    threads16(v);
+}
+
 static void test_one_thread_v2(void **state) {
   (void)state;
-  char out[PATH_MAX];
-  const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
-  assert_int_equal(run("rt_scenario", "threads1", env), 0);
-  sp_fmt_rank r = {0};
-  read_spt("p_rank00000.spt", &r);
-  /* the main thread recorded nothing, so one thread: version 2 */
-  assert_int_equal(r.version, 2);
-  assert_int_equal(block_count(&r, 0, "work"), 100000);
-  sp_fmt_rank_free(&r);
+  for (int v = 3; v <= 4; v++) {
+    char out[PATH_MAX];
+    const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt",
+                         v == 3 ? "SP_SPT_VERSION=3" : NULL, NULL};
+    assert_int_equal(run("rt_scenario", "threads1", env), 0);
+    sp_fmt_rank r = {0};
+    read_spt("p_rank00000.spt", &r);
+    /* the main thread recorded nothing, so one thread: version 2 (with
+     * SP_SPT_VERSION=3), else 4 */
+    assert_int_equal(r.version, v == 3 ? 2 : 4);
+    assert_int_equal(block_count(&r, 0, "work"), 100000);
+    sp_fmt_rank_free(&r);
+  }
 }
 
 static void test_many_regions(void **state) {
@@ -873,7 +884,7 @@ static void test_finalize_race(void **state) {
   assert_string_equal(errtext, "");
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
-  assert_int_equal(r.version, 3);
+  assert_int_equal(r.version, 4);
   int threads = 0;
   for (int t = 0; t < 8; t++) {
     const sp_fmt_block *o = find_block(&r, t, "racing"),
@@ -944,7 +955,8 @@ static void test_long_run_bounded(void **state) {
   assert_int_equal(w->count, n);
   assert_int_equal(o->count, 1);
   int fd = open(path, O_RDONLY), failed = 0;
-  sp_fmt_spt_calls c = {fd, r.foreign_order, w->file_offset, w->count, &failed};
+  sp_fmt_spt_calls c;
+  sp_fmt_spt_calls_init(&c, fd, &r, w, &failed);
   sp_fmt_source src = {
       .count = w->count, .read = sp_fmt_spt_calls_read, .ctx = &c};
   enum { B = 1 << 20 };
