@@ -268,8 +268,8 @@ static size_t min_block(int version) {
 
 /* Where a decode of a version-4 block's varints stands. */
 typedef struct {
-  int64_t call; /* calls decoded */
-  int64_t at;   /* bytes of the varints used */
+  int64_t call;  /* calls decoded */
+  int64_t at;    /* bytes of the varints used */
   uint64_t prev; /* the last call's start */
 } zpos;
 
@@ -278,8 +278,7 @@ typedef struct {
 
 /* The varint at p[*i] (below len): 0, 1 when len cuts it, -1 when it runs
  * past 10 bytes or 64 bits. */
-static int varint(const unsigned char *p, size_t len, size_t *i,
-                  uint64_t *v) {
+static int varint(const unsigned char *p, size_t len, size_t *i, uint64_t *v) {
   uint64_t x = 0;
   for (unsigned shift = 0; *i < len; shift += 7) {
     unsigned char c = p[(*i)++];
@@ -299,8 +298,8 @@ static int varint(const unsigned char *p, size_t len, size_t *i,
 /* Up to n calls from the len bytes at p (the varints from pos->at on) into
  * st/en (NULL: decoded only): the calls decoded whole; *bad set to 1 when a
  * varint is too long (pos->at then at its call). */
-static int64_t zdecode(const unsigned char *p, size_t len, zpos *pos,
-                       int64_t n, int64_t *st, int64_t *en, int *bad) {
+static int64_t zdecode(const unsigned char *p, size_t len, zpos *pos, int64_t n,
+                       int64_t *st, int64_t *en, int *bad) {
   size_t i = 0;
   int64_t k = 0;
   for (; k < n; k++) {

@@ -103,11 +103,10 @@ int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
       prog.mode ? sp_fmt_progress_sources(&prog, src, n) : NULL;
   if (counted)
     src = counted;
-  int rc = sp__cfg.format_h5
-               ? write_h5(path, rank, src, n, info->open_calls,
-                          sp_fmt_stream_meta(s), err)
-               : sp_fmt_spt_write(path, rank, spt_version(info), src, n, 0,
-                                  err);
+  int rc = sp__cfg.format_h5 ? write_h5(path, rank, src, n, info->open_calls,
+                                        sp_fmt_stream_meta(s), err)
+                             : sp_fmt_spt_write(path, rank, spt_version(info),
+                                                src, n, 0, err);
   sp_fmt_progress_end(&prog);
   free(counted);
   if (rc == 0 && sp_fmt_stream_failed(s)) {

@@ -344,7 +344,8 @@ static void test_direct_matches_batched(void **state) {
                             counts[i],
                             malloc((size_t)counts[i] * 8),
                             malloc((size_t)counts[i] * 8),
-                            -1, 0};
+                            -1,
+                            0};
     for (int64_t k = 0; k < counts[i]; k++) {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
       blk[i].starts[k] = t;

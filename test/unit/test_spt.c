@@ -936,8 +936,7 @@ static void v4_block_errors(void **state) {
     v4_block(m, 1, 4, "\x05\x03\x00\x00", 4);
     expect_error(m, "t.spt: offset 59: 2 byte(s) after the block's 1 calls");
     /* 11 bytes of varint; a 10th byte above 1 overflows 64 bits too. */
-    v4_block(m, 1, 12,
-             "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00", 12);
+    v4_block(m, 1, 12, "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00", 12);
     expect_error(m, "t.spt: offset 57: calls: a varint longer than 10 bytes");
     v4_block(m, 1, 11, "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02\x00", 11);
     expect_error(m, "t.spt: offset 57: calls: a varint longer than 10 bytes");
@@ -988,8 +987,9 @@ static void v4_round_trip(void **state) {
   make_dir();
   enum { N = 150001 }; /* three batches of the writer, the last short */
   for (int be = 0; be <= 1; be++) {
-    sp_fmt_source srcs[2] = {{0, "hostile", "h.c", 3, N, hostile_stamps, NULL, 0},
-                             {2, "none", NULL, -1, 0, NULL, NULL, 0}};
+    sp_fmt_source srcs[2] = {
+        {0, "hostile", "h.c", 3, N, hostile_stamps, NULL, 0},
+        {2, "none", NULL, -1, 0, NULL, NULL, 0}};
     char path[1024];
     snprintf(path, sizeof path, "%s/v4_%d.spt", dir, be);
     sp_fmt_err err = {""};
@@ -1019,9 +1019,9 @@ static void v4_round_trip(void **state) {
     int64_t *a = malloc(N * 8), *b = malloc(N * 8);
     assert_non_null(a);
     assert_non_null(b);
-    static const int64_t at[][2] = {{0, 1},      {1, 70000}, {70001, 3},
-                                     {5, 10},    {70004, 79997}, {149990, 11},
-                                     {0, 150001}};
+    static const int64_t at[][2] = {{0, 1},     {1, 70000},     {70001, 3},
+                                    {5, 10},    {70004, 79997}, {149990, 11},
+                                    {0, 150001}};
     for (unsigned i = 0; i < sizeof at / sizeof at[0]; i++) {
       src.read(&src, at[i][0], at[i][1], a, b);
       assert_int_equal(failed, 0);
