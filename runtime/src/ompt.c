@@ -5,6 +5,7 @@
 #include "ompt_abi.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,10 @@ enum {
   K_LOCK,
   K_ORDERED,
   K_BARRIER_PAR, /* a parallel region's end barrier: at its call, as it */
-  K_COUNT
+  K_COUNT,
+  /* or'ed to a kind: named after the parallel region whose call is the
+   * code pointer (a sync region of libomp's own code inside it) */
+  K_AT_FORK = 32
 };
 static const char *const construct[K_COUNT] = {
     "omp ?",
@@ -124,6 +128,10 @@ typedef struct open_rec {
 } open_t;
 typedef struct othr {
   uint32_t depth, lost; /* lost: opened beyond OSTACK, not recorded */
+  /* the worksharing construct this thread closed last, at depth
+   * ws_depth, if nothing was opened since (else ws_id -1) */
+  int32_t ws_id;
+  uint32_t ws_depth;
   struct par *free_pars;
   uint32_t nfree;
   open_t e[OSTACK];
@@ -159,6 +167,7 @@ static __attribute__((noinline)) othr_t *othr_slow(void) {
   othr_t *o = calloc(1, sizeof *o);
   if (!o)
     return NULL;
+  o->ws_id = -1;
   othr = o;
   pthread_setspecific(othr_key, o);
   return o;
@@ -174,6 +183,7 @@ static inline void push(othr_t *o, int32_t id, int kind, const void *tag) {
     o->lost++;
     return;
   }
+  o->ws_id = -1;
   o->e[o->depth++] = (open_t){id, kind, tag};
 }
 
@@ -268,6 +278,54 @@ static void par_put(othr_t *o, par_t *p) {
   } else {
     free(p);
   }
+}
+
+/* ---- sync regions without a code pointer of the user's ----
+ * A barrier or taskwait that is the last call of an outlined body is a
+ * tail call at -O2: libomp's return address is then its own (the caller
+ * of the outlined function, __kmp_invoke_microtask), and a worker's
+ * barriers may come with none. Such a region belongs to the construct it
+ * ends: the worksharing construct the thread closed just before, else the
+ * innermost open one. */
+static uintptr_t omp_lo, omp_hi; /* libomp's code, set at its start */
+
+static int find_code(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  uintptr_t a = *(uintptr_t *)data;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || a < lo ||
+        a - lo >= ph->p_memsz)
+      continue;
+    /* libomp linked into the program: its code is not told apart */
+    if (info->dlpi_name && *info->dlpi_name) {
+      omp_lo = lo;
+      omp_hi = lo + ph->p_memsz;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+static inline int foreign(const void *cp) {
+  return !cp || (uintptr_t)cp - omp_lo < omp_hi - omp_lo;
+}
+
+static __attribute__((noinline)) int32_t owner_region(othr_t *o, int kind) {
+  const sp__region_t *r = NULL;
+  if (o->ws_id >= 0 && o->ws_depth == o->depth)
+    r = sp__region_get(o->ws_id);
+  for (uint32_t d = o->depth; !r && d-- > 0;) {
+    r = sp__region_get(o->e[d].id);
+    if (r && foreign(r->addr))
+      r = NULL;
+  }
+  if (!r)
+    return -1;
+  if (r->kind == K_PARALLEL || r->kind == K_IMPLICIT_TASK)
+    kind = kind == K_BARRIER_IMPLICIT ? K_BARRIER_PAR : kind | K_AT_FORK;
+  return region_of(kind, r->addr);
 }
 
 /* ---- omp_num_threads ---- */
@@ -379,10 +437,16 @@ static void on_work(int wtype, int endpoint, sp__ompt_data_t *parallel,
   othr_t *o = me();
   if (!kind || !o)
     return;
-  if (endpoint == SP__SCOPE_BEGIN)
+  if (endpoint == SP__SCOPE_BEGIN) {
     open_region(o, kind, cp, NULL);
-  else if (endpoint == SP__SCOPE_END)
-    close_region(o, kind, NULL);
+  } else if (endpoint == SP__SCOPE_END) {
+    int32_t id;
+    if (pop(o, kind, NULL, &id)) {
+      sp__end_fast(id);
+      o->ws_id = id;
+      o->ws_depth = o->depth;
+    }
+  }
 }
 
 static void on_masked(int endpoint, sp__ompt_data_t *parallel,
@@ -430,7 +494,12 @@ static void on_sync_region(int skind, int endpoint, sp__ompt_data_t *parallel,
   if (!o)
     return;
   if (skind != SP__SYNC_BARRIER_IMPLICIT_PARALLEL) {
-    if (endpoint == SP__SCOPE_BEGIN)
+    if (endpoint == SP__SCOPE_BEGIN && SP_UNLIKELY(foreign(cp))) {
+      int32_t id = SP__ACTIVE() ? owner_region(o, kind) : -1;
+      push(o, id, kind, NULL);
+      if (id >= 0)
+        sp__begin_fast(id);
+    } else if (endpoint == SP__SCOPE_BEGIN)
       open_region(o, kind, cp, NULL);
     else if (endpoint == SP__SCOPE_END)
       close_region(o, kind, NULL);
@@ -546,6 +615,8 @@ static int on_initialize(sp__ompt_lookup_t lookup, int device,
   if (!set || pthread_key_create(&othr_key, othr_free) != 0)
     return 0;
   finalize_tool = lookup("ompt_finalize_tool");
+  uintptr_t in_omp = (uintptr_t)lookup;
+  dl_iterate_phdr(find_code, &in_omp);
   omp_max_threads_fn =
       (int (*)(void))(uintptr_t)dlsym(RTLD_DEFAULT, "omp_get_max_threads");
   static const struct {
@@ -601,31 +672,38 @@ SP_API sp__ompt_start_t *ompt_start_tool(unsigned int omp_version,
 
 /* ---- names, off the hot path (the writer thread) ---- */
 void sp__ompt_name(sp__region_t *r) {
+  int kind = r->kind & ~K_AT_FORK;
   const char *what =
-      r->kind > 0 && r->kind < K_COUNT ? construct[r->kind] : construct[0];
+      kind > 0 && kind < K_COUNT ? construct[kind] : construct[0];
   char *file = NULL, *func = NULL;
   int line = -1;
   uintptr_t off = 0;
   char where[512];
-  if (!r->addr) {
-    snprintf(where, sizeof where, "?");
-  } else {
-    /* A return address: the call it returns from is one byte before. The
-     * call that starts a parallel region names the region, its implicit
-     * tasks and its end barrier. */
-    int fork = r->kind == K_PARALLEL || r->kind == K_IMPLICIT_TASK ||
-               r->kind == K_BARRIER_PAR;
-    sp__symbol_where((const char *)r->addr - 1, fork ? SP__LINES_FORK : 0,
-                     &file, &line, &func, &off);
-    if (file && line > 0) {
-      const char *base = strrchr(file, '/');
-      snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
-    } else if (func) {
-      snprintf(where, sizeof where, "%s+0x%lx", func, (unsigned long)(off + 1));
-    } else {
-      snprintf(where, sizeof where, "0x%lx", (unsigned long)(uintptr_t)r->addr);
-    }
+  /* The call that starts a parallel region names the region, its
+   * implicit tasks and its end barrier, from the call's own arguments;
+   * its row gives at most the file. Any other construct: the row of the
+   * call it returns from (one byte before its return address). */
+  int fork = kind == K_PARALLEL || kind == K_IMPLICIT_TASK ||
+             kind == K_BARRIER_PAR || (r->kind & K_AT_FORK);
+  if (r->addr && fork)
+    sp__symbol_fork(r->addr, &file, &line);
+  if (r->addr && !file) {
+    sp__symbol_where((const char *)r->addr - 1, 0, &file, &line, &func, &off);
+    if (fork)
+      line = -1;
   }
+  const char *base = file ? strrchr(file, '/') : NULL;
+  base = base ? base + 1 : file;
+  if (!r->addr)
+    snprintf(where, sizeof where, "?");
+  else if (file && line > 0)
+    snprintf(where, sizeof where, "%s:%d", base, line);
+  else if (file)
+    snprintf(where, sizeof where, "%s", base); /* the line is unknown */
+  else if (func)
+    snprintf(where, sizeof where, "%s+0x%lx", func, (unsigned long)(off + 1));
+  else
+    snprintf(where, sizeof where, "0x%lx", (unsigned long)(uintptr_t)r->addr);
   size_t n = strlen(what) + strlen(where) + 4;
   char *name = malloc(n); /* kept for good, as the symbol names */
   if (!name) {
@@ -634,11 +712,9 @@ void sp__ompt_name(sp__region_t *r) {
     return;
   }
   snprintf(name, n, "%s @ %s", what, where);
-  if (file && line > 0) {
+  if (file) {
     r->file = file; /* kept for good */
-    r->line = line;
-  } else {
-    free(file);
+    r->line = line > 0 ? line : -1;
   }
   free(func);
   __atomic_store_n(&r->name, name, __ATOMIC_RELEASE);

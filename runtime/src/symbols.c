@@ -501,3 +501,268 @@ int sp__symbol_where(const void *addr, int flags, char **file, int *line,
   pthread_mutex_unlock(&sym_lock);
   return *file || *func ? 0 : -1;
 }
+
+/* ---- a parallel region's call: the function it runs and its location ----
+ * OMPT gives a parallel region the return address of the call that starts
+ * it (__kmpc_fork_call(ident, argc, outlined, ...)); after optimisation
+ * the row of that address may hold another statement's line. The call's
+ * own arguments do not move: the outlined function, whose line table
+ * starts at the directive's line (Clang), and the location record
+ * ident_t, whose psource ";file;function;line;column;;" holds the
+ * directive's line (Clang with -g, Flang). They are found from the
+ * instructions that load them just before the call. */
+
+/* The bytes of the object's file at link-time address a, in an allocated
+ * section (executable ones if exec); *avail: how many follow in it. */
+static const unsigned char *file_bytes(const object_t *o, uintptr_t a, int exec,
+                                       size_t *avail) {
+  const Elf64_Ehdr *eh = o->map;
+  if (!eh || o->map_size < sizeof *eh ||
+      memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff > o->map_size ||
+      (o->map_size - eh->e_shoff) / sizeof(Elf64_Shdr) < eh->e_shnum)
+    return NULL;
+  const Elf64_Shdr *sh = (const Elf64_Shdr *)((const char *)eh + eh->e_shoff);
+  for (unsigned i = 0; i < eh->e_shnum; i++) {
+    if (sh[i].sh_type != SHT_PROGBITS || !(sh[i].sh_flags & SHF_ALLOC) ||
+        (exec && !(sh[i].sh_flags & SHF_EXECINSTR)) ||
+        sh[i].sh_offset > o->map_size ||
+        sh[i].sh_size > o->map_size - sh[i].sh_offset || a < sh[i].sh_addr ||
+        a - sh[i].sh_addr >= sh[i].sh_size)
+      continue;
+    *avail = (size_t)(sh[i].sh_size - (a - sh[i].sh_addr));
+    return (const unsigned char *)eh + sh[i].sh_offset + (a - sh[i].sh_addr);
+  }
+  return NULL;
+}
+
+static uint32_t rd32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const unsigned char *p) {
+  return rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+/* A pointer stored at link-time address a: the file's value, or, where
+ * the file holds 0 there, the addend of its relative relocation. */
+static uintptr_t stored_ptr(const object_t *o, uintptr_t a) {
+  size_t n;
+  const unsigned char *p = file_bytes(o, a, 0, &n);
+  if (!p || n < 8)
+    return 0;
+  uint64_t v = rd64(p);
+  if (v)
+    return (uintptr_t)v;
+  const Elf64_Ehdr *eh = o->map;
+  const Elf64_Shdr *sh = (const Elf64_Shdr *)((const char *)eh + eh->e_shoff);
+  for (unsigned i = 0; i < eh->e_shnum; i++) {
+    if (sh[i].sh_type != SHT_RELA || sh[i].sh_entsize != sizeof(Elf64_Rela) ||
+        sh[i].sh_offset > o->map_size ||
+        sh[i].sh_size > o->map_size - sh[i].sh_offset)
+      continue;
+    const Elf64_Rela *r =
+        (const Elf64_Rela *)((const char *)eh + sh[i].sh_offset);
+    for (size_t k = 0; k < sh[i].sh_size / sizeof *r; k++) {
+      uint32_t t = (uint32_t)ELF64_R_TYPE(r[k].r_info);
+      if (r[k].r_offset == a && (t == 8 /* R_X86_64_RELATIVE */ ||
+                                 t == 1027 /* R_AARCH64_RELATIVE */))
+        return (uintptr_t)r[k].r_addend;
+    }
+  }
+  return 0;
+}
+
+/* The code of the call whose return address is ret: the bytes from at most
+ * CALL_WINDOW before its first byte (a call with many arguments stores
+ * them on the stack between the loads of its first ones and the call) (not
+ * before its function's start lo) to it. */
+#define CALL_WINDOW 512
+typedef struct callsite {
+  const unsigned char *code; /* the byte at link-time address start */
+  uintptr_t start, call;     /* the window's start, the call's first byte */
+} callsite_t;
+
+#if defined(__x86_64__)
+/* call rel32, or call *disp32(%rip) (-fno-plt) */
+static int call_at(const object_t *o, uintptr_t ret, uintptr_t lo,
+                   callsite_t *c) {
+  size_t n;
+  uintptr_t from = ret - lo > CALL_WINDOW + 6 ? ret - CALL_WINDOW - 6 : lo;
+  const unsigned char *p = file_bytes(o, from, 1, &n);
+  if (!p || n < ret - from || ret - from < 6)
+    return 0;
+  const unsigned char *end = p + (ret - from);
+  if (end[-5] == 0xe8)
+    c->call = ret - 5;
+  else if (end[-6] == 0xff && end[-5] == 0x15)
+    c->call = ret - 6;
+  else
+    return 0;
+  c->code = p;
+  c->start = from;
+  return 1;
+}
+
+/* The address the instructions before the call load into argument
+ * register reg (x86 number: 2 rdx, 7 rdi) by lea disp32(%rip), mov $imm32
+ * or mov $simm32 (to its 64-bit form), the nearest to the call, that ok
+ * accepts. The scan stops at an earlier call into this object (what comes
+ * before it loads another call's arguments). 0 if none. */
+static uintptr_t x86_arg(const object_t *o, const callsite_t *c, int reg,
+                         int (*ok)(const object_t *, uintptr_t)) {
+  const unsigned char *p = c->code;
+  size_t len = c->call - c->start;
+  for (size_t i = len; i-- > 0;) {
+    uintptr_t v = 0;
+    int hit = 0;
+    if (i + 7 <= len && p[i] == 0x48 && p[i + 1] == 0x8d &&
+        p[i + 2] == (0x05 | reg << 3)) {
+      v = c->start + i + 7 + (uintptr_t)(intptr_t)(int32_t)rd32(p + i + 3);
+      hit = 1;
+    } else if (i + 5 <= len && p[i] == 0xb8 + reg) {
+      v = rd32(p + i + 1);
+      hit = 1;
+    } else if (i + 7 <= len && p[i] == 0x48 && p[i + 1] == 0xc7 &&
+               p[i + 2] == (0xc0 | reg)) {
+      v = (uintptr_t)(intptr_t)(int32_t)rd32(p + i + 3);
+      hit = 1;
+    } else if (i + 5 <= len && p[i] == 0xe8) {
+      size_t n;
+      uintptr_t t =
+          c->start + i + 5 + (uintptr_t)(intptr_t)(int32_t)rd32(p + i + 1);
+      if (file_bytes(o, t, 1, &n))
+        return 0;
+    }
+    if (hit && ok(o, v))
+      return v;
+  }
+  return 0;
+}
+#elif defined(__aarch64__)
+/* bl imm26 */
+static int call_at(const object_t *o, uintptr_t ret, uintptr_t lo,
+                   callsite_t *c) {
+  size_t n;
+  uintptr_t from = ret - lo > CALL_WINDOW + 4 ? ret - CALL_WINDOW - 4 : lo;
+  from += (ret - from) & 3;
+  const unsigned char *p = file_bytes(o, from, 1, &n);
+  if (!p || n < ret - from || ret - from < 4 ||
+      (rd32(p + (ret - from) - 4) & 0xfc000000u) != 0x94000000u)
+    return 0;
+  c->code = p;
+  c->start = from;
+  c->call = ret - 4;
+  return 1;
+}
+
+/* The address adrp xN + add reg, xN, #imm12 load into argument register
+ * reg (x2, x0) before the call, the nearest to it, that ok accepts; the
+ * scan stops at an earlier bl. 0 if none. */
+static uintptr_t a64_arg(const object_t *o, const callsite_t *c, int reg,
+                         int (*ok)(const object_t *, uintptr_t)) {
+  size_t len = (c->call - c->start) / 4;
+  for (size_t i = len; i-- > 0;) {
+    uint32_t in = rd32(c->code + 4 * i);
+    if ((in & 0xfc000000u) == 0x94000000u)
+      return 0;
+    if ((in & 0xffc0001fu) != (0x91000000u | (uint32_t)reg))
+      continue; /* add xd, xn, #imm12 (unshifted), d = reg */
+    uint32_t rn = (in >> 5) & 31, imm12 = (in >> 10) & 0xfff;
+    for (size_t k = i; k-- > 0;) {
+      uint32_t ad = rd32(c->code + 4 * k);
+      if ((ad & 0x9f00001fu) != (0x90000000u | rn))
+        continue;
+      uint64_t imm = ((uint64_t)((ad >> 5) & 0x7ffff) << 2) | ((ad >> 29) & 3);
+      int64_t off = (int64_t)(imm << 43) >> 31; /* sign-extend 21, << 12 */
+      uintptr_t pc = c->start + 4 * k;
+      uintptr_t v = (pc & ~(uintptr_t)0xfff) + (uintptr_t)off + imm12;
+      if (ok(o, v))
+        return v;
+      break;
+    }
+  }
+  return 0;
+}
+#endif
+
+/* A function's start in o. */
+static int is_func(const object_t *o, uintptr_t a) {
+  const sym_t *s = lookup_sym((object_t *)o, a);
+  return s && s->lo == a;
+}
+
+/* psource of an ident_t at a (its 4th field, after four int32): a string
+ * ";file;function;line;column;;" in o, or NULL. */
+static const char *psource(const object_t *o, uintptr_t a) {
+  size_t n;
+  uintptr_t s = stored_ptr(o, a + 16);
+  const char *p = s ? (const char *)file_bytes(o, s, 0, &n) : NULL;
+  if (!p || *p != ';' || !memchr(p, 0, n < 4096 ? n : 4096))
+    return NULL;
+  return p;
+}
+
+static int is_ident(const object_t *o, uintptr_t a) {
+  return psource(o, a) != NULL;
+}
+
+/* The line of psource's third field; 0 if none. */
+static int psource_line(const char *p) {
+  for (int f = 0; f < 2 && p; f++)
+    p = strchr(p + 1, ';');
+  if (!p)
+    return 0;
+  long v = strtol(p + 1, NULL, 10);
+  return v > 0 && v <= INT32_MAX ? (int)v : 0;
+}
+
+int sp__symbol_fork(const void *ret, char **file, int *line) {
+  *file = NULL;
+  *line = -1;
+  pthread_mutex_lock(&sym_lock);
+  object_t *o = object_for(ret);
+  if (!o || !o->map) {
+    pthread_mutex_unlock(&sym_lock);
+    return -1;
+  }
+  uintptr_t a = (uintptr_t)ret - o->bias;
+  const sym_t *s = lookup_sym(o, a - 1);
+  uintptr_t lo = s ? s->lo : 0;
+  uintptr_t fn = 0, id = 0;
+  callsite_t c;
+#if defined(__x86_64__)
+  if (call_at(o, a, lo, &c)) {
+    fn = x86_arg(o, &c, 2, is_func);
+    id = x86_arg(o, &c, 7, is_ident);
+  }
+#elif defined(__aarch64__)
+  if (call_at(o, a, lo, &c)) {
+    fn = a64_arg(o, &c, 2, is_func);
+    id = a64_arg(o, &c, 0, is_ident);
+  }
+#else
+  (void)c;
+#endif
+  /* The outlined function's first row (Clang: the directive's line). */
+  if (fn && fn != lo)
+    sp__lines_find(o->map, o->map_size, fn, fn, 0, file, line);
+  const char *ps = id ? psource(o, id) : NULL;
+  int pl = ps ? psource_line(ps) : 0;
+  if (*file && *line > 0 && pl > 0 && pl != *line) {
+    *line = -1; /* two records disagree: no line rather than a wrong one */
+  } else if (!(*file && *line > 0) && pl > 0) {
+    free(*file);
+    *file = NULL;
+    *line = pl;
+  }
+  if (!*file) { /* the file of the call's row (its line may be another's) */
+    int ignored;
+    sp__lines_find(o->map, o->map_size, a - 1, lo, 0, file, &ignored);
+    if (!*file)
+      *line = -1;
+  }
+  pthread_mutex_unlock(&sym_lock);
+  return *file ? 0 : -1;
+}
