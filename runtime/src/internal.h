@@ -453,11 +453,10 @@ SP_HIDDEN char *sp__symbol_name(const void *addr);
 SP_HIDDEN int sp__symbol_where(const void *addr, int flags, char **file,
                                int *line, char **func, uintptr_t *off);
 /* Where the parallel region started by the call that returns to ret is:
- * *file (malloc'd) and *line from the call's own arguments (the outlined
- * function's first row, the ident_t's psource), never from the call's row,
- * whose line optimisation may have given another statement; *line -1 when
- * they give none (or disagree), *file then the call's row's file, or NULL.
- * 0 if *file was found. */
+ * *file (malloc'd) and *line from the call's own location record (its
+ * ident_t), never from the call's row, whose line optimisation may have
+ * given another statement; *line -1 when the record gives none (*file
+ * then the call's row's file, or NULL). 0 if *file was found. */
 SP_HIDDEN int sp__symbol_fork(const void *ret, char **file, int *line);
 /* Names address region r (a function's, or an OpenMP construct's) unless
  * it has a name; serialised with dlclose. */

@@ -37,9 +37,12 @@ enum {
   K_ORDERED,
   K_BARRIER_PAR, /* a parallel region's end barrier: at its call, as it */
   K_COUNT,
-  /* or'ed to a kind: named after the parallel region whose call is the
-   * code pointer (a sync region of libomp's own code inside it) */
-  K_AT_FORK = 32
+  /* or'ed to a kind, for a construct whose call has no code pointer of
+   * the user's (see owner): K_AT_FORK named after the parallel region
+   * whose call is the code pointer, K_IN after the file of the construct
+   * the code pointer is of (the line unknown) */
+  K_AT_FORK = 32,
+  K_IN = 64
 };
 static const char *const construct[K_COUNT] = {
     "omp ?",
@@ -77,7 +80,7 @@ static struct {
 } cache[1u << CACHE_BITS];
 
 static inline uint64_t cache_key(int kind, const void *cp) {
-  return ((uint64_t)(uintptr_t)cp << 6) | (uint64_t)kind;
+  return ((uint64_t)(uintptr_t)cp << 8) | (uint64_t)kind;
 }
 static inline uint32_t cache_slot(uint64_t key) {
   return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
@@ -312,7 +315,7 @@ static inline int foreign(const void *cp) {
   return !cp || (uintptr_t)cp - omp_lo < omp_hi - omp_lo;
 }
 
-static __attribute__((noinline)) int32_t owner_region(othr_t *o, int kind) {
+static const sp__region_t *owner(const othr_t *o) {
   const sp__region_t *r = NULL;
   if (o->ws_id >= 0 && o->ws_depth == o->depth)
     r = sp__region_get(o->ws_id);
@@ -321,11 +324,27 @@ static __attribute__((noinline)) int32_t owner_region(othr_t *o, int kind) {
     if (r && foreign(r->addr))
       r = NULL;
   }
+  return r;
+}
+
+static __attribute__((noinline)) int32_t owner_region(othr_t *o, int kind) {
+  const sp__region_t *r = owner(o);
   if (!r)
     return -1;
-  if (r->kind == K_PARALLEL || r->kind == K_IMPLICIT_TASK)
+  int rk = r->kind & ~(K_AT_FORK | K_IN);
+  if (r->kind & K_IN)
+    kind |= K_IN;
+  else if (rk == K_PARALLEL || rk == K_IMPLICIT_TASK || rk == K_BARRIER_PAR)
     kind = kind == K_BARRIER_IMPLICIT ? K_BARRIER_PAR : kind | K_AT_FORK;
   return region_of(kind, r->addr);
+}
+
+/* A parallel region started by a tail call (the last statement of an
+ * outlined body, at -O2): its own location is lost; it is named after the
+ * file of the construct it is in. */
+static __attribute__((noinline)) const void *fork_owner(const othr_t *o) {
+  const sp__region_t *r = owner(o);
+  return r ? r->addr : NULL;
 }
 
 /* ---- omp_num_threads ---- */
@@ -345,16 +364,24 @@ static void on_parallel_begin(sp__ompt_data_t *task, const void *frame,
           !atomic_load_explicit(&max_threads_seen, memory_order_relaxed)) &&
       omp_max_threads_fn)
     atomic_store(&max_threads_seen, omp_max_threads_fn());
+  int in = 0;
+  if (SP_UNLIKELY(foreign(cp))) {
+    cp = fork_owner(o);
+    in = K_IN;
+  }
   par_t *p = par_get(o);
   if (p) {
-    p->task_id = region_of(K_IMPLICIT_TASK, cp);
-    p->barrier_id = region_of(K_BARRIER_PAR, cp);
+    p->task_id = region_of(K_IMPLICIT_TASK | in, cp);
+    p->barrier_id = region_of(K_BARRIER_PAR | in, cp);
     p->master = o;
     atomic_store_explicit(&p->join, 0, memory_order_relaxed);
     atomic_store_explicit(&p->refs, 1, memory_order_relaxed);
     parallel->ptr = p;
   }
-  open_region(o, K_PARALLEL, cp, NULL);
+  int32_t id = SP__ACTIVE() ? region_of(K_PARALLEL | in, cp) : -1;
+  push(o, id, K_PARALLEL, NULL);
+  if (id >= 0)
+    sp__begin_fast(id);
 }
 
 static void on_parallel_end(sp__ompt_data_t *parallel, sp__ompt_data_t *task,
@@ -672,7 +699,7 @@ SP_API sp__ompt_start_t *ompt_start_tool(unsigned int omp_version,
 
 /* ---- names, off the hot path (the writer thread) ---- */
 void sp__ompt_name(sp__region_t *r) {
-  int kind = r->kind & ~K_AT_FORK;
+  int kind = r->kind & ~(K_AT_FORK | K_IN);
   const char *what =
       kind > 0 && kind < K_COUNT ? construct[kind] : construct[0];
   char *file = NULL, *func = NULL;
@@ -685,11 +712,13 @@ void sp__ompt_name(sp__region_t *r) {
    * call it returns from (one byte before its return address). */
   int fork = kind == K_PARALLEL || kind == K_IMPLICIT_TASK ||
              kind == K_BARRIER_PAR || (r->kind & K_AT_FORK);
+  if (r->kind & K_IN)
+    fork = 0;
   if (r->addr && fork)
     sp__symbol_fork(r->addr, &file, &line);
   if (r->addr && !file) {
     sp__symbol_where((const char *)r->addr - 1, 0, &file, &line, &func, &off);
-    if (fork)
+    if (fork || (r->kind & K_IN))
       line = -1;
   }
   const char *base = file ? strrchr(file, '/') : NULL;

@@ -502,16 +502,15 @@ int sp__symbol_where(const void *addr, int flags, char **file, int *line,
   return *file || *func ? 0 : -1;
 }
 
-/* ---- a parallel region's call: the function it runs and its location ----
+/* ---- a parallel region's call: the location it passes ----
  * OMPT gives a parallel region the return address of the call that starts
  * it (__kmpc_fork_call(ident, argc, outlined, ...)); after optimisation
- * the row of that address may hold another statement's line. The call's
- * own arguments do not move: the outlined function, whose line table
- * starts at the directive's line (Clang), and the location record
- * ident_t, whose psource ";file;function;line;column;;" holds the
- * directive's line (Clang with -g, Flang). They are found from the
- * instructions that load them just before the call. */
-
+ * the row of that address may hold another statement's line, and the
+ * outlined function's first row is the first statement of its body. The
+ * call's own first argument does not move: the location record ident_t,
+ * whose psource ";file;function;line;column;;" holds the directive's line
+ * (Clang with debug information, Flang always). It is found from the
+ * instruction that loads it before the call. */
 /* The bytes of the object's file at link-time address a, in an allocated
  * section (executable ones if exec); *avail: how many follow in it. */
 static const unsigned char *file_bytes(const object_t *o, uintptr_t a, int exec,
@@ -605,38 +604,70 @@ static int call_at(const object_t *o, uintptr_t ret, uintptr_t lo,
   return 1;
 }
 
+/* Whether the instruction at p[i] (before len) loads register *reg: by lea
+ * disp32(%rip) or mov $imm32 (1, the value in *v), or by a move from
+ * another register (2, *reg becomes that one). reg: x86's numbers. */
+static int x86_load(const unsigned char *p, size_t i, size_t len, uintptr_t at,
+                    int *reg, uintptr_t *v) {
+  int r = *reg, x = r >= 8, lo3 = r & 7;
+  unsigned rex = p[i];
+  if (i + 7 <= len && rex == (0x48u | (unsigned)x << 2) && p[i + 1] == 0x8d &&
+      p[i + 2] == (0x05 | lo3 << 3)) {
+    *v = at + 7 + (uintptr_t)(intptr_t)(int32_t)rd32(p + i + 3);
+    return 1;
+  }
+  if (!x && i + 5 <= len && p[i] == 0xb8 + lo3) {
+    *v = rd32(p + i + 1);
+    return 1;
+  }
+  if (x && i + 6 <= len && p[i] == 0x41 && p[i + 1] == 0xb8 + lo3) {
+    *v = rd32(p + i + 2);
+    return 1;
+  }
+  if (i + 7 <= len && rex == (0x48u | (unsigned)x) && p[i + 1] == 0xc7 &&
+      p[i + 2] == (0xc0 | lo3)) {
+    *v = (uintptr_t)(intptr_t)(int32_t)rd32(p + i + 3);
+    return 1;
+  }
+  if (i + 3 <= len && (rex & 0xf8) == 0x48 && (p[i + 2] & 0xc0) == 0xc0) {
+    int mreg = (rex & 4 ? 8 : 0) | ((p[i + 2] >> 3) & 7);
+    int mrm = (rex & 1 ? 8 : 0) | (p[i + 2] & 7);
+    if (p[i + 1] == 0x89 && mrm == r && mreg != r) {
+      *reg = mreg;
+      return 2;
+    }
+    if (p[i + 1] == 0x8b && mreg == r && mrm != r) {
+      *reg = mrm;
+      return 2;
+    }
+  }
+  return 0;
+}
+
 /* The address the instructions before the call load into argument
- * register reg (x86 number: 2 rdx, 7 rdi) by lea disp32(%rip), mov $imm32
- * or mov $simm32 (to its 64-bit form), the nearest to the call, that ok
- * accepts. The scan stops at an earlier call into this object (what comes
- * before it loads another call's arguments). 0 if none. */
+ * register reg (x86 number: 2 rdx, 7 rdi), the nearest load to the call,
+ * followed through register moves (a loop, or calls before it with the
+ * same argument, keep it in another register), if ok accepts it. While
+ * the register is one a call may change, the scan stops at an earlier call
+ * into this object: what comes before it loads another call's arguments.
+ * 0 if none. */
 static uintptr_t x86_arg(const object_t *o, const callsite_t *c, int reg,
                          int (*ok)(const object_t *, uintptr_t)) {
   const unsigned char *p = c->code;
   size_t len = c->call - c->start;
   for (size_t i = len; i-- > 0;) {
     uintptr_t v = 0;
-    int hit = 0;
-    if (i + 7 <= len && p[i] == 0x48 && p[i + 1] == 0x8d &&
-        p[i + 2] == (0x05 | reg << 3)) {
-      v = c->start + i + 7 + (uintptr_t)(intptr_t)(int32_t)rd32(p + i + 3);
-      hit = 1;
-    } else if (i + 5 <= len && p[i] == 0xb8 + reg) {
-      v = rd32(p + i + 1);
-      hit = 1;
-    } else if (i + 7 <= len && p[i] == 0x48 && p[i + 1] == 0xc7 &&
-               p[i + 2] == (0xc0 | reg)) {
-      v = (uintptr_t)(intptr_t)(int32_t)rd32(p + i + 3);
-      hit = 1;
-    } else if (i + 5 <= len && p[i] == 0xe8) {
+    int k = x86_load(p, i, len, c->start + i, &reg, &v);
+    if (k == 1)
+      return ok(o, v) ? v : 0;
+    int saved = reg == 3 || reg == 5 || reg >= 12; /* callee-saved */
+    if (k == 0 && !saved && i + 5 <= len && p[i] == 0xe8) {
       size_t n;
       uintptr_t t =
           c->start + i + 5 + (uintptr_t)(intptr_t)(int32_t)rd32(p + i + 1);
       if (file_bytes(o, t, 1, &n))
         return 0;
     }
-    if (hit && ok(o, v))
-      return v;
   }
   return 0;
 }
@@ -658,7 +689,7 @@ static int call_at(const object_t *o, uintptr_t ret, uintptr_t lo,
 }
 
 /* The address adrp xN + add reg, xN, #imm12 load into argument register
- * reg (x2, x0) before the call, the nearest to it, that ok accepts; the
+ * reg (x0) before the call, the nearest load to it, if ok accepts it; the
  * scan stops at an earlier bl. 0 if none. */
 static uintptr_t a64_arg(const object_t *o, const callsite_t *c, int reg,
                          int (*ok)(const object_t *, uintptr_t)) {
@@ -678,20 +709,13 @@ static uintptr_t a64_arg(const object_t *o, const callsite_t *c, int reg,
       int64_t off = (int64_t)(imm << 43) >> 31; /* sign-extend 21, << 12 */
       uintptr_t pc = c->start + 4 * k;
       uintptr_t v = (pc & ~(uintptr_t)0xfff) + (uintptr_t)off + imm12;
-      if (ok(o, v))
-        return v;
-      break;
+      return ok(o, v) ? v : 0;
     }
+    return 0; /* loaded otherwise */
   }
   return 0;
 }
 #endif
-
-/* A function's start in o. */
-static int is_func(const object_t *o, uintptr_t a) {
-  const sym_t *s = lookup_sym((object_t *)o, a);
-  return s && s->lo == a;
-}
 
 /* psource of an ident_t at a (its 4th field, after four int32): a string
  * ";file;function;line;column;;" in o, or NULL. */
@@ -730,39 +754,33 @@ int sp__symbol_fork(const void *ret, char **file, int *line) {
   uintptr_t a = (uintptr_t)ret - o->bias;
   const sym_t *s = lookup_sym(o, a - 1);
   uintptr_t lo = s ? s->lo : 0;
-  uintptr_t fn = 0, id = 0;
+  uintptr_t id = 0;
   callsite_t c;
 #if defined(__x86_64__)
-  if (call_at(o, a, lo, &c)) {
-    fn = x86_arg(o, &c, 2, is_func);
+  if (call_at(o, a, lo, &c))
     id = x86_arg(o, &c, 7, is_ident);
-  }
 #elif defined(__aarch64__)
-  if (call_at(o, a, lo, &c)) {
-    fn = a64_arg(o, &c, 2, is_func);
+  if (call_at(o, a, lo, &c))
     id = a64_arg(o, &c, 0, is_ident);
-  }
 #else
   (void)c;
 #endif
-  /* The outlined function's first row (Clang: the directive's line). */
-  if (fn && fn != lo)
-    sp__lines_find(o->map, o->map_size, fn, fn, 0, file, line);
   const char *ps = id ? psource(o, id) : NULL;
   int pl = ps ? psource_line(ps) : 0;
-  if (*file && *line > 0 && pl > 0 && pl != *line) {
-    *line = -1; /* two records disagree: no line rather than a wrong one */
-  } else if (!(*file && *line > 0) && pl > 0) {
-    free(*file);
-    *file = NULL;
-    *line = pl;
+  /* The file: psource's when it names one (Flang's says "FIRModule"),
+   * else that of the call's row (whose line may be another's). */
+  const char *pf = ps ? ps + 1 : NULL, *pe = pf ? strchr(pf, ';') : NULL;
+  if (pl > 0 && pe && memchr(pf, '.', (size_t)(pe - pf)) &&
+      (*file = malloc((size_t)(pe - pf) + 1)) != NULL) {
+    memcpy(*file, pf, (size_t)(pe - pf));
+    (*file)[pe - pf] = 0;
   }
-  if (!*file) { /* the file of the call's row (its line may be another's) */
+  if (!*file) {
     int ignored;
     sp__lines_find(o->map, o->map_size, a - 1, lo, 0, file, &ignored);
-    if (!*file)
-      *line = -1;
   }
+  if (*file && pl > 0)
+    *line = pl;
   pthread_mutex_unlock(&sym_lock);
   return *file ? 0 : -1;
 }

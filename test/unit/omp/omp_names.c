@@ -1,7 +1,8 @@
 /* omp_names.c - OpenMP constructs whose names are checked at -O0 and -O2:
- * two parallel regions, a parallel worksharing loop, and a single that
- * creates tasks (its end barrier is the single's last call, which -O2
- * makes a tail call). check_names.py finds each construct's line by its
+ * two parallel regions (the first in a loop, run twice), a parallel
+ * worksharing loop, a single that creates tasks (its end barrier is the
+ * single's last call, which -O2 makes a tail call) and a parallel region
+ * nested as the last statement of another. check_names.py finds each construct's line by its
  * marker comment. Exits 1 if a result is wrong. */
 #include <omp.h>
 #include <stdio.h>
@@ -11,13 +12,15 @@ static double a[1 << 14];
 int main(int argc, char **argv) {
   (void)argv;
   double s1 = 0, s2 = 0;
-  long tasks = 0;
+  long tasks = 0, inner = 0;
   int n = (int)(sizeof a / sizeof a[0]) - argc + 1;
+  for (int rep = 0; rep < argc + 1; rep++) { /* twice: the call in a loop */
 #pragma omp parallel /* PAR1 */
-  {
-    int t = omp_get_thread_num();
+    {
+      int t = omp_get_thread_num();
 #pragma omp atomic
-    s1 += t + 1;
+      s1 += t + 1;
+    }
   }
   for (int i = 0; i < n; i++)
     a[i] = i * 0.5;
@@ -43,9 +46,20 @@ int main(int argc, char **argv) {
       }
     }
   }
+  /* a parallel region as the last statement of another's body: at -O2 its
+   * call is a tail call, whose return address is the OpenMP runtime's */
+#pragma omp parallel num_threads(2) /* OUTER */
+  {
+#pragma omp parallel num_threads(2) /* INNER */
+    {
+#pragma omp atomic
+      inner++;
+    }
+  }
   int nt = omp_get_max_threads();
-  if (s1 != nt * (nt + 1) / 2.0 || s2 != 0.5 * n * (n - 1) / 2.0 || tasks != 8) {
-    printf("wrong: %g %g %ld\n", s1, s2, tasks);
+  if (s1 != nt * (nt + 1) || s2 != 0.5 * n * (n - 1) / 2.0 || tasks != 8 ||
+      inner != (omp_get_max_active_levels() > 1 ? 4 : 2)) {
+    printf("wrong: %g %g %ld %ld\n", s1, s2, tasks, inner);
     return 1;
   }
   return 0;
