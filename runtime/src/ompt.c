@@ -717,7 +717,7 @@ void sp__ompt_name(sp__region_t *r) {
   if (r->addr && fork)
     sp__symbol_fork(r->addr, &file, &line);
   if (r->addr && !file) {
-    sp__symbol_where((const char *)r->addr - 1, 0, &file, &line, &func, &off);
+    sp__symbol_where((const char *)r->addr - 1, &file, &line, &func, &off);
     if (fork || (r->kind & K_IN))
       line = -1;
   }

@@ -479,8 +479,8 @@ void sp__dl_closed(void *before, int closed) {
   snap_free(s);
 }
 
-int sp__symbol_where(const void *addr, int flags, char **file, int *line,
-                     char **func, uintptr_t *off) {
+int sp__symbol_where(const void *addr, char **file, int *line, char **func,
+                     uintptr_t *off) {
   *file = *func = NULL;
   *line = -1;
   *off = 0;
@@ -497,7 +497,7 @@ int sp__symbol_where(const void *addr, int flags, char **file, int *line,
     *off = a - s->lo;
   }
   if (o->map)
-    sp__lines_find(o->map, o->map_size, a, s ? s->lo : 0, flags, file, line);
+    sp__lines_find(o->map, o->map_size, a, s ? s->lo : 0, file, line);
   pthread_mutex_unlock(&sym_lock);
   return *file || *func ? 0 : -1;
 }
@@ -777,7 +777,7 @@ int sp__symbol_fork(const void *ret, char **file, int *line) {
   }
   if (!*file) {
     int ignored;
-    sp__lines_find(o->map, o->map_size, a - 1, lo, 0, file, &ignored);
+    sp__lines_find(o->map, o->map_size, a - 1, lo, file, &ignored);
   }
   if (*file && pl > 0)
     *line = pl;
