@@ -688,30 +688,43 @@ static int call_at(const object_t *o, uintptr_t ret, uintptr_t lo,
   return 1;
 }
 
-/* The address adrp xN + add reg, xN, #imm12 load into argument register
- * reg (x0) before the call, the nearest load to it, if ok accepts it; the
- * scan stops at an earlier bl. 0 if none. */
+/* The address adrp and add (one or more: GCC adds a section anchor's
+ * offset, then the object's) load into argument register reg (x0) before
+ * the call, the nearest load to it, followed through register moves (mov
+ * reg, xM), if ok accepts it; 0 if another instruction writes it first.
+ * While the register is one a call may change (x0-x18), the scan stops at
+ * an earlier bl. 0 if none. */
 static uintptr_t a64_arg(const object_t *o, const callsite_t *c, int reg,
                          int (*ok)(const object_t *, uintptr_t)) {
-  size_t len = (c->call - c->start) / 4;
-  for (size_t i = len; i-- > 0;) {
+  uintptr_t add = 0; /* what the adds after the adrp add */
+  for (size_t i = (c->call - c->start) / 4; i-- > 0;) {
     uint32_t in = rd32(c->code + 4 * i);
-    if ((in & 0xfc000000u) == 0x94000000u)
+    if ((in & 0xfc000000u) == 0x94000000u && reg <= 18)
       return 0;
-    if ((in & 0xffc0001fu) != (0x91000000u | (uint32_t)reg))
-      continue; /* add xd, xn, #imm12 (unshifted), d = reg */
-    uint32_t rn = (in >> 5) & 31, imm12 = (in >> 10) & 0xfff;
-    for (size_t k = i; k-- > 0;) {
-      uint32_t ad = rd32(c->code + 4 * k);
-      if ((ad & 0x9f00001fu) != (0x90000000u | rn))
-        continue;
-      uint64_t imm = ((uint64_t)((ad >> 5) & 0x7ffff) << 2) | ((ad >> 29) & 3);
+    if ((in & 0x1f) != (uint32_t)reg || ((in >> 26) & 7) == 5)
+      continue; /* writes go to bits 0-4; branches write no register */
+    if (((in >> 25) & 5) == 4 && !(in & (1u << 22)) &&
+        ((in >> 24) & 0x3b) != 0x18)
+      continue; /* a store (not a load, nor a literal load) */
+    if ((in & 0xffe0ffe0u) == 0xaa0003e0u) { /* orr xd, xzr, xm */
+      reg = (int)((in >> 16) & 31);
+      if (reg == 31)
+        return 0;
+    } else if ((in & 0xff800000u) == 0x91000000u) { /* add xd, xn, #imm */
+      uintptr_t imm = (in >> 10) & 0xfff;
+      add += in & (1u << 22) ? imm << 12 : imm;
+      reg = (int)((in >> 5) & 31);
+      if (reg == 31)
+        return 0;                                   /* sp */
+    } else if ((in & 0x9f000000u) == 0x90000000u) { /* adrp xd, page */
+      uint64_t imm = ((uint64_t)((in >> 5) & 0x7ffff) << 2) | ((in >> 29) & 3);
       int64_t off = (int64_t)(imm << 43) >> 31; /* sign-extend 21, << 12 */
-      uintptr_t pc = c->start + 4 * k;
-      uintptr_t v = (pc & ~(uintptr_t)0xfff) + (uintptr_t)off + imm12;
+      uintptr_t pc = c->start + 4 * i;
+      uintptr_t v = (pc & ~(uintptr_t)0xfff) + (uintptr_t)off + add;
       return ok(o, v) ? v : 0;
+    } else {
+      return 0; /* written otherwise (a load from the stack, ...) */
     }
-    return 0; /* loaded otherwise */
   }
   return 0;
 }
