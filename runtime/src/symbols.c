@@ -645,9 +645,11 @@ static int x86_load(const unsigned char *p, size_t i, size_t len, uintptr_t at,
 }
 
 /* The address the instructions before the call load into argument
- * register reg (x86 number: 2 rdx, 7 rdi), the nearest load to the call,
- * followed through register moves (a loop, or calls before it with the
- * same argument, keep it in another register), if ok accepts it. While
+ * register reg (x86 number: 2 rdx, 7 rdi), the nearest load to the call
+ * that ok accepts (the bytes are read backwards, so some "loads" are the
+ * inside of other instructions: ok tells), followed through register
+ * moves (a loop, or calls before it with the same argument, keep it in
+ * another register). While
  * the register is one a call may change, the scan stops at an earlier call
  * into this object: what comes before it loads another call's arguments.
  * 0 if none. */
@@ -658,8 +660,8 @@ static uintptr_t x86_arg(const object_t *o, const callsite_t *c, int reg,
   for (size_t i = len; i-- > 0;) {
     uintptr_t v = 0;
     int k = x86_load(p, i, len, c->start + i, &reg, &v);
-    if (k == 1)
-      return ok(o, v) ? v : 0;
+    if (k == 1 && ok(o, v))
+      return v;
     int saved = reg == 3 || reg == 5 || reg >= 12; /* callee-saved */
     if (k == 0 && !saved && i + 5 <= len && p[i] == 0xe8) {
       size_t n;
