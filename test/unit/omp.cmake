@@ -75,4 +75,13 @@ if(SP_USE_HDF5 AND SP_PYTHON3 AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   set_tests_properties(omp_c_built PROPERTIES TIMEOUT 300
     LABELS "omp;sanitize"
     ENVIRONMENT "PROG=$<TARGET_FILE:omp_prog_built>;PY3=${SP_PYTHON3};SRC=${_d}")
+  # omp_names.c the same way, at -O2: its names under the build's flags
+  add_executable(omp_names_built ${_d}/omp_names.c)
+  target_compile_options(omp_names_built PRIVATE -fopenmp -O2 -g)
+  target_link_options(omp_names_built PRIVATE -fopenmp)
+  target_link_libraries(omp_names_built PRIVATE scopeprof)
+  add_test(NAME omp_names_built COMMAND sh ${_d}/run.sh names-built)
+  set_tests_properties(omp_names_built PROPERTIES TIMEOUT 300
+    LABELS "omp;sanitize"
+    ENVIRONMENT "PROG=$<TARGET_FILE:omp_names_built>;PY3=${SP_PYTHON3};SRC=${_d}")
 endif()

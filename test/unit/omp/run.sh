@@ -7,7 +7,8 @@
 # the program $PROG, built by the build itself (a sanitizer build's flags);
 # names-c-O0, names-c-O2, names-fortran-O0, names-fortran-O2: omp_names.c /
 # .f90 at that level, checked by check_names.py (with the libomp of
-# SP_LIBOMP_DIR when set).
+# SP_LIBOMP_DIR when set); names-built: omp_names.c as the build compiled
+# it, $PROG.
 # Environment: SP_BIN (sp-cc, sp-fc), PY3, SRC (this directory), REPORT
 # (sp-report, for fortran).
 set -eu
@@ -56,6 +57,11 @@ names-fortran-*)
   KMP_WARNINGS=0 omp_run "$d/prog"
   "$PY3" "$SRC/check_names.py" fortran "$d/p_rank00000.h5" \
     "$SRC/omp_names.f90"
+  exit 0 ;;
+names-built)
+  # omp_names.c as the build compiled it (omp_names_built): $PROG
+  "$PROG"
+  "$PY3" "$SRC/check_names.py" c "$d/p_rank00000.h5" "$SRC/omp_names.c"
   exit 0 ;;
 built)
   # omp_prog.c as the build compiled it (omp_c_built): $PROG
