@@ -3,8 +3,9 @@
 # aarch64 (Debian's aarch64-linux-gnu-gcc, and clang-22
 # --target=aarch64-linux-gnu) and their unit tests run under qemu-aarch64:
 # test_runtime, test_endings and test_abort (the runtime, through the
-# programs they start) and the format library's test_spt, test_stats,
-# test_meta, test_stream, and sp-dump for a check of its own. No HDF5
+# programs they start), test_fork_where (aarch64's code before a call that
+# starts an OpenMP parallel region) and the format library's test_spt,
+# test_stats, test_meta, test_stream, and sp-dump for a check of its own. No HDF5
 # (SP_USE_HDF5=OFF), no plugin, no sp-import or sp-report.
 #
 # Usage: scripts/test_aarch64.sh [gcc|clang]...   (default: both)
@@ -17,8 +18,8 @@ prefix="${SP_AARCH64_BUILD_DIR:-$root/build-aarch64}"
 "$root/scripts/deps.sh" aarch64
 which=("$@")
 ((${#which[@]})) || which=(gcc clang)
-tests=(test_runtime test_endings test_abort test_spt test_spt_window test_stats
-       test_meta test_stream test_stream_window)
+tests=(test_runtime test_endings test_abort test_fork_where test_spt
+       test_spt_window test_stats test_meta test_stream test_stream_window)
 status=0
 for c in "${which[@]}"; do
   case $c in

@@ -448,11 +448,15 @@ SP_HIDDEN void sp__altstack_thread(void);
 SP_HIDDEN char *sp__symbol_name(const void *addr);
 /* Where code address addr is: *file (malloc'd) and *line from the object's
  * line table (.debug_line), else *file NULL; *func (malloc'd, demangled)
- * and *off, the offset into it, else *func NULL. 0 if either was found.
- * flags: SP__LINES_FORK when addr is in the call that starts a parallel
- * region (see sp__lines_find). */
-SP_HIDDEN int sp__symbol_where(const void *addr, int flags, char **file,
-                               int *line, char **func, uintptr_t *off);
+ * and *off, the offset into it, else *func NULL. 0 if either was found. */
+SP_HIDDEN int sp__symbol_where(const void *addr, char **file, int *line,
+                               char **func, uintptr_t *off);
+/* Where the parallel region started by the call that returns to ret is:
+ * *file (malloc'd) and *line from the call's own location record (its
+ * ident_t), never from the call's row, whose line optimisation may have
+ * given another statement; *line -1 when the record gives none (*file
+ * then the call's row's file, or NULL). 0 if *file was found. */
+SP_HIDDEN int sp__symbol_fork(const void *ret, char **file, int *line);
 /* Names address region r (a function's, or an OpenMP construct's) unless
  * it has a name; serialised with dlclose. */
 SP_HIDDEN void sp__region_name(sp__region_t *r);
@@ -465,12 +469,10 @@ SP_HIDDEN void sp__symbols_lock(void); /* around fork */
 SP_HIDDEN void sp__symbols_unlock(void);
 /* file:line of link-time address a in the ELF image map (lines.c); 0, or
  * -1 when no row with a line covers a. lo: the start of a's function (0
- * if unknown). In Flang's tables (Fortran files) a row of line 0, and with
- * SP__LINES_FORK the row of a parallel region's call, give way to the last
- * row with a line before them in the function. */
-#define SP__LINES_FORK 1
+ * if unknown). In Flang's tables (Fortran files) a row of line 0 gives
+ * way to the last row with a line before it in the function. */
 SP_HIDDEN int sp__lines_find(const void *map, size_t size, uintptr_t a,
-                             uintptr_t lo, int flags, char **file, int *line);
+                             uintptr_t lo, char **file, int *line);
 
 /* ---- OpenMP through OMPT (ompt.c) ---- */
 /* Names region r of an OpenMP construct (its name, file and line). */

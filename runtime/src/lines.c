@@ -220,15 +220,12 @@ static int is_fortran(const char *path) {
 /* The answer for address a, covered by the row (file f, line ln); the
  * last row before it in its function with a line is (nzf, nzl) if have_nz.
  * Flang (a Fortran file) gives code it has no line for line 0, where the
- * statement before is the best answer left; and a parallel region's call
- * (SP__LINES_FORK) the line of a statement of its body, where the row
- * before holds the directive's. Anything else: the row itself, if it has a
- * line. 1 when *file and *line are set. */
+ * statement before is the best answer left. Anything else: the row
+ * itself, if it has a line. 1 when *file and *line are set. */
 static int found(const unit_t *u, uint64_t f, int64_t ln, int have_nz,
-                 uint64_t nzf, int64_t nzl, int flags, char **file, int *line) {
+                 uint64_t nzf, int64_t nzl, char **file, int *line) {
   char *path = file_path(u, f);
-  if (path && is_fortran(path) && have_nz &&
-      (ln == 0 || (flags & SP__LINES_FORK))) {
+  if (path && is_fortran(path) && have_nz && ln == 0) {
     free(path);
     path = file_path(u, nzf);
     ln = nzl;
@@ -243,8 +240,7 @@ static int found(const unit_t *u, uint64_t f, int64_t ln, int have_nz,
 }
 
 static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
-                   uintptr_t a, uintptr_t lo, int flags, char **file,
-                   int *line) {
+                   uintptr_t a, uintptr_t lo, char **file, int *line) {
   static unit_t u; /* large; the callers are serialized (the writer) */
   span_t all = {dl->data, dl->data + dl->size};
   while (all.p < all.end) {
@@ -318,8 +314,8 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
   do {                                                                         \
     if (have_prev && prev_addr <= a && a < addr) {                             \
       /* rows do not overlap: no other row covers a */                         \
-      return found(&u, prev_file, prev_line, have_nz, nz_file, nz_line, flags, \
-                   file, line);                                                \
+      return found(&u, prev_file, prev_line, have_nz, nz_file, nz_line, file,  \
+                   line);                                                      \
     }                                                                          \
     if (have_prev && prev_line != 0 && prev_addr >= lo)                        \
       have_nz = 1, nz_file = prev_file, nz_line = prev_line;                   \
@@ -394,7 +390,7 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
 }
 
 int sp__lines_find(const void *map, size_t size, uintptr_t a, uintptr_t lo,
-                   int flags, char **file, int *line) {
+                   char **file, int *line) {
   const Elf64_Ehdr *eh = map;
   *file = NULL;
   *line = -1;
@@ -428,5 +424,5 @@ int sp__lines_find(const void *map, size_t size, uintptr_t a, uintptr_t lo,
   }
   if (!dl.data)
     return -1;
-  return find_in(&dl, &str, &lstr, a, lo, flags, file, line) == 1 ? 0 : -1;
+  return find_in(&dl, &str, &lstr, a, lo, file, line) == 1 ? 0 : -1;
 }

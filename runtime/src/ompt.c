@@ -5,6 +5,7 @@
 #include "ompt_abi.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,13 @@ enum {
   K_LOCK,
   K_ORDERED,
   K_BARRIER_PAR, /* a parallel region's end barrier: at its call, as it */
-  K_COUNT
+  K_COUNT,
+  /* or'ed to a kind, for a construct whose call has no code pointer of
+   * the user's (see owner): K_AT_FORK named after the parallel region
+   * whose call is the code pointer, K_IN after the file of the construct
+   * the code pointer is of (the line unknown) */
+  K_AT_FORK = 32,
+  K_IN = 64
 };
 static const char *const construct[K_COUNT] = {
     "omp ?",
@@ -73,7 +80,7 @@ static struct {
 } cache[1u << CACHE_BITS];
 
 static inline uint64_t cache_key(int kind, const void *cp) {
-  return ((uint64_t)(uintptr_t)cp << 6) | (uint64_t)kind;
+  return ((uint64_t)(uintptr_t)cp << 8) | (uint64_t)kind;
 }
 static inline uint32_t cache_slot(uint64_t key) {
   return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
@@ -124,6 +131,10 @@ typedef struct open_rec {
 } open_t;
 typedef struct othr {
   uint32_t depth, lost; /* lost: opened beyond OSTACK, not recorded */
+  /* the worksharing construct this thread closed last, at depth
+   * ws_depth, if nothing was opened since (else ws_id -1) */
+  int32_t ws_id;
+  uint32_t ws_depth;
   struct par *free_pars;
   uint32_t nfree;
   open_t e[OSTACK];
@@ -159,6 +170,7 @@ static __attribute__((noinline)) othr_t *othr_slow(void) {
   othr_t *o = calloc(1, sizeof *o);
   if (!o)
     return NULL;
+  o->ws_id = -1;
   othr = o;
   pthread_setspecific(othr_key, o);
   return o;
@@ -174,6 +186,7 @@ static inline void push(othr_t *o, int32_t id, int kind, const void *tag) {
     o->lost++;
     return;
   }
+  o->ws_id = -1;
   o->e[o->depth++] = (open_t){id, kind, tag};
 }
 
@@ -270,6 +283,70 @@ static void par_put(othr_t *o, par_t *p) {
   }
 }
 
+/* ---- sync regions without a code pointer of the user's ----
+ * A barrier or taskwait that is the last call of an outlined body is a
+ * tail call at -O2: libomp's return address is then its own (the caller
+ * of the outlined function, __kmp_invoke_microtask), and a worker's
+ * barriers may come with none. Such a region belongs to the construct it
+ * ends: the worksharing construct the thread closed just before, else the
+ * innermost open one. */
+static uintptr_t omp_lo, omp_hi; /* libomp's code, set at its start */
+
+static int find_code(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  uintptr_t a = *(uintptr_t *)data;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || a < lo ||
+        a - lo >= ph->p_memsz)
+      continue;
+    /* libomp linked into the program: its code is not told apart */
+    if (info->dlpi_name && *info->dlpi_name) {
+      omp_lo = lo;
+      omp_hi = lo + ph->p_memsz;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+static inline int foreign(const void *cp) {
+  return !cp || (uintptr_t)cp - omp_lo < omp_hi - omp_lo;
+}
+
+static const sp__region_t *owner(const othr_t *o) {
+  const sp__region_t *r = NULL;
+  if (o->ws_id >= 0 && o->ws_depth == o->depth)
+    r = sp__region_get(o->ws_id);
+  for (uint32_t d = o->depth; !r && d-- > 0;) {
+    r = sp__region_get(o->e[d].id);
+    if (r && foreign(r->addr))
+      r = NULL;
+  }
+  return r;
+}
+
+static __attribute__((noinline)) int32_t owner_region(othr_t *o, int kind) {
+  const sp__region_t *r = owner(o);
+  if (!r)
+    return -1;
+  int rk = r->kind & ~(K_AT_FORK | K_IN);
+  if (r->kind & K_IN)
+    kind |= K_IN;
+  else if (rk == K_PARALLEL || rk == K_IMPLICIT_TASK || rk == K_BARRIER_PAR)
+    kind = kind == K_BARRIER_IMPLICIT ? K_BARRIER_PAR : kind | K_AT_FORK;
+  return region_of(kind, r->addr);
+}
+
+/* A parallel region started by a tail call (the last statement of an
+ * outlined body, at -O2): its own location is lost; it is named after the
+ * file of the construct it is in. */
+static __attribute__((noinline)) const void *fork_owner(const othr_t *o) {
+  const sp__region_t *r = owner(o);
+  return r ? r->addr : NULL;
+}
+
 /* ---- omp_num_threads ---- */
 static int (*omp_max_threads_fn)(void);
 static _Atomic int max_threads_seen; /* at the first parallel region */
@@ -287,16 +364,24 @@ static void on_parallel_begin(sp__ompt_data_t *task, const void *frame,
           !atomic_load_explicit(&max_threads_seen, memory_order_relaxed)) &&
       omp_max_threads_fn)
     atomic_store(&max_threads_seen, omp_max_threads_fn());
+  int in = 0;
+  if (SP_UNLIKELY(foreign(cp))) {
+    cp = fork_owner(o);
+    in = K_IN;
+  }
   par_t *p = par_get(o);
   if (p) {
-    p->task_id = region_of(K_IMPLICIT_TASK, cp);
-    p->barrier_id = region_of(K_BARRIER_PAR, cp);
+    p->task_id = region_of(K_IMPLICIT_TASK | in, cp);
+    p->barrier_id = region_of(K_BARRIER_PAR | in, cp);
     p->master = o;
     atomic_store_explicit(&p->join, 0, memory_order_relaxed);
     atomic_store_explicit(&p->refs, 1, memory_order_relaxed);
     parallel->ptr = p;
   }
-  open_region(o, K_PARALLEL, cp, NULL);
+  int32_t id = SP__ACTIVE() ? region_of(K_PARALLEL | in, cp) : -1;
+  push(o, id, K_PARALLEL, NULL);
+  if (id >= 0)
+    sp__begin_fast(id);
 }
 
 static void on_parallel_end(sp__ompt_data_t *parallel, sp__ompt_data_t *task,
@@ -379,10 +464,16 @@ static void on_work(int wtype, int endpoint, sp__ompt_data_t *parallel,
   othr_t *o = me();
   if (!kind || !o)
     return;
-  if (endpoint == SP__SCOPE_BEGIN)
+  if (endpoint == SP__SCOPE_BEGIN) {
     open_region(o, kind, cp, NULL);
-  else if (endpoint == SP__SCOPE_END)
-    close_region(o, kind, NULL);
+  } else if (endpoint == SP__SCOPE_END) {
+    int32_t id;
+    if (pop(o, kind, NULL, &id)) {
+      sp__end_fast(id);
+      o->ws_id = id;
+      o->ws_depth = o->depth;
+    }
+  }
 }
 
 static void on_masked(int endpoint, sp__ompt_data_t *parallel,
@@ -430,7 +521,12 @@ static void on_sync_region(int skind, int endpoint, sp__ompt_data_t *parallel,
   if (!o)
     return;
   if (skind != SP__SYNC_BARRIER_IMPLICIT_PARALLEL) {
-    if (endpoint == SP__SCOPE_BEGIN)
+    if (endpoint == SP__SCOPE_BEGIN && SP_UNLIKELY(foreign(cp))) {
+      int32_t id = SP__ACTIVE() ? owner_region(o, kind) : -1;
+      push(o, id, kind, NULL);
+      if (id >= 0)
+        sp__begin_fast(id);
+    } else if (endpoint == SP__SCOPE_BEGIN)
       open_region(o, kind, cp, NULL);
     else if (endpoint == SP__SCOPE_END)
       close_region(o, kind, NULL);
@@ -546,6 +642,8 @@ static int on_initialize(sp__ompt_lookup_t lookup, int device,
   if (!set || pthread_key_create(&othr_key, othr_free) != 0)
     return 0;
   finalize_tool = lookup("ompt_finalize_tool");
+  uintptr_t in_omp = (uintptr_t)lookup;
+  dl_iterate_phdr(find_code, &in_omp);
   omp_max_threads_fn =
       (int (*)(void))(uintptr_t)dlsym(RTLD_DEFAULT, "omp_get_max_threads");
   static const struct {
@@ -601,31 +699,40 @@ SP_API sp__ompt_start_t *ompt_start_tool(unsigned int omp_version,
 
 /* ---- names, off the hot path (the writer thread) ---- */
 void sp__ompt_name(sp__region_t *r) {
+  int kind = r->kind & ~(K_AT_FORK | K_IN);
   const char *what =
-      r->kind > 0 && r->kind < K_COUNT ? construct[r->kind] : construct[0];
+      kind > 0 && kind < K_COUNT ? construct[kind] : construct[0];
   char *file = NULL, *func = NULL;
   int line = -1;
   uintptr_t off = 0;
   char where[512];
-  if (!r->addr) {
-    snprintf(where, sizeof where, "?");
-  } else {
-    /* A return address: the call it returns from is one byte before. The
-     * call that starts a parallel region names the region, its implicit
-     * tasks and its end barrier. */
-    int fork = r->kind == K_PARALLEL || r->kind == K_IMPLICIT_TASK ||
-               r->kind == K_BARRIER_PAR;
-    sp__symbol_where((const char *)r->addr - 1, fork ? SP__LINES_FORK : 0,
-                     &file, &line, &func, &off);
-    if (file && line > 0) {
-      const char *base = strrchr(file, '/');
-      snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
-    } else if (func) {
-      snprintf(where, sizeof where, "%s+0x%lx", func, (unsigned long)(off + 1));
-    } else {
-      snprintf(where, sizeof where, "0x%lx", (unsigned long)(uintptr_t)r->addr);
-    }
+  /* The call that starts a parallel region names the region, its
+   * implicit tasks and its end barrier, from the call's own arguments;
+   * its row gives at most the file. Any other construct: the row of the
+   * call it returns from (one byte before its return address). */
+  int fork = kind == K_PARALLEL || kind == K_IMPLICIT_TASK ||
+             kind == K_BARRIER_PAR || (r->kind & K_AT_FORK);
+  if (r->kind & K_IN)
+    fork = 0;
+  if (r->addr && fork)
+    sp__symbol_fork(r->addr, &file, &line);
+  if (r->addr && !file) {
+    sp__symbol_where((const char *)r->addr - 1, &file, &line, &func, &off);
+    if (fork || (r->kind & K_IN))
+      line = -1;
   }
+  const char *base = file ? strrchr(file, '/') : NULL;
+  base = base ? base + 1 : file;
+  if (!r->addr)
+    snprintf(where, sizeof where, "?");
+  else if (file && line > 0)
+    snprintf(where, sizeof where, "%s:%d", base, line);
+  else if (file)
+    snprintf(where, sizeof where, "%s", base); /* the line is unknown */
+  else if (func)
+    snprintf(where, sizeof where, "%s+0x%lx", func, (unsigned long)(off + 1));
+  else
+    snprintf(where, sizeof where, "0x%lx", (unsigned long)(uintptr_t)r->addr);
   size_t n = strlen(what) + strlen(where) + 4;
   char *name = malloc(n); /* kept for good, as the symbol names */
   if (!name) {
@@ -634,11 +741,9 @@ void sp__ompt_name(sp__region_t *r) {
     return;
   }
   snprintf(name, n, "%s @ %s", what, where);
-  if (file && line > 0) {
+  if (file) {
     r->file = file; /* kept for good */
-    r->line = line;
-  } else {
-    free(file);
+    r->line = line > 0 ? line : -1;
   }
   free(func);
   __atomic_store_n(&r->name, name, __ATOMIC_RELEASE);

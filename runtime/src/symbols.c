@@ -479,8 +479,8 @@ void sp__dl_closed(void *before, int closed) {
   snap_free(s);
 }
 
-int sp__symbol_where(const void *addr, int flags, char **file, int *line,
-                     char **func, uintptr_t *off) {
+int sp__symbol_where(const void *addr, char **file, int *line, char **func,
+                     uintptr_t *off) {
   *file = *func = NULL;
   *line = -1;
   *off = 0;
@@ -497,7 +497,305 @@ int sp__symbol_where(const void *addr, int flags, char **file, int *line,
     *off = a - s->lo;
   }
   if (o->map)
-    sp__lines_find(o->map, o->map_size, a, s ? s->lo : 0, flags, file, line);
+    sp__lines_find(o->map, o->map_size, a, s ? s->lo : 0, file, line);
   pthread_mutex_unlock(&sym_lock);
   return *file || *func ? 0 : -1;
+}
+
+/* ---- a parallel region's call: the location it passes ----
+ * OMPT gives a parallel region the return address of the call that starts
+ * it (__kmpc_fork_call(ident, argc, outlined, ...)); after optimisation
+ * the row of that address may hold another statement's line, and the
+ * outlined function's first row is the first statement of its body. The
+ * call's own first argument does not move: the location record ident_t,
+ * whose psource ";file;function;line;column;;" holds the directive's line
+ * (Clang with debug information, Flang always). It is found from the
+ * instruction that loads it before the call. */
+/* The bytes of the object's file at link-time address a, in an allocated
+ * section (executable ones if exec); *avail: how many follow in it. */
+static const unsigned char *file_bytes(const object_t *o, uintptr_t a, int exec,
+                                       size_t *avail) {
+  const Elf64_Ehdr *eh = o->map;
+  if (!eh || o->map_size < sizeof *eh ||
+      memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff > o->map_size ||
+      (o->map_size - eh->e_shoff) / sizeof(Elf64_Shdr) < eh->e_shnum)
+    return NULL;
+  const Elf64_Shdr *sh = (const Elf64_Shdr *)((const char *)eh + eh->e_shoff);
+  for (unsigned i = 0; i < eh->e_shnum; i++) {
+    if (sh[i].sh_type != SHT_PROGBITS || !(sh[i].sh_flags & SHF_ALLOC) ||
+        (exec && !(sh[i].sh_flags & SHF_EXECINSTR)) ||
+        sh[i].sh_offset > o->map_size ||
+        sh[i].sh_size > o->map_size - sh[i].sh_offset || a < sh[i].sh_addr ||
+        a - sh[i].sh_addr >= sh[i].sh_size)
+      continue;
+    *avail = (size_t)(sh[i].sh_size - (a - sh[i].sh_addr));
+    return (const unsigned char *)eh + sh[i].sh_offset + (a - sh[i].sh_addr);
+  }
+  return NULL;
+}
+
+static uint32_t rd32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const unsigned char *p) {
+  return rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+/* A pointer stored at link-time address a: the file's value, or, where
+ * the file holds 0 there, the addend of its relative relocation. */
+static uintptr_t stored_ptr(const object_t *o, uintptr_t a) {
+  size_t n;
+  const unsigned char *p = file_bytes(o, a, 0, &n);
+  if (!p || n < 8)
+    return 0;
+  uint64_t v = rd64(p);
+  if (v)
+    return (uintptr_t)v;
+  const Elf64_Ehdr *eh = o->map;
+  const Elf64_Shdr *sh = (const Elf64_Shdr *)((const char *)eh + eh->e_shoff);
+  for (unsigned i = 0; i < eh->e_shnum; i++) {
+    if (sh[i].sh_type != SHT_RELA || sh[i].sh_entsize != sizeof(Elf64_Rela) ||
+        sh[i].sh_offset > o->map_size ||
+        sh[i].sh_size > o->map_size - sh[i].sh_offset)
+      continue;
+    const Elf64_Rela *r =
+        (const Elf64_Rela *)((const char *)eh + sh[i].sh_offset);
+    for (size_t k = 0; k < sh[i].sh_size / sizeof *r; k++) {
+      uint32_t t = (uint32_t)ELF64_R_TYPE(r[k].r_info);
+      if (r[k].r_offset == a && (t == 8 /* R_X86_64_RELATIVE */ ||
+                                 t == 1027 /* R_AARCH64_RELATIVE */))
+        return (uintptr_t)r[k].r_addend;
+    }
+  }
+  return 0;
+}
+
+/* The code of the call whose return address is ret: the bytes from at most
+ * CALL_WINDOW before its first byte (a call with many arguments stores
+ * them on the stack between the loads of its first ones and the call) (not
+ * before its function's start lo) to it. */
+#define CALL_WINDOW 512
+typedef struct callsite {
+  const unsigned char *code; /* the byte at link-time address start */
+  uintptr_t start, call;     /* the window's start, the call's first byte */
+} callsite_t;
+
+#if defined(__x86_64__)
+/* call rel32, or call *disp32(%rip) (-fno-plt) */
+static int call_at(const object_t *o, uintptr_t ret, uintptr_t lo,
+                   callsite_t *c) {
+  size_t n;
+  uintptr_t from = ret - lo > CALL_WINDOW + 6 ? ret - CALL_WINDOW - 6 : lo;
+  const unsigned char *p = file_bytes(o, from, 1, &n);
+  if (!p || n < ret - from || ret - from < 6)
+    return 0;
+  const unsigned char *end = p + (ret - from);
+  if (end[-5] == 0xe8)
+    c->call = ret - 5;
+  else if (end[-6] == 0xff && end[-5] == 0x15)
+    c->call = ret - 6;
+  else
+    return 0;
+  c->code = p;
+  c->start = from;
+  return 1;
+}
+
+/* Whether the instruction at p[i] (before len) loads register *reg: by lea
+ * disp32(%rip) or mov $imm32 (1, the value in *v), or by a move from
+ * another register (2, *reg becomes that one). reg: x86's numbers. */
+static int x86_load(const unsigned char *p, size_t i, size_t len, uintptr_t at,
+                    int *reg, uintptr_t *v) {
+  int r = *reg, x = r >= 8, lo3 = r & 7;
+  unsigned rex = p[i];
+  if (i + 7 <= len && rex == (0x48u | (unsigned)x << 2) && p[i + 1] == 0x8d &&
+      p[i + 2] == (0x05 | lo3 << 3)) {
+    *v = at + 7 + (uintptr_t)(intptr_t)(int32_t)rd32(p + i + 3);
+    return 1;
+  }
+  if (!x && i + 5 <= len && p[i] == 0xb8 + lo3) {
+    *v = rd32(p + i + 1);
+    return 1;
+  }
+  if (x && i + 6 <= len && p[i] == 0x41 && p[i + 1] == 0xb8 + lo3) {
+    *v = rd32(p + i + 2);
+    return 1;
+  }
+  if (i + 7 <= len && rex == (0x48u | (unsigned)x) && p[i + 1] == 0xc7 &&
+      p[i + 2] == (0xc0 | lo3)) {
+    *v = (uintptr_t)(intptr_t)(int32_t)rd32(p + i + 3);
+    return 1;
+  }
+  if (i + 3 <= len && (rex & 0xf8) == 0x48 && (p[i + 2] & 0xc0) == 0xc0) {
+    int mreg = (rex & 4 ? 8 : 0) | ((p[i + 2] >> 3) & 7);
+    int mrm = (rex & 1 ? 8 : 0) | (p[i + 2] & 7);
+    if (p[i + 1] == 0x89 && mrm == r && mreg != r) {
+      *reg = mreg;
+      return 2;
+    }
+    if (p[i + 1] == 0x8b && mreg == r && mrm != r) {
+      *reg = mrm;
+      return 2;
+    }
+  }
+  return 0;
+}
+
+/* The address the instructions before the call load into argument
+ * register reg (x86 number: 2 rdx, 7 rdi), the nearest load to the call
+ * that ok accepts (the bytes are read backwards, so some "loads" are the
+ * inside of other instructions: ok tells), followed through register
+ * moves (a loop, or calls before it with the same argument, keep it in
+ * another register). While
+ * the register is one a call may change, the scan stops at an earlier call
+ * into this object: what comes before it loads another call's arguments.
+ * 0 if none. */
+static uintptr_t x86_arg(const object_t *o, const callsite_t *c, int reg,
+                         int (*ok)(const object_t *, uintptr_t)) {
+  const unsigned char *p = c->code;
+  size_t len = c->call - c->start;
+  for (size_t i = len; i-- > 0;) {
+    uintptr_t v = 0;
+    int k = x86_load(p, i, len, c->start + i, &reg, &v);
+    if (k == 1 && ok(o, v))
+      return v;
+    int saved = reg == 3 || reg == 5 || reg >= 12; /* callee-saved */
+    if (k == 0 && !saved && i + 5 <= len && p[i] == 0xe8) {
+      size_t n;
+      uintptr_t t =
+          c->start + i + 5 + (uintptr_t)(intptr_t)(int32_t)rd32(p + i + 1);
+      if (file_bytes(o, t, 1, &n))
+        return 0;
+    }
+  }
+  return 0;
+}
+#elif defined(__aarch64__)
+/* bl imm26 */
+static int call_at(const object_t *o, uintptr_t ret, uintptr_t lo,
+                   callsite_t *c) {
+  size_t n;
+  uintptr_t from = ret - lo > CALL_WINDOW + 4 ? ret - CALL_WINDOW - 4 : lo;
+  from += (ret - from) & 3;
+  const unsigned char *p = file_bytes(o, from, 1, &n);
+  if (!p || n < ret - from || ret - from < 4 ||
+      (rd32(p + (ret - from) - 4) & 0xfc000000u) != 0x94000000u)
+    return 0;
+  c->code = p;
+  c->start = from;
+  c->call = ret - 4;
+  return 1;
+}
+
+/* The address adrp and add (one or more: GCC adds a section anchor's
+ * offset, then the object's) load into argument register reg (x0) before
+ * the call, the nearest load to it, followed through register moves (mov
+ * reg, xM), if ok accepts it; 0 if another instruction writes it first.
+ * While the register is one a call may change (x0-x18), the scan stops at
+ * an earlier bl. 0 if none. */
+static uintptr_t a64_arg(const object_t *o, const callsite_t *c, int reg,
+                         int (*ok)(const object_t *, uintptr_t)) {
+  uintptr_t add = 0; /* what the adds after the adrp add */
+  for (size_t i = (c->call - c->start) / 4; i-- > 0;) {
+    uint32_t in = rd32(c->code + 4 * i);
+    if ((in & 0xfc000000u) == 0x94000000u && reg <= 18)
+      return 0;
+    if ((in & 0x1f) != (uint32_t)reg || ((in >> 26) & 7) == 5)
+      continue; /* writes go to bits 0-4; branches write no register */
+    if (((in >> 25) & 5) == 4 && !(in & (1u << 22)) &&
+        ((in >> 24) & 0x3b) != 0x18)
+      continue; /* a store (not a load, nor a literal load) */
+    if ((in & 0xffe0ffe0u) == 0xaa0003e0u) { /* orr xd, xzr, xm */
+      reg = (int)((in >> 16) & 31);
+      if (reg == 31)
+        return 0;
+    } else if ((in & 0xff800000u) == 0x91000000u) { /* add xd, xn, #imm */
+      uintptr_t imm = (in >> 10) & 0xfff;
+      add += in & (1u << 22) ? imm << 12 : imm;
+      reg = (int)((in >> 5) & 31);
+      if (reg == 31)
+        return 0;                                   /* sp */
+    } else if ((in & 0x9f000000u) == 0x90000000u) { /* adrp xd, page */
+      uint64_t imm = ((uint64_t)((in >> 5) & 0x7ffff) << 2) | ((in >> 29) & 3);
+      int64_t off = (int64_t)(imm << 43) >> 31; /* sign-extend 21, << 12 */
+      uintptr_t pc = c->start + 4 * i;
+      uintptr_t v = (pc & ~(uintptr_t)0xfff) + (uintptr_t)off + add;
+      return ok(o, v) ? v : 0;
+    } else {
+      return 0; /* written otherwise (a load from the stack, ...) */
+    }
+  }
+  return 0;
+}
+#endif
+
+/* psource of an ident_t at a (its 4th field, after four int32): a string
+ * ";file;function;line;column;;" in o, or NULL. */
+static const char *psource(const object_t *o, uintptr_t a) {
+  size_t n;
+  uintptr_t s = stored_ptr(o, a + 16);
+  const char *p = s ? (const char *)file_bytes(o, s, 0, &n) : NULL;
+  if (!p || *p != ';' || !memchr(p, 0, n < 4096 ? n : 4096))
+    return NULL;
+  return p;
+}
+
+static int is_ident(const object_t *o, uintptr_t a) {
+  return psource(o, a) != NULL;
+}
+
+/* The line of psource's third field; 0 if none. */
+static int psource_line(const char *p) {
+  for (int f = 0; f < 2 && p; f++)
+    p = strchr(p + 1, ';');
+  if (!p)
+    return 0;
+  long v = strtol(p + 1, NULL, 10);
+  return v > 0 && v <= INT32_MAX ? (int)v : 0;
+}
+
+int sp__symbol_fork(const void *ret, char **file, int *line) {
+  *file = NULL;
+  *line = -1;
+  pthread_mutex_lock(&sym_lock);
+  object_t *o = object_for(ret);
+  if (!o || !o->map) {
+    pthread_mutex_unlock(&sym_lock);
+    return -1;
+  }
+  uintptr_t a = (uintptr_t)ret - o->bias;
+  const sym_t *s = lookup_sym(o, a - 1);
+  uintptr_t lo = s ? s->lo : 0;
+  uintptr_t id = 0;
+  callsite_t c;
+#if defined(__x86_64__)
+  if (call_at(o, a, lo, &c))
+    id = x86_arg(o, &c, 7, is_ident);
+#elif defined(__aarch64__)
+  if (call_at(o, a, lo, &c))
+    id = a64_arg(o, &c, 0, is_ident);
+#else
+  (void)c;
+#endif
+  const char *ps = id ? psource(o, id) : NULL;
+  int pl = ps ? psource_line(ps) : 0;
+  /* The file: psource's when it names one (Flang's says "FIRModule"),
+   * else that of the call's row (whose line may be another's). */
+  const char *pf = ps ? ps + 1 : NULL, *pe = pf ? strchr(pf, ';') : NULL;
+  if (pl > 0 && pe && memchr(pf, '.', (size_t)(pe - pf)) &&
+      (*file = malloc((size_t)(pe - pf) + 1)) != NULL) {
+    memcpy(*file, pf, (size_t)(pe - pf));
+    (*file)[pe - pf] = 0;
+  }
+  if (!*file) {
+    int ignored;
+    sp__lines_find(o->map, o->map_size, a - 1, lo, file, &ignored);
+  }
+  if (*file && pl > 0)
+    *line = pl;
+  pthread_mutex_unlock(&sym_lock);
+  return *file ? 0 : -1;
 }

@@ -6,6 +6,9 @@
 # with flang (with sp-report's tree, folded stacks, --by-thread and timbal
 # of its unbalanced loop), and a program without OpenMP (no OpenMP runtime
 # loaded, omp_num_threads 1);
+# omp_names-*: omp_names.c / .f90 at -O0 and -O2 (two parallel regions, a
+# worksharing loop, a single with tasks), each construct named at the line
+# of its marker comment; at -O2 also with LLVM 19's libomp when installed;
 # omp_abi: the runtime's hand-written OMPT values against omp-tools.h.
 # Needs the plugin, .h5 output, h5py and LLVM's libomp (libomp-22-dev).
 find_program(SP_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
@@ -28,11 +31,30 @@ if(SP_BUILD_PASS AND SP_USE_HDF5 AND SP_PYTHON3)
       ${_d}/ompt_abi.c)
     set_tests_properties(omp_abi PROPERTIES LABELS omp)
   endif()
+  if(SP_LIBOMP)
+    list(APPEND _modes names-c-O0 names-c-O2)
+    if("fortran" IN_LIST _modes)
+      list(APPEND _modes names-fortran-O0 names-fortran-O2)
+    endif()
+  endif()
   foreach(mode IN LISTS _modes)
     add_test(NAME omp_${mode} COMMAND sh ${_d}/run.sh ${mode})
     set_tests_properties(omp_${mode} PROPERTIES TIMEOUT 300 LABELS omp
       ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;PY3=${SP_PYTHON3};SRC=${_d};REPORT=$<TARGET_FILE:sp-report>;PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
   endforeach()
+  # the same names with LLVM 19's libomp (libomp-19-dev), another OMPT
+  # runtime the programs may meet
+  if(SP_LIBOMP AND EXISTS /usr/lib/llvm-19/lib/libomp.so.5)
+    set(_modes19 names-c-O2)
+    if("fortran" IN_LIST _modes)
+      list(APPEND _modes19 names-fortran-O2)
+    endif()
+    foreach(mode IN LISTS _modes19)
+      add_test(NAME omp_${mode}-libomp19 COMMAND sh ${_d}/run.sh ${mode})
+      set_tests_properties(omp_${mode}-libomp19 PROPERTIES TIMEOUT 300
+        LABELS omp ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;PY3=${SP_PYTHON3};SRC=${_d};SP_LIBOMP_DIR=/usr/lib/llvm-19/lib")
+    endforeach()
+  endif()
 endif()
 
 # omp_c_built: omp_prog.c built by this build's own C compiler, with its
@@ -53,4 +75,13 @@ if(SP_USE_HDF5 AND SP_PYTHON3 AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   set_tests_properties(omp_c_built PROPERTIES TIMEOUT 300
     LABELS "omp;sanitize"
     ENVIRONMENT "PROG=$<TARGET_FILE:omp_prog_built>;PY3=${SP_PYTHON3};SRC=${_d}")
+  # omp_names.c the same way, at -O2: its names under the build's flags
+  add_executable(omp_names_built ${_d}/omp_names.c)
+  target_compile_options(omp_names_built PRIVATE -fopenmp -O2 -g)
+  target_link_options(omp_names_built PRIVATE -fopenmp)
+  target_link_libraries(omp_names_built PRIVATE scopeprof)
+  add_test(NAME omp_names_built COMMAND sh ${_d}/run.sh names-built)
+  set_tests_properties(omp_names_built PROPERTIES TIMEOUT 300
+    LABELS "omp;sanitize"
+    ENVIRONMENT "PROG=$<TARGET_FILE:omp_names_built>;PY3=${SP_PYTHON3};SRC=${_d}")
 endif()
