@@ -1,6 +1,9 @@
 /* inputs.c - the tools' input discovery: files named explicitly, and
  * directories searched (not recursively) for per-rank output. */
-#include "sp_format.h"
+#include "sp_common.h"
+#include "sp_h5.h"
+#include "sp_inputs.h"
+#include "sp_stream.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,9 +1,10 @@
 /* stream_read.c - the .spts stream reader: indexes a stream's complete
  * records (its torn tail ignored) and serves its calls as sources read from
  * the file in batches; memory grows with records, never with calls. */
-#include "sp_format.h"
+#include "sp_common.h"
 #include "sp_hash.h"
 #include "sp_profile.h"
+#include "sp_rank.h"
 #include "sp_stream.h"
 #include "sp_util.h"
 

@@ -2,6 +2,7 @@
  * output needs (summary records only when that suffices), write it. */
 #include "report.h"
 #include "sp_cli.h"
+#include "sp_tmp.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,9 @@
 /* load.c - reads the inputs of one profile (found as sp-import finds them)
  * into rows of statistics and, when asked, the events of every thread. */
 #include "report.h"
+#include "sp_h5.h"
+#include "sp_inputs.h"
+#include "sp_spt.h"
 #include "sp_util.h"
 
 #include <stdlib.h>

@@ -3,10 +3,12 @@
 #ifndef SP_REPORT_H
 #define SP_REPORT_H
 
-#include "sp_format.h"
+#include "sp_common.h"
 #include "sp_hash.h"
 #include "sp_profile.h"
 #include "sp_progress.h"
+#include "sp_rank.h"
+#include "sp_stats.h"
 
 #include <regex.h>
 #include <stdio.h>
