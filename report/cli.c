@@ -337,31 +337,14 @@ static int parse_number_options(int c, const char *v, rp_opts *o) {
   return GO_ON;
 }
 
-/* Which TAKES_* or NO_* an option is. */
-static unsigned given_bit(int c) {
-  switch (c) {
-  case OPT_BY_RANK:
-  case OPT_BY_THREAD:
-    return NO_BY;
-  case OPT_SORT:
-    return NO_SORT;
-  case OPT_TOP:
-    return NO_TOP;
-  case OPT_WINDOW:
-    return TAKES_WINDOW;
-  case OPT_MIN_DUR:
-    return TAKES_MIN_DUR;
-  case OPT_WITH_META:
-    return TAKES_META;
-  case OPT_DEPTH:
-  case OPT_MIN_PCT:
-    return TAKES_TREE;
-  case OPT_METRIC:
-    return TAKES_METRIC;
-  case OPT_RECORD_COST:
-    return TAKES_COST;
-  }
-  return 0;
+/* The TAKES_* and NO_* options o was given. */
+static unsigned options_given(const rp_opts *o) {
+  return (o->by ? NO_BY : 0) | (o->sort ? NO_SORT : 0) | (o->top ? NO_TOP : 0) |
+         (o->win_lo >= 0 ? TAKES_WINDOW : 0) |
+         (o->min_dur ? TAKES_MIN_DUR : 0) |
+         (o->with_metadata ? TAKES_META : 0) |
+         (o->tree_depth || o->min_pct > 0 ? TAKES_TREE : 0) |
+         (o->metric ? TAKES_METRIC : 0) | (o->record_cost > 0 ? TAKES_COST : 0);
 }
 
 /* Parses the options into o and c; GO_ON, or the exit status. */
@@ -370,7 +353,6 @@ static int parse(int argc, char **argv, rp_opts *o, cli *c) {
   opterr = 0; /* our messages, one line each */
   for (int k; (k = getopt_long(argc, argv, ":ho:", OPTIONS, NULL)) != -1;) {
     const char *v = optarg;
-    c->given |= given_bit(k);
     switch (k) {
     case 'h':
       fputs(USAGE, stdout);
@@ -465,6 +447,7 @@ static int parse(int argc, char **argv, rp_opts *o, cli *c) {
       return sp_fmt_cli_refused("sp-report", k, argv, OPTIONS);
     }
   }
+  c->given = options_given(o);
   c->args = argv + optind;
   c->nargs = argc - optind;
   if (c->nargs == 0)
