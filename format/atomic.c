@@ -1,7 +1,8 @@
 /* atomic.c - write-to-a-temporary-then-rename helpers shared by the writers
  * (temporaries created safely, removed by the tools when a signal ends
- * them), error formatting, and the magic and HDF5 signature checks. */
-#include "sp_format.h"
+ * them). */
+#include "sp_common.h"
+#include "sp_tmp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,30 +15,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-void sp_fmt_err_set(sp_fmt_err *err, const char *fmt, ...) {
-  if (!err)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-  va_end(ap);
-}
-
-void sp_fmt_err_vat(sp_fmt_err *err, const char *file, int64_t off,
-                    const char *fmt, va_list ap) {
-  if (!err)
-    return;
-  int n = off < 0 ? snprintf(err->msg, sizeof err->msg, "%s: ", file)
-                  : snprintf(err->msg, sizeof err->msg,
-                             "%s: offset %lld: ", file, (long long)off);
-  if (n < 0 || (size_t)n >= sizeof err->msg)
-    return;
-  vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
-  for (char *c = err->msg + n; *c; c++)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f)
-      *c = '?';
-}
 
 /* The counter keeps two writers of one process (threads, or a retry)
  * apart; the pid keeps processes sharing a directory apart. */
@@ -268,33 +245,4 @@ void sp_fmt_tmp_guard(void) {
 void sp_fmt_tmp_test_raise(void) {
   if (raise_sig)
     raise(raise_sig);
-}
-
-int sp_fmt_starts_with(const char *path, const char magic[8]) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  char b[8];
-  ssize_t n = read(fd, b, 8);
-  close(fd);
-  return n == 8 && memcmp(b, magic, 8) == 0;
-}
-
-/* HDF5 files start with the signature at 0, or at 512, 1024, ... after a
- * user block; 64 KiB of user block covers every file HDF5 tools make. */
-int sp_fmt_is_h5(const char *path) {
-  static const unsigned char sig[8] = {0x89, 'H',  'D',  'F',
-                                       '\r', '\n', 0x1a, '\n'};
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  int found = 0;
-  for (off_t off = 0; off <= 65536 && !found; off = off ? off * 2 : 512) {
-    unsigned char b[8];
-    if (pread(fd, b, 8, off) != 8)
-      break;
-    found = memcmp(b, sig, 8) == 0;
-  }
-  close(fd);
-  return found;
 }

@@ -1,9 +1,12 @@
 /* h5_read.c - reads schema-2 HDF5 profiles (per-rank or merged) back into
  * sp_fmt_rank, or only their index for summaries; validates every slice. */
-#include "sp_format.h"
+#include "sp_common.h"
+#include "sp_h5.h"
 #include "sp_h5_util.h"
 #include "sp_profile.h"
 #include "sp_progress.h"
+#include "sp_rank.h"
+#include "sp_stats.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,9 +2,14 @@
  * HDF5: events stream into chunked, growing datasets one whole chunk at a
  * time; the small per-row index is kept in memory and written at close.
  * Reserved events, written without HDF5, are h5_write_raw.c's. */
+#include "sp_common.h"
+#include "sp_h5.h"
 #include "sp_h5w.h"
 #include "sp_hash.h"
 #include "sp_profile.h"
+#include "sp_rank.h"
+#include "sp_stats.h"
+#include "sp_tmp.h"
 #include "sp_util.h"
 
 #include <errno.h>

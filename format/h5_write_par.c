@@ -2,6 +2,7 @@
  * rank of an MPI job together: parallel HDF5 creates the file and its
  * events datasets, MPI-IO collective writes fill them; the rest of the
  * file is one rank's, through sp_fmt_h5w_adopt. */
+#include "sp_common.h"
 #include "sp_h5_util.h"
 #include "sp_h5p.h"
 

@@ -1,6 +1,8 @@
 /* h5_write_raw.c - sp-import's events, written behind HDF5's back: datasets
  * HDF5 allocates whole (sp_fmt_h5w_reserve), filled with pwrite
  * (sp_fmt_h5w_put) from any thread while rows go to the writer. */
+#include "sp_common.h"
+#include "sp_h5.h"
 #include "sp_h5w.h"
 
 #include <errno.h>

@@ -1,6 +1,9 @@
 /* inputs.c - the tools' input discovery: files named explicitly, and
  * directories searched (not recursively) for per-rank output. */
-#include "sp_format.h"
+#include "sp_common.h"
+#include "sp_h5.h"
+#include "sp_inputs.h"
+#include "sp_stream.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -192,4 +195,40 @@ void sp_fmt_inputs_free(sp_fmt_inputs *in) {
     free(in->v[i].path);
   free(in->v);
   memset(in, 0, sizeof *in);
+}
+
+int64_t sp_fmt_claims_drop_empty(void *claims, int64_t n, size_t size,
+                                 sp_fmt_claim_fn *view, const sp_fmt_inputs *in,
+                                 const char *tool) {
+  char *v = claims;
+  int64_t kept = 0;
+  for (int64_t a = 0, b; a < n; a = b) {
+    sp_fmt_claim_view first, c;
+    view(v + (size_t)a * size, &first);
+    int64_t full = -1;
+    for (b = a; b < n; b++) {
+      view(v + (size_t)b * size, &c);
+      if (c.rank != first.rank)
+        break;
+      if (!c.empty && full < 0)
+        full = b;
+    }
+    for (int64_t k = a; k < b; k++) {
+      view(v + (size_t)k * size, &c);
+      if (b - a > 1 && c.empty && (full >= 0 || k > a)) {
+        sp_fmt_claim_view holder;
+        view(v + (size_t)(full >= 0 ? full : a) * size, &holder);
+        fprintf(stderr,
+                "%s: warning: %s: rank %d recorded no calls; left out (rank "
+                "%d is in %s)\n",
+                tool, in->v[c.input].path, c.rank, c.rank,
+                in->v[holder.input].path);
+        continue;
+      }
+      if (kept != k)
+        memmove(v + (size_t)kept * size, v + (size_t)k * size, size);
+      kept++;
+    }
+  }
+  return kept;
 }

@@ -1,6 +1,7 @@
 /* meta.c - run metadata (key -> string, integer or string list) as deep
  * copies, so a rank's metadata outlives whatever it was read from. */
-#include "sp_format.h"
+#include "sp_common.h"
+#include "sp_rank.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,58 +129,6 @@ void sp_fmt_meta_free(sp_fmt_meta *m) {
   free(m->items);
   m->items = NULL;
   m->n = 0;
-}
-
-int sp_fmt_utf8_len(const unsigned char *p) {
-  int n = *p < 0x80                 ? 1
-          : *p >= 0xc2 && *p < 0xe0 ? 2
-          : *p >= 0xe0 && *p < 0xf0 ? 3
-          : *p >= 0xf0 && *p < 0xf5 ? 4
-                                    : 0;
-  /* The second byte's range after E0, ED, F0 and F4 is what keeps out
-   * overlong forms, surrogates and code points past U+10FFFF, which
-   * strict decoders (Python's, XML parsers) refuse. */
-  unsigned lo = *p == 0xe0 ? 0xa0 : *p == 0xf0 ? 0x90 : 0x80;
-  unsigned hi = *p == 0xed ? 0x9f : *p == 0xf4 ? 0x8f : 0xbf;
-  if (n > 1 && (p[1] < lo || p[1] > hi))
-    return 0;
-  for (int i = 2; i < n; i++)
-    if ((p[i] & 0xc0) != 0x80)
-      return 0;
-  return n;
-}
-
-char *sp_fmt_utf8_dup(const char *s, int *oom) {
-  *oom = 0;
-  const unsigned char *p = (const unsigned char *)s;
-  size_t bad = 0, n = 0;
-  while (p[n]) {
-    int k = sp_fmt_utf8_len(p + n);
-    bad += k == 0;
-    n += k ? (size_t)k : 1;
-  }
-  if (!bad)
-    return NULL;
-  char *d = malloc(n + 3 * bad + 1);
-  if (!d) {
-    *oom = 1;
-    return NULL;
-  }
-  size_t at = 0;
-  for (size_t i = 0; i < n;) {
-    int k = sp_fmt_utf8_len(p + i);
-    if (k == 0) {
-      snprintf(d + at, 5, "\\x%02x", p[i]);
-      at += 4;
-      i++;
-    } else {
-      memcpy(d + at, p + i, (size_t)k);
-      at += (size_t)k;
-      i += (size_t)k;
-    }
-  }
-  d[at] = '\0';
-  return d;
 }
 
 const char *const sp_fmt_per_rank_keys[SP_FMT_PER_RANK] = {

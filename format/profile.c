@@ -2,6 +2,8 @@
  * (rank, thread, region) rows of a profile's call paths. */
 #include "sp_hash.h"
 #include "sp_profile.h"
+#include "sp_rank.h"
+#include "sp_stats.h"
 #include "sp_util.h"
 
 #include <math.h>

@@ -1,8 +1,8 @@
 /* progress.c - the progress line of long work on stderr: calls done of the
  * total, rate, time left; drawn by whichever thread adds work, at most 4
  * times a second, and only where a person watches (sp_progress.h). */
-#include "sp_format.h"
 #include "sp_progress.h"
+#include "sp_rank.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* raw.c - timestamps written straight into a file's reserved events
  * (little-endian int64 at a known offset), without HDF5: the writer's own
  * puts and the ranks of a merged runtime profile share it. */
-#include "sp_format.h"
+#include "sp_h5.h"
 #include "sp_util.h"
 
 #include <errno.h>

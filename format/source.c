@@ -1,6 +1,6 @@
 /* source.c - sources over an in-memory rank, so one writer serves the
  * runtime's buffers and the importer's arrays; and freeing a rank. */
-#include "sp_format.h"
+#include "sp_rank.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 #ifndef SP_H5P_H
 #define SP_H5P_H
 
-#include "sp_format.h"
+#include "sp_common.h"
 
 #include <mpi.h>
 

@@ -3,9 +3,12 @@
 #ifndef SP_H5W_H
 #define SP_H5W_H
 
-#include "sp_format.h"
+#include "sp_common.h"
+#include "sp_h5.h"
 #include "sp_h5_util.h"
 #include "sp_hash.h"
+#include "sp_rank.h"
+#include "sp_stats.h"
 
 /* Writes of up to 256 KiB that end on 256 KiB boundaries of the file: a
  * larger write makes the page cache take a larger folio, which in a VM may

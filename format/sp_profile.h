@@ -4,7 +4,10 @@
 #ifndef SP_PROFILE_FMT_H
 #define SP_PROFILE_FMT_H
 
-#include "sp_format.h"
+#include "sp_common.h"
+#include "sp_rank.h"
+#include "sp_stats.h"
+#include "sp_stream.h"
 
 /* Exact sums of a set of calls, in ns. */
 typedef struct sp_fmt_psum {

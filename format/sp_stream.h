@@ -1,8 +1,11 @@
 /* sp_stream.h - the layout of the .spts stream: the append-only file a
  * process's calls go to while it runs. One definition for the runtime that
- * writes it (from signal handlers too) and the reader in format/. */
+ * writes it (from signal handlers too) and the reader in format/, whose
+ * API ends this header. */
 #ifndef SP_STREAM_H
 #define SP_STREAM_H
+
+#include "sp_rank.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -342,4 +345,80 @@ static inline uint64_t sp_stream_check(uint32_t type, uint32_t size,
                                (size - sizeof(sp_stream_rec)) / 8, 0);
 }
 
+/* ---- the reader (format/stream_read.c; rules: docs/format.md) ------------ */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sp_fmt_stream sp_fmt_stream;
+
+/* Flags of sp_fmt_stream_open. */
+/* The caller wrote it (the runtime at finalize): no record checks, and
+ * CALLS records not marked partial are not read while indexing (every call
+ * in them has a start and an end; no stamp later than the last CLOCK or
+ * STOP record). */
+#define SP_FMT_STREAM_TRUST 1
+
+/* Indexes the stream at path: every complete record up to the first one
+ * that is cut short or fails its check (the torn tail, then ignored). Keeps
+ * the file open; memory grows with the number of records, never with the
+ * number of calls. A file that is not a stream, or whose header is torn,
+ * is an error. */
+int sp_fmt_stream_open(const char *path, int flags, sp_fmt_stream **out,
+                       sp_fmt_err *err);
+
+/* sp_fmt_stream_open, SP_FMT_STREAM_TRUST, given what the writer kept of
+ * its first nhint records (offsets ascending, sp_stream.h): their heads
+ * come from memory, the other bytes from the file. */
+struct sp_stream_hint;
+int sp_fmt_stream_open_hinted(const char *path, int flags,
+                              const struct sp_stream_hint *hint, int64_t nhint,
+                              sp_fmt_stream **out, sp_fmt_err *err);
+
+typedef struct sp_fmt_stream_info {
+  int32_t rank, pid;
+  int64_t size;        /* bytes in the file */
+  int64_t torn_offset; /* where the torn tail starts; -1 = none */
+  int32_t stopped;     /* a STOP record was read */
+  int32_t stop_cause;  /* of the last one: 0 finalize, -1 MPI_Abort, else a
+                        * signal (SP_STREAM_STOP in sp_stream.h) */
+  int64_t calls;       /* calls the sources hold */
+  int64_t open_calls;  /* of them, calls without an end (closed at the
+                          stream's last stamp) */
+  int64_t dropped;     /* calls written with start 0 (not calls) */
+  int32_t threads;     /* distinct threads with calls */
+  char torn_what[160]; /* why the record at torn_offset is not complete */
+} sp_fmt_stream_info;
+
+void sp_fmt_stream_get_info(const sp_fmt_stream *s, sp_fmt_stream_info *info);
+const sp_fmt_meta *sp_fmt_stream_meta(const sp_fmt_stream *s);
+
+/* The stream's calls as sources, one per (thread, region name): threads
+ * renumbered from 0 in order of the writer's thread numbers, sources
+ * ordered by thread then first start, calls in start order and in CLOCK_-
+ * MONOTONIC ns: what sp_fmt_spt_write and the statistics take. Their read()
+ * reads the file (fastest forwards; they share one buffer, so one thread
+ * at a time); a failed read makes sp_fmt_stream_failed non-zero and gives
+ * calls of 0. Valid until sp_fmt_stream_close. */
+int64_t sp_fmt_stream_nsources(const sp_fmt_stream *s);
+const sp_fmt_source *sp_fmt_stream_sources(const sp_fmt_stream *s);
+int sp_fmt_stream_failed(const sp_fmt_stream *s); /* errno of a read, or 0 */
+void sp_fmt_stream_close(sp_fmt_stream *s);
+
+/* Reads a whole stream into memory, as sp_fmt_spt_read reads a .spt. */
+int sp_fmt_stream_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err);
+
+/* 1 if the first bytes of the file at path are the stream magic. */
+int sp_fmt_is_stream(const char *path);
+
+/* The one-line warning the tools print for a stream read (no prefix, no
+ * newline): "<path>: rank R recovered from a stream: N calls (K left
+ * open), <how it ended>[; torn tail ignored from byte T]". */
+void sp_fmt_stream_describe(const sp_fmt_stream_info *info, const char *path,
+                            char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
 #endif /* SP_STREAM_H */

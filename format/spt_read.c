@@ -1,8 +1,10 @@
 /* spt_read.c - the .spt reader (versions 1-4, either byte order). Every
  * length and count is checked against the bytes left before allocating. */
-#include "sp_format.h"
+#include "sp_common.h"
 #include "sp_hash.h"
 #include "sp_progress.h"
+#include "sp_rank.h"
+#include "sp_spt.h"
 #include "sp_util.h"
 
 #include <errno.h>

@@ -1,7 +1,10 @@
 /* spt_write.c - the .spt writer: streams sources in batches through one
  * large buffer into a temporary file, then renames it into place. */
-#include "sp_format.h"
+#include "sp_common.h"
 #include "sp_hash.h"
+#include "sp_rank.h"
+#include "sp_spt.h"
+#include "sp_tmp.h"
 #include "sp_util.h"
 
 #include <errno.h>

@@ -1,8 +1,9 @@
 /* stats.c - summary statistics of one thread's sources: per-source sums in
  * exact integers, exclusive time from nesting reconstructed by containment
  * over a k-way merge. */
-#include "sp_format.h"
+#include "sp_rank.h"
 #include "sp_sanitizer.h"
+#include "sp_stats.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,9 +1,10 @@
 /* stream_read.c - the .spts stream reader: indexes a stream's complete
  * records (its torn tail ignored) and serves its calls as sources read from
  * the file in batches; memory grows with records, never with calls. */
-#include "sp_format.h"
+#include "sp_common.h"
 #include "sp_hash.h"
 #include "sp_profile.h"
+#include "sp_rank.h"
 #include "sp_stream.h"
 #include "sp_util.h"
 
@@ -631,37 +632,88 @@ static int prof_commit(sp_fmt_stream *s) {
   return 0;
 }
 
-/* The record at off of type/size (head checked) whose payload fits in the
- * file: 0 if complete and indexed, 1 if it starts the torn tail, -1 on a
- * failure (err says it). Fixed parts are checked for consistency before
- * anything is allocated or the check is computed. */
-static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
-                  uint64_t check) {
-  int64_t pl = (int64_t)size - 16, at = off + 16;
-  size_t fixed = type == SP_STREAM_REGION   ? sizeof(sp_stream_region)
-                 : type == SP_STREAM_CALLS  ? sizeof(sp_stream_calls)
-                 : type == SP_STREAM_ZCALLS ? sizeof(sp_stream_zcalls)
-                 : type == SP_STREAM_ENDS   ? 8
-                 : type == SP_STREAM_CLOCK  ? sizeof(sp_stream_clock)
-                 : type == SP_STREAM_META   ? sizeof(sp_stream_meta)
-                 : type == SP_STREAM_STOP   ? sizeof(sp_stream_stop)
-                 : type == SP_STREAM_PSNAP  ? sizeof(sp_stream_psnap)
-                                            : sizeof(sp_stream_profile);
+/* One record being indexed: its head, and what each phase of record()
+ * learns of its fixed fields for the next. */
+typedef struct rec_read {
+  int64_t off, at, pl; /* the record's offset, its payload's, payload bytes */
+  uint32_t type, size;
+  uint64_t check;
+  size_t fixed;              /* the payload's fixed part */
+  const char *what;          /* its type's name, for messages */
+  const unsigned char *p;    /* the fixed part, in the window */
+  crec c;                    /* CALLS, ZCALLS: the record's calls */
+  uint32_t klen, vlen, kind; /* META */
+  int64_t ival, count;       /* META's integer; ENDS', PATHS' items */
+  int is_calls;
+} rec_read;
+
+/* Phase 1: the fixed part's size for the type, and the fixed part in the
+ * window. */
+static int rec_head(sp_fmt_stream *s, rec_read *r) {
   static const char *const names[] = {"REGION", "CALLS", "ENDS",  "CLOCK",
                                       "META",   "STOP",  "PATHS", "FRAMES",
                                       "ZCALLS", "PSNAP"};
-  const char *what = names[(type & 0xffff) - 1];
-  if (pl < (int64_t)fixed)
-    return torn(s, off, "%s record of %u bytes is shorter than %zu", what, size,
-                fixed + 16);
-  if (need(s, at, fixed) != 0)
+  uint32_t type = r->type;
+  r->fixed = type == SP_STREAM_REGION   ? sizeof(sp_stream_region)
+             : type == SP_STREAM_CALLS  ? sizeof(sp_stream_calls)
+             : type == SP_STREAM_ZCALLS ? sizeof(sp_stream_zcalls)
+             : type == SP_STREAM_ENDS   ? 8
+             : type == SP_STREAM_CLOCK  ? sizeof(sp_stream_clock)
+             : type == SP_STREAM_META   ? sizeof(sp_stream_meta)
+             : type == SP_STREAM_STOP   ? sizeof(sp_stream_stop)
+             : type == SP_STREAM_PSNAP  ? sizeof(sp_stream_psnap)
+                                        : sizeof(sp_stream_profile);
+  r->what = names[(type & 0xffff) - 1];
+  r->is_calls = type == SP_STREAM_CALLS || type == SP_STREAM_ZCALLS;
+  if (r->pl < (int64_t)r->fixed)
+    return torn(s, r->off, "%s record of %u bytes is shorter than %zu", r->what,
+                r->size, r->fixed + 16);
+  if (need(s, r->at, r->fixed) != 0)
     return -1;
-  const unsigned char *p = wat(s, at);
-  int64_t want = (int64_t)fixed; /* payload bytes the fields describe */
-  crec c = {0};
-  uint32_t klen = 0, vlen = 0, kind = 0;
-  int64_t ival = 0, count = 0;
-  switch (type) {
+  r->p = wat(s, r->at);
+  return 0;
+}
+
+/* CALLS and ZCALLS: the calls the fixed part describes; *want gets the
+ * payload bytes they take. */
+static int rec_calls_fields(sp_fmt_stream *s, rec_read *r, int64_t *want) {
+  const unsigned char *p = r->p;
+  crec *c = &r->c;
+  int64_t room = r->pl - (int64_t)r->fixed;
+  c->lane = pair_key((int32_t)get32(s, p), (int32_t)get32(s, p + 4));
+  c->first = (int64_t)get64(s, p + 8);
+  c->count = (int64_t)get64(s, p + 16);
+  if ((int32_t)get32(s, p) < 0 || (int32_t)get32(s, p + 4) < 0)
+    return torn(s, r->off, "CALLS record: negative thread or region id");
+  if (c->first < 0 || c->count < 0 || c->first > INT64_MAX - c->count)
+    return torn(s, r->off, "CALLS record: calls %lld + %lld out of range",
+                (long long)c->first, (long long)c->count);
+  c->off = r->at + (int64_t)r->fixed;
+  if (r->type == SP_STREAM_ZCALLS) {
+    /* two bytes a call at least; decoded whole, so bounded */
+    if ((uint64_t)c->count > (uint64_t)room / 2 ||
+        r->size > SP_STREAM_ZCALLS_MAX)
+      return torn(s, r->off, "ZCALLS record: %lld calls in %u bytes",
+                  (long long)c->count, r->size);
+    c->zlen = room;
+    c->base = get64(s, p + offsetof(sp_stream_zcalls, base));
+    *want = r->pl;
+    return 0;
+  }
+  if ((uint64_t)c->count > (uint64_t)room / 16)
+    return torn(s, r->off, "CALLS record: %lld calls do not fit in %u bytes",
+                (long long)c->count, r->size);
+  *want = (int64_t)r->fixed + 16 * c->count;
+  return 0;
+}
+
+/* Phase 2: the fixed fields, checked for consistency before anything is
+ * allocated or the check computed; they must take the payload exactly. */
+static int rec_fields(sp_fmt_stream *s, rec_read *r) {
+  const unsigned char *p = r->p;
+  int64_t fixed = (int64_t)r->fixed, want = fixed, off = r->off;
+  int rc = 0;
+  switch (r->type) {
   case SP_STREAM_REGION: {
     int32_t id = (int32_t)get32(s, p), line = (int32_t)get32(s, p + 4);
     uint32_t nl = get32(s, p + 8), fl = get32(s, p + 12);
@@ -671,99 +723,85 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
       return torn(s, off, "REGION record: invalid source line %d", line);
     if (nl == 0)
       return torn(s, off, "REGION record: empty region name");
-    want = pad8((int64_t)fixed + nl + fl);
+    want = pad8(fixed + nl + fl);
     break;
   }
   case SP_STREAM_ZCALLS:
-  case SP_STREAM_CALLS: {
-    c.lane = pair_key((int32_t)get32(s, p), (int32_t)get32(s, p + 4));
-    c.first = (int64_t)get64(s, p + 8);
-    c.count = (int64_t)get64(s, p + 16);
-    if ((int32_t)get32(s, p) < 0 || (int32_t)get32(s, p + 4) < 0)
-      return torn(s, off, "CALLS record: negative thread or region id");
-    if (c.first < 0 || c.count < 0 || c.first > INT64_MAX - c.count)
-      return torn(s, off, "CALLS record: calls %lld + %lld out of range",
-                  (long long)c.first, (long long)c.count);
-    c.off = at + (int64_t)fixed;
-    if (type == SP_STREAM_ZCALLS) {
-      /* two bytes a call at least; decoded whole, so bounded */
-      if ((uint64_t)c.count > (uint64_t)(pl - (int64_t)fixed) / 2 ||
-          size > SP_STREAM_ZCALLS_MAX)
-        return torn(s, off, "ZCALLS record: %lld calls in %u bytes",
-                    (long long)c.count, size);
-      c.zlen = pl - (int64_t)fixed;
-      c.base = get64(s, p + offsetof(sp_stream_zcalls, base));
-      want = pl;
-      break;
-    }
-    if ((uint64_t)c.count > (uint64_t)(pl - (int64_t)fixed) / 16)
-      return torn(s, off, "CALLS record: %lld calls do not fit in %u bytes",
-                  (long long)c.count, size);
-    want = (int64_t)fixed + 16 * c.count;
+  case SP_STREAM_CALLS:
+    rc = rec_calls_fields(s, r, &want);
     break;
-  }
   case SP_STREAM_ENDS:
-    count = (int64_t)get64(s, p);
-    if (count < 0 || (uint64_t)count > (uint64_t)(pl - 8) / 24)
+    r->count = (int64_t)get64(s, p);
+    if (r->count < 0 || (uint64_t)r->count > (uint64_t)(r->pl - 8) / 24)
       return torn(s, off, "ENDS record: %lld entries do not fit in %u bytes",
-                  (long long)count, size);
-    want = 8 + 24 * count;
+                  (long long)r->count, r->size);
+    want = 8 + 24 * r->count;
     break;
   case SP_STREAM_META:
-    kind = get32(s, p);
-    klen = get32(s, p + 4);
-    vlen = get32(s, p + 8);
-    ival = (int64_t)get64(s, p + 16);
-    if (kind != 's' && kind != 'i')
-      return torn(s, off, "META record: unknown kind %u", kind);
-    if (klen == 0)
+    r->kind = get32(s, p);
+    r->klen = get32(s, p + 4);
+    r->vlen = get32(s, p + 8);
+    r->ival = (int64_t)get64(s, p + 16);
+    if (r->kind != 's' && r->kind != 'i')
+      return torn(s, off, "META record: unknown kind %u", r->kind);
+    if (r->klen == 0)
       return torn(s, off, "META record: empty key");
-    if (kind == 'i' && vlen != 0)
-      return torn(s, off, "META record: integer with a %u-byte value", vlen);
-    want = pad8((int64_t)fixed + klen + vlen);
+    if (r->kind == 'i' && r->vlen != 0)
+      return torn(s, off, "META record: integer with a %u-byte value", r->vlen);
+    want = pad8(fixed + r->klen + r->vlen);
     break;
   case SP_STREAM_PATHS:
   case SP_STREAM_FRAMES: {
-    int64_t item = type == SP_STREAM_PATHS ? (int64_t)sizeof(sp_stream_pnode)
-                                           : (int64_t)sizeof(sp_stream_pframe);
+    int64_t item = r->type == SP_STREAM_PATHS
+                       ? (int64_t)sizeof(sp_stream_pnode)
+                       : (int64_t)sizeof(sp_stream_pframe);
     int64_t first = (int64_t)get64(s, p + 8), total = (int64_t)get64(s, p + 24);
-    count = (int64_t)get64(s, p + 16);
+    int64_t count = r->count = (int64_t)get64(s, p + 16);
     /* A thread's items in all fit in the file (no record holds more). */
     if ((int32_t)get32(s, p) < 0 || first < 0 || count < 0 ||
         total > INT32_MAX || total > s->info.size / item || first > total ||
         count > total - first ||
-        (uint64_t)count > (uint64_t)(pl - (int64_t)fixed) / (uint64_t)item)
+        (uint64_t)count > (uint64_t)(r->pl - fixed) / (uint64_t)item)
       return torn(s, off, "%s record: items %lld + %lld of %lld out of range",
-                  what, (long long)first, (long long)count, (long long)total);
-    want = (int64_t)fixed + item * count;
+                  r->what, (long long)first, (long long)count,
+                  (long long)total);
+    want = fixed + item * count;
     break;
   }
   default:
     break;
   }
-  if (want != pl)
+  if (rc != 0)
+    return rc;
+  if (want != r->pl)
     return torn(s, off,
                 "%s record: its fields take %lld bytes, its size says %lld",
-                what, (long long)want + 16, (long long)size);
-  /* The whole payload is there; variable parts checked before the check
-   * (each is one window load, bounded by the record's size). */
-  if (type == SP_STREAM_REGION || type == SP_STREAM_META) {
-    if (need(s, at, (size_t)pl) != 0)
+                r->what, (long long)want + 16, (long long)r->size);
+  return 0;
+}
+
+/* Phase 3: the whole payload is there; its variable parts (strings, ENDS
+ * entries) checked before the check (each is one window load, bounded by
+ * the record's size). */
+static int rec_contents(sp_fmt_stream *s, rec_read *r) {
+  int64_t off = r->off;
+  if (r->type == SP_STREAM_REGION || r->type == SP_STREAM_META) {
+    if (need(s, r->at, (size_t)r->pl) != 0)
       return -1;
-    p = wat(s, at);
-    uint32_t a = type == SP_STREAM_REGION ? get32(s, p + 8) : klen;
-    uint32_t b = type == SP_STREAM_REGION ? get32(s, p + 12) : vlen;
-    if (has_nul(p + fixed, a) || has_nul(p + fixed + a, b))
-      return torn(s, off, "%s record: a string holds a NUL byte", what);
-    if (type == SP_STREAM_META && klen == 4 &&
-        memcmp(p + fixed, "rank", 4) == 0 &&
-        (kind != 'i' || ival < 0 || ival > INT32_MAX))
+    const unsigned char *p = r->p = wat(s, r->at), *v = p + r->fixed;
+    int region = r->type == SP_STREAM_REGION;
+    uint32_t a = region ? get32(s, p + 8) : r->klen;
+    uint32_t b = region ? get32(s, p + 12) : r->vlen;
+    if (has_nul(v, a) || has_nul(v + a, b))
+      return torn(s, off, "%s record: a string holds a NUL byte", r->what);
+    if (!region && r->klen == 4 && memcmp(v, "rank", 4) == 0 &&
+        (r->kind != 'i' || r->ival < 0 || r->ival > INT32_MAX))
       return torn(s, off, "META record: rank is not an integer 0..%d",
                   INT32_MAX);
   }
-  if (type == SP_STREAM_ENDS) {
-    for (int64_t i = 0; i < count; i++) {
-      int64_t e = at + 8 + 24 * i;
+  if (r->type == SP_STREAM_ENDS) {
+    for (int64_t i = 0; i < r->count; i++) {
+      int64_t e = r->at + 8 + 24 * i;
       if (need(s, e, 24) != 0)
         return -1;
       const unsigned char *q = wat(s, e);
@@ -773,89 +811,122 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
                     (long long)i);
     }
   }
-  /* Trusted: a CALLS record has no start of 0 unless marked partial (its
-   * first start is its first pair's; open ends are closed at the STOP
-   * record's stamp, the latest); else its pairs are counted. */
-  int is_calls = type == SP_STREAM_CALLS || type == SP_STREAM_ZCALLS;
-  int trusted_calls = (s->flags & SP_FMT_STREAM_TRUST) && is_calls &&
-                      !(get64(s, p + 24) & SP_STREAM_CALLS_PARTIAL);
-  if (trusted_calls && c.count > 0 && c.zlen) {
-    c.first_start = c.base;
-  } else if (type == SP_STREAM_ZCALLS) {
-    int zr = zscan(s, off, at, pl, check, &c);
-    if (zr)
-      return zr;
-  } else if (trusted_calls && c.count > 0) {
-    if (need(s, c.off, 16) != 0)
+  return 0;
+}
+
+/* Phase 4: the check, and a CALLS record's first start and pair counts.
+ * Trusted: a CALLS record has no start of 0 unless marked partial (its
+ * first start is its first pair's; open ends are closed at the STOP
+ * record's stamp, the latest); else its pairs are counted. */
+static int rec_verify(sp_fmt_stream *s, rec_read *r) {
+  crec *c = &r->c;
+  int trust = !!(s->flags & SP_FMT_STREAM_TRUST);
+  int trusted_calls =
+      trust && r->is_calls && !(get64(s, r->p + 24) & SP_STREAM_CALLS_PARTIAL);
+  if (trusted_calls && c->count > 0 && c->zlen) {
+    c->first_start = c->base;
+  } else if (r->type == SP_STREAM_ZCALLS) {
+    return zscan(s, r->off, r->at, r->pl, r->check, c);
+  } else if (trusted_calls && c->count > 0) {
+    if (need(s, c->off, 16) != 0)
       return -1;
-    c.first_start = get64(s, wat(s, c.off));
-  } else if (!(s->flags & SP_FMT_STREAM_TRUST) || is_calls) {
+    c->first_start = get64(s, wat(s, c->off));
+  } else if (!trust || r->is_calls) {
     sp_stream_checker k;
-    sp_stream_check_begin(&k, type, size);
-    int verify = !(s->flags & SP_FMT_STREAM_TRUST);
+    sp_stream_check_begin(&k, r->type, r->size);
     uint64_t saved = s->last;
-    if (scan_payload(s, at, pl, verify ? &k : NULL,
-                     type == SP_STREAM_CALLS ? &c : NULL) != 0)
+    if (scan_payload(s, r->at, r->pl, trust ? NULL : &k,
+                     r->type == SP_STREAM_CALLS ? c : NULL) != 0)
       return -1;
-    if (verify && sp_stream_check_end(&k) != check) {
+    if (!trust && sp_stream_check_end(&k) != r->check) {
       s->last = saved; /* the stamps of a torn record do not count */
-      return torn(s, off, "%s record fails its check", what);
+      return torn(s, r->off, "%s record fails its check", r->what);
     }
   }
-  /* Complete: take it in. */
-  if (need(s, at,
-           !is_calls && (size_t)pl < SP_STREAM_WINDOW ? (size_t)pl : fixed) !=
-      0)
-    return -1;
-  p = wat(s, at);
-  switch (type) {
-  case SP_STREAM_REGION: {
-    int32_t id = (int32_t)get32(s, p);
-    int64_t found =
-        table_find(&s->reg_ix, (uint32_t)id, s->nregs, region_key, s);
-    if (found == -3)
-      return fail(s, off, "out of memory");
-    if (found != -2)
-      return 0; /* the first record of an id wins */
-    if (need(s, at, (size_t)pl) != 0)
-      return -1;
-    p = wat(s, at);
-    uint32_t nl = get32(s, p + 8), fl = get32(s, p + 12);
-    region r = {id, (int32_t)get32(s, p + 4), dup_bytes(p + fixed, nl),
-                fl ? dup_bytes(p + fixed + nl, fl) : NULL};
-    if (!r.name || (fl && !r.file) ||
-        grow((void **)&s->regs, &s->capregs, s->nregs, sizeof *s->regs)) {
-      free(r.name);
-      free(r.file);
-      return fail(s, off, "out of memory");
-    }
-    s->regs[s->nregs++] = r;
+  return 0;
+}
+
+/* A REGION record taken in: the first record of an id wins. */
+static int take_region(sp_fmt_stream *s, const rec_read *r) {
+  const unsigned char *p = r->p;
+  int32_t id = (int32_t)get32(s, p);
+  int64_t found = table_find(&s->reg_ix, (uint32_t)id, s->nregs, region_key, s);
+  if (found == -3)
+    return fail(s, r->off, "out of memory");
+  if (found != -2)
     return 0;
+  if (need(s, r->at, (size_t)r->pl) != 0)
+    return -1;
+  p = wat(s, r->at);
+  uint32_t nl = get32(s, p + 8), fl = get32(s, p + 12);
+  region g = {id, (int32_t)get32(s, p + 4), dup_bytes(p + r->fixed, nl),
+              fl ? dup_bytes(p + r->fixed + nl, fl) : NULL};
+  if (!g.name || (fl && !g.file) ||
+      grow((void **)&s->regs, &s->capregs, s->nregs, sizeof *s->regs)) {
+    free(g.name);
+    free(g.file);
+    return fail(s, r->off, "out of memory");
   }
+  s->regs[s->nregs++] = g;
+  return 0;
+}
+
+static int take_ends(sp_fmt_stream *s, const rec_read *r) {
+  for (int64_t i = 0; i < r->count; i++) {
+    int64_t e = r->at + 8 + 24 * i;
+    if (need(s, e, 24) != 0)
+      return -1;
+    const unsigned char *q = wat(s, e);
+    endent x = {-1,
+                (int32_t)get32(s, q),
+                (int32_t)get32(s, q + 4),
+                (int64_t)get64(s, q + 8),
+                e,
+                get64(s, q + 16)};
+    if (grow((void **)&s->ends, &s->capends, s->nends, sizeof *s->ends))
+      return fail(s, r->off, "out of memory");
+    s->ends[s->nends++] = x;
+    s->last = x.end > s->last ? x.end : s->last;
+  }
+  return 0;
+}
+
+/* A META record: the rank into s->rank, the rest into the metadata. */
+static int take_meta(sp_fmt_stream *s, const rec_read *r) {
+  if (need(s, r->at, (size_t)r->pl) != 0)
+    return -1;
+  const unsigned char *p = wat(s, r->at) + r->fixed;
+  char *key = dup_bytes(p, r->klen);
+  char *val = r->kind == 's' ? dup_bytes(p + r->klen, r->vlen) : NULL;
+  int rc = !key || (r->kind == 's' && !val);
+  if (!rc && strcmp(key, "rank") == 0)
+    s->rank = (int32_t)r->ival;
+  else if (!rc)
+    rc = r->kind == 's' ? sp_fmt_meta_set_str(&s->meta, key, val)
+                        : sp_fmt_meta_set_int(&s->meta, key, r->ival);
+  free(key);
+  free(val);
+  return rc ? fail(s, r->off, "out of memory") : 0;
+}
+
+/* Phase 5: the complete record taken in. */
+static int rec_take(sp_fmt_stream *s, rec_read *r) {
+  if (need(s, r->at,
+           !r->is_calls && (size_t)r->pl < SP_STREAM_WINDOW ? (size_t)r->pl
+                                                            : r->fixed) != 0)
+    return -1;
+  const unsigned char *p = r->p = wat(s, r->at);
+  switch (r->type) {
+  case SP_STREAM_REGION:
+    return take_region(s, r);
   case SP_STREAM_CALLS:
   case SP_STREAM_ZCALLS:
     if (grow((void **)&s->recs, &s->caprecs, s->nrecs, sizeof *s->recs))
-      return fail(s, off, "out of memory");
-    s->recs[s->nrecs++] = c;
+      return fail(s, r->off, "out of memory");
+    s->recs[s->nrecs++] = r->c;
     return 0;
   case SP_STREAM_ENDS:
-    for (int64_t i = 0; i < count; i++) {
-      int64_t e = at + 8 + 24 * i;
-      if (need(s, e, 24) != 0)
-        return -1;
-      const unsigned char *q = wat(s, e);
-      endent x = {-1,
-                  (int32_t)get32(s, q),
-                  (int32_t)get32(s, q + 4),
-                  (int64_t)get64(s, q + 8),
-                  e,
-                  get64(s, q + 16)};
-      if (grow((void **)&s->ends, &s->capends, s->nends, sizeof *s->ends))
-        return fail(s, off, "out of memory");
-      s->ends[s->nends++] = x;
-      s->last = x.end > s->last ? x.end : s->last;
-    }
-    return 0;
+    return take_ends(s, r);
   case SP_STREAM_CLOCK: {
     uint64_t stamp = get64(s, p);
     int64_t mono = (int64_t)get64(s, p + 8);
@@ -868,44 +939,52 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
     s->last = stamp > s->last ? stamp : s->last;
     return 0;
   }
-  case SP_STREAM_META: {
-    if (need(s, at, (size_t)pl) != 0)
-      return -1;
-    p = wat(s, at);
-    char *key = dup_bytes(p + fixed, klen);
-    char *val = kind == 's' ? dup_bytes(p + fixed + klen, vlen) : NULL;
-    int rc = !key || (kind == 's' && !val);
-    if (!rc && strcmp(key, "rank") == 0)
-      s->rank = (int32_t)ival;
-    else if (!rc)
-      rc = kind == 's' ? sp_fmt_meta_set_str(&s->meta, key, val)
-                       : sp_fmt_meta_set_int(&s->meta, key, ival);
-    free(key);
-    free(val);
-    return rc ? fail(s, off, "out of memory") : 0;
-  }
+  case SP_STREAM_META:
+    return take_meta(s, r);
   case SP_STREAM_PATHS:
   case SP_STREAM_FRAMES:
-    if (need(s, at, (size_t)pl) != 0)
+    if (need(s, r->at, (size_t)r->pl) != 0)
       return -1;
-    return prof_keep(s, type, wat(s, at), pl) ? fail(s, off, "out of memory")
-                                              : 0;
+    return prof_keep(s, r->type, wat(s, r->at), r->pl)
+               ? fail(s, r->off, "out of memory")
+               : 0;
   case SP_STREAM_PSNAP: {
     uint64_t stamp = get64(s, p);
     s->psnaps++;
     s->last = stamp > s->last ? stamp : s->last;
-    return prof_commit(s) ? fail(s, off, "out of memory") : 0;
+    return prof_commit(s) ? fail(s, r->off, "out of memory") : 0;
   }
   default: { /* STOP */
     uint64_t stamp = get64(s, p);
     if (prof_commit(s)) /* a stream from before PSNAP records */
-      return fail(s, off, "out of memory");
+      return fail(s, r->off, "out of memory");
     s->info.stopped = 1;
     s->info.stop_cause = (int32_t)get32(s, p + 8);
     s->last = stamp > s->last ? stamp : s->last;
     return 0;
   }
   }
+}
+
+/* The record at off of type/size (head checked) whose payload fits in the
+ * file: 0 if complete and indexed, 1 if it starts the torn tail, -1 on a
+ * failure (err says it). Each phase returns the same way; 0 goes on. */
+static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
+                  uint64_t check) {
+  rec_read r = {.off = off,
+                .at = off + 16,
+                .pl = (int64_t)size - 16,
+                .type = type,
+                .size = size,
+                .check = check};
+  int rc = rec_head(s, &r);
+  if (rc == 0)
+    rc = rec_fields(s, &r);
+  if (rc == 0)
+    rc = rec_contents(s, &r);
+  if (rc == 0)
+    rc = rec_verify(s, &r);
+  return rc == 0 ? rec_take(s, &r) : rc;
 }
 
 static int known_type(uint32_t t) {
@@ -952,11 +1031,12 @@ static int index_records(sp_fmt_stream *s) {
 /* ---- lanes, pieces, sources ----------------------------------------------
  */
 
-static sp_fmt_stream *sort_s; /* qsort has no context in C11 */
-
-static int by_lane_first(const void *a, const void *b) {
-  const crec *x = &sort_s->recs[*(const int64_t *)a],
-             *y = &sort_s->recs[*(const int64_t *)b];
+/* Index arrays are sorted with glibc's (and musl's) qsort_r: the records
+ * or lanes they index come as its context, so no file-scope state holds
+ * a stream and two streams may be read at once. */
+static int by_lane_first(const void *a, const void *b, void *ctx) {
+  const crec *recs = ctx, *x = &recs[*(const int64_t *)a],
+             *y = &recs[*(const int64_t *)b];
   if (x->lane != y->lane)
     return x->lane < y->lane ? -1 : 1;
   if (x->first != y->first)
@@ -995,8 +1075,7 @@ static int make_lanes(sp_fmt_stream *s) {
     return fail(s, 32, "out of memory");
   for (int64_t i = 0; i < s->nrecs; i++)
     s->lrec[i] = i;
-  sort_s = s;
-  qsort(s->lrec, (size_t)s->nrecs, sizeof *s->lrec, by_lane_first);
+  qsort_r(s->lrec, (size_t)s->nrecs, sizeof *s->lrec, by_lane_first, s->recs);
   for (int64_t i = 0, l = -1; i < s->nrecs; i++)
     if (s->recs[s->lrec[i]].lane != l) {
       l = s->recs[s->lrec[i]].lane;
@@ -1025,9 +1104,9 @@ static int make_lanes(sp_fmt_stream *s) {
 }
 
 /* Records by their end, for the sweep over an overlapping lane. */
-static int by_end(const void *a, const void *b) {
-  const crec *x = &sort_s->recs[*(const int64_t *)a],
-             *y = &sort_s->recs[*(const int64_t *)b];
+static int by_end(const void *a, const void *b, void *ctx) {
+  const crec *recs = ctx, *x = &recs[*(const int64_t *)a],
+             *y = &recs[*(const int64_t *)b];
   int64_t ex = x->first + x->count, ey = y->first + y->count;
   return ex < ey ? -1 : (ex > ey);
 }
@@ -1100,7 +1179,7 @@ static int make_pieces(sp_fmt_stream *s, int64_t l, int64_t *cap) {
       return fail(s, 32, "out of memory");
     }
     memcpy(byend, lr, (size_t)L->nr * sizeof *byend);
-    qsort(byend, (size_t)L->nr, sizeof *byend, by_end);
+    qsort_r(byend, (size_t)L->nr, sizeof *byend, by_end, s->recs);
     int64_t nh = 0, ia = 0, ie = 0, active = 0, rc = 0;
     int64_t at = INT64_MIN;
     for (;;) {
@@ -1417,9 +1496,9 @@ static int by_int32(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
-static int by_lane_region(const void *a, const void *b) {
-  const lane *x = &sort_s->lanes[*(const int64_t *)a],
-             *y = &sort_s->lanes[*(const int64_t *)b];
+static int by_lane_region(const void *a, const void *b, void *ctx) {
+  const lane *lanes = ctx, *x = &lanes[*(const int64_t *)a],
+             *y = &lanes[*(const int64_t *)b];
   return x->region < y->region ? -1 : (x->region > y->region);
 }
 
@@ -1501,10 +1580,10 @@ static int make_sources(sp_fmt_stream *s) {
     if (i == 0 || threads[i] != threads[i - 1])
       threads[nt++] = threads[i];
   s->info.threads = (int32_t)nt;
-  sort_s = s;
   for (int64_t i = 0; i < s->nsrcs; i++) {
     ssrc *x = &s->ss[i];
-    qsort(s->slanes + x->l0, (size_t)x->nl, sizeof *s->slanes, by_lane_region);
+    qsort_r(s->slanes + x->l0, (size_t)x->nl, sizeof *s->slanes, by_lane_region,
+            s->lanes);
     const int32_t *t =
         bsearch(&x->wthread, threads, (size_t)nt, sizeof *threads, by_int32);
     s->srcs[i].thread = (int32_t)(t - threads);

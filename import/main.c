@@ -3,6 +3,7 @@
  * error. */
 #include "sp_cli.h"
 #include "sp_import.h"
+#include "sp_tmp.h"
 
 #include <getopt.h>
 #include <malloc.h>

@@ -16,6 +16,11 @@ static int by_rank(const void *a, const void *b) {
   return x->input < y->input ? -1 : (x->input > y->input);
 }
 
+static void view_claim(const void *c, sp_fmt_claim_view *v) {
+  const sp_imp_claim *x = c;
+  *v = (sp_fmt_claim_view){x->rank, x->input, x->events == 0};
+}
+
 static int push(sp_imp_claim **v, int64_t *n, int64_t *cap, int32_t rank,
                 int64_t input, int64_t events, int32_t threads) {
   if (*n == *cap) {
@@ -104,29 +109,9 @@ int sp__imp_scan(const sp_fmt_inputs *in, int processes, sp_imp_claim **claims,
     }
   }
   qsort(v, (size_t)n, sizeof *v, by_rank);
-  /* An input with no call of a rank another input holds (the empty stream
-   * of a shell that exec'd the program under LD_PRELOAD, a process that
-   * never reached instrumented code) is left out, with a warning, rather
-   * than blocking the merge. */
-  int64_t kept = 0;
-  for (int64_t a = 0, b; a < n; a = b) {
-    int64_t full = -1;
-    for (b = a; b < n && v[b].rank == v[a].rank; b++)
-      if (v[b].events > 0 && full < 0)
-        full = b;
-    for (int64_t k = a; k < b; k++) {
-      if (b - a > 1 && v[k].events == 0 && (full >= 0 || k > a)) {
-        fprintf(stderr,
-                "sp-import: warning: %s: rank %d recorded no calls; left "
-                "out (rank %d is in %s)\n",
-                in->v[v[k].input].path, v[k].rank, v[k].rank,
-                in->v[v[full >= 0 ? full : a].input].path);
-        continue;
-      }
-      v[kept++] = v[k];
-    }
-  }
-  n = kept;
+  /* An input with no call of a rank another input holds is left out, with
+   * a warning, rather than blocking the merge. */
+  n = sp_fmt_claims_drop_empty(v, n, sizeof *v, view_claim, in, "sp-import");
   for (int64_t k = 1; k < n; k++) {
     if (v[k].rank != v[k - 1].rank)
       continue;

@@ -3,8 +3,14 @@
 #ifndef SP_IMPORT_H
 #define SP_IMPORT_H
 
-#include "sp_format.h"
+#include "sp_common.h"
+#include "sp_h5.h"
+#include "sp_inputs.h"
 #include "sp_progress.h"
+#include "sp_rank.h"
+#include "sp_spt.h"
+#include "sp_stats.h"
+#include "sp_stream.h"
 
 #include <pthread.h>
 

@@ -2,6 +2,7 @@
  * output needs (summary records only when that suffices), write it. */
 #include "report.h"
 #include "sp_cli.h"
+#include "sp_tmp.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -77,51 +78,6 @@ static int compile(regex_t *re, const char *opt, const char *s) {
   return 0;
 }
 
-static int one_of(const char *s, const char *const *set) {
-  for (; *set; set++)
-    if (!strcmp(s, *set))
-      return 1;
-  return 0;
-}
-
-static int run(rp_profile **ps, int n, const rp_opts *o, FILE *f,
-               sp_fmt_err *err) {
-  const char *x = o->export_fmt, *s = o->svg;
-  if (o->diff)
-    return rp_diff(ps[0], ps[1], o, f, err);
-  if (o->suggest)
-    return rp_suggest_filter(ps[0], o, f, err);
-  if (o->mpi)
-    return rp_print_mpi(ps[0], o, f, err);
-  if (x && !strcmp(x, "csv"))
-    return rp_export_csv(ps[0], o, f, err);
-  if (x && !strcmp(x, "json"))
-    return rp_export_json(ps, n, o, f, err);
-  if (x && !strcmp(x, "events"))
-    return rp_export_events(ps[0], o, f, err);
-  if (x && !strcmp(x, "chrome"))
-    return rp_export_chrome(ps[0], o, f, err);
-  if (x && !strcmp(x, "folded"))
-    return rp_export_folded(ps[0], o, f, err);
-#ifdef SP_USE_OTF2
-  if (x && !strcmp(x, "otf2"))
-    return rp_export_otf2(ps[0], o, o->out, err);
-#endif
-  if (s && !strcmp(s, "flame"))
-    return rp_svg_flame(ps[0], o, f, err);
-  if (s && !strcmp(s, "timeline"))
-    return rp_svg_timeline(ps[0], o, f, err);
-  if (s && !strcmp(s, "compare"))
-    return rp_svg_compare(ps, n, o, f, err);
-  if (s && !strcmp(s, "speedup"))
-    return rp_svg_speedup(ps, n, o, f, err);
-  if (o->tree)
-    return rp_print_tree(ps[0], o, f, err);
-  if (o->region)
-    return rp_print_region(ps[0], o, f, err);
-  return rp_print_table(ps[0], o, f, err);
-}
-
 enum {
   OPT_BY_RANK = 256,
   OPT_BY_THREAD,
@@ -177,20 +133,227 @@ static const struct option OPTIONS[] = {
     {"min-duration", required_argument, NULL, OPT_MIN_DUR},
     {NULL, 0, NULL, 0}};
 
-/* Parses the options into o, loads the profiles named into *pps (*pn of
- * them), writes the output; returns the exit status. main frees what
- * these hold, whichever way this returns. */
-static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
-                  int *pn) {
-  static const char *const exports[] = {"csv",    "json", "events", "chrome",
-                                        "folded", "otf2", NULL};
-  static const char *const svgs[] = {"flame", "timeline", "compare", "speedup",
-                                     NULL};
-  static const char *const metrics[] = {"avg", "total", "min", "max", NULL};
+/* ---- the outputs ---------------------------------------------------------
+ * One row per output: the option (and value) that asks for it, the
+ * function that writes it and what it needs. The parser validates and
+ * chooses rows, the checks read their needs, report() calls the one
+ * chosen; a new output is one row here and its function. */
+
+/* What an output needs beyond an .h5's summary records, and which of the
+ * options only some outputs honour it takes or refuses. */
+enum {
+  NEED_CALLS = 1u << 0, /* every call read (statistics recomputed) */
+  NEED_TRACE = 1u << 1, /* the calls themselves: a profile's call paths
+                         * (SP_MODE=profile) will not do */
+  NEED_EACH = 1u << 2,  /* each PROFILE argument one run */
+  NEED_TWO = 1u << 3,   /* exactly two PROFILE arguments */
+  NEED_WALK = 1u << 4,  /* walks the calls once more (a progress pass) */
+  NEED_DIR = 1u << 5,   /* writes a directory (-o DIR), not a stream */
+  MPI_WRITES = 1u << 6, /* an export --mpi writes in its own layout */
+  TAKES_WINDOW = 1u << 8,
+  TAKES_MIN_DUR = 1u << 9,
+  TAKES_META = 1u << 10,
+  TAKES_TREE = 1u << 11, /* --depth, --min-percent */
+  TAKES_METRIC = 1u << 12,
+  TAKES_COST = 1u << 13, /* --record-cost */
+  NO_BY = 1u << 16,      /* --by-rank, --by-thread refused */
+  NO_SORT = 1u << 17,
+  NO_TOP = 1u << 18,
+};
+
+typedef int one_fn(const rp_profile *, const rp_opts *, FILE *, sp_fmt_err *);
+typedef int each_fn(rp_profile *const *, int, const rp_opts *, FILE *,
+                    sp_fmt_err *);
+
+typedef struct output {
+  int opt;           /* the OPT_* choosing it; 0 for the default table */
+  const char *value; /* --export's or --svg's value; NULL for a flag */
+  const char *name;  /* as messages name it */
+  unsigned needs;    /* NEED_*, MPI_WRITES, TAKES_*, NO_* */
+  one_fn *one;       /* writes it from one profile of every argument */
+  each_fn *each;     /* or from one profile per argument */
+  const char *takes; /* the message when a NO_* option is given */
+} output;
+
+static int diff(rp_profile *const *ps, int n, const rp_opts *o, FILE *f,
+                sp_fmt_err *err) {
+  (void)n; /* NEED_TWO */
+  return rp_diff(ps[0], ps[1], o, f, err);
+}
+
+#ifdef SP_USE_OTF2
+static int otf2(const rp_profile *p, const rp_opts *o, FILE *f,
+                sp_fmt_err *err) {
+  (void)f; /* NEED_DIR: the archive goes into -o DIR */
+  return rp_export_otf2(p, o, o->out, err);
+}
+#define OTF2_WRITER otf2
+#else
+#define OTF2_WRITER NULL /* refused with a line naming the package */
+#endif
+
+static const output OUTPUTS[] = {
+    {0, NULL, "the table", 0, rp_print_table, NULL, NULL},
+    {OPT_TREE, NULL, "--tree", NEED_CALLS | NEED_WALK | TAKES_TREE,
+     rp_print_tree, NULL, NULL},
+    {OPT_REGION, NULL, "--region", NEED_CALLS | NEED_TRACE, rp_print_region,
+     NULL, NULL},
+    {OPT_MPI, NULL, "--mpi", NEED_CALLS | NO_BY | NO_SORT, rp_print_mpi, NULL,
+     "--mpi takes --top, --include, --exclude, --ranks, --wide, --export "
+     "csv|json and -o, not --by-rank, --by-thread or --sort"},
+    {OPT_DIFF, NULL, "--diff", NEED_EACH | NEED_TWO | NO_BY | NO_SORT, NULL,
+     diff,
+     "--diff takes --top, --include, --exclude, --ranks, --events and -o, "
+     "not --by-rank, --by-thread or --sort"},
+    {OPT_SUGGEST, NULL, "--suggest-filter",
+     NEED_CALLS | TAKES_COST | NO_BY | NO_SORT | NO_TOP, rp_suggest_filter,
+     NULL,
+     "--suggest-filter takes --include, --exclude, --ranks, --events, "
+     "--record-cost and -o, not --by-rank, --by-thread, --sort or --top"},
+    {OPT_EXPORT, "csv", "--export csv", MPI_WRITES, rp_export_csv, NULL, NULL},
+    {OPT_EXPORT, "json", "--export json", NEED_EACH | MPI_WRITES, NULL,
+     rp_export_json, NULL},
+    {OPT_EXPORT, "events", "--export events",
+     NEED_CALLS | NEED_TRACE | NEED_WALK, rp_export_events, NULL, NULL},
+    {OPT_EXPORT, "chrome", "--export chrome",
+     NEED_CALLS | NEED_TRACE | NEED_WALK | TAKES_WINDOW | TAKES_MIN_DUR |
+         TAKES_META,
+     rp_export_chrome, NULL, NULL},
+    {OPT_EXPORT, "folded", "--export folded", NEED_CALLS | NEED_WALK,
+     rp_export_folded, NULL, NULL},
+    {OPT_EXPORT, "otf2", "--export otf2",
+     NEED_CALLS | NEED_TRACE | NEED_DIR | TAKES_WINDOW | TAKES_META,
+     OTF2_WRITER, NULL, NULL},
+    {OPT_SVG, "flame", "--svg flame", NEED_CALLS | NEED_WALK, rp_svg_flame,
+     NULL, NULL},
+    {OPT_SVG, "timeline", "--svg timeline",
+     NEED_CALLS | NEED_TRACE | NEED_WALK | TAKES_WINDOW, rp_svg_timeline, NULL,
+     NULL},
+    {OPT_SVG, "compare", "--svg compare", NEED_EACH | TAKES_METRIC, NULL,
+     rp_svg_compare, NULL},
+    {OPT_SVG, "speedup", "--svg speedup", NEED_EACH, NULL, rp_svg_speedup,
+     NULL},
+};
+enum { NOUTPUTS = sizeof OUTPUTS / sizeof OUTPUTS[0] };
+
+/* The options only some outputs honour: given to another, refused rather
+ * than dropped. */
+static const struct {
+  unsigned bit;
+  const char *msg;
+} TAKES[] = {
+    {TAKES_WINDOW, "--window is for --svg timeline, --export otf2 and "
+                   "--export chrome only"},
+    {TAKES_MIN_DUR, "--min-duration is for --export chrome only"},
+    {TAKES_META, "--with-metadata is for --export chrome and otf2 only"},
+    {TAKES_TREE, "--depth and --min-percent are for --tree only"},
+    {TAKES_METRIC, "--metric is for --svg compare only"},
+    {TAKES_COST, "--record-cost is for --suggest-filter only"},
+};
+
+/* The command line as parsed: the rows chosen (by index into OUTPUTS) and
+ * the TAKES_* and NO_* options given. */
+typedef struct cli {
+  unsigned char chosen[NOUTPUTS];
+  unsigned given;
+  char **args;
+  int nargs;
+} cli;
+
+/* Chooses opt's row for value (the last --export or --svg counts); -1
+ * when value names none. */
+static int choose(cli *c, int opt, const char *value) {
+  int hit = -1;
+  for (int i = 0; i < NOUTPUTS; i++)
+    if (OUTPUTS[i].opt == opt) {
+      if (!OUTPUTS[i].value || (value && !strcmp(OUTPUTS[i].value, value)))
+        hit = i;
+      else if (value)
+        c->chosen[i] = 0;
+    }
+  if (hit >= 0)
+    c->chosen[hit] = 1;
+  return hit;
+}
+
+/* "--export: one of csv, json, ...", from the table. */
+static int no_such_value(const char *optname, int opt) {
+  char msg[256];
+  int len = snprintf(msg, sizeof msg, "%s: one of", optname);
+  const char *sep = " ";
+  for (int i = 0; i < NOUTPUTS && len > 0 && (size_t)len < sizeof msg; i++)
+    if (OUTPUTS[i].opt == opt) {
+      len += snprintf(msg + len, sizeof msg - (size_t)len, "%s%s", sep,
+                      OUTPUTS[i].value);
+      sep = ", ";
+    }
+  return usage("%s", msg);
+}
+
+/* A status that is not an exit status: go on to the next step. */
+#define GO_ON (-1)
+
+static int parse_number_options(int c, const char *v, rp_opts *o) {
+  char *end;
+  switch (c) {
+  case OPT_RECORD_COST:
+    o->record_cost = strtod(v, &end);
+    if (*end || end == v || !(o->record_cost > 0 && o->record_cost < 1e9))
+      return usage("%s", "--record-cost needs a positive number of ns");
+    break;
+  case OPT_TOP:
+    o->top = strtoll(v, &end, 10);
+    if (*end || end == v || o->top <= 0)
+      return usage("%s", "--top needs a positive number");
+    break;
+  case OPT_DEPTH: {
+    long d = strtol(v, &end, 10);
+    if (*end || end == v || d <= 0 || d > RP_TREE_DEPTH)
+      return usage("%s", "--depth needs a number of levels, 1 to 256");
+    o->tree_depth = (int)d;
+    break;
+  }
+  case OPT_MIN_PCT:
+    o->min_pct = strtod(v, &end);
+    if (*end || end == v || !(o->min_pct >= 0 && o->min_pct <= 100))
+      return usage("%s", "--min-percent needs a percentage, 0 to 100");
+    break;
+  case OPT_MIN_DUR: {
+    long long d = strtoll(v, &end, 10);
+    if (*end || end == v || d <= 0)
+      return usage("%s", "--min-duration needs a positive number of ns");
+    o->min_dur = d;
+    break;
+  }
+  case OPT_WINDOW:
+    o->win_lo = strtod(v, &end);
+    if (*end != ':' || o->win_lo < 0)
+      return usage("%s", "--window A:B, in seconds, 0 <= A < B");
+    o->win_hi = strtod(end + 1, &end);
+    if (*end || o->win_hi <= o->win_lo)
+      return usage("%s", "--window A:B, in seconds, 0 <= A < B");
+    break;
+  }
+  return GO_ON;
+}
+
+/* The TAKES_* and NO_* options o was given. */
+static unsigned options_given(const rp_opts *o) {
+  return (o->by ? NO_BY : 0) | (o->sort ? NO_SORT : 0) | (o->top ? NO_TOP : 0) |
+         (o->win_lo >= 0 ? TAKES_WINDOW : 0) |
+         (o->min_dur ? TAKES_MIN_DUR : 0) |
+         (o->with_metadata ? TAKES_META : 0) |
+         (o->tree_depth || o->min_pct > 0 ? TAKES_TREE : 0) |
+         (o->metric ? TAKES_METRIC : 0) | (o->record_cost > 0 ? TAKES_COST : 0);
+}
+
+/* Parses the options into o and c; GO_ON, or the exit status. */
+static int parse(int argc, char **argv, rp_opts *o, cli *c) {
+  static const char *const metrics[] = {"avg", "total", "min", "max"};
   opterr = 0; /* our messages, one line each */
-  for (int c; (c = getopt_long(argc, argv, ":ho:", OPTIONS, NULL)) != -1;) {
+  for (int k; (k = getopt_long(argc, argv, ":ho:", OPTIONS, NULL)) != -1;) {
     const char *v = optarg;
-    switch (c) {
+    switch (k) {
     case 'h':
       fputs(USAGE, stdout);
       return 0;
@@ -198,39 +361,42 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
       return sp_fmt_cli_version("sp-report");
     case OPT_BY_RANK:
     case OPT_BY_THREAD:
-      if (o->by && o->by != (c == OPT_BY_RANK ? RP_BY_RANK : RP_BY_THREAD))
+      if (o->by && o->by != (k == OPT_BY_RANK ? RP_BY_RANK : RP_BY_THREAD))
         return usage("%s", "one of --by-rank and --by-thread at a time");
-      o->by = c == OPT_BY_RANK ? RP_BY_RANK : RP_BY_THREAD;
-      break;
-    case OPT_TREE:
-      o->tree = 1;
-      break;
-    case OPT_WIDE:
-      o->wide = 1;
+      o->by = k == OPT_BY_RANK ? RP_BY_RANK : RP_BY_THREAD;
       break;
     case OPT_REGION:
       o->region = v;
-      break;
-    case OPT_MPI:
-      o->mpi = 1;
-      break;
-    case OPT_EVENTS:
-      o->events = 1;
+      choose(c, k, NULL);
       break;
     case OPT_SUGGEST:
       o->suggest = v ? v : "";
       if (!o->suggest[0] && v)
         return usage("%s", "--suggest-filter= needs a file name");
+      choose(c, k, NULL);
       break;
-    case OPT_RECORD_COST: {
-      char *end;
-      o->record_cost = strtod(v, &end);
-      if (*end || end == v || !(o->record_cost > 0 && o->record_cost < 1e9))
-        return usage("%s", "--record-cost needs a positive number of ns");
-      break;
-    }
+    case OPT_TREE:
+    case OPT_MPI:
     case OPT_DIFF:
-      o->diff = 1;
+      choose(c, k, NULL);
+      break;
+    case OPT_EXPORT:
+      if (choose(c, k, v) < 0)
+        return no_such_value("--export", k);
+      o->export_fmt = v; /* --mpi's csv and json read it */
+      break;
+    case OPT_SVG:
+      if (choose(c, k, v) < 0)
+        return no_such_value("--svg", k);
+      break;
+    case OPT_WIDE:
+      o->wide = 1;
+      break;
+    case OPT_EVENTS:
+      o->events = 1;
+      break;
+    case OPT_WITH_META:
+      o->with_metadata = 1;
       break;
     case OPT_SORT:
       if (!(o->sort = rp_sort_column(v)))
@@ -239,166 +405,116 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
                      v);
       break;
     case OPT_INCLUDE:
-      if (o->have_include)
-        regfree(&o->include);
-      o->have_include = 0;
-      if (compile(&o->include, "--include", v) != 0)
+    case OPT_EXCLUDE: {
+      int inc = k == OPT_INCLUDE;
+      regex_t *re = inc ? &o->include : &o->exclude;
+      int *have = inc ? &o->have_include : &o->have_exclude;
+      if (*have)
+        regfree(re);
+      *have = 0;
+      if (compile(re, inc ? "--include" : "--exclude", v) != 0)
         return 2;
-      o->have_include = 1;
+      *have = 1;
       break;
-    case OPT_EXCLUDE:
-      if (o->have_exclude)
-        regfree(&o->exclude);
-      o->have_exclude = 0;
-      if (compile(&o->exclude, "--exclude", v) != 0)
-        return 2;
-      o->have_exclude = 1;
-      break;
+    }
     case OPT_RANKS:
       if (rp_parse_ranks(v, o) != 0)
         return usage("--ranks '%s': not a list like 0,2-3", v);
       break;
-    case OPT_TOP: {
-      char *end;
-      o->top = strtoll(v, &end, 10);
-      if (*end || end == v || o->top <= 0)
-        return usage("%s", "--top needs a positive number");
-      break;
-    }
-    case OPT_DEPTH: {
-      char *end;
-      long d = strtol(v, &end, 10);
-      if (*end || end == v || d <= 0 || d > RP_TREE_DEPTH)
-        return usage("%s", "--depth needs a number of levels, 1 to 256");
-      o->tree_depth = (int)d;
-      break;
-    }
-    case OPT_MIN_PCT: {
-      char *end;
-      o->min_pct = strtod(v, &end);
-      if (*end || end == v || !(o->min_pct >= 0 && o->min_pct <= 100))
-        return usage("%s", "--min-percent needs a percentage, 0 to 100");
-      break;
-    }
-    case OPT_WITH_META:
-      o->with_metadata = 1;
-      break;
-    case OPT_MIN_DUR: {
-      char *end;
-      long long d = strtoll(v, &end, 10);
-      if (*end || end == v || d <= 0)
-        return usage("%s", "--min-duration needs a positive number of ns");
-      o->min_dur = d;
-      break;
-    }
-    case OPT_EXPORT:
-      if (!one_of(v, exports))
-        return usage(
-            "%s", "--export: one of csv, json, events, chrome, folded, otf2");
-      o->export_fmt = v;
-      break;
-    case OPT_SVG:
-      if (!one_of(v, svgs))
-        return usage("%s", "--svg: one of flame, timeline, compare, speedup");
-      o->svg = v;
-      break;
     case OPT_METRIC:
-      if (!one_of(v, metrics))
+      o->metric = NULL;
+      for (size_t i = 0; i < sizeof metrics / sizeof *metrics; i++)
+        if (!strcmp(v, metrics[i]))
+          o->metric = metrics[i];
+      if (!o->metric)
         return usage("%s", "--metric: one of avg, total, min, max");
-      o->metric = v;
       break;
-    case OPT_WINDOW: {
-      char *end;
-      o->win_lo = strtod(v, &end);
-      if (*end != ':' || o->win_lo < 0)
-        return usage("%s", "--window A:B, in seconds, 0 <= A < B");
-      o->win_hi = strtod(end + 1, &end);
-      if (*end || o->win_hi <= o->win_lo)
-        return usage("%s", "--window A:B, in seconds, 0 <= A < B");
-      break;
-    }
     case 'o':
       o->out = v;
       break;
+    case OPT_RECORD_COST:
+    case OPT_TOP:
+    case OPT_DEPTH:
+    case OPT_MIN_PCT:
+    case OPT_MIN_DUR:
+    case OPT_WINDOW: {
+      int rc = parse_number_options(k, v, o);
+      if (rc != GO_ON)
+        return rc;
+      break;
+    }
     default: /* ':' or '?' */
-      return sp_fmt_cli_refused("sp-report", c, argv, OPTIONS);
+      return sp_fmt_cli_refused("sp-report", k, argv, OPTIONS);
     }
   }
-  char **args = argv + optind;
-  int nargs = argc - optind;
-  if (nargs == 0)
+  c->given = options_given(o);
+  c->args = argv + optind;
+  c->nargs = argc - optind;
+  if (c->nargs == 0)
     return usage("%s", "no profile given");
-  /* --mpi writes its own csv and json: the one export it combines with. */
-  int mpi_export =
-      o->mpi && o->export_fmt &&
-      (!strcmp(o->export_fmt, "csv") || !strcmp(o->export_fmt, "json"));
-  if ((o->export_fmt != NULL && !mpi_export) + (o->svg != NULL) + o->diff +
-          o->tree + (o->region != NULL) + (o->suggest != NULL) + o->mpi >
-      1)
-    return usage("%s", o->mpi && o->export_fmt && !mpi_export
+  return GO_ON;
+}
+
+/* The one output chosen into *out, every option given one it honours;
+ * GO_ON, or the exit status. */
+static int check(cli *c, const rp_opts *o, const output **out) {
+  int mpi = -1, nchosen = 0, other_export = 0;
+  for (int i = 0; i < NOUTPUTS; i++)
+    if (c->chosen[i] && OUTPUTS[i].opt == OPT_MPI)
+      mpi = i;
+  for (int i = 0; i < NOUTPUTS; i++) {
+    if (!c->chosen[i])
+      continue;
+    /* --mpi writes its own csv and json: the one export it combines
+     * with. */
+    if (mpi >= 0 && OUTPUTS[i].opt == OPT_EXPORT) {
+      if (OUTPUTS[i].needs & MPI_WRITES) {
+        c->chosen[i] = 0;
+        continue;
+      }
+      other_export = 1;
+    }
+    nchosen++;
+    *out = &OUTPUTS[i];
+  }
+  if (nchosen == 0)
+    *out = &OUTPUTS[0];
+  if (nchosen > 1)
+    return usage("%s", other_export
                            ? "--mpi exports as csv or json only"
                            : "one of --tree, --region, --mpi, --export, --svg, "
                              "--diff and --suggest-filter at a time");
-  if (o->mpi && (o->by || o->sort))
-    return usage("%s", "--mpi takes --top, --include, --exclude, --ranks, "
-                       "--wide, --export csv|json and -o, not --by-rank, "
-                       "--by-thread or --sort");
-  if (o->diff && nargs != 2)
+  unsigned needs = (*out)->needs;
+  if ((needs & NEED_TWO) && c->nargs != 2)
     return usage("%s", "--diff compares two profiles: A B");
   if (o->out && !o->out[0])
     return usage("%s", "-o needs a file name");
-  /* An option the chosen output would not honour is refused, not
-   * dropped. */
-  int otf2 = o->export_fmt && !strcmp(o->export_fmt, "otf2");
-  int chrome = o->export_fmt && !strcmp(o->export_fmt, "chrome");
-  if (o->win_lo >= 0 && !(o->svg && !strcmp(o->svg, "timeline")) && !otf2 &&
-      !chrome)
-    return usage("%s", "--window is for --svg timeline, --export otf2 and "
-                       "--export chrome only");
-  if (o->min_dur && !chrome)
-    return usage("%s", "--min-duration is for --export chrome only");
-  if (o->with_metadata && !chrome && !otf2)
-    return usage("%s", "--with-metadata is for --export chrome and otf2 "
-                       "only");
-  if (otf2 && (!o->out || !strcmp(o->out, "-")))
-    return usage("%s", "--export otf2 writes a directory: -o DIR");
-#ifndef SP_USE_OTF2
-  if (otf2) {
-    fputs("sp-report: --export otf2: this sp-report was built without OTF2 "
-          "(Debian: libotf2-trace-dev)\n",
-          stderr);
+  for (size_t i = 0; i < sizeof TAKES / sizeof *TAKES; i++)
+    if ((c->given & TAKES[i].bit) && !(needs & TAKES[i].bit))
+      return usage("%s", TAKES[i].msg);
+  if ((needs & NEED_DIR) && (!o->out || !strcmp(o->out, "-")))
+    return usage("%s writes a directory: -o DIR", (*out)->name);
+  if (!(*out)->one && !(*out)->each) {
+    fprintf(stderr,
+            "sp-report: %s: this sp-report was built without OTF2 "
+            "(Debian: libotf2-trace-dev)\n",
+            (*out)->name);
     return 1;
   }
-#endif
-  if ((o->tree_depth || o->min_pct > 0) && !o->tree)
-    return usage("%s", "--depth and --min-percent are for --tree only");
-  if (o->metric && !(o->svg && !strcmp(o->svg, "compare")))
-    return usage("%s", "--metric is for --svg compare only");
-  if (o->record_cost > 0 && !o->suggest)
-    return usage("%s", "--record-cost is for --suggest-filter only");
-  if (o->suggest && (o->by || o->sort || o->top))
-    return usage("%s", "--suggest-filter takes --include, --exclude, --ranks, "
-                       "--events, --record-cost and -o, not --by-rank, "
-                       "--by-thread, --sort or --top");
-  if (o->diff && (o->by || o->sort))
-    return usage("%s", "--diff takes --top, --include, --exclude, --ranks, "
-                       "--events and -o, not --by-rank, --by-thread or "
-                       "--sort");
+  if (c->given & needs & (NO_BY | NO_SORT | NO_TOP))
+    return usage("%s", (*out)->takes);
+  return GO_ON;
+}
 
+/* Loads the profiles out needs into *pps (*pn of them); GO_ON, or the exit
+ * status. */
+static int load(const cli *c, const rp_opts *o, const output *out,
+                rp_profile ***pps, int *pn) {
   /* Only the outputs that walk calls need events; the rest read an .h5's
    * summary records. */
-  const char *x = o->export_fmt, *s = o->svg;
-  int events = o->events || o->tree || o->region || o->mpi || o->suggest ||
-               (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||
-                      !strcmp(x, "events") || !strcmp(x, "otf2"))) ||
-               (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
-  int each = o->diff || (x && !strcmp(x, "json") && !o->mpi) ||
-             (s && (!strcmp(s, "compare") || !strcmp(s, "speedup")));
-  int walks = o->tree ||
-              (x && (!strcmp(x, "chrome") || !strcmp(x, "folded") ||
-                     !strcmp(x, "events"))) ||
-              (s && (!strcmp(s, "flame") || !strcmp(s, "timeline")));
-  int n = each ? nargs : 1;
+  int events = o->events || (out->needs & NEED_CALLS);
+  int each = !!(out->needs & NEED_EACH);
+  int n = each ? c->nargs : 1;
   rp_profile **ps = *pps = calloc((size_t)n, sizeof *ps);
   sp_fmt_err err = {""};
   if (!ps)
@@ -411,31 +527,26 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
                         sp_fmt_progress_mode(getenv("SP_PROGRESS")));
   if (rp_progress.mode) {
     for (int i = 0; i < n; i++)
-      rp_progress.total +=
-          rp_count_calls(each ? &args[i] : args, each ? 1 : nargs, events);
-    rp_progress.passes = 2 + walks;
+      rp_progress.total += rp_count_calls(each ? &c->args[i] : c->args,
+                                          each ? 1 : c->nargs, events);
+    rp_progress.passes = 2 + !!(out->needs & NEED_WALK);
     if (rp_progress.total == 0)
       rp_progress.mode = 0; /* summary records only: nothing to count */
   }
   for (int i = 0; i < n; i++) {
     if (!(ps[i] = calloc(1, sizeof **ps)))
       return 1;
-    if (rp_load(each ? &args[i] : args, each ? 1 : nargs, o, events, ps[i],
-                &err) != 0) {
+    if (rp_load(each ? &c->args[i] : c->args, each ? 1 : c->nargs, o, events,
+                ps[i], &err) != 0) {
       sp_fmt_progress_end(&rp_progress); /* ends a line drawn */
       return fail(&err);
     }
   }
-
   /* A profile has call paths and statistics, not calls: what needs the
    * calls themselves refuses it. */
-  const char *need = o->region                     ? "--region"
-                     : o->events                   ? "--events"
-                     : x && !strcmp(x, "events")   ? "--export events"
-                     : x && !strcmp(x, "chrome")   ? "--export chrome"
-                     : x && !strcmp(x, "otf2")     ? "--export otf2"
-                     : s && !strcmp(s, "timeline") ? "--svg timeline"
-                                                   : NULL;
+  const char *need = out->needs & NEED_TRACE ? out->name
+                     : o->events             ? "--events"
+                                             : NULL;
   for (int i = 0; need && i < n; i++)
     if (ps[i]->profile_input) {
       sp_fmt_err_set(&err,
@@ -445,21 +556,33 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
       sp_fmt_progress_end(&rp_progress);
       return fail(&err);
     }
+  return GO_ON;
+}
 
+static int run(const output *out, rp_profile **ps, int n, const rp_opts *o,
+               FILE *f, sp_fmt_err *err) {
+  return out->one ? out->one(ps[0], o, f, err) : out->each(ps, n, o, f, err);
+}
+
+/* Writes out to -o FILE (under a temporary name), standard output, or a
+ * directory it writes itself; the exit status. */
+static int write_output(const output *out, rp_profile **ps, int n,
+                        const rp_opts *o) {
+  sp_fmt_err err = {""};
   int rc;
-  if (otf2) {
-    rc = run(ps, n, o, NULL, &err);
+  if (out->needs & NEED_DIR) {
+    rc = run(out, ps, n, o, NULL, &err);
   } else if (o->out && strcmp(o->out, "-") != 0) {
-    rp_out out;
-    if (rp_out_open(&out, o->out, &err) != 0)
+    rp_out f;
+    if (rp_out_open(&f, o->out, &err) != 0)
       return fail(&err);
-    rc = run(ps, n, o, out.f, &err);
+    rc = run(out, ps, n, o, f.f, &err);
     if (rc != 0)
-      rp_out_abort(&out);
+      rp_out_abort(&f);
     else
-      rc = rp_out_commit(&out, &err);
+      rc = rp_out_commit(&f, &err);
   } else {
-    rc = run(ps, n, o, stdout, &err);
+    rc = run(out, ps, n, o, stdout, &err);
     if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
       sp_fmt_err_set(&err, "standard output: write error");
       rc = -1;
@@ -467,6 +590,22 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
   }
   sp_fmt_progress_end(&rp_progress);
   return rc == 0 ? 0 : fail(&err);
+}
+
+/* Parses the options into o, loads the profiles named into *pps (*pn of
+ * them), writes the output; returns the exit status. main frees what
+ * these hold, whichever way this returns. */
+static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
+                  int *pn) {
+  cli c;
+  const output *out = NULL;
+  memset(&c, 0, sizeof c);
+  int rc = parse(argc, argv, o, &c);
+  if (rc == GO_ON)
+    rc = check(&c, o, &out);
+  if (rc == GO_ON)
+    rc = load(&c, o, out, pps, pn);
+  return rc == GO_ON ? write_output(out, *pps, *pn, o) : rc;
 }
 
 int main(int argc, char **argv) {

@@ -3,6 +3,7 @@
  * enter and a leave event per call, regions with their source location,
  * the run's metadata as properties; built in a temporary directory. */
 #include "report.h"
+#include "sp_tmp.h"
 #include "sp_util.h"
 
 #include <otf2/otf2.h>

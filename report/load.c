@@ -1,6 +1,9 @@
 /* load.c - reads the inputs of one profile (found as sp-import finds them)
  * into rows of statistics and, when asked, the events of every thread. */
 #include "report.h"
+#include "sp_h5.h"
+#include "sp_inputs.h"
+#include "sp_spt.h"
 #include "sp_util.h"
 
 #include <stdlib.h>
@@ -160,6 +163,11 @@ static int push_claim(claim **v, int64_t *n, int64_t *cap, int32_t rank,
   }
   (*v)[(*n)++] = (claim){rank, empty, input};
   return 0;
+}
+
+static void view_claim(const void *c, sp_fmt_claim_view *v) {
+  const claim *x = c;
+  *v = (sp_fmt_claim_view){x->rank, x->input, x->empty};
 }
 
 static int by_claim(const void *a, const void *b) {
@@ -512,29 +520,11 @@ int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
   }
   if (rc == 0 && ncl)
     qsort(cl, (size_t)ncl, sizeof *cl, by_claim);
-  /* An input with no call of a rank another input holds (the empty stream
-   * of a shell that exec'd the program): left out with a warning, as
-   * sp-import does, not a clash. */
-  int64_t kept = 0;
-  for (int64_t a = 0, b; rc == 0 && a < ncl; a = b) {
-    int64_t full = -1;
-    for (b = a; b < ncl && cl[b].rank == cl[a].rank; b++)
-      if (!cl[b].empty && full < 0)
-        full = b;
-    for (int64_t k = a; k < b; k++) {
-      if (b - a > 1 && cl[k].empty && (full >= 0 || k > a)) {
-        fprintf(stderr,
-                "sp-report: warning: %s: rank %d recorded no calls; left out "
-                "(rank %d is in %s)\n",
-                in.v[cl[k].input].path, cl[k].rank, cl[k].rank,
-                in.v[cl[full >= 0 ? full : a].input].path);
-        continue;
-      }
-      cl[kept++] = cl[k];
-    }
-  }
+  /* An input with no call of a rank another input holds: left out with a
+   * warning, as sp-import does, not a clash. */
   if (rc == 0)
-    ncl = kept;
+    ncl = sp_fmt_claims_drop_empty(cl, ncl, sizeof *cl, view_claim, &in,
+                                   "sp-report");
   for (int64_t i = 1; rc == 0 && i < ncl; i++)
     if (cl[i].rank == cl[i - 1].rank && cl[i].input != cl[i - 1].input) {
       sp_fmt_err_set(err,

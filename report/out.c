@@ -2,6 +2,7 @@
  * exclusively, format/atomic.c) and renamed into place, so a failure never
  * leaves a partial file under the real name. */
 #include "report.h"
+#include "sp_tmp.h"
 
 #include <errno.h>
 #include <string.h>

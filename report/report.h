@@ -3,10 +3,12 @@
 #ifndef SP_REPORT_H
 #define SP_REPORT_H
 
-#include "sp_format.h"
+#include "sp_common.h"
 #include "sp_hash.h"
 #include "sp_profile.h"
 #include "sp_progress.h"
+#include "sp_rank.h"
+#include "sp_stats.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -29,20 +31,16 @@ typedef struct rp_opts {
   int nranks;
   int64_t top;            /* 0 = all rows */
   const char *export_fmt; /* csv, json, events, chrome, folded, otf2 */
-  const char *svg;        /* flame, timeline, compare, speedup */
   const char *out;        /* -o */
   const char *metric;     /* compare: avg, total, min, max */
   double win_lo,
       win_hi; /* timeline and otf2 window, seconds from the run's start */
-  int diff;
-  int events;         /* --events: read calls even when summaries would do */
-  int tree;           /* --tree: the call tree instead of the table */
-  int wide;           /* --wide: names in full in text tables */
+  int events; /* --events: read calls even when summaries would do */
+  int wide;   /* --wide: names in full in text tables */
   const char *region; /* --region NAME: that region's durations */
   /* --suggest-filter[=FILE]: "" = the filter file on the output */
   const char *suggest;
   double record_cost; /* --record-cost NS; 0 = RP_RECORD_COST_NS */
-  int mpi;            /* --mpi: time inside MPI per rank and function */
   int tree_depth;     /* --depth N: tree levels shown; 0 = all */
   double min_pct;     /* --min-percent P: tree nodes under P% hidden */
   int with_metadata;  /* --with-metadata: exports carry every metadata item */
