@@ -22,7 +22,7 @@ int main(void) {
   return s == 55 + 4 + 14 ? 0 : 1;
 }
 
-// ANN: rank 0 version 2
+// ANN: rank 0 version 4
 // ANN-NEXT: block rank=0 thread=0 region=fib file={{.*}}e2e-c.c line=8 calls=177
 // ANN-NEXT: block rank=0 thread=0 region=kernel file={{.*}}e2e-c.c line=12 calls=4
 // ANN-NOT: region=
