@@ -9,13 +9,7 @@ import subprocess
 import sys
 
 IMPORT, PROG, WORK = sys.argv[1:4]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from sptest import check, failures  # noqa: E402
 
 
 def profile(out, ranks):

@@ -23,17 +23,7 @@ SEEDS = os.path.join(HERE, "..", "fuzz", "corpus_h5")
 import scopeprof  # noqa: E402
 from scopeprof import FormatError, build_call_arrays, read_h5, read_h5_summary  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def eq(a, b, what):
-    check(a == b, "%s: %r != %r" % (what, a, b))
+from sptest import check, eq, failures  # noqa: E402
 
 
 def refused(path, want, what, readers=(read_h5, read_h5_summary)):

@@ -29,21 +29,7 @@ ap.add_argument("--pm-return-results", action="store_true",
                 help="(child: the finalize(return_results=True) example)")
 args = ap.parse_args()
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def eq(got, want, what):
-    check(got == want, "%s: %r != %r" % (what, got, want))
-
-
-def near(got, want, what, rel=1e-9, tol=1e-12):
-    check(abs(got - want) <= tol + rel * abs(want), "%s: %r != %r" % (what, got, want))
+from sptest import check, eq, failures, near  # noqa: E402
 
 
 def finish(name):
