@@ -308,10 +308,15 @@ def _tree_pieces(s, e, parent_out, depth_out, excl_out, top):
             if np.any(sib & ((e[pb] > s[nb]) | (e[pb] == e[nb]))):
                 return False
         last[hl] = idx[tails]
-        # Exclusive: the children of one parent lie together here.
+        # Exclusive: the children of one parent lie together here (one
+        # child each, the common case, needs no sums).
         if kids.size:
+            dk = es[kids] - ss[kids]
             kh = np.flatnonzero(np.r_[True, pk[1:] != pk[:-1]])
-            excl_out[pk[kh]] -= np.add.reduceat(es[kids] - ss[kids], kh)
+            if kh.size == kids.size:
+                excl_out[pk] -= dk
+            else:
+                excl_out[pk[kh]] -= np.add.reduceat(dk, kh)
     return True
 
 
