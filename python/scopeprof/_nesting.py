@@ -248,6 +248,130 @@ def _closes(f, cnt):
         cnt[u] += c
 
 
+def _tree_pieces(s, e, parent_out, depth_out, excl_out, top):
+    """Parents, checks and exclusive times of stack_tree, piece by piece in
+    walk order, for depths that never go below 0 (so every call deeper
+    than 0 that does not open a level has an earlier call on its level).
+    Each piece is ordered by depth on its own, in cache: the calls of one
+    level are then together, in walk order, and a call's parent is the
+    call before it when it opens a level, else the parent of the previous
+    call of its level, within the piece or carried over from the last
+    call of that level before it (last[d], -1 for none)."""
+    n = s.size
+    last = np.full(top + 1, -1, dtype=np.int64)
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        m = b - a
+        d = depth_out[a:b].astype(np.int64)
+        lo, hi = int(d.min()), int(d.max())
+        rel = d - lo
+        if hi - lo < 1 << 7:
+            rel = rel.astype(np.int8)
+        elif hi - lo < 1 << 15:
+            rel = rel.astype(np.int16)
+        o = np.argsort(rel, kind="stable")
+        ds = d[o]
+        idx = o + a
+        prev = np.empty(m, dtype=np.int64)
+        prev[1:] = d[:-1]
+        prev[0] = depth_out[a - 1] if a > 0 else -2
+        opens = (d == prev + 1)[o]
+        heads = np.flatnonzero(np.r_[True, ds[1:] != ds[:-1]])
+        hl = ds[heads]
+        before = last[hl]
+        # the parent carried into each level's first call of the piece
+        hpar = np.where(before >= 0, parent_out[np.maximum(before, 0)], -1)
+        val = np.where(opens, idx - 1, -1)
+        val[heads] = np.where(opens[heads], idx[heads] - 1, hpar)
+        src = np.zeros(m, dtype=np.int64)
+        src[heads] = heads
+        src[opens] = np.flatnonzero(opens)
+        np.maximum.accumulate(src, out=src)
+        par = np.where(ds > 0, val[src], -1)
+        parent_out[idx] = par
+        tails = np.r_[heads[1:] - 1, m - 1]
+        # Checks: a child ends by its parent's end; siblings (consecutive
+        # calls of one level with one parent, here or across the piece's
+        # start) follow one another, the later ending later.
+        es, ss = e[idx], s[idx]
+        kids = np.flatnonzero(par >= 0)
+        pk = par[kids]
+        if np.any(es[kids] > e[pk]):
+            return False
+        same = (ds[:-1] == ds[1:]) & (par[:-1] == par[1:])
+        if np.any(same & ((es[:-1] > ss[1:]) | (es[:-1] == es[1:]))):
+            return False
+        had = np.flatnonzero(before >= 0)
+        if had.size:
+            pb, nb = before[had], idx[heads[had]]
+            sib = hpar[had] == par[heads[had]]
+            if np.any(sib & ((e[pb] > s[nb]) | (e[pb] == e[nb]))):
+                return False
+        last[hl] = idx[tails]
+        # Exclusive: the children of one parent lie together here (one
+        # child each, the common case, needs no sums).
+        if kids.size:
+            dk = es[kids] - ss[kids]
+            kh = np.flatnonzero(np.r_[True, pk[1:] != pk[:-1]])
+            if kh.size == kids.size:
+                excl_out[pk] -= dk
+            else:
+                excl_out[pk[kh]] -= np.add.reduceat(dk, kh)
+    return True
+
+
+def _tree_by_depth(s, e, parent_out, depth_out, excl_out, top, low):
+    """stack_tree's parents, checks and exclusive times when some depths
+    are negative (a call ending before it starts), along all the calls
+    ordered by depth at once (an int64 column more, and gathers that
+    miss the cache when the calls of one level lie far apart)."""
+    by = _by_depth(depth_out, top, low)
+    # The parent of a call one deeper than the call before it is that
+    # call; any other call has the parent of the previous call of its
+    # level (all calls between them lie deeper). Along `by`, that is a
+    # forward fill of the first kind, done by a running maximum on
+    # depth * (n + 1) + parent, which grows along `by` (piece by piece,
+    # carrying the maximum so far).
+    n = s.size
+    step = n + 1
+    carry = -1
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        ba = by[a:b]
+        db = depth_out[ba].astype(np.int64)
+        opens = (ba > 0) & (depth_out[np.maximum(ba - 1, 0)] == db - 1)
+        key = np.where(opens, db * step + ba - 1, carry)
+        key[0] = max(int(key[0]), carry)
+        np.maximum.accumulate(key, out=key)
+        carry = int(key[-1])
+        key -= db * step
+        parent_out[ba] = np.where(db > 0, key, -1)
+    # Checks: a child ends by its parent's end; siblings (consecutive along
+    # `by` with one parent) follow one another, the later ending later.
+    # Exclusive: each call less its direct children, which lie together
+    # along `by` (one level, one parent); a parent's children may span two
+    # pieces, each subtracting its part. One pass along `by`, each piece
+    # with the first call of the next for the sibling check.
+    for a in range(0, n, _PIECE):
+        b = min(a + _PIECE, n)
+        bb = by[a:b + 1]
+        pb = parent_out[bb]
+        eb, sb = e[bb], s[bb]
+        m = b - a
+        kids = np.flatnonzero(pb[:m] >= 0)
+        pk = pb[kids]
+        if np.any(eb[kids] > e[pk]):
+            return False
+        same = pb[:-1] == pb[1:]
+        if np.any(same & ((eb[:-1] > sb[1:]) | (eb[:-1] == eb[1:]))):
+            return False
+        if kids.size:
+            heads = np.flatnonzero(np.r_[True, pk[1:] != pk[:-1]])
+            d = eb[kids] - sb[kids]
+            excl_out[pk[heads]] -= np.add.reduceat(d, heads)
+    return True
+
+
 def stack_tree(s, e, parent_out, depth_out, excl_out):
     """The C library's stack walk (format/stats.c) over one thread's calls
     in walk order, without a loop per call: fills parent, depth and
@@ -268,8 +392,10 @@ def stack_tree(s, e, parent_out, depth_out, excl_out):
         return True
     # parent_out and excl_out (int64) serve as scratch until they are
     # filled: F(j) in parent_out, then #{j: F(j) = i} counted in excl_out.
-    # Every other full-size temporary is one int64 column at most; the rest
-    # is done in pieces (the memory bound of build_call_arrays).
+    # The rest is done in pieces (the memory bound of build_call_arrays):
+    # no other full-size temporary, but for one int64 per level (at most
+    # one per call, for a chain) and, when depths go negative, the calls
+    # ordered by depth.
     f, cnt = parent_out, excl_out
     _leave(s, e, f)
     _closes(f, cnt)
@@ -281,48 +407,7 @@ def stack_tree(s, e, parent_out, depth_out, excl_out):
         da -= cnt[a:b]
         top, low = max(top, int(da.max())), min(low, int(da.min()))
         depth_out[a:b] = da
-    by = _by_depth(depth_out, top, low)
-    # The parent of a call one deeper than the call before it is that
-    # call; any other call has the parent of the previous call of its
-    # level (all calls between them lie deeper). Along `by`, that is a
-    # forward fill of the first kind, done by a running maximum on
-    # depth * (n + 1) + parent, which grows along `by` (piece by piece,
-    # carrying the maximum so far).
-    step = n + 1
-    carry = -1
-    for a in range(0, n, _PIECE):
-        b = min(a + _PIECE, n)
-        ba = by[a:b]
-        db = depth_out[ba].astype(np.int64)
-        opens = (ba > 0) & (depth_out[np.maximum(ba - 1, 0)] == db - 1)
-        key = np.where(opens, db * step + ba - 1, carry)
-        key[0] = max(int(key[0]), carry)
-        np.maximum.accumulate(key, out=key)
-        carry = int(key[-1])
-        key -= db * step
-        parent_out[ba] = np.where(db > 0, key, -1)
-    # Checks: a child ends by its parent's end; siblings (consecutive along
-    # `by` with one parent) follow one another, the later ending later.
-    # Exclusive: each call less its direct children, which lie together
-    # along `by` (one level, one parent); a parent's children may span two
-    # pieces, each subtracting its part. One pass along `by`, each piece
-    # with the first call of the next for the sibling check.
     np.subtract(e, s, out=excl_out)
-    for a in range(0, n, _PIECE):
-        b = min(a + _PIECE, n)
-        bb = by[a:b + 1]
-        pb = parent_out[bb]
-        eb, sb = e[bb], s[bb]
-        m = b - a
-        kids = np.flatnonzero(pb[:m] >= 0)
-        pk = pb[kids]
-        if np.any(eb[kids] > e[pk]):
-            return False
-        same = pb[:-1] == pb[1:]
-        if np.any(same & ((eb[:-1] > sb[1:]) | (eb[:-1] == eb[1:]))):
-            return False
-        if kids.size:
-            heads = np.flatnonzero(np.r_[True, pk[1:] != pk[:-1]])
-            d = eb[kids] - sb[kids]
-            excl_out[pk[heads]] -= np.add.reduceat(d, heads)
-    return True
+    if low >= 0:
+        return _tree_pieces(s, e, parent_out, depth_out, excl_out, top)
+    return _tree_by_depth(s, e, parent_out, depth_out, excl_out, top, low)

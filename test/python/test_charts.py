@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 REPORT, IMPORT, PROG, WORK = sys.argv[1:5]
-failures = []
+from sptest import check, eq, failures  # noqa: E402
 
 import scopeprof  # noqa: E402
 from scopeprof import read_h5  # noqa: E402
@@ -34,16 +34,6 @@ def _keep(fig, filepath, show=False):
 
 
 _common.save = _keep
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def eq(a, b, what):
-    check(a == b, "%s: %r != %r" % (what, a, b))
 
 
 def write_spt(path, rank, blocks):

@@ -9,13 +9,8 @@ import subprocess
 import sys
 
 IMPORT, PROG, WORK = sys.argv[1:4]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from doc_examples import example, from_line  # noqa: E402
+from sptest import check, failures  # noqa: E402
 
 
 def profile(out, ranks):
@@ -31,169 +26,49 @@ def profile(out, ranks):
 
 
 # The examples, as documented (sections "Reading data with read_h5" to
-# "Walking the reconstructed call stack", and the charts).
-EXAMPLES = r'''
-from scopeprof import read_h5
-
-results = read_h5("profiling_data.h5")
-
-# Number of MPI ranks in the file
-print(results.num_ranks)
-
-# Get all regions (sorted by first start time)
-for region in results.get_regions():
-    r0 = region[0]  # Region data for rank 0
-    print(f"{region.name}: {r0.num_calls} calls, "
-          f"avg {r0.average_duration:.6f} s")
-
-from scopeprof import read_h5_summary
-
-results = read_h5_summary("profiling_data.h5")
-for region in results.get_regions():
-    print(region.name, region.num_calls, region.total_duration)
-
-results = read_h5_summary(
-    "profiling_data.h5",
-    regions=["solve", "exchange"],
-    ranks=[0, 1],
-    include_likwid=False,
-    include_line_profile=False,
-)
-OUT["summary_regions"] = [g.name for g in results.get_regions()]
-
-results = read_h5("profiling_data.h5")
-# Only regions whose name starts with "solver"
-results.get_regions(include="solver.*")
-
-# Everything except IO regions
-results.get_regions(exclude="io.*")
-OUT["no_io"] = [g.name for g in results.get_regions(exclude="io.*")]
-
-region = results.get_region("solve")
-print(f"{region.source_file}:{region.source_lineno}")
-print(region.source_text)
-OUT["solve_src"] = (region.source_file, region.source_lineno, region.has_source)
-
-results.print_summary()
-results.print_summary(columns=["region", "ranks", "calls", "total", "avg"])
-df = results.to_dataframe()
-
-if results.is_root:
-    OUT["root"] = True
-
-import matplotlib.pyplot as plt
-
-results = read_h5("profiling_data.h5")
-
-for event in results.events(include="solver.*", ranks=0):
-    plt.barh(event["name"], event["duration"], left=event["start"])
-for event in results.events(include="solve.*", ranks=0):
-    plt.barh(event["name"], event["duration"], left=event["start"])
-
-events = results.to_events_dataframe()
-
-# Which region has the most variable calls?
-events.groupby("name")["duration"].std().sort_values(ascending=False)
-
-# Per-rank load imbalance in one line
-events.pivot_table(index="rank", columns="name", values="duration", aggfunc="sum")
-OUT["pivot"] = events.pivot_table(index="rank", columns="name", values="duration", aggfunc="sum")
-
-# Distribution of a single region's call durations
-events.query("name == 'solve'")["duration"].hist(bins=50)
-
-OUT["solve_events"] = len(results["solve"].events())
-OUT["ns"] = (results["solve"].start_times_ns, results["solve"].end_times_ns,
-             results["solve"].durations_ns)
-
-frame = results.to_dataframe()
-frame["fraction_of_run"] = frame["total_duration"] / results.time_span
-OUT["fraction"] = frame
-
-print(f"{results.startup_time:.3f} s elapsed before the first region was entered")
-
-results.events(relative=False)                        # raw clock timestamps
-results.events(origin=results.minimum_start_time)      # zero on the first region
-OUT["origin_events"] = results.events(origin=results.minimum_start_time)
-
-from scopeprof import call_stack_children, call_stack_roots
-
-calls = results.call_stack(rank=0)
-
-for call in calls:
-    print(f"{'  ' * call['depth']}{call['name']}: {call['duration']:.6f} s")
-
-# Or walk it as a tree
-children = call_stack_children(calls)
-for root in call_stack_roots(calls):
-    print(calls[root]["name"], "has", len(children[root]), "direct children")
-OUT["roots"] = [(calls[r]["name"], len(children[r])) for r in call_stack_roots(calls)]
-
-from scopeprof import build_call_arrays
-
-calls = build_call_arrays(results.get_regions(), rank=0)
-print(calls.depth, calls.parent, calls.exclusive_ns)  # all indexed by call id
-OUT["arrays"] = calls
-
-from scopeprof import read_h5
-from scopeprof.plotting_scripts import plot_gantt
-
-results = read_h5("profiling_data.h5")
-
-plot_gantt(
-    profiling_data=results,
-    include=["solver.*", "rhs.*"],
-    exclude=["io"],
-    ranks=[0, 1],
-    filepath="gantt.png",
-    show=True,
-)
-
-from scopeprof import read_h5
-from scopeprof.plotting_scripts import plot_durations
-
-runs = [
-    read_h5("run_a.h5"),
-    read_h5("run_b.h5"),
-]
-
-saved_paths = plot_durations(
-    runs,
-    filepath="durations.png",
-    show=True,
-)
-OUT["saved"] = saved_paths
-
-plot_durations(
-    runs,
-    metrics=["avg", "total"],
-    filepath="durations.png",
-    show=True,
-)
-
-from scopeprof.plotting_scripts import plot_flame_chart
-
-plot_flame_chart(results, ranks=[0], filepath="flame_chart.png", show=True)
-
-from scopeprof.plotting_scripts import plot_duration_timeseries
-
-plot_duration_timeseries(results, filepath="duration_timeseries.png", show=True)
-
-from scopeprof import read_h5
-from scopeprof.plotting_scripts import plot_speedup
-
-runs = [
-    read_h5("run_1.h5"),
-    read_h5("run_2.h5"),
-    read_h5("run_4.h5"),
-]
-
-plot_speedup(
-    runs,
-    filepath="speedup.png",
-    show=True,
-)
-'''
+# "Walking the reconstructed call stack", and the charts), from
+# doc_examples.py; between them, what this test keeps in OUT or adds.
+EXAMPLES = "".join([
+    example("Reading data with read_h5"),
+    example("Reading summaries without loading events"),
+    example("Reading summaries: regions and ranks"),
+    'OUT["summary_regions"] = [g.name for g in results.get_regions()]\n',
+    'results = read_h5("profiling_data.h5")\n',
+    example("Filtering regions"),
+    'OUT["no_io"] = [g.name for g in results.get_regions(exclude="io.*")]\n',
+    from_line(example("Where a region is defined"), "region = "),
+    'OUT["solve_src"] = (region.source_file, region.source_lineno, region.has_source)\n',
+    from_line(example("Post-processing in the script that produced the data"),
+              "results.print_summary()"),
+    "df = results.to_dataframe()\n",
+    'def my_report(results):\n    OUT["root"] = True\n',
+    example("Under MPI"),
+    example("One row per call"),
+    'for event in results.events(include="solve.*", ranks=0):\n'
+    '    plt.barh(event["name"], event["duration"], left=event["start"])\n',
+    example("One row per call: pandas"),
+    'OUT["pivot"] = events.pivot_table(index="rank", columns="name", values="duration",'
+    ' aggfunc="sum")\n',
+    'OUT["solve_events"] = len(results["solve"].events())\n'
+    'OUT["ns"] = (results["solve"].start_times_ns, results["solve"].end_times_ns,\n'
+    '             results["solve"].durations_ns)\n',
+    example("Useful timeline anchors"),
+    'OUT["fraction"] = frame\n',
+    example("Useful timeline anchors: startup_time"),
+    example("Which zero the timeline uses"),
+    'OUT["origin_events"] = results.events(origin=results.minimum_start_time)\n',
+    example("Walking the reconstructed call stack"),
+    'OUT["roots"] = [(calls[r]["name"], len(children[r])) for r in call_stack_roots(calls)]\n',
+    example("Walking the reconstructed call stack: arrays"),
+    'OUT["arrays"] = calls\n',
+    example("Gantt chart from Python"),
+    example("Comparison bar charts from Python"),
+    'OUT["saved"] = saved_paths\n',
+    example("Comparison bar charts from Python: metrics"),
+    example("Flame chart"),
+    example("Duration over time"),
+    example("Speedup graph from Python"),
+])
 
 
 def png(path, what):

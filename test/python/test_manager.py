@@ -14,17 +14,7 @@ import textwrap
 import h5py
 
 LIB, SPCC, WORK = sys.argv[1:4]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def eq(a, b, what):
-    check(a == b, "%s: %r != %r" % (what, a, b))
+from sptest import check, eq, failures  # noqa: E402
 
 
 # The program the examples profile: Python regions, one of them around C

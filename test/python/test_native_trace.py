@@ -25,17 +25,7 @@ ap.add_argument("--staged", help="directory holding the staged package")
 ap.add_argument("--venv-source", help="source tree to pip install into a venv")
 args = ap.parse_args()
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def eq(got, want, what):
-    check(got == want, "%s: %r != %r" % (what, got, want))
+from sptest import check, eq, failures  # noqa: E402
 
 
 WORK = args.work

@@ -13,8 +13,7 @@ import sys
 import numpy as np
 
 from scopeprof import _nesting
-
-failures = []
+from sptest import failures
 
 
 def walk(s, e):

@@ -2,7 +2,8 @@
 # test_readers.py - the Python readers on damaged and crafted files (one
 # error of the package's own class, one line naming the file; never a crash,
 # a hang or h5py's exception), schema 1 and newer schemas, duplicate region
-# names, to_dataframe and build_call_arrays by whole columns, and files
+# names, to_dataframe and build_call_arrays by whole columns (deep
+# recursion against an obvious reference), and files
 # written through an O_EXCL temporary and a rename.
 # usage: test_readers.py WORKDIR   (PYTHONPATH: python/)
 import os
@@ -22,17 +23,7 @@ SEEDS = os.path.join(HERE, "..", "fuzz", "corpus_h5")
 import scopeprof  # noqa: E402
 from scopeprof import FormatError, build_call_arrays, read_h5, read_h5_summary  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def eq(a, b, what):
-    check(a == b, "%s: %r != %r" % (what, a, b))
+from sptest import check, eq, failures  # noqa: E402
 
 
 def refused(path, want, what, readers=(read_h5, read_h5_summary)):
@@ -243,6 +234,18 @@ def frame_by_columns():
        + ["object", "int64"], "frame dtypes")
 
 
+def write_spt(path, regions):
+    """An .spt v2 trace of rank 0: regions as (name, starts, ends)."""
+    with open(path, "wb") as f:
+        f.write(b"SCOPEPRF" + struct.pack("<iiq", 2, 0, len(regions)))
+        for name, s, e in regions:
+            s, e = np.asarray(s, np.int64), np.asarray(e, np.int64)
+            f.write(struct.pack("<i", len(name)) + name.encode() + struct.pack("<i", 1)
+                    + b"b" + struct.pack("<iq", 1, s.size))
+            s.astype("<i8").tofile(f)
+            e.astype("<i8").tofile(f)
+
+
 def call_arrays_memory():
     """build_call_arrays of a million calls: beyond its result, less than
     twice the bytes of the event columns it reads (tracemalloc counts
@@ -254,13 +257,7 @@ def call_arrays_memory():
                ("step", 10 + 1000 * k, 10 + 1000 * k + 900 + k % 7),
                ("kernel", 110 + 1000 * k, 110 + 1000 * k + 500 + k % 11)]
     p = os.path.join(WORK, "calls.spt")
-    with open(p, "wb") as f:
-        f.write(b"SCOPEPRF" + struct.pack("<iiq", 2, 0, len(regions)))
-        for name, s, e in regions:
-            f.write(struct.pack("<i", len(name)) + name.encode() + struct.pack("<i", 1)
-                    + b"b" + struct.pack("<iq", 1, s.size))
-            s.astype("<i8").tofile(f)
-            e.astype("<i8").tofile(f)
+    write_spt(p, regions)
     res = read_h5(p)
     regs = res.get_regions()
     tracemalloc.start()
@@ -279,6 +276,120 @@ def call_arrays_memory():
        "main's exclusive time")
     kern = np.flatnonzero(c.region == 2)
     check(np.array_equal(c.region[c.parent[kern]], np.full(kern.size, 1)), "kernels under steps")
+
+
+def recursion(depths):
+    """Calls of main, recurse and leaf (rows 0, 1, 2): main around
+    recursions of the given depths, one after another; a leaf opens every
+    third level at the very start of its recurse call, and a zero-length
+    leaf sits at the very end of every fifth (its recurse call's child by
+    the stack walk). Each row in start order, as writers keep them."""
+    rows = ([], [], [])
+    t = [10]
+
+    def rec(level, top):
+        s = t[0]
+        if level % 3 == 0:
+            rows[2].append((s, s + 2))
+            t[0] += 2
+        if level < top:
+            t[0] += 1
+            rec(level + 1, top)
+        t[0] += 1
+        if level % 5 == 0:
+            rows[2].append((t[0], t[0]))
+        rows[1].append((s, t[0]))
+
+    for d in depths:
+        rec(1, d)
+        t[0] += 3
+    rows[0].append((0, t[0] + 10))
+    return [sorted(r) for r in rows]
+
+
+def reference_calls(rows):
+    """The call stack the obvious way: calls in walk order (start
+    ascending, end descending, row, place in row); a call's parent is the
+    last call before it whose [start, end] holds its own, its depth the
+    length of its chain of parents, its exclusive time its duration less
+    its children's."""
+    calls = sorted((s, -e, k, i) for k, r in enumerate(rows) for i, (s, e) in enumerate(r))
+    parent = []
+    for j, (s, me, _, _) in enumerate(calls):
+        p = -1
+        for q in range(j - 1, -1, -1):
+            if calls[q][0] <= s and -calls[q][1] >= -me:
+                p = q
+                break
+        parent.append(p)
+    depth = []
+    for j in range(len(calls)):
+        d, q = 0, parent[j]
+        while q >= 0:
+            d, q = d + 1, parent[q]
+        depth.append(d)
+    excl = [-me - s for s, me, _, _ in calls]
+    for j, (s, me, _, _) in enumerate(calls):
+        if parent[j] >= 0:
+            excl[parent[j]] -= -me - s
+    return {"region": [c[2] for c in calls], "call_index": [c[3] for c in calls],
+            "start_ns": [c[0] for c in calls], "end_ns": [-c[1] for c in calls],
+            "duration_ns": [-c[1] - c[0] for c in calls], "depth": depth,
+            "parent": parent, "exclusive_ns": excl, "thread": [0] * len(calls)}
+
+
+def call_arrays_deep():
+    """build_call_arrays on deep recursion (40 levels again and again, one
+    past int8's depths, a few shallow ones) against the obvious reference,
+    column by column, with its pieces and search windows as they are and
+    a few calls long (so every carry between pieces is used); then its
+    memory on a million calls of 40-deep recursion."""
+    from scopeprof import _nesting
+    rows = recursion([40, 40, 1, 3, 130, 40, 2, 40, 40])
+    p = os.path.join(WORK, "deep.spt")
+    write_spt(p, [(name, [c[0] for c in r], [c[1] for c in r])
+                  for name, r in zip(("main", "recurse", "leaf"), rows)])
+    regs = read_h5(p).get_regions()
+    want = reference_calls(rows)
+    eq(max(want["depth"]), 131, "the reference's deepest call")
+    piece, window = _nesting._PIECE, _nesting._WINDOW
+    try:
+        for _nesting._PIECE, _nesting._WINDOW in ((piece, window), (7, 3), (64, 16), (200, 5)):
+            c = build_call_arrays(regs, rank=0)
+            eq(c.names, ["main", "recurse", "leaf"], "deep: names")
+            for k, v in want.items():
+                got = getattr(c, k).tolist()
+                bad = [j for j, (x, y) in enumerate(zip(got, v)) if x != y][:1]
+                check(len(got) == len(v) and not bad,
+                      "deep, pieces of %d: %s: %d calls (want %d), first difference at %s: %s"
+                      % (_nesting._PIECE, k, len(got), len(v), bad,
+                         [(got[j], v[j]) for j in bad]))
+    finally:
+        _nesting._PIECE, _nesting._WINDOW = piece, window
+    reps, depth = 25000, 40
+    lev = np.arange(depth, dtype=np.int64)
+    base = 10 * depth * np.arange(reps, dtype=np.int64)
+    s = (base[:, None] + lev[None, :]).ravel()
+    e = (base[:, None] + 4 * depth - lev[None, :]).ravel()
+    p = os.path.join(WORK, "deep_big.spt")
+    write_spt(p, [("recurse", s, e)])
+    res = read_h5(p)
+    regs = res.get_regions()
+    tracemalloc.start()
+    c = build_call_arrays(regs, rank=0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    result = sum(getattr(c, a).nbytes for a in (
+        "region", "thread", "call_index", "start_ns", "end_ns", "duration_ns",
+        "depth", "parent", "exclusive_ns"))
+    inputs = s.nbytes + e.nbytes
+    check(peak - result < 2 * inputs, "build_call_arrays, deep: %d bytes beyond its result "
+          "for %d bytes of event columns" % (peak - result, inputs))
+    eq(np.bincount(c.depth).tolist(), [reps] * depth, "deep: calls per depth")
+    i = np.arange(s.size)
+    eq(c.parent.tolist(), np.where(i % depth == 0, -1, i - 1).tolist(), "deep: parents")
+    eq(c.exclusive_ns.tolist(), np.where(i % depth == depth - 1, 2 * depth + 2, 2).tolist(),
+       "deep: exclusive times")
 
 
 def atomic_writes():
@@ -306,7 +417,8 @@ def main():
     os.makedirs(WORK)
     warnings.simplefilter("ignore")
     for part in (damaged_heaps, damaged_files, duplicate_names, schemas,
-                 frame_by_columns, call_arrays_memory, atomic_writes):
+                 frame_by_columns, call_arrays_memory, call_arrays_deep,
+                 atomic_writes):
         try:
             part()
         except Exception as e:  # noqa: BLE001  (the next part still runs)

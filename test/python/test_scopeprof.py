@@ -21,21 +21,11 @@ import scopeprof
 from scopeprof import (NestingError, build_call_arrays, call_stack_children,
                        call_stack_roots, read_h5, read_h5_summary)
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def eq(a, b, what):
-    check(a == b, "%s: %r != %r" % (what, a, b))
+from sptest import check, eq, failures, near  # noqa: E402
 
 
 def close(a, b, what, rel=1e-9, abs_=1e-3):
-    check(abs(a - b) <= abs_ + rel * abs(b), "%s: %r != %r" % (what, a, b))
+    near(a, b, what, rel=rel, tol=abs_)
 
 
 def report(*args):

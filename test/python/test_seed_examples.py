@@ -29,21 +29,8 @@ ap.add_argument("--pm-return-results", action="store_true",
                 help="(child: the finalize(return_results=True) example)")
 args = ap.parse_args()
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def eq(got, want, what):
-    check(got == want, "%s: %r != %r" % (what, got, want))
-
-
-def near(got, want, what, rel=1e-9, tol=1e-12):
-    check(abs(got - want) <= tol + rel * abs(want), "%s: %r != %r" % (what, got, want))
+from doc_examples import example, renamed  # noqa: E402
+from sptest import check, eq, failures, near  # noqa: E402
 
 
 def finish(name):
@@ -95,13 +82,6 @@ import scopeprof  # noqa: E402
 
 if args.inner:
     check("/venv/" in scopeprof.__file__, "the venv's scopeprof: " + scopeprof.__file__)
-
-
-def example(code):
-    """A page's example as written, but its import line: scope_profiler is
-    scopeprof here."""
-    return re.sub(r"^(\s*(?:from|import)\s+)scope_profiler\b", r"\1scopeprof", code,
-                  flags=re.M)
 
 
 def run(code, ns):
@@ -229,13 +209,7 @@ if args.pm_return_results:
                 sum(range(20000))
     ns = {"ProfileManager": ProfileManager, "plot_gantt": plot_gantt}
     # "Getting the results without touching disk"
-    vals, out = run(example('''
-results = ProfileManager.finalize(return_results=True)
-
-results.print_summary()
-df = results.to_dataframe()
-plot_gantt(results)
-'''), ns)
+    vals, out = run(example("Getting the results without touching disk"), ns)
     h = H5(os.path.join(WORK, "profiling_data.h5"))
     df = ns["df"]
     for name in ("timestep", "solve"):
@@ -263,15 +237,7 @@ ns = {"__name__": "examples"}
 # == "HDF5 output & post-processing from Python" ============================
 
 # -- Run metadata ----------------------------------------------------------
-vals, out = run(example('''
-from scope_profiler import read_h5
-
-metadata = read_h5("profiling_data.h5").metadata
-
-print(metadata["chip_information"])   # 'AMD EPYC 9654 96-Core Processor'
-print(metadata["modules"])            # ['profile/base', 'gcc/12.3.0', ...]
-print(metadata.get("SLURM_JOB_ID"))   # '1234567', or None outside a job
-'''), ns)
+vals, out = run(example("Run metadata"), ns)
 md = ns["metadata"]
 eq(sorted(md), sorted(H.meta), "metadata keys")
 for k, v in H.meta.items():
@@ -284,20 +250,7 @@ eq(out, [text(H.meta["chip_information"]), str([text(x) for x in H.meta["modules
 check(isinstance(md["modules"], list), "modules is a list")
 
 # -- Reading data with read_h5 ----------------------------------------------
-vals, out = run(example('''
-from scope_profiler import read_h5
-
-results = read_h5("profiling_data.h5")
-
-# Number of MPI ranks in the file
-print(results.num_ranks)
-
-# Get all regions (sorted by first start time)
-for region in results.get_regions():
-    r0 = region[0]  # Region data for rank 0
-    print(f"{region.name}: {r0.num_calls} calls, "
-          f"avg {r0.average_duration:.6f} s")
-'''), ns)
+vals, out = run(example("Reading data with read_h5"), ns)
 want = [str(len(set(H.rank.tolist())))]
 for n in H.region_order():
     s, e = H.calls(n, [0])
@@ -305,13 +258,7 @@ for n in H.region_order():
 eq(out, want, "read_h5 example's lines")
 
 # -- Reading summaries without loading events -------------------------------
-vals, out = run(example('''
-from scope_profiler import read_h5_summary
-
-results = read_h5_summary("profiling_data.h5")
-for region in results.get_regions():
-    print(region.name, region.num_calls, region.total_duration)
-'''), ns)
+vals, out = run(example("Reading summaries without loading events"), ns)
 eq(len(out), len(H.region_order()), "summary example: one line per region")
 for ln, n in zip(out, H.region_order()):
     rows = H.rows(n)
@@ -319,15 +266,7 @@ for ln, n in zip(out, H.region_order()):
     eq((name, int(calls)), (n, int(H.stats["calls"][rows].sum())), "summary " + n)
     near(float(total), int(H.stats["total_ns"][rows].sum()) / 1e9, "summary total " + n)
 
-vals, out = run(example('''
-results = read_h5_summary(
-    "profiling_data.h5",
-    regions=["solve", "exchange"],
-    ranks=[0, 1],
-    include_likwid=False,
-    include_line_profile=False,
-)
-'''), ns)
+vals, out = run(example("Reading summaries: regions and ranks"), ns)
 got = ns["results"]
 eq([g.name for g in got.get_regions()], H.region_order(lambda n: n in ("solve", "exchange")),
    "summary regions=")
@@ -336,13 +275,7 @@ for n in ("solve", "exchange"):
 
 # -- Filtering regions --------------------------------------------------------
 ns["results"] = scopeprof.read_h5("profiling_data.h5")
-vals, out = run(example('''
-# Only regions whose name starts with "solver"
-results.get_regions(include="solver.*")
-
-# Everything except IO regions
-results.get_regions(exclude="io.*")
-'''), ns)
+vals, out = run(example("Filtering regions"), ns)
 eq([g.name for g in vals[0]], H.region_order(lambda n: re.match("solver.*", n)), "include=")
 eq([g.name for g in vals[1]], H.region_order(lambda n: not re.match("io.*", n)), "exclude=")
 check(len(vals[0]) == 1 and len(vals[1]) == len(H.region_order()) - 1, "filters select")
@@ -354,13 +287,7 @@ from scopeprof import ProfileManager  # noqa: E402
 ns["ProfileManager"] = ProfileManager
 os.makedirs("pm")
 os.chdir("pm")
-vals, out = run(example('''
-ProfileManager.setup(capture_region_source=True)
-...
-region = results.get_region("solve")
-print(f"{region.source_file}:{region.source_lineno}")
-print(region.source_text)
-'''), ns)
+vals, out = run(example("Where a region is defined"), ns)
 k = H.rows("solve")[0]
 eq(out, ["%s:%d" % (H.files[k], H.lines[k]), str(H.texts[k] or None)], "source example")
 eq((H.files[k], int(H.lines[k])), ("seed_prog.c", 30), "solve's source (h5py)")
@@ -371,12 +298,7 @@ for step in range(3):
     with ProfileManager.profile_region("timestep"):
         with ProfileManager.profile_region("solve"):
             sum(range(20000))
-vals, out = run(example('''
-ProfileManager.finalize()
-results = ProfileManager.read_results()
-results.print_summary()
-results.print_summary(columns=["region", "ranks", "calls", "total", "avg"])
-'''), ns)
+vals, out = run(example("Post-processing in the script that produced the data"), ns)
 PM = H5("profiling_data.h5")
 eq(sorted(PM.names), ["solve", "timestep"], "ProfileManager run's regions (h5py)")
 for n in ("timestep", "solve"):
@@ -402,21 +324,11 @@ eq(p.returncode, 0, "finalize(return_results=True) example (its own process)")
 ns["results"] = scopeprof.read_h5("profiling_data.h5")
 reported = []
 ns["my_report"] = reported.append
-vals, out = run(example('''
-if results.is_root:
-    my_report(results)
-'''), ns)
+vals, out = run(example("Under MPI"), ns)
 eq(reported, [ns["results"]], "is_root: my_report called once")
 
 # -- One row per call -----------------------------------------------------------
-vals, out = run(example('''
-import matplotlib.pyplot as plt
-
-results = read_h5("profiling_data.h5")
-
-for event in results.events(include="solver.*", ranks=0):
-    plt.barh(event["name"], event["duration"], left=event["start"])
-'''), ns)
+vals, out = run(example("One row per call"), ns)
 origin = int(H.meta["start_time_ns"])
 s, e = H.calls("solver.iterate", [0])
 bars = [b for b in ns["plt"].gca().patches]
@@ -428,18 +340,7 @@ ev = ns["event"]
 eq((ev["name"], ev["rank"]), ("solver.iterate", 0), "last event")
 ns["plt"].close("all")
 
-vals, out = run(example('''
-events = results.to_events_dataframe()
-
-# Which region has the most variable calls?
-events.groupby("name")["duration"].std().sort_values(ascending=False)
-
-# Per-rank load imbalance in one line
-events.pivot_table(index="rank", columns="name", values="duration", aggfunc="sum")
-
-# Distribution of a single region's call durations
-events.query("name == 'solve'")["duration"].hist(bins=50)
-'''), ns)
+vals, out = run(example("One row per call: pandas"), ns)
 std, piv, ax = vals
 eq(len(ns["events"]), int(H.cnt.sum()), "events frame: one row per call")
 for n in H.region_order():
@@ -455,10 +356,7 @@ eq((len(ax.patches), int(sum(p.get_height() for p in ax.patches))), (50, s.size)
    "hist: 50 bins holding every solve call")
 
 # -- Useful timeline anchors ----------------------------------------------------
-vals, out = run(example('''
-frame = results.to_dataframe()
-frame["fraction_of_run"] = frame["total_duration"] / results.time_span
-'''), ns)
+vals, out = run(example("Useful timeline anchors"), ns)
 lo, hi = H.window()
 near(ns["results"].time_span, (hi - lo) / 1e9, "time_span")
 fr = ns["frame"]
@@ -468,17 +366,12 @@ for n in H.region_order():
     near(float(fr[fr["name"] == n]["total_duration"].sum()),
          int(H.stats["total_ns"][H.rows(n)].sum()) / 1e9, "frame total " + n)
 
-vals, out = run(example('''
-print(f"{results.startup_time:.3f} s elapsed before the first region was entered")
-'''), ns)
+vals, out = run(example("Useful timeline anchors: startup_time"), ns)
 eq(out, [f"{(lo - origin) / 1e9:.3f} s elapsed before the first region was entered"],
    "startup_time line")
 
 # -- Which zero the timeline uses -------------------------------------------------
-vals, out = run(example('''
-results.events(relative=False)                        # raw clock timestamps
-results.events(origin=results.minimum_start_time)      # zero on the first region
-'''), ns)
+vals, out = run(example("Which zero the timeline uses"), ns)
 raw, zero = vals
 eq(sorted(np.round(raw["start"] * 1e9).astype(np.int64).tolist())[:3],
    sorted(H.s.tolist())[:3], "relative=False: raw clock (first starts)")
@@ -488,19 +381,7 @@ near(float(np.max(zero["end"])), (hi - lo) / 1e9, "origin=minimum_start_time: la
      tol=1e-9)
 
 # -- Walking the reconstructed call stack -----------------------------------------
-vals, out = run(example('''
-from scope_profiler import call_stack_children, call_stack_roots
-
-calls = results.call_stack(rank=0)
-
-for call in calls:
-    print(f"{'  ' * call['depth']}{call['name']}: {call['duration']:.6f} s")
-
-# Or walk it as a tree
-children = call_stack_children(calls)
-for root in call_stack_roots(calls):
-    print(calls[root]["name"], "has", len(children[root]), "direct children")
-'''), ns)
+vals, out = run(example("Walking the reconstructed call stack"), ns)
 ref = H.stack(0)
 want = [f"{'  ' * c[3]}{c[0]}: {(c[2] - c[1]) / 1e9:.6f} s" for c in ref]
 kids = [sum(1 for d in ref if d[4] == i) for i in range(len(ref))]
@@ -508,12 +389,7 @@ want += ["%s has %d direct children" % (c[0], kids[i]) for i, c in enumerate(ref
 eq(out, want, "call stack lines")
 eq(len(ns["calls"]), int(H.cnt[H.rows(ranks=[0])].sum()), "call_stack: every rank-0 call")
 
-vals, out = run(example('''
-from scope_profiler import build_call_arrays
-
-calls = build_call_arrays(results.get_regions(), rank=0)
-print(calls.depth, calls.parent, calls.exclusive_ns)  # all indexed by call id
-'''), ns)
+vals, out = run(example("Walking the reconstructed call stack: arrays"), ns)
 c = ns["calls"]
 eq(c.depth.tolist(), [r[3] for r in ref], "build_call_arrays depth")
 eq(c.parent.tolist(), [r[4] for r in ref], "build_call_arrays parent")
@@ -522,82 +398,31 @@ eq(c.start_ns.tolist(), [r[1] for r in ref], "build_call_arrays start_ns")
 eq([c.names[k] for k in c.region], [r[0] for r in ref], "build_call_arrays region")
 
 # -- Gantt chart from Python --------------------------------------------------------
-vals, out = run(example('''
-from scope_profiler import read_h5
-from scope_profiler.plotting_scripts import plot_gantt
-
-results = read_h5("profiling_data.h5")
-
-plot_gantt(
-    profiling_data=results,
-    include=["solver.*", "rhs.*"],
-    exclude=["io"],
-    ranks=[0, 1],
-    filepath="gantt.png",
-    show=True,
-)
-'''), ns)
+vals, out = run(example("Gantt chart from Python"), ns)
 png("gantt.png", "plot_gantt")
 
 # -- Comparison bar charts from Python -----------------------------------------------
-vals, out = run(example('''
-from scope_profiler import read_h5
-from scope_profiler.plotting_scripts import plot_durations
-
-runs = [
-    read_h5("run_a.h5"),
-    read_h5("run_b.h5"),
-]
-
-saved_paths = plot_durations(
-    runs,
-    filepath="durations.png",
-    show=True,
-)
-'''), ns)
+vals, out = run(example("Comparison bar charts from Python"), ns)
 eq(ns["saved_paths"], ["durations_%s.png" % m for m in ("avg", "min", "max", "total")],
    "plot_durations' paths")
 for f in ns["saved_paths"]:
     png(f, "plot_durations")
 for f in ns["saved_paths"]:
     os.unlink(f)
-vals, out = run(example('''
-plot_durations(
-    runs,
-    metrics=["avg", "total"],
-    filepath="durations.png",
-    show=True,
-)
-'''), ns)
+vals, out = run(example("Comparison bar charts from Python: metrics"), ns)
 eq(sorted(glob.glob("durations_*.png")), ["durations_avg.png", "durations_total.png"],
    "metrics= writes two charts")
 for f in ("durations_avg.png", "durations_total.png"):
     png(f, "plot_durations metrics=")
 
 # -- Flame chart, duration over time ---------------------------------------------------
-vals, out = run(example('''
-from scope_profiler.plotting_scripts import plot_flame_chart
-
-plot_flame_chart(results, ranks=[0], filepath="flame_chart.png", show=True)
-'''), ns)
+vals, out = run(example("Flame chart"), ns)
 png("flame_chart.png", "plot_flame_chart")
-vals, out = run(example('''
-from scope_profiler.plotting_scripts import plot_duration_timeseries
-
-plot_duration_timeseries(results, filepath="duration_timeseries.png", show=True)
-'''), ns)
+vals, out = run(example("Duration over time"), ns)
 png("duration_timeseries.png", "plot_duration_timeseries")
 
 # -- Statistics JSON from Python ---------------------------------------------------------
-vals, out = run(example('''
-from scope_profiler.plotting_scripts import (
-    collect_region_statistics,
-    write_region_statistics_json,
-)
-
-stats = collect_region_statistics(runs)                    # dict, nothing written
-stats = write_region_statistics_json(runs, "stats.json")   # same dict, and a file
-'''), ns)
+vals, out = run(example("Statistics JSON from Python"), ns)
 with open("stats.json") as f:
     eq(json.load(f), json.loads(json.dumps(ns["stats"])), "stats.json holds the dict")
 eq(ns["stats"], json.loads(json.dumps(ns["collect_region_statistics"](ns["runs"]))),
@@ -619,22 +444,7 @@ for i, path in enumerate(("run_1.h5", "run_2.h5")):
              rel=1e-6, tol=1e-15)
 
 # -- Speedup graph from Python -----------------------------------------------------------
-vals, out = run(example('''
-from scope_profiler import read_h5
-from scope_profiler.plotting_scripts import plot_speedup
-
-runs = [
-    read_h5("run_1.h5"),
-    read_h5("run_2.h5"),
-    read_h5("run_4.h5"),
-]
-
-plot_speedup(
-    runs,
-    filepath="speedup.png",
-    show=True,
-)
-'''), ns)
+vals, out = run(example("Speedup graph from Python"), ns)
 png("speedup.png", "plot_speedup")
 eq([r.num_ranks for r in ns["runs"]], [1, 2, 4], "speedup runs' ranks")
 
@@ -656,13 +466,13 @@ check(issubclass(nt.TraceFormatError, ValueError), "TraceFormatError(ValueError)
 # The page's shell commands' Python part.
 for fn, name in (("c_source_path", "scope_profiler.c"),
                  ("fortran_source_path", "scope_profiler.f90")):
-    p = subprocess.run([sys.executable, "-c", example(
+    p = subprocess.run([sys.executable, "-c", renamed(
         "import scope_profiler.native_trace as t; print(t.%s())" % fn)],
         capture_output=True, text=True)
     path = p.stdout.strip()
     check(p.returncode == 0 and os.path.isfile(path) and path.endswith(name),
           "python -c ... %s(): %r %s" % (fn, path, p.stderr[-500:]))
-p = subprocess.run([sys.executable, "-c", example(
+p = subprocess.run([sys.executable, "-c", renamed(
     "import scope_profiler.native_trace as t; print(t.c_include_dir())")],
     capture_output=True, text=True)
 check(os.path.isfile(os.path.join(p.stdout.strip(), "scope_profiler.h")),

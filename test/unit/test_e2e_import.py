@@ -13,13 +13,9 @@ import h5py
 import numpy as np
 
 PROG, IMPORT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+from sptest import check, failures  # noqa: E402
 
 
 def read_spt(path):

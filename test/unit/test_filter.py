@@ -14,14 +14,10 @@ import sys
 import h5py
 
 WORK, PROGS = sys.argv[1], sys.argv[2:]
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+from sptest import check, failures  # noqa: E402
 base = {k: v for k, v in os.environ.items() if not k.startswith("SP_")}
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def names_of(f):

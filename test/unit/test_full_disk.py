@@ -17,13 +17,9 @@ import sys
 import h5py
 
 SCENARIO, IMPORT, REPORT, WORK = sys.argv[1:5]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+from sptest import check, failures  # noqa: E402
 
 
 def limited(limit):

@@ -23,13 +23,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import scopeprof  # noqa: E402
 
 STEP = 1000
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+from sptest import check, failures  # noqa: E402
 
 
 base = {k: v for k, v in os.environ.items() if not k.startswith("SP_")}

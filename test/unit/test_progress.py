@@ -12,13 +12,9 @@ import subprocess
 import sys
 
 PROG, IMPORT, WORK, REPORT = sys.argv[1:5]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+from sptest import check, failures  # noqa: E402
 
 
 def env(progress, out):

@@ -1,20 +1,17 @@
-"""rptest.py - what the sp-report test scripts share: failures collected
-(each printed as it happens) and reported at the end, and a tool run with
-its exit status checked."""
+"""rptest.py - what the sp-report test scripts share: the Python tests'
+check and eq (test/python/sptest.py: failures collected, each printed as it
+happens) reported at the end, and a tool run with its exit status
+checked."""
+import os
 import subprocess
 import sys
 
-FAILS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python"))
+from sptest import check, eq  # noqa: E402
+from sptest import failures as FAILS  # noqa: E402
 
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
-
-def eq(a, b, what):
-    check(a == b, f"{what}: {a!r} != {b!r}")
+__all__ = ["FAILS", "check", "eq", "finish", "tool"]
 
 
 def tool(path, stdout_only=False):

@@ -13,13 +13,9 @@ import h5py
 
 WORK = sys.argv[1]
 VARIANTS = [sys.argv[i:i + 3] for i in range(2, len(sys.argv), 3)]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python"))
+from sptest import check, failures  # noqa: E402
 
 
 base = {k: v for k, v in os.environ.items() if not k.startswith("SP_")}
