@@ -85,16 +85,25 @@ typedef struct sp__config {
   int merge;                 /* SP_MERGE: one file for the MPI job */
   int merge_timeout;         /* SP_MERGE_TIMEOUT: seconds */
   int abort_wait;            /* SP_ABORT_WAIT: ms, 0 = off */
-  int merge_keep;            /* SP_MERGE_KEEP_RANK_FILES (tests) */
   int merge_writers;         /* SP_MERGE_WRITERS: turns open at once */
   int merge_parallel;        /* SP_MERGE_PARALLEL: 0 auto, 1 never, 2 always */
-  int merge_test_fail;       /* SP_MERGE_TEST_FAIL (tests) */
-  char merge_test_host[256]; /* SP_MERGE_TEST_HOST (tests) */
-  int merge_reverse;         /* SP_MERGE_TEST_REVERSE (tests) */
-  int test_raise;            /* SP_TEST_RAISE_IN_WRITE (tests) */
-  int test_snapshot_fd;      /* SP_TEST_SNAPSHOT_FD (tests), or -1 */
+#ifdef SP_TESTING /* env_test.def */
+  int merge_keep;            /* SP_MERGE_KEEP_RANK_FILES */
+  int merge_test_fail;       /* SP_MERGE_TEST_FAIL */
+  char merge_test_host[256]; /* SP_MERGE_TEST_HOST */
+  int merge_reverse;         /* SP_MERGE_TEST_REVERSE */
+  int test_raise;            /* SP_TEST_RAISE_IN_WRITE */
+  int test_snapshot_fd;      /* SP_TEST_SNAPSHOT_FD, or -1 */
+#endif
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
+/* A test-only setting (env_test.def) in a test build, else the value it
+ * has when unset: the branches it drives compile away in production. */
+#ifdef SP_TESTING
+#define SP__TEST_CFG(field, unset) (sp__cfg.field)
+#else
+#define SP__TEST_CFG(field, unset) (unset)
+#endif
 /* Fills cfg from the SP_* variables, warning once for each invalid value. */
 SP_HIDDEN void sp__env_read(sp__config_t *cfg);
 /* 1 for a prefix that asks for no output at all (/dev/null). */

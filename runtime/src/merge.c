@@ -342,7 +342,7 @@ static int share_write_par(share *sh, const sp__h5_par_ops *par,
   int failed = !s;
   if (!s)
     sp_fmt_err_set(err, "%s: out of memory", tmp);
-  else if (sp__cfg.merge_test_fail) {
+  else if (SP__TEST_CFG(merge_test_fail, 0)) {
     sp_fmt_err_set(err, "%s: SP_MERGE_TEST_FAIL", tmp);
     failed = 1;
   }
@@ -399,8 +399,8 @@ static int share_write_par(share *sh, const sp__h5_par_ops *par,
  * rank 0 learns whether the job spans hosts. */
 static uint64_t host_hash(void) {
   char name[256] = "";
-  if (sp__cfg.merge_test_host[0])
-    snprintf(name, sizeof name, "%s", sp__cfg.merge_test_host);
+  if (SP__TEST_CFG(merge_test_host, "")[0])
+    snprintf(name, sizeof name, "%s", SP__TEST_CFG(merge_test_host, ""));
   else
     gethostname(name, sizeof name - 1);
   uint64_t h = 14695981039346656037ull;
@@ -756,7 +756,7 @@ static int turns(job *j, writer *wr, int writers, int64_t *longest,
         t.open--;
         ok = 0;
       }
-      if (sp__cfg.merge_reverse && (ended || j->busy[r]))
+      if (SP__TEST_CFG(merge_reverse, 0) && (ended || j->busy[r]))
         break;
     }
     if (ended) {
@@ -1033,7 +1033,7 @@ static int follow(job *j, share *sh, int have, const sp__h5_par_ops *par,
 static int wants_parallel(int size) {
   if (sp__cfg.merge_parallel == 1)
     return 0;
-  if (sp__cfg.merge_parallel == 2 || sp__cfg.merge_test_host[0])
+  if (sp__cfg.merge_parallel == 2 || SP__TEST_CFG(merge_test_host, "")[0])
     return 1;
   const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   return !local || atoi(local) != size;

@@ -302,6 +302,7 @@ sp_test_programs(rt_scenario rt_scenario_static rt_cyg_prog rt_cyg_cxx
 add_executable(rt_env_table ${CMAKE_CURRENT_LIST_DIR}/runtime/env_table.c)
 target_include_directories(rt_env_table PRIVATE ${PROJECT_SOURCE_DIR}/runtime/src)
 target_compile_options(rt_env_table PRIVATE ${SP_C_WARNINGS})
+target_compile_definitions(rt_env_table PRIVATE $<$<BOOL:${SP_TESTING}>:SP_TESTING>)
 add_test(NAME runtime_env_table_documented
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/runtime/check_env_docs.sh
     $<TARGET_FILE:rt_env_table> ${PROJECT_SOURCE_DIR}/docs/runtime.md)
