@@ -87,7 +87,8 @@ typedef struct sp__config {
   int abort_wait;            /* SP_ABORT_WAIT: ms, 0 = off */
   int merge_writers;         /* SP_MERGE_WRITERS: turns open at once */
   int merge_parallel;        /* SP_MERGE_PARALLEL: 0 auto, 1 never, 2 always */
-#ifdef SP_TESTING /* env_test.def */
+  /* env_test.def */
+#ifdef SP_TESTING
   int merge_keep;            /* SP_MERGE_KEEP_RANK_FILES */
   int merge_test_fail;       /* SP_MERGE_TEST_FAIL */
   char merge_test_host[256]; /* SP_MERGE_TEST_HOST */
