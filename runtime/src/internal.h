@@ -72,21 +72,21 @@ typedef struct sp__config {
   char label[256];
   int verbose;
   int enable;
-  int mode;                  /* SP_MODE: 0 trace, 1 profile */
-  char filter[PATH_MAX];     /* SP_FILTER: run-time filter file */
-  int profile_paths;         /* SP_PROFILE_PATHS: paths per thread */
-  int profile_snapshot;      /* SP_PROFILE_SNAPSHOT: seconds, 0 none */
-  uint64_t memory;           /* SP_MEMORY: bytes */
-  int signals;               /* SP_SIGNALS: install handlers */
-  int stream_compact;        /* SP_STREAM_COMPACT: ZCALLS records */
-  int progress;              /* SP_PROGRESS: 0 auto, 1 never, 2 always */
-  int ompt;                  /* SP_OMPT: OpenMP constructs through OMPT */
-  int rank;                  /* SP_RANK, or -1 */
-  int merge;                 /* SP_MERGE: one file for the MPI job */
-  int merge_timeout;         /* SP_MERGE_TIMEOUT: seconds */
-  int abort_wait;            /* SP_ABORT_WAIT: ms, 0 = off */
-  int merge_writers;         /* SP_MERGE_WRITERS: turns open at once */
-  int merge_parallel;        /* SP_MERGE_PARALLEL: 0 auto, 1 never, 2 always */
+  int mode;              /* SP_MODE: 0 trace, 1 profile */
+  char filter[PATH_MAX]; /* SP_FILTER: run-time filter file */
+  int profile_paths;     /* SP_PROFILE_PATHS: paths per thread */
+  int profile_snapshot;  /* SP_PROFILE_SNAPSHOT: seconds, 0 none */
+  uint64_t memory;       /* SP_MEMORY: bytes */
+  int signals;           /* SP_SIGNALS: install handlers */
+  int stream_compact;    /* SP_STREAM_COMPACT: ZCALLS records */
+  int progress;          /* SP_PROGRESS: 0 auto, 1 never, 2 always */
+  int ompt;              /* SP_OMPT: OpenMP constructs through OMPT */
+  int rank;              /* SP_RANK, or -1 */
+  int merge;             /* SP_MERGE: one file for the MPI job */
+  int merge_timeout;     /* SP_MERGE_TIMEOUT: seconds */
+  int abort_wait;        /* SP_ABORT_WAIT: ms, 0 = off */
+  int merge_writers;     /* SP_MERGE_WRITERS: turns open at once */
+  int merge_parallel;    /* SP_MERGE_PARALLEL: 0 auto, 1 never, 2 always */
   /* env_test.def */
 #ifdef SP_TESTING
   int merge_keep;            /* SP_MERGE_KEEP_RANK_FILES */
