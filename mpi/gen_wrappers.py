@@ -9,11 +9,11 @@ Wrapped: every MPI_ function that returns int (an error code). Left out:
 - the functions that return something else: MPI_Wtime, MPI_Wtick (clock
   reads), MPI_Aint_add/diff (arithmetic), the handle conversions *_c2f/*_f2c:
   local and cheap, they would drown the profile and have no time of their own;
-- MPI_Finalize and MPI_Abort: libscopeprof.so defines them (two definitions
-  would shadow each other);
+- MPI_Finalize and MPI_Abort: runtime.c defines them (MPI_Abort's Fortran
+  entry points too), for the runtime's work at those calls;
 - variadic functions (MPI_Pcontrol): C cannot forward "...".
-MPI_Init and MPI_Init_thread (C and Fortran) then call the runtime's clock
-alignment (sp__mpi_after_init, after the call's region).
+MPI_Init and MPI_Init_thread (C and Fortran) then call the clock alignment
+(sp_mpi__after_init in runtime.c, after the call's region).
 Fortran: mpi_x_ (mpif.h, use mpi) and mpi_x_f08_ (use mpi_f08) for each
 wrapped function whose pmpi_x_ / pmpi_x_f08_ a given library defines.
 """
@@ -155,7 +155,7 @@ def main():
         w.append("  int ret_ = P%s(%s);" % (name, args))
         w.append("  sp_mpi__leave(r_);")
         if name in AFTER_INIT:
-            w.append("  sp__mpi_after_init();")
+            w.append("  sp_mpi__after_init();")
         w.append("  return ret_;")
         w.append("}\n")
     nf = 0
@@ -174,7 +174,7 @@ def main():
             w.append("  %s(%s);" % (target, fpass))
             w.append("  sp_mpi__leave(r_);")
             if name in AFTER_INIT:
-                w.append("  sp__mpi_after_init();")
+                w.append("  sp_mpi__after_init();")
             w.append("}\n")
     w.append("/* %d C wrappers, %d Fortran entry points */" % (len(protos), nf))
     text = "\n".join(w) + "\n"

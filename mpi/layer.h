@@ -1,5 +1,6 @@
-/* layer.h - what the generated PMPI wrappers of libscopeprof_mpi.so share:
- * each MPI call becomes one call of the region named after its C function.
+/* layer.h - what the parts of libscopeprof_mpi.so share: the generated PMPI
+ * wrappers make each MPI call one call of the region named after its C
+ * function; runtime.c is the rest of what the runtime does with MPI.
  *
  * Fortran entry points forward a fixed number (16) of pointer-sized
  * arguments. Every argument of an MPI Fortran binding is an address or a
@@ -29,6 +30,10 @@ extern int sp_mpi__on;
 
 /* Registers function fn's region; returns its id (or -1). */
 int sp_mpi__register(int fn);
+/* After MPI_Init / MPI_Init_thread returned (C and Fortran): notes the
+ * rank, and once per process measures this rank's clock offset to rank 0
+ * and arranges for MPI_Finalize to measure it again (runtime.c). */
+void sp_mpi__after_init(void);
 /* Reports a Fortran entry point whose PMPI twin is not loaded; aborts. */
 __attribute__((noreturn)) void sp_mpi__missing(const char *sym);
 

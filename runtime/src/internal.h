@@ -112,9 +112,10 @@ SP_HIDDEN int sp__discard(const char *prefix);
 
 SP_HIDDEN int sp__rank_from_env(void);
 SP_HIDDEN int sp__size_from_env(void);
-/* Rank and size from an initialized, not yet finalized MPI; 0 or -1. */
+/* Rank and size from an initialized, not yet finalized MPI (through the
+ * MPI layer, when loaded); 0 or -1. */
 SP_HIDDEN int sp__mpi_query(int *rank, int *size);
-/* As sp__mpi_query, else what MPI_Finalize captured. */
+/* As sp__mpi_query, else what the layer saw while MPI was alive. */
 SP_HIDDEN int sp__mpi_rank(int *rank, int *size);
 /* The rank and job size this process reports, decided at finalize. */
 SP_HIDDEN extern int sp__mpi_size;
@@ -157,20 +158,11 @@ SP_HIDDEN void sp__rank_meta(struct sp_fmt_meta *m,
                              int64_t open_calls);
 
 /* ---- SP_MERGE (merge.c) ---- */
-/* The MPI point-to-point calls the runtime makes, through the PMPI names,
- * and the handles they need (mpi.c finds them). */
-typedef struct sp__p2p {
-  int (*send)(const void *, int, void *, int, int, void *);
-  int (*irecv)(void *, int, void *, int, int, void *, void *);
-  int (*test)(void *, int *, void *);
-  int (*cancel)(void *);
-  int (*wait)(void *, void *);
-  int (*isend)(const void *, int, void *, int, int, void *, void *);
-  int (*request_free)(void *);
-  void *world, *byte, *status_ignore;
-} sp__p2p;
-SP_HIDDEN int sp__p2p_get(sp__p2p *m);
-/* Finalize at MPI_Finalize under SP_MERGE (mpi.c calls it). */
+/* What libscopeprof_mpi.so registered (sp_mpi_hooks.h), or NULL: no MPI
+ * in this process as far as the runtime can tell. */
+struct sp__mpi_ops;
+SP_HIDDEN const struct sp__mpi_ops *sp__mpi_get(void);
+/* Finalize at MPI_Finalize under SP_MERGE (mpi_hooks.c calls it). */
 SP_HIDDEN void sp__merge_at_finalize(void);
 /* With the stream complete: this rank's share of the job's <prefix>.h5,
  * written together with every other rank. 0 when the merged file was

@@ -13,9 +13,9 @@
  * index in rank order (rows that come before an earlier rank's wait for
  * it), as sp-import orders them. The last done, rank 0 writes index and
  * metadata, renames the file into place and tells every rank. Messages go
- * through the PMPI names on MPI_COMM_WORLD with tags of their own (a
- * communicator of our own would need a collective call, which a dead rank
- * would hang).
+ * through the MPI layer (sp_mpi_hooks.h: the PMPI names on MPI_COMM_WORLD)
+ * with tags of their own (a communicator of our own would need a
+ * collective call, which a dead rank would hang).
  *
  * Where every rank could load libscopeprof_h5mpi.so (parallel HDF5), the
  * calls go through it instead: once every rank has answered, rank 0 tells
@@ -28,6 +28,7 @@
 #include "h5_merge.h"
 #include "internal.h"
 #include "sp_format.h"
+#include "sp_mpi_hooks.h"
 #include "sp_profile.h"
 
 #include <errno.h>
@@ -81,13 +82,13 @@ static void nap(int64_t *ns) {
 }
 
 typedef struct job {
-  sp__p2p m;
-  int rank, size;   /* in MPI_COMM_WORLD */
-  int64_t wait_ns;  /* SP_MERGE_TIMEOUT */
-  int64_t alive_at; /* rank 0: when it last told the waiting ranks */
-  char *busy;       /* rank 0: ranks whose turn is open (writing) */
-  char *gone;       /* rank 0: ranks that failed to answer */
-  char *heard;      /* rank 0: ranks whose count came (alive, waiting) */
+  const sp__mpi_ops *m; /* the MPI layer's */
+  int rank, size;       /* in MPI_COMM_WORLD */
+  int64_t wait_ns;      /* SP_MERGE_TIMEOUT */
+  int64_t alive_at;     /* rank 0: when it last told the waiting ranks */
+  char *busy;           /* rank 0: ranks whose turn is open (writing) */
+  char *gone;           /* rank 0: ranks that failed to answer */
+  char *heard;          /* rank 0: ranks whose count came (alive, waiting) */
 } job;
 
 /* Rank 0, waiting: every quarter of the timeout, tells every rank still to
@@ -110,22 +111,20 @@ static void keep_alive(job *j) {
   j->alive_at = now_ns();
 }
 
-/* len bytes from src on tag, waiting at most the timeout. The request is an
- * OpenMPI pointer or an MPICH int; 8 zeroed bytes hold either. */
+/* len bytes from src on tag, waiting at most the timeout. */
 static int recv_within(job *j, void *buf, int len, int src, int tag) {
-  uint64_t req = 0;
+  sp__mpi_req req;
   int flag = 0;
-  if (j->m.irecv(buf, len, j->m.byte, src, tag, j->m.world, &req) != 0)
+  if (j->m->irecv(buf, len, src, tag, &req) != 0)
     return -1;
   int64_t until = now_ns() + j->wait_ns, pause = 50000;
   while (!flag) {
-    if (j->m.test(&req, &flag, j->m.status_ignore) != 0)
+    if (j->m->test(&req, &flag) != 0)
       return -1;
     if (flag)
       break;
     if (now_ns() > until) {
-      j->m.cancel(&req);
-      j->m.wait(&req, j->m.status_ignore);
+      j->m->cancel(&req);
       return -1;
     }
     keep_alive(j);
@@ -139,24 +138,24 @@ static int recv_within(job *j, void *buf, int len, int src, int tag) {
  * receiver, which may have given up or died. Then the request is left to
  * MPI with a copy of the bytes (never freed: MPI may still read them). */
 static int send_within(job *j, const void *buf, int len, int dst, int tag) {
-  uint64_t req = 0;
+  sp__mpi_req req;
   int flag = 0;
   void *copy = malloc(len > 0 ? (size_t)len : 1);
   if (!copy)
     return -1;
   memcpy(copy, buf, (size_t)len);
-  if (j->m.isend(copy, len, j->m.byte, dst, tag, j->m.world, &req) != 0) {
+  if (j->m->isend(copy, len, dst, tag, &req) != 0) {
     free(copy);
     return -1;
   }
   int64_t until = now_ns() + j->wait_ns, pause = 50000;
   while (!flag) {
-    if (j->m.test(&req, &flag, j->m.status_ignore) != 0)
+    if (j->m->test(&req, &flag) != 0)
       return -1; /* copy leaked: the request may still hold it */
     if (flag)
       break;
     if (now_ns() > until) {
-      j->m.request_free(&req);
+      j->m->request_free(&req);
       return -1;
     }
     nap(&pause);
@@ -582,13 +581,12 @@ static int merged_meta(const writer *wr, const job *j, const share *sh,
  * awaited); the timeout for all of them together. ups[r].kind stays 0 for
  * a rank that did not answer. 0, or -1 when out of memory. */
 static int gather_counts(job *j, up_msg *ups) {
-  uint64_t *req = calloc((size_t)j->size, sizeof *req);
+  sp__mpi_req *req = calloc((size_t)j->size, sizeof *req);
   char *done = calloc((size_t)j->size, 1);
   int pending = 0, rc = req && done ? 0 : -1;
   for (int r = 1; rc == 0 && r < j->size; r++) {
     ups[r] = (up_msg){0, -1, 0, 0};
-    if (j->m.irecv(&ups[r], (int)sizeof ups[r], j->m.byte, r, TAG_UP,
-                   j->m.world, &req[r]) == 0)
+    if (j->m->irecv(&ups[r], (int)sizeof ups[r], r, TAG_UP, &req[r]) == 0)
       pending++;
     else
       done[r] = 1;
@@ -597,8 +595,7 @@ static int gather_counts(job *j, up_msg *ups) {
   while (rc == 0 && pending > 0) {
     for (int r = 1; r < j->size; r++) {
       int flag = 0;
-      if (done[r] || j->m.test(&req[r], &flag, j->m.status_ignore) != 0 ||
-          !flag)
+      if (done[r] || j->m->test(&req[r], &flag) != 0 || !flag)
         continue;
       done[r] = 1;
       j->heard[r] = 1;
@@ -609,8 +606,7 @@ static int gather_counts(job *j, up_msg *ups) {
     if (now_ns() > until) {
       for (int r = 1; r < j->size; r++)
         if (!done[r]) {
-          j->m.cancel(&req[r]);
-          j->m.wait(&req[r], j->m.status_ignore);
+          j->m->cancel(&req[r]);
           ups[r].kind = 0;
         }
       break;
@@ -632,14 +628,14 @@ static int gather_counts(job *j, up_msg *ups) {
  * for (each within the timeout), so that their ranks hear the outcome at
  * once rather than after their own timeout. */
 typedef struct turn_state {
-  up_msg *ups;     /* per rank, its M_ROWS */
-  uint64_t *req;   /* per rank, the receive of it */
-  int64_t *given;  /* per rank, when its turn began */
-  char **held;     /* per rank, rows come before an earlier rank's */
-  size_t *held_n;  /* their bytes */
-  int next, added; /* the next rank to get a turn, to go into the index */
-  int open, nheld; /* turns open now; ranks whose rows were held */
-  int64_t longest; /* the longest turn */
+  up_msg *ups;      /* per rank, its M_ROWS */
+  sp__mpi_req *req; /* per rank, the receive of it */
+  int64_t *given;   /* per rank, when its turn began */
+  char **held;      /* per rank, rows come before an earlier rank's */
+  size_t *held_n;   /* their bytes */
+  int next, added;  /* the next rank to get a turn, to go into the index */
+  int open, nheld;  /* turns open now; ranks whose rows were held */
+  int64_t longest;  /* the longest turn */
 } turn_state;
 
 /* Rank r's turn has ended (its M_ROWS came): its rows, into the index or
@@ -715,8 +711,8 @@ static int turns(job *j, writer *wr, int writers, int64_t *longest,
       t.ups[r] = (up_msg){0, -1, 0, 0};
       if (!j->gone[r]) {
         send_down(j, r, M_TURN);
-        if (j->m.irecv(&t.ups[r], (int)sizeof t.ups[r], j->m.byte, r, TAG_UP,
-                       j->m.world, &t.req[r]) != 0)
+        if (j->m->irecv(&t.ups[r], (int)sizeof t.ups[r], r, TAG_UP,
+                        &t.req[r]) != 0)
           j->gone[r] = 1;
       }
       if (j->gone[r]) {
@@ -739,13 +735,12 @@ static int turns(job *j, writer *wr, int writers, int64_t *longest,
       int flag = 0;
       if (!j->busy[r])
         continue;
-      if (j->m.test(&t.req[r], &flag, j->m.status_ignore) == 0 && flag) {
+      if (j->m->test(&t.req[r], &flag) == 0 && flag) {
         if (turn_end(j, wr, &t, r, ok, err) != 0)
           ok = 0;
         ended = 1;
       } else if (now_ns() - t.given[r] > j->wait_ns) {
-        j->m.cancel(&t.req[r]);
-        j->m.wait(&t.req[r], j->m.status_ignore);
+        j->m->cancel(&t.req[r]);
         if (ok)
           sp_fmt_err_set(err,
                          "%s: rank %d did not write its calls in time "
@@ -1047,7 +1042,7 @@ int sp__merge(int rank) {
   job j;
   memset(&j, 0, sizeof j);
   j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
-  if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)
+  if (!(j.m = sp__mpi_get()) || j.m->query(&j.rank, &j.size) != 0)
     return -1;
   sp_fmt_err err = {{0}}, why = {{0}};
   share sh;
@@ -1079,7 +1074,7 @@ void sp__merge_at_finalize(void) {
    * stream; the others learn at once not to wait for it. */
   job j;
   memset(&j, 0, sizeof j);
-  if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)
+  if (!(j.m = sp__mpi_get()) || j.m->query(&j.rank, &j.size) != 0)
     return;
   j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
   if (j.rank != 0) {
@@ -1290,7 +1285,7 @@ int sp__merge_profile(int rank) {
   job j;
   memset(&j, 0, sizeof j);
   j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
-  if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)
+  if (!(j.m = sp__mpi_get()) || j.m->query(&j.rank, &j.size) != 0)
     return -1;
   sp_fmt_err err = {{0}};
   sp_fmt_profile p;
