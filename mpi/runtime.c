@@ -276,6 +276,36 @@ SP_MPI_EXPORT int MPI_Finalize(void) {
   return PMPI_Finalize();
 }
 
+/* The same from Fortran (mpif.h and use mpi; use mpi_f08), forwarded as
+ * the generated entry points are (layer.h): ierror is the one argument. */
+#define SP_F_ARGS(a)                                                           \
+  void *a##0, void *a##1, void *a##2, void *a##3, void *a##4, void *a##5,      \
+      void *a##6, void *a##7, void *a##8, void *a##9, void *a##10,             \
+      void *a##11, void *a##12, void *a##13, void *a##14, void *a##15
+#define SP_F_PASS(a)                                                           \
+  a##0, a##1, a##2, a##3, a##4, a##5, a##6, a##7, a##8, a##9, a##10, a##11,    \
+      a##12, a##13, a##14, a##15
+extern void pmpi_finalize_(SP_F_ARGS(a)) __attribute__((weak));
+extern void pmpi_finalize_f08_(SP_F_ARGS(a)) __attribute__((weak));
+
+SP_MPI_EXPORT void mpi_finalize_(SP_F_ARGS(a)) {
+  static sp_mpi__ffn f_;
+  sp_mpi__ffn f = __atomic_load_n(&f_, __ATOMIC_RELAXED);
+  if (!f)
+    f = sp_mpi__fortran(&f_, pmpi_finalize_, "pmpi_finalize_");
+  capture_rank();
+  f(SP_F_PASS(a));
+}
+
+SP_MPI_EXPORT void mpi_finalize_f08_(SP_F_ARGS(a)) {
+  static sp_mpi__ffn f_;
+  sp_mpi__ffn f = __atomic_load_n(&f_, __ATOMIC_RELAXED);
+  if (!f)
+    f = sp_mpi__fortran(&f_, pmpi_finalize_f08_, "pmpi_finalize_f08_");
+  capture_rank();
+  f(SP_F_PASS(a));
+}
+
 /* MPI_Abort ends this process without exit handlers and the launcher kills
  * the others: the runtime saves this rank's calls and asks the job's other
  * ranks on the node to save theirs first. */
