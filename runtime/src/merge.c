@@ -780,202 +780,276 @@ static int turns(job *j, writer *wr, int writers, int64_t *longest,
   return ok ? 0 : -1;
 }
 
-static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
-                sp_fmt_err *err) {
+/* Rank 0's side, in phases over one state. ok falls to 0 at the first
+ * failure (err says why); the phases after it still tell every rank that
+ * answered, so that none waits out its timeout. */
+typedef struct lead_state {
+  job *j;
+  share *sh;
+  sp_fmt_err *err;
+  const sp__h5_par_ops *par; /* the parallel write, or NULL: turns */
   writer wr;
-  memset(&wr, 0, sizeof wr);
-  int64_t *counts = calloc((size_t)j->size, sizeof *counts);
-  wr.ranks = calloc((size_t)j->size, sizeof *wr.ranks);
-  wr.per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *wr.per);
+  int ok;
+  int64_t *counts;     /* per rank, its calls */
+  int64_t total, most; /* calls of all ranks, of the largest share */
+  int64_t limit;       /* the largest file every rank may write */
+  int hosts;           /* 2: the ranks span more than one host */
+  const char *tmp;     /* the file written under its temporary name */
+  char par_tmp[PATH_MAX + 64];
+  int64_t at[2]; /* the datasets' offsets (in parallel: all calls, rounds) */
+  int64_t t0, t_turns, longest; /* for SP_VERBOSE */
+} lead_state;
+
+static void lead_free(lead_state *L) {
+  for (size_t i = 0; L->wr.per && i < (size_t)L->j->size * SP_FMT_PER_RANK; i++)
+    free(L->wr.per[i]);
+  free(L->wr.per);
+  free(L->wr.ranks);
+  free(L->counts);
+  free(L->j->gone);
+  free(L->j->heard);
+  free(L->j->busy);
+}
+
+/* The per-rank lists; -1 when not even the job's are there (every rank
+ * then times out). */
+static int lead_alloc(lead_state *L, int have) {
+  job *j = L->j;
+  L->counts = calloc((size_t)j->size, sizeof *L->counts);
+  L->wr.ranks = calloc((size_t)j->size, sizeof *L->wr.ranks);
+  L->wr.per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *L->wr.per);
   j->gone = calloc((size_t)j->size, 1);
   j->heard = calloc((size_t)j->size, 1);
   j->busy = calloc((size_t)j->size, 1);
-  int ok =
-      have && counts && wr.ranks && wr.per && j->gone && j->heard && j->busy;
-  if (have && !ok)
-    sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
-  if (!j->gone || !j->heard || !j->busy) { /* every rank times out */
-    free(j->gone);
-    free(j->heard);
-    free(j->busy);
-    free(counts);
-    free(wr.ranks);
-    free(wr.per);
+  L->ok = have && L->counts && L->wr.ranks && L->wr.per && j->gone &&
+          j->heard && j->busy;
+  if (have && !L->ok)
+    sp_fmt_err_set(L->err, "%s: out of memory", sp__stream_path);
+  if (!j->gone || !j->heard || !j->busy) {
+    lead_free(L);
     return -1;
   }
-  if (ok && sp__output_job_path(sp__cfg.prefix, ".h5", wr.path,
-                                sizeof wr.path) != 0) {
-    sp_fmt_err_set(err, "%s.h5: name too long", sp__cfg.prefix);
-    ok = 0;
+  return 0;
+}
+
+/* Every rank's M_COUNT: the calls in all, the file limit, the hosts; a
+ * rank that does not take part (or did not answer) is gone, and the merge
+ * off. */
+static void lead_counts(lead_state *L) {
+  job *j = L->j;
+  if (L->ok && sp__output_job_path(sp__cfg.prefix, ".h5", L->wr.path,
+                                   sizeof L->wr.path) != 0) {
+    sp_fmt_err_set(L->err, "%s.h5: name too long", sp__cfg.prefix);
+    L->ok = 0;
   }
-  int64_t total = ok ? sh->calls : 0, most = total, t0 = now_ns();
-  int64_t limit = par ? file_limit() : 0;
+  L->total = L->most = L->ok ? L->sh->calls : 0;
+  L->limit = L->par ? file_limit() : 0;
+  L->hosts = 1;
   uint64_t host = host_hash();
-  int hosts = 1; /* 2: more than one */
-  int64_t t_turns = 0, longest = 0;
   up_msg *ups = calloc((size_t)j->size, sizeof *ups);
   if (!ups || gather_counts(j, ups) != 0) {
-    sp_fmt_err_set(err, "%s: out of memory", wr.path);
-    ok = 0;
+    sp_fmt_err_set(L->err, "%s: out of memory", L->wr.path);
+    L->ok = 0;
   }
   for (int r = 1; ups && r < j->size; r++) {
     up_msg u = ups[r];
     if (u.kind != M_COUNT || u.value < 0) {
-      if (ok)
-        sp_fmt_err_set(err,
+      if (L->ok)
+        sp_fmt_err_set(L->err,
                        "%s: rank %d %s: each rank writes its own file "
                        "(sp-import merges them)",
-                       wr.path, r,
+                       L->wr.path, r,
                        u.kind == M_COUNT ? "does not take part"
                                          : "did not reach MPI_Finalize in "
                                            "time (SP_MERGE_TIMEOUT)");
       /* gone: no answer, or it declined and listens no more */
       j->gone[r] = 1;
-      ok = 0;
+      L->ok = 0;
     }
-    counts[r] = u.value;
-    total += u.value > 0 ? u.value : 0;
-    most = u.value > most ? u.value : most;
-    if (u.kind == M_COUNT && u.len < limit)
-      limit = u.len; /* 0: one rank cannot, so none does */
+    L->counts[r] = u.value;
+    L->total += u.value > 0 ? u.value : 0;
+    L->most = u.value > L->most ? u.value : L->most;
+    if (u.kind == M_COUNT && u.len < L->limit)
+      L->limit = u.len; /* 0: one rank cannot, so none does */
     if (u.kind == M_COUNT && u.host != host)
-      hosts = 2;
+      L->hosts = 2;
   }
   free(ups);
-  /* Parallel HDF5 sets the file's size on every rank as it closes it: a
-   * rank that may not write so large a file (RLIMIT_FSIZE) would fail
-   * there alone, and HDF5's ranks would then wait in different collective
-   * calls for good. The events and 4 MiB for the rest. */
-  /* On one host the ranks' turns are the faster (docs/performance.md): the
-   * parallel write there only when asked for. */
-  if (par && hosts == 1 && sp__cfg.merge_parallel == 0) {
+}
+
+/* Parallel HDF5 or turns. Parallel HDF5 sets the file's size on every rank
+ * as it closes it: a rank that may not write so large a file
+ * (RLIMIT_FSIZE) would fail there alone, and HDF5's ranks would then wait
+ * in different collective calls for good. The events and 4 MiB for the
+ * rest. On one host the ranks' turns are the faster
+ * (docs/performance.md): the parallel write there only when asked for. */
+static void lead_choose_way(lead_state *L) {
+  if (L->par && L->hosts == 1 && sp__cfg.merge_parallel == 0) {
     sp__debug("SP_MERGE: every rank on one host: the ranks take turns "
               "(SP_MERGE_PARALLEL=1: parallel HDF5)");
-    par = NULL;
+    L->par = NULL;
   }
-  if (par && limit < 16 * total + ((int64_t)4 << 20)) {
+  int64_t need = 16 * L->total + ((int64_t)4 << 20);
+  if (L->par && L->limit < need) {
     sp__debug("SP_MERGE: a rank may write no file of %lld bytes: no "
               "parallel HDF5",
-              (long long)(16 * total + ((int64_t)4 << 20)));
-    par = NULL;
+              (long long)need);
+    L->par = NULL;
   }
-  const char *tmp = NULL;
-  char par_tmp[PATH_MAX + 64];
-  int64_t at[2] = {0, 0};
-  if (ok && !(wr.ops = sp__h5_merge(wr.path, err)))
-    ok = 0;
-  if (ok && par) {
-    if (sp_fmt_tmp_name(wr.path, par_tmp, sizeof par_tmp) != 0) {
-      sp_fmt_err_set(err, "%s: name too long", wr.path);
-      ok = 0;
+}
+
+/* The file, under its temporary name: created here for the turns; named
+ * only, for the ranks to create together, in parallel. */
+static void lead_open(lead_state *L) {
+  if (L->ok && !(L->wr.ops = sp__h5_merge(L->wr.path, L->err)))
+    L->ok = 0;
+  if (L->ok && L->par) {
+    if (sp_fmt_tmp_name(L->wr.path, L->par_tmp, sizeof L->par_tmp) != 0) {
+      sp_fmt_err_set(L->err, "%s: name too long", L->wr.path);
+      L->ok = 0;
     }
-    tmp = par_tmp;
-    at[0] = total;
-    at[1] = (most + ROUND - 1) / ROUND;
-  } else if (ok && !(wr.w = wr.ops->open(wr.path, total, &tmp, at, err)))
-    ok = 0;
-  /* Where each rank's calls go. */
-  int64_t base = ok ? sh->calls : 0;
+    L->tmp = L->par_tmp;
+    L->at[0] = L->total;
+    L->at[1] = (L->most + ROUND - 1) / ROUND;
+  } else if (L->ok && !(L->wr.w = L->wr.ops->open(L->wr.path, L->total, &L->tmp,
+                                                  L->at, L->err)))
+    L->ok = 0;
+}
+
+/* Where each rank's calls go (or M_ABORT to each, the merge off). */
+static void lead_places(lead_state *L) {
+  job *j = L->j;
+  int64_t base = L->ok ? L->sh->calls : 0;
   for (int r = 1; r < j->size; r++) {
     if (j->gone[r])
       continue;
     down_msg d;
     memset(&d, 0, sizeof d);
-    d.kind = ok ? M_PLACE : M_ABORT;
-    if (ok) {
+    d.kind = L->ok ? M_PLACE : M_ABORT;
+    if (L->ok) {
       d.base = base;
-      d.at[0] = at[0];
-      d.at[1] = at[1];
-      d.par = par != NULL;
-      snprintf(d.path, sizeof d.path, "%s", tmp);
-      base += counts[r];
+      d.at[0] = L->at[0];
+      d.at[1] = L->at[1];
+      d.par = L->par != NULL;
+      snprintf(d.path, sizeof d.path, "%s", L->tmp);
+      base += L->counts[r];
     }
     /* Short (the path's own length): under MPI's eager limit, taken at
      * once, so that a rank told of the parallel write is not left in it
      * because another could not be told. */
     int len =
-        (int)offsetof(down_msg, path) + (ok ? (int)strlen(d.path) + 1 : 0);
+        (int)offsetof(down_msg, path) + (L->ok ? (int)strlen(d.path) + 1 : 0);
     if (send_within(j, &d, len, r, TAG_DOWN) != 0)
       j->gone[r] = 1;
   }
-  /* Rank 0's own turn, then each other rank's in order; in parallel, every
-   * rank's writes together, then the file is rank 0's. A rank that could
-   * not be told its place (the short message was not taken: it died)
-   * leaves the ranks that were told in the collective for good, whatever
-   * rank 0 does: rank 0 stays out and writes its own file, and ending the
-   * job is the MPI library's. */
+}
+
+/* Rank 0's own calls and rows; in parallel, every rank's writes together,
+ * then the file is rank 0's. A rank that could not be told its place (the
+ * short message was not taken: it died) leaves the ranks that were told in
+ * the collective for good, whatever rank 0 does: rank 0 stays out and
+ * writes its own file, and ending the job is the MPI library's. */
+static void lead_own_turn(lead_state *L) {
+  job *j = L->j;
+  share *sh = L->sh;
   int64_t turn = now_ns();
-  if (ok)
-    sp__pending_tmp(1, tmp);
-  if (ok && par) {
+  if (L->ok)
+    sp__pending_tmp(1, L->tmp);
+  if (L->ok && L->par) {
     int gone = 0;
     for (int r = 1; r < j->size; r++)
       gone |= j->gone[r];
     if (gone) {
-      sp_fmt_err_set(err,
+      sp_fmt_err_set(L->err,
                      "%s: a rank did not take its place: each rank "
                      "writes its own file",
-                     wr.path);
-      ok = 0;
-    } else if (share_write_par(sh, par, tmp, 0, at[0], at[1], err) != 0) {
-      ok = 0;
-      unlink(tmp);
-    } else if (!(wr.w = wr.ops->adopt(wr.path, tmp, total, err)))
-      ok = 0;
-  } else if (ok && share_write(sh, tmp, 0, at, err) != 0)
-    ok = 0;
-  if (ok)
+                     L->wr.path);
+      L->ok = 0;
+    } else if (share_write_par(sh, L->par, L->tmp, 0, L->at[0], L->at[1],
+                               L->err) != 0) {
+      L->ok = 0;
+      unlink(L->tmp);
+    } else if (!(L->wr.w =
+                     L->wr.ops->adopt(L->wr.path, L->tmp, L->total, L->err)))
+      L->ok = 0;
+  } else if (L->ok && share_write(sh, L->tmp, 0, L->at, L->err) != 0)
+    L->ok = 0;
+  if (L->ok)
     sp__test_raise();
-  longest = now_ns() - turn;
-  t_turns = now_ns();
-  for (int64_t i = 0; ok && i < sh->n; i++)
-    if (wr.ops->row(wr.w, sh->rank, &sh->srcs[i], &sh->st[i], err) != 0)
-      ok = 0;
-  if (ok) {
-    wr.ranks[0] = sh->rank;
+  L->longest = now_ns() - turn;
+  L->t_turns = now_ns(); /* the other ranks' turns: from rank 0's rows on */
+  for (int64_t i = 0; L->ok && i < sh->n; i++)
+    if (L->wr.ops->row(L->wr.w, sh->rank, &sh->srcs[i], &sh->st[i], L->err) !=
+        0)
+      L->ok = 0;
+  if (L->ok) {
+    L->wr.ranks[0] = sh->rank;
     for (int k = 0; k < SP_FMT_PER_RANK; k++) {
-      wr.per[k] = sh->per[k];
+      L->wr.per[k] = sh->per[k];
       sh->per[k] = NULL;
     }
   }
-  int writers = par                         ? j->size
+}
+
+/* The other ranks' turns (all at once in parallel: only their rows). */
+static void lead_turns(lead_state *L) {
+  int writers = L->par                      ? L->j->size
                 : sp__cfg.merge_writers > 0 ? sp__cfg.merge_writers
                                             : 1;
-  if (ok && turns(j, &wr, writers, &longest, err) != 0)
-    ok = 0;
-  t_turns = now_ns() - t_turns;
+  if (L->ok && turns(L->j, &L->wr, writers, &L->longest, L->err) != 0)
+    L->ok = 0;
+  L->t_turns = now_ns() - L->t_turns;
+}
+
+/* Index and metadata, the file into place (or removed), every rank told. */
+static void lead_close(lead_state *L) {
+  job *j = L->j;
   int64_t t_close = now_ns();
   sp_fmt_meta m = {0};
-  if (ok && merged_meta(&wr, j, sh, &m) != 0) {
-    sp_fmt_err_set(err, "%s: out of memory", wr.path);
-    ok = 0;
+  if (L->ok && merged_meta(&L->wr, j, L->sh, &m) != 0) {
+    sp_fmt_err_set(L->err, "%s: out of memory", L->wr.path);
+    L->ok = 0;
   }
-  if (wr.w) {
-    if (ok)
-      ok = wr.ops->close(wr.w, &m, err) == 0;
+  if (L->wr.w) {
+    if (L->ok)
+      L->ok = L->wr.ops->close(L->wr.w, &m, L->err) == 0;
     else
-      wr.ops->abort(wr.w);
+      L->wr.ops->abort(L->wr.w);
   }
   sp__pending_tmp(1, NULL); /* renamed into place, or removed */
   sp_fmt_meta_free(&m);
   for (int r = 1; r < j->size; r++)
     if (!j->gone[r])
-      send_down(j, r, ok ? M_DONE : M_ABORT);
-  if (ok)
+      send_down(j, r, L->ok ? M_DONE : M_ABORT);
+  if (L->ok)
     sp__debug("wrote %s (%d ranks, %lld calls%s) in %.3f s: other ranks' "
               "turns %.3f s, longest turn %.3f s, index and close %.3f s",
-              wr.path, j->size, (long long)total, par ? ", parallel HDF5" : "",
-              1e-9 * (double)(now_ns() - t0), 1e-9 * (double)t_turns,
-              1e-9 * (double)longest, 1e-9 * (double)(now_ns() - t_close));
-  for (size_t i = 0; wr.per && i < (size_t)j->size * SP_FMT_PER_RANK; i++)
-    free(wr.per[i]);
-  free(wr.per);
-  free(wr.ranks);
-  free(counts);
-  free(j->gone);
-  free(j->heard);
-  free(j->busy);
-  return ok ? 0 : -1;
+              L->wr.path, j->size, (long long)L->total,
+              L->par ? ", parallel HDF5" : "",
+              1e-9 * (double)(now_ns() - L->t0), 1e-9 * (double)L->t_turns,
+              1e-9 * (double)L->longest, 1e-9 * (double)(now_ns() - t_close));
+}
+
+static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
+                sp_fmt_err *err) {
+  lead_state L;
+  memset(&L, 0, sizeof L);
+  L.j = j;
+  L.sh = sh;
+  L.err = err;
+  L.par = par;
+  if (lead_alloc(&L, have) != 0)
+    return -1;
+  L.t0 = now_ns();
+  lead_counts(&L);
+  lead_choose_way(&L);
+  lead_open(&L);
+  lead_places(&L);
+  lead_own_turn(&L);
+  lead_turns(&L);
+  lead_close(&L);
+  lead_free(&L);
+  return L.ok ? 0 : -1;
 }
 
 /* ---- the other ranks ---- */
