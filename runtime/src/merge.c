@@ -1252,106 +1252,142 @@ static int prof_unpack(const char *bytes, size_t n, int32_t *rank, char **per,
   return rd.bad ? -1 : 0;
 }
 
+/* Rank 0's side in profile mode, in phases over one state; ok as in
+ * lead_state. */
+typedef struct prof_state {
+  job *j;
+  sp_fmt_err *err;
+  sp_fmt_profile *all; /* rank 0's profile, every rank's appended */
+  sp_fmt_meta *meta;   /* rank 0's metadata, the job's added */
+  char path[PATH_MAX + 64];
+  int32_t *ranks; /* per MPI rank, its rank in the file */
+  char **per;     /* per MPI rank, SP_FMT_PER_RANK values */
+  char *sent;     /* per MPI rank, 1: it answered (and waits for the end) */
+  int ok;
+} prof_state;
+
+/* Rank r's call paths, appended to all. */
+static void prof_take(prof_state *P, int r) {
+  up_msg u;
+  if (recv_within(P->j, &u, (int)sizeof u, r, TAG_UP) != 0) {
+    if (P->ok)
+      sp_fmt_err_set(P->err,
+                     "%s: rank %d did not answer: each rank writes "
+                     "its own file",
+                     P->path, r);
+    P->ok = 0;
+    return;
+  }
+  if (P->sent)
+    P->sent[r] = 1;
+  if (u.kind != M_ROWS || u.value != 0 || u.len < 0 || u.len > INT32_MAX) {
+    if (P->ok)
+      sp_fmt_err_set(
+          P->err, "%s: rank %d %s: each rank writes its own file", P->path, r,
+          u.kind == M_ROWS ? "could not read its profile" : "takes no part");
+    P->ok = 0;
+    return;
+  }
+  char *b = malloc(u.len ? (size_t)u.len : 1);
+  sp_fmt_profile p;
+  memset(&p, 0, sizeof p);
+  if (!b || recv_within(P->j, b, (int)u.len, r, TAG_ROWS) != 0) {
+    if (P->ok)
+      sp_fmt_err_set(P->err, "%s: rank %d's profile did not come", P->path, r);
+    P->ok = 0;
+  } else if (P->ok &&
+             (prof_unpack(b, (size_t)u.len, &P->ranks[r],
+                          P->per + (size_t)r * SP_FMT_PER_RANK, &p) != 0 ||
+              sp_fmt_profile_append(P->all, &p) != 0)) {
+    sp_fmt_err_set(P->err, "%s: rank %d sent a profile cut short", P->path, r);
+    P->ok = 0;
+  }
+  sp_fmt_profile_free(&p);
+  free(b);
+}
+
+/* The job's metadata: label, size, open calls, the per-rank lists. */
+static void prof_meta(prof_state *P) {
+  if (!P->ok)
+    return;
+  const char *slash = strrchr(P->path, '/');
+  char label[PATH_MAX + 64];
+  snprintf(label, sizeof label, "%s",
+           sp__cfg.label[0] ? sp__cfg.label
+           : slash          ? slash + 1
+                            : P->path);
+  char *dot = sp__cfg.label[0] ? NULL : strrchr(label, '.');
+  if (dot && dot != label)
+    *dot = 0;
+  if (sp_fmt_meta_set_str(P->meta, "label", label) ||
+      sp_fmt_meta_set_int(P->meta, "mpi_size", P->j->size) ||
+      sp_fmt_meta_set_int(P->meta, "calls_open_at_exit", P->all->open_calls) ||
+      sp_fmt_per_rank_meta(P->meta, P->per, P->ranks, P->j->size) != 0) {
+    sp_fmt_err_set(P->err, "%s: out of memory", P->path);
+    P->ok = 0;
+  }
+}
+
+/* The file, under a private name, then into place. */
+static void prof_write(prof_state *P) {
+  char tmp[PATH_MAX + 64];
+  if (P->ok && sp__private_name(P->path, tmp, sizeof tmp) != 0) {
+    sp_fmt_err_set(P->err, "%s: name too long", P->path);
+    P->ok = 0;
+  }
+  if (!P->ok)
+    return;
+  sp__pending_tmp(1, tmp);
+  if (sp__write_h5_profile(tmp, P->all, P->meta, P->err) != 0) {
+    unlink(tmp);
+    P->ok = 0;
+  } else if (sp__test_raise(), sp__place(tmp, P->path, 0) != 0) {
+    unlink(tmp);
+    P->ok = 0;
+  }
+  sp__pending_tmp(1, NULL);
+}
+
 static int prof_lead(job *j, int32_t rank, int have, sp_fmt_profile *all,
                      sp_fmt_meta *meta, char **per0, sp_fmt_err *err) {
-  char path[PATH_MAX + 64], tmp[PATH_MAX + 64];
-  int32_t *ranks = calloc((size_t)j->size, sizeof *ranks);
-  char **per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *per);
-  char *sent = calloc((size_t)j->size, 1);
-  int ok = have && ranks && per && sent;
-  if (!ok && have)
+  prof_state P;
+  memset(&P, 0, sizeof P);
+  P.j = j;
+  P.err = err;
+  P.all = all;
+  P.meta = meta;
+  P.ranks = calloc((size_t)j->size, sizeof *P.ranks);
+  P.per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *P.per);
+  P.sent = calloc((size_t)j->size, 1);
+  P.ok = have && P.ranks && P.per && P.sent;
+  if (!P.ok && have)
     sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
-  if (ok && sp__output_job_path(sp__cfg.prefix, ".h5", path, sizeof path)) {
+  if (P.ok &&
+      sp__output_job_path(sp__cfg.prefix, ".h5", P.path, sizeof P.path)) {
     sp_fmt_err_set(err, "%s.h5: name too long", sp__cfg.prefix);
-    ok = 0;
+    P.ok = 0;
   }
-  if (ok) {
-    ranks[0] = rank;
+  if (P.ok) {
+    P.ranks[0] = rank;
     for (int k = 0; k < SP_FMT_PER_RANK; k++)
-      per[k] = per0[k], per0[k] = NULL;
-  }
-  for (int r = 1; r < j->size; r++) {
-    up_msg u;
-    if (recv_within(j, &u, (int)sizeof u, r, TAG_UP) != 0) {
-      if (ok)
-        sp_fmt_err_set(err,
-                       "%s: rank %d did not answer: each rank writes "
-                       "its own file",
-                       path, r);
-      ok = 0;
-      continue;
-    }
-    if (sent)
-      sent[r] = 1;
-    if (u.kind != M_ROWS || u.value != 0 || u.len < 0 || u.len > INT32_MAX) {
-      if (ok)
-        sp_fmt_err_set(
-            err, "%s: rank %d %s: each rank writes its own file", path, r,
-            u.kind == M_ROWS ? "could not read its profile" : "takes no part");
-      ok = 0;
-      continue;
-    }
-    char *b = malloc(u.len ? (size_t)u.len : 1);
-    sp_fmt_profile p;
-    memset(&p, 0, sizeof p);
-    if (!b || recv_within(j, b, (int)u.len, r, TAG_ROWS) != 0) {
-      if (ok)
-        sp_fmt_err_set(err, "%s: rank %d's profile did not come", path, r);
-      ok = 0;
-    } else if (ok && (prof_unpack(b, (size_t)u.len, &ranks[r],
-                                  per + (size_t)r * SP_FMT_PER_RANK, &p) != 0 ||
-                      sp_fmt_profile_append(all, &p) != 0)) {
-      sp_fmt_err_set(err, "%s: rank %d sent a profile cut short", path, r);
-      ok = 0;
-    }
-    sp_fmt_profile_free(&p);
-    free(b);
-  }
-  if (ok) {
-    const char *slash = strrchr(path, '/');
-    char label[PATH_MAX + 64];
-    snprintf(label, sizeof label, "%s",
-             sp__cfg.label[0] ? sp__cfg.label
-             : slash          ? slash + 1
-                              : path);
-    char *dot = sp__cfg.label[0] ? NULL : strrchr(label, '.');
-    if (dot && dot != label)
-      *dot = 0;
-    if (sp_fmt_meta_set_str(meta, "label", label) ||
-        sp_fmt_meta_set_int(meta, "mpi_size", j->size) ||
-        sp_fmt_meta_set_int(meta, "calls_open_at_exit", all->open_calls) ||
-        sp_fmt_per_rank_meta(meta, per, ranks, j->size) != 0) {
-      sp_fmt_err_set(err, "%s: out of memory", path);
-      ok = 0;
-    }
-  }
-  if (ok && sp__private_name(path, tmp, sizeof tmp) != 0) {
-    sp_fmt_err_set(err, "%s: name too long", path);
-    ok = 0;
-  }
-  if (ok) {
-    sp__pending_tmp(1, tmp);
-    if (sp__write_h5_profile(tmp, all, meta, err) != 0) {
-      unlink(tmp);
-      ok = 0;
-    } else if (sp__test_raise(), sp__place(tmp, path, 0) != 0) {
-      unlink(tmp);
-      ok = 0;
-    }
-    sp__pending_tmp(1, NULL);
+      P.per[k] = per0[k], per0[k] = NULL;
   }
   for (int r = 1; r < j->size; r++)
-    if (sent && sent[r])
-      send_down(j, r, ok ? M_DONE : M_ABORT);
-  if (ok)
-    sp__debug("wrote %s (%d ranks, %lld call paths)", path, j->size,
+    prof_take(&P, r);
+  prof_meta(&P);
+  prof_write(&P);
+  for (int r = 1; r < j->size; r++)
+    if (P.sent && P.sent[r])
+      send_down(j, r, P.ok ? M_DONE : M_ABORT);
+  if (P.ok)
+    sp__debug("wrote %s (%d ranks, %lld call paths)", P.path, j->size,
               (long long)all->npaths);
-  for (size_t i = 0; per && i < (size_t)j->size * SP_FMT_PER_RANK; i++)
-    free(per[i]);
-  free(per);
-  free(ranks);
-  free(sent);
-  return ok ? 0 : -1;
+  for (size_t i = 0; P.per && i < (size_t)j->size * SP_FMT_PER_RANK; i++)
+    free(P.per[i]);
+  free(P.per);
+  free(P.ranks);
+  free(P.sent);
+  return P.ok ? 0 : -1;
 }
 
 int sp__merge_profile(int rank) {
