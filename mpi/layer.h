@@ -34,6 +34,8 @@ int sp_mpi__register(int fn);
  * rank, and once per process measures this rank's clock offset to rank 0
  * and arranges for MPI_Finalize to measure it again (runtime.c). */
 void sp_mpi__after_init(void);
+/* libscopeprof_h5mpi.so, loaded once (h5mpi_load.c; sp__mpi_ops). */
+void *sp_mpi__h5mpi_load(char *why, size_t size);
 /* A Fortran entry point's PMPI twin, as the generated forwarders call it. */
 typedef void (*sp_mpi__ffn)(void *, void *, void *, void *, void *, void *,
                             void *, void *, void *, void *, void *, void *,

@@ -99,7 +99,8 @@ static const sp__mpi_ops ops = {SP_MPI_HOOKS_VERSION,
                                 p2p_irecv,
                                 p2p_test,
                                 p2p_cancel,
-                                p2p_request_free};
+                                p2p_request_free,
+                                sp_mpi__h5mpi_load};
 
 /* At load (after libscopeprof's own constructor: the layer depends on
  * it): from now on the runtime asks MPI through the layer. */

@@ -6,6 +6,7 @@
 #ifndef SP_MPI_HOOKS_H
 #define SP_MPI_HOOKS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -35,6 +36,9 @@ typedef struct sp__mpi_ops {
   int (*test)(sp__mpi_req *req, int *done);
   void (*cancel)(sp__mpi_req *req);       /* cancels and waits */
   void (*request_free)(sp__mpi_req *req); /* leaves it to MPI */
+  /* libscopeprof_h5mpi.so (SP_MERGE's parallel writer, on this MPI)
+   * loaded: its dlopen handle, or NULL with why (size bytes) set. */
+  void *(*h5mpi_load)(char *why, size_t size);
 } sp__mpi_ops;
 
 /* The layer, at load: from now on the runtime asks MPI through ops (which
