@@ -4,11 +4,12 @@
 # [CALLS] [ROUNDS].
 find_program(SP_BENCH_MPIRUN NAMES mpirun mpiexec)
 find_program(SP_BENCH_PY3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
-if(TARGET scopeprof_h5 AND MPI_C_FOUND AND SP_BENCH_MPIRUN AND SP_BENCH_PY3
+if(TARGET scopeprof_h5 AND TARGET scopeprof_mpi AND SP_BENCH_MPIRUN AND SP_BENCH_PY3
    AND TARGET sp-import)
   add_executable(bench_merge_job ${CMAKE_CURRENT_LIST_DIR}/bench_merge_job.c)
   target_compile_options(bench_merge_job PRIVATE -O2 ${SP_C_WARNINGS})
-  target_link_libraries(bench_merge_job PRIVATE scopeprof MPI::MPI_C)
+  # The MPI layer: SP_MERGE needs it (the runtime links no MPI).
+  target_link_libraries(bench_merge_job PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
   add_custom_target(bench-merge
     COMMAND ${SP_BENCH_PY3} ${CMAKE_CURRENT_LIST_DIR}/bench_merge.py
       ${SP_BENCH_MPIRUN} $<TARGET_FILE:bench_merge_job> $<TARGET_FILE:sp-import>

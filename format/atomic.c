@@ -221,12 +221,14 @@ static void on_signal(int sig) {
 
 void sp_fmt_tmp_guard(void) {
   static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+#ifdef SP_TESTING /* a test-only setting: test builds only */
   const char *t = getenv("SP_TEST_TOOL_RAISE");
   if (t && *t) {
     char *end;
     long v = strtol(t, &end, 10);
     raise_sig = !*end && v > 0 && v < 65 ? (int)v : 0;
   }
+#endif
   __atomic_store_n(&guarded, 1, __ATOMIC_RELEASE);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);

@@ -9,13 +9,15 @@ Wrapped: every MPI_ function that returns int (an error code). Left out:
 - the functions that return something else: MPI_Wtime, MPI_Wtick (clock
   reads), MPI_Aint_add/diff (arithmetic), the handle conversions *_c2f/*_f2c:
   local and cheap, they would drown the profile and have no time of their own;
-- MPI_Finalize and MPI_Abort: libscopeprof.so defines them (two definitions
-  would shadow each other);
+- MPI_Finalize and MPI_Abort: runtime.c defines them (MPI_Abort's Fortran
+  entry points too), for the runtime's work at those calls;
 - variadic functions (MPI_Pcontrol): C cannot forward "...".
-MPI_Init and MPI_Init_thread (C and Fortran) then call the runtime's clock
-alignment (sp__mpi_after_init, after the call's region).
+MPI_Init and MPI_Init_thread (C and Fortran) then call the clock alignment
+(sp_mpi__after_init in runtime.c, after the call's region).
 Fortran: mpi_x_ (mpif.h, use mpi) and mpi_x_f08_ (use mpi_f08) for each
-wrapped function whose pmpi_x_ / pmpi_x_f08_ a given library defines.
+wrapped function whose pmpi_x_ / pmpi_x_f08_ a given library defines; the
+libraries' sonames go into sp_mpi__flibs, for a program whose link dropped
+them (sp_mpi__fortran in layer.c).
 """
 import re
 import subprocess
@@ -110,6 +112,21 @@ def prototypes(text):
     return protos
 
 
+def soname(nm, lib):
+    """The library's DT_SONAME (readelf beside nm), else its file name: what
+    the layer dlopens when the program's link dropped the library."""
+    readelf = re.sub(r"nm$", "readelf", nm)
+    try:
+        out = subprocess.run([readelf, "-d", lib], check=True,
+                             capture_output=True, text=True).stdout
+        m = re.search(r"\(SONAME\)\s+Library soname: \[([^\]]+)\]", out)
+        if m:
+            return m.group(1)
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return lib.rsplit("/", 1)[-1]
+
+
 def fortran_symbols(nm, libs):
     syms = set()
     for lib in libs:
@@ -148,6 +165,11 @@ def main():
     for name, _, _, _ in protos:
         w.append("    \"%s\"," % name)
     w.append("};\n")
+    w.append("/* MPI's Fortran libraries the entry points below forward to. */")
+    w.append("const char *const sp_mpi__flibs[] = {")
+    for lib in sys.argv[4:]:
+        w.append("    \"%s\"," % soname(sys.argv[3], lib))
+    w.append("    NULL};\n")
     for i, (name, params, names, _) in enumerate(protos):
         args = ", ".join(names)
         w.append("SP_MPI_EXPORT int %s(%s) {" % (name, params))
@@ -155,7 +177,7 @@ def main():
         w.append("  int ret_ = P%s(%s);" % (name, args))
         w.append("  sp_mpi__leave(r_);")
         if name in AFTER_INIT:
-            w.append("  sp__mpi_after_init();")
+            w.append("  sp_mpi__after_init();")
         w.append("  return ret_;")
         w.append("}\n")
     nf = 0
@@ -168,13 +190,15 @@ def main():
             nf += 1
             w.append("extern void %s(%s) __attribute__((weak));" % (target, fargs))
             w.append("SP_MPI_EXPORT void %s%s(%s) {" % (low, suffix, fargs))
-            w.append("  if (!%s)" % target)
-            w.append("    sp_mpi__missing(\"%s\");" % target)
+            w.append("  static sp_mpi__ffn f_;")
+            w.append("  sp_mpi__ffn f = __atomic_load_n(&f_, __ATOMIC_RELAXED);")
+            w.append("  if (!f)")
+            w.append("    f = sp_mpi__fortran(&f_, %s, \"%s\");" % (target, target))
             w.append("  int r_ = sp_mpi__enter(%d);" % i)
-            w.append("  %s(%s);" % (target, fpass))
+            w.append("  f(%s);" % fpass)
             w.append("  sp_mpi__leave(r_);")
             if name in AFTER_INIT:
-                w.append("  sp__mpi_after_init();")
+                w.append("  sp_mpi__after_init();")
             w.append("}\n")
     w.append("/* %d C wrappers, %d Fortran entry points */" % (len(protos), nf))
     text = "\n".join(w) + "\n"

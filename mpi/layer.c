@@ -1,7 +1,9 @@
-/* layer.c - the hand-written part of libscopeprof_mpi.so: SP_MPI and lazy
- * region registration. */
+/* layer.c - the hand-written part of the recording wrappers of
+ * libscopeprof_mpi.so: SP_MPI, lazy region registration, the Fortran entry
+ * points' PMPI twins. */
 #include "layer.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -18,12 +20,34 @@ int sp_mpi__register(int fn) {
   return id;
 }
 
-void sp_mpi__missing(const char *sym) {
-  fprintf(stderr,
-          "scopeprof: %s is not loaded (libscopeprof_mpi.so was "
-          "built for another MPI?)\n",
-          sym);
-  abort();
+sp_mpi__ffn sp_mpi__fortran(sp_mpi__ffn *cache, sp_mpi__ffn linked,
+                            const char *sym) {
+  sp_mpi__ffn f = linked;
+  if (!f)
+    *(void **)&f = dlsym(RTLD_DEFAULT, sym);
+  char libs[1024] = "", why[512] = "";
+  size_t n = 0;
+  for (int i = 0; !f && sp_mpi__flibs[i]; i++) {
+    /* Never closed: the program goes on calling into it. */
+    void *h = dlopen(sp_mpi__flibs[i], RTLD_NOW | RTLD_GLOBAL);
+    if (h)
+      *(void **)&f = dlsym(h, sym);
+    else if (!why[0])
+      snprintf(why, sizeof why, "; %s", dlerror());
+    if (n < sizeof libs)
+      n += (size_t)snprintf(libs + n, sizeof libs - n, "%s%s", i ? ", " : "",
+                            sp_mpi__flibs[i]);
+  }
+  if (!f) {
+    fprintf(stderr,
+            "scopeprof: MPI's Fortran binding %s is neither loaded nor in "
+            "the Fortran libraries of the MPI libscopeprof_mpi.so was built "
+            "with (%s)%s\n",
+            sym, libs[0] ? libs : "none", why);
+    abort();
+  }
+  __atomic_store_n(cache, f, __ATOMIC_RELAXED);
+  return f;
 }
 
 static int parse_bool(const char *v, int *out) {

@@ -1,5 +1,6 @@
-/* layer.h - what the generated PMPI wrappers of libscopeprof_mpi.so share:
- * each MPI call becomes one call of the region named after its C function.
+/* layer.h - what the parts of libscopeprof_mpi.so share: the generated PMPI
+ * wrappers make each MPI call one call of the region named after its C
+ * function; runtime.c is the rest of what the runtime does with MPI.
  *
  * Fortran entry points forward a fixed number (16) of pointer-sized
  * arguments. Every argument of an MPI Fortran binding is an address or a
@@ -29,8 +30,25 @@ extern int sp_mpi__on;
 
 /* Registers function fn's region; returns its id (or -1). */
 int sp_mpi__register(int fn);
-/* Reports a Fortran entry point whose PMPI twin is not loaded; aborts. */
-__attribute__((noreturn)) void sp_mpi__missing(const char *sym);
+/* After MPI_Init / MPI_Init_thread returned (C and Fortran): notes the
+ * rank, and once per process measures this rank's clock offset to rank 0
+ * and arranges for MPI_Finalize to measure it again (runtime.c). */
+void sp_mpi__after_init(void);
+/* libscopeprof_h5mpi.so, loaded once (h5mpi_load.c; sp__mpi_ops). */
+void *sp_mpi__h5mpi_load(char *why, size_t size);
+/* A Fortran entry point's PMPI twin, as the generated forwarders call it. */
+typedef void (*sp_mpi__ffn)(void *, void *, void *, void *, void *, void *,
+                            void *, void *, void *, void *, void *, void *,
+                            void *, void *, void *, void *);
+/* MPI's Fortran libraries (sonames) the forwarders were generated from. */
+extern const char *const sp_mpi__flibs[];
+/* The PMPI twin sym of a Fortran entry point, stored into *cache: linked
+ * (linked, when the weak reference resolved), else found in the process,
+ * else in MPI's Fortran library, loaded now: a link with --as-needed drops
+ * that library when the layer alone satisfies the program's references to
+ * it. Reports the library that could not be loaded, and aborts, if none. */
+sp_mpi__ffn sp_mpi__fortran(sp_mpi__ffn *cache, sp_mpi__ffn linked,
+                            const char *sym);
 
 /* Opens a call of function fn's region; returns the region to close. */
 static inline int sp_mpi__enter(int fn) {

@@ -14,7 +14,7 @@ build="${SP_BUILD_DIR:-$root/build-test}"
 step() { echo "== test.sh: $1 ($((SECONDS - t0)) s so far)"; }
 t0=$SECONDS
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm -DSP_TEST_ONLY= -DSP_WERROR=ON \
+  -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm -DSP_TEST_ONLY= -DSP_WERROR=ON -DSP_TESTING=ON \
   >/dev/null
 cmake --build "$build" -j2
 status=0

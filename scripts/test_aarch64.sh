@@ -36,7 +36,7 @@ for c in "${which[@]}"; do
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" "${cross[@]}" \
     -DSP_WERROR=ON -DSP_USE_HDF5=OFF -DSP_BUILD_PASS=OFF -DSP_BUILD_FORTRAN=OFF \
-    -DSP_BUILD_BENCH=OFF -DCMAKE_DISABLE_FIND_PACKAGE_HDF5=ON \
+    -DSP_BUILD_BENCH=OFF -DCMAKE_DISABLE_FIND_PACKAGE_HDF5=ON -DSP_TESTING=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_LLVM=ON "-DSP_TEST_ONLY=runtime;format" \
     >/dev/null
   if ! cmake --build "$build" -j2 --target "${tests[@]}" sp-dump; then

@@ -92,7 +92,7 @@ for kind in "${kinds[@]}"; do
     "-DCMAKE_CXX_FLAGS=-O1 -fno-omit-frame-pointer $flags" \
     "-DCMAKE_EXE_LINKER_FLAGS=$flags" "-DCMAKE_SHARED_LINKER_FLAGS=$flags" \
     -DSP_BUILD_PASS=OFF -DSP_BUILD_FORTRAN=OFF -DSP_BUILD_BENCH=OFF \
-    -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON -DSP_TEST_ONLY= >/dev/null
+    -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON -DSP_TEST_ONLY= -DSP_TESTING=ON >/dev/null
   cmake --build "$build" -j2
   # One runtime reads all three variables (the flags they share are one
   # set), so they agree on exit status and log file.

@@ -1,17 +1,69 @@
-/* sp_mpi_hooks.h - what libscopeprof_mpi.so calls in the runtime beyond the
- * public API: the clock alignment after its MPI_Init and MPI_Init_thread
- * (C and Fortran), which shadow the runtime's own. */
+/* sp_mpi_hooks.h - the runtime's internal interface with libscopeprof_mpi.so,
+ * the one place of MPI: the layer registers what only MPI knows (the rank,
+ * point-to-point messages for SP_MERGE), the runtime gives it what only the
+ * runtime knows (its clock, its stream) and what to do at MPI_Finalize and
+ * MPI_Abort. Both sides come from one build: not a public API. */
 #ifndef SP_MPI_HOOKS_H
 #define SP_MPI_HOOKS_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* After MPI_Init / MPI_Init_thread returned: measures this rank's clock
- * offset to rank 0 (once per process; nothing if MPI is not initialized),
- * and arranges for MPI_Finalize to measure it again. */
-void sp__mpi_after_init(void);
+#define SP_MPI_HOOKS_VERSION 1
+
+/* An MPI_Request, whatever MPI's type (a pointer, an int). */
+typedef struct sp__mpi_req {
+  uint64_t opaque[2];
+} sp__mpi_req;
+
+/* What the layer does for the runtime. Messages are bytes on
+ * MPI_COMM_WORLD, through the PMPI names (never recorded as the program's
+ * calls); every function returns 0, or -1 when MPI failed. */
+typedef struct sp__mpi_ops {
+  int version; /* SP_MPI_HOOKS_VERSION */
+  /* Rank and size in MPI_COMM_WORLD while MPI is initialized and not
+   * finalized. */
+  int (*query)(int *rank, int *size);
+  /* As query, else what the layer saw while MPI was alive. */
+  int (*rank)(int *rank, int *size);
+  int (*send)(const void *buf, int len, int dst, int tag);
+  int (*isend)(const void *buf, int len, int dst, int tag, sp__mpi_req *req);
+  int (*irecv)(void *buf, int len, int src, int tag, sp__mpi_req *req);
+  int (*test)(sp__mpi_req *req, int *done);
+  void (*cancel)(sp__mpi_req *req);       /* cancels and waits */
+  void (*request_free)(sp__mpi_req *req); /* leaves it to MPI */
+  /* libscopeprof_h5mpi.so (SP_MERGE's parallel writer, on this MPI)
+   * loaded: its dlopen handle, or NULL with why (size bytes) set. */
+  void *(*h5mpi_load)(char *why, size_t size);
+} sp__mpi_ops;
+
+/* The layer, at load: from now on the runtime asks MPI through ops (which
+ * must outlive the process). */
+void sp__mpi_register(const sp__mpi_ops *ops);
+
+/* 1 while the runtime records (the clock alignment runs only then). */
+int sp__mpi_recording(void);
+/* The runtime's clock in ns (what the stream's stamps are mapped from). */
+int64_t sp__mpi_now_ns(void);
+/* SP_MERGE's timeout in ns, 0 without SP_MERGE: at MPI_Finalize a rank
+ * waits for another no longer than this. */
+int64_t sp__mpi_merge_wait_ns(void);
+/* A clock offset to rank 0 measured at phase ("init" or "fin") by method
+ * into the stream (ok 0: rank 0 did not answer within wait_ns); says so
+ * with SP_VERBOSE. */
+void sp__mpi_clock_measured(const char *phase, const char *method, int rank,
+                            int ok, int64_t offset, int64_t rtt, int64_t at,
+                            int64_t wait_ns);
+/* In MPI_Finalize, MPI still alive, after the clock alignment: SP_MERGE's
+ * write of the job's file. */
+void sp__mpi_finalizing(void);
+/* In MPI_Abort, before the PMPI call: this rank's calls to its stream, and
+ * the job's other ranks on this node asked to save theirs. */
+void sp__mpi_aborting(void);
 
 #ifdef __cplusplus
 }

@@ -20,9 +20,11 @@ int sp__clock_tsc;
 static uint64_t tsc0;
 static int64_t mono0;
 
-/* SP_TEST_CLOCK_OFFSET_NS / SP_TEST_CLOCK_DRIFT_PPM: this process's clock
- * made to read as another node's would, so that one machine can test the
- * alignment of several. skew_ref: the raw time the drift counts from. */
+#ifdef SP_TESTING
+/* SP_TEST_CLOCK_OFFSET_NS / SP_TEST_CLOCK_DRIFT_PPM (env_test.def): this
+ * process's clock made to read as another node's would, so that one machine
+ * can test the alignment of several. skew_ref: the raw time the drift
+ * counts from. */
 static int skewed;
 static int64_t skew_offset, skew_ppm, skew_ref;
 
@@ -30,18 +32,24 @@ static int64_t skew_offset, skew_ppm, skew_ref;
  * this step at every read, from 1 s on, so that tests know every stamp. */
 static int64_t fake_step;
 static __thread int64_t fake_now;
+#endif
 
 int64_t sp__mono_ns(void) {
+#ifdef SP_TESTING
   if (SP_UNLIKELY(fake_step))
     return (fake_now += fake_step) + INT64_C(1000000000);
+#endif
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+#ifdef SP_TESTING
   if (SP_UNLIKELY(skewed))
     t += skew_offset + (int64_t)((__int128)(t - skew_ref) * skew_ppm / 1000000);
+#endif
   return t;
 }
 
+#ifdef SP_TESTING
 /* A signed decimal integer in [lo, hi] from the variable name, or 0 with a
  * warning when it is not one. */
 static int64_t test_knob(const char *name, int64_t lo, int64_t hi) {
@@ -67,6 +75,7 @@ static void skew_init(void) {
   skew_ref = sp__mono_ns();
   skewed = skew_offset != 0 || skew_ppm != 0;
 }
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 static int cpu_has_counter(void) {
@@ -132,12 +141,14 @@ static void paired_read(uint64_t *tsc, int64_t *mono) {
 }
 
 void sp__clock_init(void) {
-  skew_init();
   const char *force = getenv("SP_CLOCK");
   int want_tsc = cpu_has_counter() && kernel_uses_counter();
+#ifdef SP_TESTING
+  skew_init();
   fake_step = test_knob("SP_TEST_CLOCK_STEP_NS", 0, 1000000000);
   if (fake_step)
     force = "monotonic";
+#endif
   if (force && strcmp(force, "monotonic") == 0)
     want_tsc = 0;
   else if (force && strcmp(force, "tsc") == 0)

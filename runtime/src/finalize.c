@@ -154,7 +154,7 @@ int sp__finalize_as(int at_exit, int merge) {
     stream_failed(named ? path : sp__cfg.prefix);
   } else if (merge &&
              (sp__cfg.mode ? sp__merge_profile(rank) : sp__merge(rank)) == 0 &&
-             !sp__cfg.merge_keep) {
+             !SP__TEST_CFG(merge_keep, 0)) {
     /* in the job's file: this rank writes none of its own */
     unlink(sp__stream_path);
     result = SP_OK;

@@ -1,10 +1,12 @@
 /* h5_load.c - finds and loads libscopeprof_h5.so, the HDF5 writer, when a
  * rank writes .h5, so HDF5 never enters a process that does not; and, for
- * SP_MERGE's parallel write, libscopeprof_h5mpi.so (the same writer on
- * parallel HDF5), which then serves every HDF5 write of the process. */
+ * SP_MERGE's parallel write, takes libscopeprof_h5mpi.so (the same writer on
+ * parallel HDF5) from the MPI layer, which then serves every HDF5 write of
+ * the process. */
 #include "h5_merge.h"
 #include "internal.h"
 #include "sp_format.h"
+#include "sp_mpi_hooks.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -176,60 +178,28 @@ const sp__h5_merge_ops *sp__h5_merge(const char *path, sp_fmt_err *err) {
 #endif
 }
 
-#if defined(SP_USE_HDF5) && defined(SP_H5MPI_SONAME) && defined(SP_MPI_SONAME)
-/* The parallel module, if it can serve this process: it links the MPI
- * library it was built with, which must be the program's (loading it into
- * a program of another MPI would start a second MPI). It is never deep
- * bound: a program linked with MPI holds copies of MPI's objects
- * (MPI_COMM_WORLD, the datatypes: copy relocations) that MPI itself uses,
- * and a deep-bound module would pass MPI the stale originals. So its
- * parallel HDF5 must be the only HDF5 in the program's global scope. */
-static void *par_load(sp_fmt_err *err) {
-  if (par_module)
-    return par_module;
-  if (!loaded(SP_MPI_SONAME)) {
-    sp_fmt_err_set(err, "the program's MPI is not %s, which %s uses",
-                   SP_MPI_SONAME, SP__H5MPI_MODULE);
-    return NULL;
-  }
-  if (!loaded(SP_H5MPI_SONAME) && dlsym(RTLD_DEFAULT, "H5open")) {
-    dlerror();
-    sp_fmt_err_set(err, "the program holds an HDF5 other than %s's (%s)",
-                   SP__H5MPI_MODULE, SP_H5MPI_SONAME);
-    return NULL;
-  }
-  dlerror();
-  char paths[3][PATH_MAX];
-  int np = candidates(paths, SP__H5MPI_MODULE, SP_H5MPI_MODULE_PATH);
-  for (int i = 0; i < np; i++) {
-    if (access(paths[i], F_OK) != 0)
-      continue;
-    void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      const char *why = dlerror();
-      sp_fmt_err_set(err, "cannot load %s: %s", paths[i],
-                     why ? why : "dlopen failed");
-      return NULL;
-    }
-    par_module = h;
-    return h;
-  }
-  sp_fmt_err_set(err, "%s was not found", SP__H5MPI_MODULE);
-  return NULL;
-}
-#endif
-
+/* The parallel module, libscopeprof_h5mpi.so: the MPI layer loads it (it
+ * links the layer's MPI), and from then on it serves every HDF5 write of
+ * the process (module above). */
 const sp__h5_par_ops *sp__h5_par(sp_fmt_err *err) {
-#if defined(SP_USE_HDF5) && defined(SP_H5MPI_SONAME) && defined(SP_MPI_SONAME)
-  void *h = par_load(err);
+#ifdef SP_USE_HDF5
+  const sp__mpi_ops *m = sp__mpi_get();
+  char why[512] = "no MPI layer in the process";
+  void *h = par_module;
+  if (!h && m && m->h5mpi_load)
+    h = m->h5mpi_load(why, sizeof why);
+  if (!h) {
+    sp_fmt_err_set(err, "%s", why);
+    return NULL;
+  }
+  par_module = h;
   const sp__h5_par_ops *(*get)(void) = NULL;
-  if (h)
-    *(void **)&get = dlsym(h, "sp__h5_par_get");
-  if (h && !get)
+  *(void **)&get = dlsym(h, "sp__h5_par_get");
+  if (!get)
     sp_fmt_err_set(err, "%s has no sp__h5_par_get", SP__H5MPI_MODULE);
   return get ? get() : NULL;
 #else
-  sp_fmt_err_set(err, "this libscopeprof was built without parallel HDF5");
+  sp_fmt_err_set(err, "this libscopeprof was built without HDF5");
   return NULL;
 #endif
 }

@@ -73,29 +73,39 @@ typedef struct sp__config {
   char label[256];
   int verbose;
   int enable;
-  int mode;                  /* SP_MODE: 0 trace, 1 profile */
-  char filter[PATH_MAX];     /* SP_FILTER: run-time filter file */
-  int profile_paths;         /* SP_PROFILE_PATHS: paths per thread */
-  int profile_snapshot;      /* SP_PROFILE_SNAPSHOT: seconds, 0 none */
-  uint64_t memory;           /* SP_MEMORY: bytes */
-  int signals;               /* SP_SIGNALS: install handlers */
-  int stream_compact;        /* SP_STREAM_COMPACT: ZCALLS records */
-  int progress;              /* SP_PROGRESS: 0 auto, 1 never, 2 always */
-  int ompt;                  /* SP_OMPT: OpenMP constructs through OMPT */
-  int rank;                  /* SP_RANK, or -1 */
-  int merge;                 /* SP_MERGE: one file for the MPI job */
-  int merge_timeout;         /* SP_MERGE_TIMEOUT: seconds */
-  int abort_wait;            /* SP_ABORT_WAIT: ms, 0 = off */
-  int merge_keep;            /* SP_MERGE_KEEP_RANK_FILES (tests) */
-  int merge_writers;         /* SP_MERGE_WRITERS: turns open at once */
-  int merge_parallel;        /* SP_MERGE_PARALLEL: 0 auto, 1 never, 2 always */
-  int merge_test_fail;       /* SP_MERGE_TEST_FAIL (tests) */
-  char merge_test_host[256]; /* SP_MERGE_TEST_HOST (tests) */
-  int merge_reverse;         /* SP_MERGE_TEST_REVERSE (tests) */
-  int test_raise;            /* SP_TEST_RAISE_IN_WRITE (tests) */
-  int test_snapshot_fd;      /* SP_TEST_SNAPSHOT_FD (tests), or -1 */
+  int mode;              /* SP_MODE: 0 trace, 1 profile */
+  char filter[PATH_MAX]; /* SP_FILTER: run-time filter file */
+  int profile_paths;     /* SP_PROFILE_PATHS: paths per thread */
+  int profile_snapshot;  /* SP_PROFILE_SNAPSHOT: seconds, 0 none */
+  uint64_t memory;       /* SP_MEMORY: bytes */
+  int signals;           /* SP_SIGNALS: install handlers */
+  int stream_compact;    /* SP_STREAM_COMPACT: ZCALLS records */
+  int progress;          /* SP_PROGRESS: 0 auto, 1 never, 2 always */
+  int ompt;              /* SP_OMPT: OpenMP constructs through OMPT */
+  int rank;              /* SP_RANK, or -1 */
+  int merge;             /* SP_MERGE: one file for the MPI job */
+  int merge_timeout;     /* SP_MERGE_TIMEOUT: seconds */
+  int abort_wait;        /* SP_ABORT_WAIT: ms, 0 = off */
+  int merge_writers;     /* SP_MERGE_WRITERS: turns open at once */
+  int merge_parallel;    /* SP_MERGE_PARALLEL: 0 auto, 1 never, 2 always */
+  /* env_test.def */
+#ifdef SP_TESTING
+  int merge_keep;            /* SP_MERGE_KEEP_RANK_FILES */
+  int merge_test_fail;       /* SP_MERGE_TEST_FAIL */
+  char merge_test_host[256]; /* SP_MERGE_TEST_HOST */
+  int merge_reverse;         /* SP_MERGE_TEST_REVERSE */
+  int test_raise;            /* SP_TEST_RAISE_IN_WRITE */
+  int test_snapshot_fd;      /* SP_TEST_SNAPSHOT_FD, or -1 */
+#endif
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
+/* A test-only setting (env_test.def) in a test build, else the value it
+ * has when unset: the branches it drives compile away in production. */
+#ifdef SP_TESTING
+#define SP__TEST_CFG(field, unset) (sp__cfg.field)
+#else
+#define SP__TEST_CFG(field, unset) (unset)
+#endif
 /* Fills cfg from the SP_* variables, warning once for each invalid value. */
 SP_HIDDEN void sp__env_read(sp__config_t *cfg);
 /* 1 for a prefix that asks for no output at all (/dev/null). */
@@ -103,9 +113,10 @@ SP_HIDDEN int sp__discard(const char *prefix);
 
 SP_HIDDEN int sp__rank_from_env(void);
 SP_HIDDEN int sp__size_from_env(void);
-/* Rank and size from an initialized, not yet finalized MPI; 0 or -1. */
+/* Rank and size from an initialized, not yet finalized MPI (through the
+ * MPI layer, when loaded); 0 or -1. */
 SP_HIDDEN int sp__mpi_query(int *rank, int *size);
-/* As sp__mpi_query, else what MPI_Finalize captured. */
+/* As sp__mpi_query, else what the layer saw while MPI was alive. */
 SP_HIDDEN int sp__mpi_rank(int *rank, int *size);
 /* The rank and job size this process reports, decided at finalize. */
 SP_HIDDEN extern int sp__mpi_size;
@@ -148,20 +159,11 @@ SP_HIDDEN void sp__rank_meta(struct sp_fmt_meta *m,
                              int64_t open_calls);
 
 /* ---- SP_MERGE (merge.c) ---- */
-/* The MPI point-to-point calls the runtime makes, through the PMPI names,
- * and the handles they need (mpi.c finds them). */
-typedef struct sp__p2p {
-  int (*send)(const void *, int, void *, int, int, void *);
-  int (*irecv)(void *, int, void *, int, int, void *, void *);
-  int (*test)(void *, int *, void *);
-  int (*cancel)(void *);
-  int (*wait)(void *, void *);
-  int (*isend)(const void *, int, void *, int, int, void *, void *);
-  int (*request_free)(void *);
-  void *world, *byte, *status_ignore;
-} sp__p2p;
-SP_HIDDEN int sp__p2p_get(sp__p2p *m);
-/* Finalize at MPI_Finalize under SP_MERGE (mpi.c calls it). */
+/* What libscopeprof_mpi.so registered (sp_mpi_hooks.h), or NULL: no MPI
+ * in this process as far as the runtime can tell. */
+struct sp__mpi_ops;
+SP_HIDDEN const struct sp__mpi_ops *sp__mpi_get(void);
+/* Finalize at MPI_Finalize under SP_MERGE (mpi_hooks.c calls it). */
 SP_HIDDEN void sp__merge_at_finalize(void);
 /* With the stream complete: this rank's share of the job's <prefix>.h5,
  * written together with every other rank. 0 when the merged file was

@@ -13,9 +13,9 @@
  * index in rank order (rows that come before an earlier rank's wait for
  * it), as sp-import orders them. The last done, rank 0 writes index and
  * metadata, renames the file into place and tells every rank. Messages go
- * through the PMPI names on MPI_COMM_WORLD with tags of their own (a
- * communicator of our own would need a collective call, which a dead rank
- * would hang).
+ * through the MPI layer (sp_mpi_hooks.h: the PMPI names on MPI_COMM_WORLD)
+ * with tags of their own (a communicator of our own would need a
+ * collective call, which a dead rank would hang).
  *
  * Where every rank could load libscopeprof_h5mpi.so (parallel HDF5), the
  * calls go through it instead: once every rank has answered, rank 0 tells
@@ -28,6 +28,7 @@
 #include "h5_merge.h"
 #include "internal.h"
 #include "sp_format.h"
+#include "sp_mpi_hooks.h"
 #include "sp_profile.h"
 
 #include <errno.h>
@@ -81,13 +82,13 @@ static void nap(int64_t *ns) {
 }
 
 typedef struct job {
-  sp__p2p m;
-  int rank, size;   /* in MPI_COMM_WORLD */
-  int64_t wait_ns;  /* SP_MERGE_TIMEOUT */
-  int64_t alive_at; /* rank 0: when it last told the waiting ranks */
-  char *busy;       /* rank 0: ranks whose turn is open (writing) */
-  char *gone;       /* rank 0: ranks that failed to answer */
-  char *heard;      /* rank 0: ranks whose count came (alive, waiting) */
+  const sp__mpi_ops *m; /* the MPI layer's */
+  int rank, size;       /* in MPI_COMM_WORLD */
+  int64_t wait_ns;      /* SP_MERGE_TIMEOUT */
+  int64_t alive_at;     /* rank 0: when it last told the waiting ranks */
+  char *busy;           /* rank 0: ranks whose turn is open (writing) */
+  char *gone;           /* rank 0: ranks that failed to answer */
+  char *heard;          /* rank 0: ranks whose count came (alive, waiting) */
 } job;
 
 /* Rank 0, waiting: every quarter of the timeout, tells every rank still to
@@ -110,22 +111,20 @@ static void keep_alive(job *j) {
   j->alive_at = now_ns();
 }
 
-/* len bytes from src on tag, waiting at most the timeout. The request is an
- * OpenMPI pointer or an MPICH int; 8 zeroed bytes hold either. */
+/* len bytes from src on tag, waiting at most the timeout. */
 static int recv_within(job *j, void *buf, int len, int src, int tag) {
-  uint64_t req = 0;
+  sp__mpi_req req;
   int flag = 0;
-  if (j->m.irecv(buf, len, j->m.byte, src, tag, j->m.world, &req) != 0)
+  if (j->m->irecv(buf, len, src, tag, &req) != 0)
     return -1;
   int64_t until = now_ns() + j->wait_ns, pause = 50000;
   while (!flag) {
-    if (j->m.test(&req, &flag, j->m.status_ignore) != 0)
+    if (j->m->test(&req, &flag) != 0)
       return -1;
     if (flag)
       break;
     if (now_ns() > until) {
-      j->m.cancel(&req);
-      j->m.wait(&req, j->m.status_ignore);
+      j->m->cancel(&req);
       return -1;
     }
     keep_alive(j);
@@ -139,24 +138,24 @@ static int recv_within(job *j, void *buf, int len, int src, int tag) {
  * receiver, which may have given up or died. Then the request is left to
  * MPI with a copy of the bytes (never freed: MPI may still read them). */
 static int send_within(job *j, const void *buf, int len, int dst, int tag) {
-  uint64_t req = 0;
+  sp__mpi_req req;
   int flag = 0;
   void *copy = malloc(len > 0 ? (size_t)len : 1);
   if (!copy)
     return -1;
   memcpy(copy, buf, (size_t)len);
-  if (j->m.isend(copy, len, j->m.byte, dst, tag, j->m.world, &req) != 0) {
+  if (j->m->isend(copy, len, dst, tag, &req) != 0) {
     free(copy);
     return -1;
   }
   int64_t until = now_ns() + j->wait_ns, pause = 50000;
   while (!flag) {
-    if (j->m.test(&req, &flag, j->m.status_ignore) != 0)
+    if (j->m->test(&req, &flag) != 0)
       return -1; /* copy leaked: the request may still hold it */
     if (flag)
       break;
     if (now_ns() > until) {
-      j->m.request_free(&req);
+      j->m->request_free(&req);
       return -1;
     }
     nap(&pause);
@@ -342,7 +341,7 @@ static int share_write_par(share *sh, const sp__h5_par_ops *par,
   int failed = !s;
   if (!s)
     sp_fmt_err_set(err, "%s: out of memory", tmp);
-  else if (sp__cfg.merge_test_fail) {
+  else if (SP__TEST_CFG(merge_test_fail, 0)) {
     sp_fmt_err_set(err, "%s: SP_MERGE_TEST_FAIL", tmp);
     failed = 1;
   }
@@ -399,8 +398,8 @@ static int share_write_par(share *sh, const sp__h5_par_ops *par,
  * rank 0 learns whether the job spans hosts. */
 static uint64_t host_hash(void) {
   char name[256] = "";
-  if (sp__cfg.merge_test_host[0])
-    snprintf(name, sizeof name, "%s", sp__cfg.merge_test_host);
+  if (SP__TEST_CFG(merge_test_host, "")[0])
+    snprintf(name, sizeof name, "%s", SP__TEST_CFG(merge_test_host, ""));
   else
     gethostname(name, sizeof name - 1);
   uint64_t h = 14695981039346656037ull;
@@ -582,13 +581,12 @@ static int merged_meta(const writer *wr, const job *j, const share *sh,
  * awaited); the timeout for all of them together. ups[r].kind stays 0 for
  * a rank that did not answer. 0, or -1 when out of memory. */
 static int gather_counts(job *j, up_msg *ups) {
-  uint64_t *req = calloc((size_t)j->size, sizeof *req);
+  sp__mpi_req *req = calloc((size_t)j->size, sizeof *req);
   char *done = calloc((size_t)j->size, 1);
   int pending = 0, rc = req && done ? 0 : -1;
   for (int r = 1; rc == 0 && r < j->size; r++) {
     ups[r] = (up_msg){0, -1, 0, 0};
-    if (j->m.irecv(&ups[r], (int)sizeof ups[r], j->m.byte, r, TAG_UP,
-                   j->m.world, &req[r]) == 0)
+    if (j->m->irecv(&ups[r], (int)sizeof ups[r], r, TAG_UP, &req[r]) == 0)
       pending++;
     else
       done[r] = 1;
@@ -597,8 +595,7 @@ static int gather_counts(job *j, up_msg *ups) {
   while (rc == 0 && pending > 0) {
     for (int r = 1; r < j->size; r++) {
       int flag = 0;
-      if (done[r] || j->m.test(&req[r], &flag, j->m.status_ignore) != 0 ||
-          !flag)
+      if (done[r] || j->m->test(&req[r], &flag) != 0 || !flag)
         continue;
       done[r] = 1;
       j->heard[r] = 1;
@@ -609,8 +606,7 @@ static int gather_counts(job *j, up_msg *ups) {
     if (now_ns() > until) {
       for (int r = 1; r < j->size; r++)
         if (!done[r]) {
-          j->m.cancel(&req[r]);
-          j->m.wait(&req[r], j->m.status_ignore);
+          j->m->cancel(&req[r]);
           ups[r].kind = 0;
         }
       break;
@@ -632,14 +628,14 @@ static int gather_counts(job *j, up_msg *ups) {
  * for (each within the timeout), so that their ranks hear the outcome at
  * once rather than after their own timeout. */
 typedef struct turn_state {
-  up_msg *ups;     /* per rank, its M_ROWS */
-  uint64_t *req;   /* per rank, the receive of it */
-  int64_t *given;  /* per rank, when its turn began */
-  char **held;     /* per rank, rows come before an earlier rank's */
-  size_t *held_n;  /* their bytes */
-  int next, added; /* the next rank to get a turn, to go into the index */
-  int open, nheld; /* turns open now; ranks whose rows were held */
-  int64_t longest; /* the longest turn */
+  up_msg *ups;      /* per rank, its M_ROWS */
+  sp__mpi_req *req; /* per rank, the receive of it */
+  int64_t *given;   /* per rank, when its turn began */
+  char **held;      /* per rank, rows come before an earlier rank's */
+  size_t *held_n;   /* their bytes */
+  int next, added;  /* the next rank to get a turn, to go into the index */
+  int open, nheld;  /* turns open now; ranks whose rows were held */
+  int64_t longest;  /* the longest turn */
 } turn_state;
 
 /* Rank r's turn has ended (its M_ROWS came): its rows, into the index or
@@ -715,8 +711,8 @@ static int turns(job *j, writer *wr, int writers, int64_t *longest,
       t.ups[r] = (up_msg){0, -1, 0, 0};
       if (!j->gone[r]) {
         send_down(j, r, M_TURN);
-        if (j->m.irecv(&t.ups[r], (int)sizeof t.ups[r], j->m.byte, r, TAG_UP,
-                       j->m.world, &t.req[r]) != 0)
+        if (j->m->irecv(&t.ups[r], (int)sizeof t.ups[r], r, TAG_UP,
+                        &t.req[r]) != 0)
           j->gone[r] = 1;
       }
       if (j->gone[r]) {
@@ -739,13 +735,12 @@ static int turns(job *j, writer *wr, int writers, int64_t *longest,
       int flag = 0;
       if (!j->busy[r])
         continue;
-      if (j->m.test(&t.req[r], &flag, j->m.status_ignore) == 0 && flag) {
+      if (j->m->test(&t.req[r], &flag) == 0 && flag) {
         if (turn_end(j, wr, &t, r, ok, err) != 0)
           ok = 0;
         ended = 1;
       } else if (now_ns() - t.given[r] > j->wait_ns) {
-        j->m.cancel(&t.req[r]);
-        j->m.wait(&t.req[r], j->m.status_ignore);
+        j->m->cancel(&t.req[r]);
         if (ok)
           sp_fmt_err_set(err,
                          "%s: rank %d did not write its calls in time "
@@ -756,7 +751,7 @@ static int turns(job *j, writer *wr, int writers, int64_t *longest,
         t.open--;
         ok = 0;
       }
-      if (sp__cfg.merge_reverse && (ended || j->busy[r]))
+      if (SP__TEST_CFG(merge_reverse, 0) && (ended || j->busy[r]))
         break;
     }
     if (ended) {
@@ -785,202 +780,276 @@ static int turns(job *j, writer *wr, int writers, int64_t *longest,
   return ok ? 0 : -1;
 }
 
-static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
-                sp_fmt_err *err) {
+/* Rank 0's side, in phases over one state. ok falls to 0 at the first
+ * failure (err says why); the phases after it still tell every rank that
+ * answered, so that none waits out its timeout. */
+typedef struct lead_state {
+  job *j;
+  share *sh;
+  sp_fmt_err *err;
+  const sp__h5_par_ops *par; /* the parallel write, or NULL: turns */
   writer wr;
-  memset(&wr, 0, sizeof wr);
-  int64_t *counts = calloc((size_t)j->size, sizeof *counts);
-  wr.ranks = calloc((size_t)j->size, sizeof *wr.ranks);
-  wr.per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *wr.per);
+  int ok;
+  int64_t *counts;     /* per rank, its calls */
+  int64_t total, most; /* calls of all ranks, of the largest share */
+  int64_t limit;       /* the largest file every rank may write */
+  int hosts;           /* 2: the ranks span more than one host */
+  const char *tmp;     /* the file written under its temporary name */
+  char par_tmp[PATH_MAX + 64];
+  int64_t at[2]; /* the datasets' offsets (in parallel: all calls, rounds) */
+  int64_t t0, t_turns, longest; /* for SP_VERBOSE */
+} lead_state;
+
+static void lead_free(lead_state *L) {
+  for (size_t i = 0; L->wr.per && i < (size_t)L->j->size * SP_FMT_PER_RANK; i++)
+    free(L->wr.per[i]);
+  free(L->wr.per);
+  free(L->wr.ranks);
+  free(L->counts);
+  free(L->j->gone);
+  free(L->j->heard);
+  free(L->j->busy);
+}
+
+/* The per-rank lists; -1 when not even the job's are there (every rank
+ * then times out). */
+static int lead_alloc(lead_state *L, int have) {
+  job *j = L->j;
+  L->counts = calloc((size_t)j->size, sizeof *L->counts);
+  L->wr.ranks = calloc((size_t)j->size, sizeof *L->wr.ranks);
+  L->wr.per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *L->wr.per);
   j->gone = calloc((size_t)j->size, 1);
   j->heard = calloc((size_t)j->size, 1);
   j->busy = calloc((size_t)j->size, 1);
-  int ok =
-      have && counts && wr.ranks && wr.per && j->gone && j->heard && j->busy;
-  if (have && !ok)
-    sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
-  if (!j->gone || !j->heard || !j->busy) { /* every rank times out */
-    free(j->gone);
-    free(j->heard);
-    free(j->busy);
-    free(counts);
-    free(wr.ranks);
-    free(wr.per);
+  L->ok = have && L->counts && L->wr.ranks && L->wr.per && j->gone &&
+          j->heard && j->busy;
+  if (have && !L->ok)
+    sp_fmt_err_set(L->err, "%s: out of memory", sp__stream_path);
+  if (!j->gone || !j->heard || !j->busy) {
+    lead_free(L);
     return -1;
   }
-  if (ok && sp__output_job_path(sp__cfg.prefix, ".h5", wr.path,
-                                sizeof wr.path) != 0) {
-    sp_fmt_err_set(err, "%s.h5: name too long", sp__cfg.prefix);
-    ok = 0;
+  return 0;
+}
+
+/* Every rank's M_COUNT: the calls in all, the file limit, the hosts; a
+ * rank that does not take part (or did not answer) is gone, and the merge
+ * off. */
+static void lead_counts(lead_state *L) {
+  job *j = L->j;
+  if (L->ok && sp__output_job_path(sp__cfg.prefix, ".h5", L->wr.path,
+                                   sizeof L->wr.path) != 0) {
+    sp_fmt_err_set(L->err, "%s.h5: name too long", sp__cfg.prefix);
+    L->ok = 0;
   }
-  int64_t total = ok ? sh->calls : 0, most = total, t0 = now_ns();
-  int64_t limit = par ? file_limit() : 0;
+  L->total = L->most = L->ok ? L->sh->calls : 0;
+  L->limit = L->par ? file_limit() : 0;
+  L->hosts = 1;
   uint64_t host = host_hash();
-  int hosts = 1; /* 2: more than one */
-  int64_t t_turns = 0, longest = 0;
   up_msg *ups = calloc((size_t)j->size, sizeof *ups);
   if (!ups || gather_counts(j, ups) != 0) {
-    sp_fmt_err_set(err, "%s: out of memory", wr.path);
-    ok = 0;
+    sp_fmt_err_set(L->err, "%s: out of memory", L->wr.path);
+    L->ok = 0;
   }
   for (int r = 1; ups && r < j->size; r++) {
     up_msg u = ups[r];
     if (u.kind != M_COUNT || u.value < 0) {
-      if (ok)
-        sp_fmt_err_set(err,
+      if (L->ok)
+        sp_fmt_err_set(L->err,
                        "%s: rank %d %s: each rank writes its own file "
                        "(sp-import merges them)",
-                       wr.path, r,
+                       L->wr.path, r,
                        u.kind == M_COUNT ? "does not take part"
                                          : "did not reach MPI_Finalize in "
                                            "time (SP_MERGE_TIMEOUT)");
       /* gone: no answer, or it declined and listens no more */
       j->gone[r] = 1;
-      ok = 0;
+      L->ok = 0;
     }
-    counts[r] = u.value;
-    total += u.value > 0 ? u.value : 0;
-    most = u.value > most ? u.value : most;
-    if (u.kind == M_COUNT && u.len < limit)
-      limit = u.len; /* 0: one rank cannot, so none does */
+    L->counts[r] = u.value;
+    L->total += u.value > 0 ? u.value : 0;
+    L->most = u.value > L->most ? u.value : L->most;
+    if (u.kind == M_COUNT && u.len < L->limit)
+      L->limit = u.len; /* 0: one rank cannot, so none does */
     if (u.kind == M_COUNT && u.host != host)
-      hosts = 2;
+      L->hosts = 2;
   }
   free(ups);
-  /* Parallel HDF5 sets the file's size on every rank as it closes it: a
-   * rank that may not write so large a file (RLIMIT_FSIZE) would fail
-   * there alone, and HDF5's ranks would then wait in different collective
-   * calls for good. The events and 4 MiB for the rest. */
-  /* On one host the ranks' turns are the faster (docs/performance.md): the
-   * parallel write there only when asked for. */
-  if (par && hosts == 1 && sp__cfg.merge_parallel == 0) {
+}
+
+/* Parallel HDF5 or turns. Parallel HDF5 sets the file's size on every rank
+ * as it closes it: a rank that may not write so large a file
+ * (RLIMIT_FSIZE) would fail there alone, and HDF5's ranks would then wait
+ * in different collective calls for good. The events and 4 MiB for the
+ * rest. On one host the ranks' turns are the faster
+ * (docs/performance.md): the parallel write there only when asked for. */
+static void lead_choose_way(lead_state *L) {
+  if (L->par && L->hosts == 1 && sp__cfg.merge_parallel == 0) {
     sp__debug("SP_MERGE: every rank on one host: the ranks take turns "
               "(SP_MERGE_PARALLEL=1: parallel HDF5)");
-    par = NULL;
+    L->par = NULL;
   }
-  if (par && limit < 16 * total + ((int64_t)4 << 20)) {
+  int64_t need = 16 * L->total + ((int64_t)4 << 20);
+  if (L->par && L->limit < need) {
     sp__debug("SP_MERGE: a rank may write no file of %lld bytes: no "
               "parallel HDF5",
-              (long long)(16 * total + ((int64_t)4 << 20)));
-    par = NULL;
+              (long long)need);
+    L->par = NULL;
   }
-  const char *tmp = NULL;
-  char par_tmp[PATH_MAX + 64];
-  int64_t at[2] = {0, 0};
-  if (ok && !(wr.ops = sp__h5_merge(wr.path, err)))
-    ok = 0;
-  if (ok && par) {
-    if (sp_fmt_tmp_name(wr.path, par_tmp, sizeof par_tmp) != 0) {
-      sp_fmt_err_set(err, "%s: name too long", wr.path);
-      ok = 0;
+}
+
+/* The file, under its temporary name: created here for the turns; named
+ * only, for the ranks to create together, in parallel. */
+static void lead_open(lead_state *L) {
+  if (L->ok && !(L->wr.ops = sp__h5_merge(L->wr.path, L->err)))
+    L->ok = 0;
+  if (L->ok && L->par) {
+    if (sp_fmt_tmp_name(L->wr.path, L->par_tmp, sizeof L->par_tmp) != 0) {
+      sp_fmt_err_set(L->err, "%s: name too long", L->wr.path);
+      L->ok = 0;
     }
-    tmp = par_tmp;
-    at[0] = total;
-    at[1] = (most + ROUND - 1) / ROUND;
-  } else if (ok && !(wr.w = wr.ops->open(wr.path, total, &tmp, at, err)))
-    ok = 0;
-  /* Where each rank's calls go. */
-  int64_t base = ok ? sh->calls : 0;
+    L->tmp = L->par_tmp;
+    L->at[0] = L->total;
+    L->at[1] = (L->most + ROUND - 1) / ROUND;
+  } else if (L->ok && !(L->wr.w = L->wr.ops->open(L->wr.path, L->total, &L->tmp,
+                                                  L->at, L->err)))
+    L->ok = 0;
+}
+
+/* Where each rank's calls go (or M_ABORT to each, the merge off). */
+static void lead_places(lead_state *L) {
+  job *j = L->j;
+  int64_t base = L->ok ? L->sh->calls : 0;
   for (int r = 1; r < j->size; r++) {
     if (j->gone[r])
       continue;
     down_msg d;
     memset(&d, 0, sizeof d);
-    d.kind = ok ? M_PLACE : M_ABORT;
-    if (ok) {
+    d.kind = L->ok ? M_PLACE : M_ABORT;
+    if (L->ok) {
       d.base = base;
-      d.at[0] = at[0];
-      d.at[1] = at[1];
-      d.par = par != NULL;
-      snprintf(d.path, sizeof d.path, "%s", tmp);
-      base += counts[r];
+      d.at[0] = L->at[0];
+      d.at[1] = L->at[1];
+      d.par = L->par != NULL;
+      snprintf(d.path, sizeof d.path, "%s", L->tmp);
+      base += L->counts[r];
     }
     /* Short (the path's own length): under MPI's eager limit, taken at
      * once, so that a rank told of the parallel write is not left in it
      * because another could not be told. */
     int len =
-        (int)offsetof(down_msg, path) + (ok ? (int)strlen(d.path) + 1 : 0);
+        (int)offsetof(down_msg, path) + (L->ok ? (int)strlen(d.path) + 1 : 0);
     if (send_within(j, &d, len, r, TAG_DOWN) != 0)
       j->gone[r] = 1;
   }
-  /* Rank 0's own turn, then each other rank's in order; in parallel, every
-   * rank's writes together, then the file is rank 0's. A rank that could
-   * not be told its place (the short message was not taken: it died)
-   * leaves the ranks that were told in the collective for good, whatever
-   * rank 0 does: rank 0 stays out and writes its own file, and ending the
-   * job is the MPI library's. */
+}
+
+/* Rank 0's own calls and rows; in parallel, every rank's writes together,
+ * then the file is rank 0's. A rank that could not be told its place (the
+ * short message was not taken: it died) leaves the ranks that were told in
+ * the collective for good, whatever rank 0 does: rank 0 stays out and
+ * writes its own file, and ending the job is the MPI library's. */
+static void lead_own_turn(lead_state *L) {
+  job *j = L->j;
+  share *sh = L->sh;
   int64_t turn = now_ns();
-  if (ok)
-    sp__pending_tmp(1, tmp);
-  if (ok && par) {
+  if (L->ok)
+    sp__pending_tmp(1, L->tmp);
+  if (L->ok && L->par) {
     int gone = 0;
     for (int r = 1; r < j->size; r++)
       gone |= j->gone[r];
     if (gone) {
-      sp_fmt_err_set(err,
+      sp_fmt_err_set(L->err,
                      "%s: a rank did not take its place: each rank "
                      "writes its own file",
-                     wr.path);
-      ok = 0;
-    } else if (share_write_par(sh, par, tmp, 0, at[0], at[1], err) != 0) {
-      ok = 0;
-      unlink(tmp);
-    } else if (!(wr.w = wr.ops->adopt(wr.path, tmp, total, err)))
-      ok = 0;
-  } else if (ok && share_write(sh, tmp, 0, at, err) != 0)
-    ok = 0;
-  if (ok)
+                     L->wr.path);
+      L->ok = 0;
+    } else if (share_write_par(sh, L->par, L->tmp, 0, L->at[0], L->at[1],
+                               L->err) != 0) {
+      L->ok = 0;
+      unlink(L->tmp);
+    } else if (!(L->wr.w =
+                     L->wr.ops->adopt(L->wr.path, L->tmp, L->total, L->err)))
+      L->ok = 0;
+  } else if (L->ok && share_write(sh, L->tmp, 0, L->at, L->err) != 0)
+    L->ok = 0;
+  if (L->ok)
     sp__test_raise();
-  longest = now_ns() - turn;
-  t_turns = now_ns();
-  for (int64_t i = 0; ok && i < sh->n; i++)
-    if (wr.ops->row(wr.w, sh->rank, &sh->srcs[i], &sh->st[i], err) != 0)
-      ok = 0;
-  if (ok) {
-    wr.ranks[0] = sh->rank;
+  L->longest = now_ns() - turn;
+  L->t_turns = now_ns(); /* the other ranks' turns: from rank 0's rows on */
+  for (int64_t i = 0; L->ok && i < sh->n; i++)
+    if (L->wr.ops->row(L->wr.w, sh->rank, &sh->srcs[i], &sh->st[i], L->err) !=
+        0)
+      L->ok = 0;
+  if (L->ok) {
+    L->wr.ranks[0] = sh->rank;
     for (int k = 0; k < SP_FMT_PER_RANK; k++) {
-      wr.per[k] = sh->per[k];
+      L->wr.per[k] = sh->per[k];
       sh->per[k] = NULL;
     }
   }
-  int writers = par                         ? j->size
+}
+
+/* The other ranks' turns (all at once in parallel: only their rows). */
+static void lead_turns(lead_state *L) {
+  int writers = L->par                      ? L->j->size
                 : sp__cfg.merge_writers > 0 ? sp__cfg.merge_writers
                                             : 1;
-  if (ok && turns(j, &wr, writers, &longest, err) != 0)
-    ok = 0;
-  t_turns = now_ns() - t_turns;
+  if (L->ok && turns(L->j, &L->wr, writers, &L->longest, L->err) != 0)
+    L->ok = 0;
+  L->t_turns = now_ns() - L->t_turns;
+}
+
+/* Index and metadata, the file into place (or removed), every rank told. */
+static void lead_close(lead_state *L) {
+  job *j = L->j;
   int64_t t_close = now_ns();
   sp_fmt_meta m = {0};
-  if (ok && merged_meta(&wr, j, sh, &m) != 0) {
-    sp_fmt_err_set(err, "%s: out of memory", wr.path);
-    ok = 0;
+  if (L->ok && merged_meta(&L->wr, j, L->sh, &m) != 0) {
+    sp_fmt_err_set(L->err, "%s: out of memory", L->wr.path);
+    L->ok = 0;
   }
-  if (wr.w) {
-    if (ok)
-      ok = wr.ops->close(wr.w, &m, err) == 0;
+  if (L->wr.w) {
+    if (L->ok)
+      L->ok = L->wr.ops->close(L->wr.w, &m, L->err) == 0;
     else
-      wr.ops->abort(wr.w);
+      L->wr.ops->abort(L->wr.w);
   }
   sp__pending_tmp(1, NULL); /* renamed into place, or removed */
   sp_fmt_meta_free(&m);
   for (int r = 1; r < j->size; r++)
     if (!j->gone[r])
-      send_down(j, r, ok ? M_DONE : M_ABORT);
-  if (ok)
+      send_down(j, r, L->ok ? M_DONE : M_ABORT);
+  if (L->ok)
     sp__debug("wrote %s (%d ranks, %lld calls%s) in %.3f s: other ranks' "
               "turns %.3f s, longest turn %.3f s, index and close %.3f s",
-              wr.path, j->size, (long long)total, par ? ", parallel HDF5" : "",
-              1e-9 * (double)(now_ns() - t0), 1e-9 * (double)t_turns,
-              1e-9 * (double)longest, 1e-9 * (double)(now_ns() - t_close));
-  for (size_t i = 0; wr.per && i < (size_t)j->size * SP_FMT_PER_RANK; i++)
-    free(wr.per[i]);
-  free(wr.per);
-  free(wr.ranks);
-  free(counts);
-  free(j->gone);
-  free(j->heard);
-  free(j->busy);
-  return ok ? 0 : -1;
+              L->wr.path, j->size, (long long)L->total,
+              L->par ? ", parallel HDF5" : "",
+              1e-9 * (double)(now_ns() - L->t0), 1e-9 * (double)L->t_turns,
+              1e-9 * (double)L->longest, 1e-9 * (double)(now_ns() - t_close));
+}
+
+static int lead(job *j, share *sh, int have, const sp__h5_par_ops *par,
+                sp_fmt_err *err) {
+  lead_state L;
+  memset(&L, 0, sizeof L);
+  L.j = j;
+  L.sh = sh;
+  L.err = err;
+  L.par = par;
+  if (lead_alloc(&L, have) != 0)
+    return -1;
+  L.t0 = now_ns();
+  lead_counts(&L);
+  lead_choose_way(&L);
+  lead_open(&L);
+  lead_places(&L);
+  lead_own_turn(&L);
+  lead_turns(&L);
+  lead_close(&L);
+  lead_free(&L);
+  return L.ok ? 0 : -1;
 }
 
 /* ---- the other ranks ---- */
@@ -1033,7 +1102,7 @@ static int follow(job *j, share *sh, int have, const sp__h5_par_ops *par,
 static int wants_parallel(int size) {
   if (sp__cfg.merge_parallel == 1)
     return 0;
-  if (sp__cfg.merge_parallel == 2 || sp__cfg.merge_test_host[0])
+  if (sp__cfg.merge_parallel == 2 || SP__TEST_CFG(merge_test_host, "")[0])
     return 1;
   const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   return !local || atoi(local) != size;
@@ -1047,7 +1116,7 @@ int sp__merge(int rank) {
   job j;
   memset(&j, 0, sizeof j);
   j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
-  if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)
+  if (!(j.m = sp__mpi_get()) || j.m->query(&j.rank, &j.size) != 0)
     return -1;
   sp_fmt_err err = {{0}}, why = {{0}};
   share sh;
@@ -1079,7 +1148,7 @@ void sp__merge_at_finalize(void) {
    * stream; the others learn at once not to wait for it. */
   job j;
   memset(&j, 0, sizeof j);
-  if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)
+  if (!(j.m = sp__mpi_get()) || j.m->query(&j.rank, &j.size) != 0)
     return;
   j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
   if (j.rank != 0) {
@@ -1183,106 +1252,142 @@ static int prof_unpack(const char *bytes, size_t n, int32_t *rank, char **per,
   return rd.bad ? -1 : 0;
 }
 
+/* Rank 0's side in profile mode, in phases over one state; ok as in
+ * lead_state. */
+typedef struct prof_state {
+  job *j;
+  sp_fmt_err *err;
+  sp_fmt_profile *all; /* rank 0's profile, every rank's appended */
+  sp_fmt_meta *meta;   /* rank 0's metadata, the job's added */
+  char path[PATH_MAX + 64];
+  int32_t *ranks; /* per MPI rank, its rank in the file */
+  char **per;     /* per MPI rank, SP_FMT_PER_RANK values */
+  char *sent;     /* per MPI rank, 1: it answered (and waits for the end) */
+  int ok;
+} prof_state;
+
+/* Rank r's call paths, appended to all. */
+static void prof_take(prof_state *P, int r) {
+  up_msg u;
+  if (recv_within(P->j, &u, (int)sizeof u, r, TAG_UP) != 0) {
+    if (P->ok)
+      sp_fmt_err_set(P->err,
+                     "%s: rank %d did not answer: each rank writes "
+                     "its own file",
+                     P->path, r);
+    P->ok = 0;
+    return;
+  }
+  if (P->sent)
+    P->sent[r] = 1;
+  if (u.kind != M_ROWS || u.value != 0 || u.len < 0 || u.len > INT32_MAX) {
+    if (P->ok)
+      sp_fmt_err_set(
+          P->err, "%s: rank %d %s: each rank writes its own file", P->path, r,
+          u.kind == M_ROWS ? "could not read its profile" : "takes no part");
+    P->ok = 0;
+    return;
+  }
+  char *b = malloc(u.len ? (size_t)u.len : 1);
+  sp_fmt_profile p;
+  memset(&p, 0, sizeof p);
+  if (!b || recv_within(P->j, b, (int)u.len, r, TAG_ROWS) != 0) {
+    if (P->ok)
+      sp_fmt_err_set(P->err, "%s: rank %d's profile did not come", P->path, r);
+    P->ok = 0;
+  } else if (P->ok &&
+             (prof_unpack(b, (size_t)u.len, &P->ranks[r],
+                          P->per + (size_t)r * SP_FMT_PER_RANK, &p) != 0 ||
+              sp_fmt_profile_append(P->all, &p) != 0)) {
+    sp_fmt_err_set(P->err, "%s: rank %d sent a profile cut short", P->path, r);
+    P->ok = 0;
+  }
+  sp_fmt_profile_free(&p);
+  free(b);
+}
+
+/* The job's metadata: label, size, open calls, the per-rank lists. */
+static void prof_meta(prof_state *P) {
+  if (!P->ok)
+    return;
+  const char *slash = strrchr(P->path, '/');
+  char label[PATH_MAX + 64];
+  snprintf(label, sizeof label, "%s",
+           sp__cfg.label[0] ? sp__cfg.label
+           : slash          ? slash + 1
+                            : P->path);
+  char *dot = sp__cfg.label[0] ? NULL : strrchr(label, '.');
+  if (dot && dot != label)
+    *dot = 0;
+  if (sp_fmt_meta_set_str(P->meta, "label", label) ||
+      sp_fmt_meta_set_int(P->meta, "mpi_size", P->j->size) ||
+      sp_fmt_meta_set_int(P->meta, "calls_open_at_exit", P->all->open_calls) ||
+      sp_fmt_per_rank_meta(P->meta, P->per, P->ranks, P->j->size) != 0) {
+    sp_fmt_err_set(P->err, "%s: out of memory", P->path);
+    P->ok = 0;
+  }
+}
+
+/* The file, under a private name, then into place. */
+static void prof_write(prof_state *P) {
+  char tmp[PATH_MAX + 64];
+  if (P->ok && sp__private_name(P->path, tmp, sizeof tmp) != 0) {
+    sp_fmt_err_set(P->err, "%s: name too long", P->path);
+    P->ok = 0;
+  }
+  if (!P->ok)
+    return;
+  sp__pending_tmp(1, tmp);
+  if (sp__write_h5_profile(tmp, P->all, P->meta, P->err) != 0) {
+    unlink(tmp);
+    P->ok = 0;
+  } else if (sp__test_raise(), sp__place(tmp, P->path, 0) != 0) {
+    unlink(tmp);
+    P->ok = 0;
+  }
+  sp__pending_tmp(1, NULL);
+}
+
 static int prof_lead(job *j, int32_t rank, int have, sp_fmt_profile *all,
                      sp_fmt_meta *meta, char **per0, sp_fmt_err *err) {
-  char path[PATH_MAX + 64], tmp[PATH_MAX + 64];
-  int32_t *ranks = calloc((size_t)j->size, sizeof *ranks);
-  char **per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *per);
-  char *sent = calloc((size_t)j->size, 1);
-  int ok = have && ranks && per && sent;
-  if (!ok && have)
+  prof_state P;
+  memset(&P, 0, sizeof P);
+  P.j = j;
+  P.err = err;
+  P.all = all;
+  P.meta = meta;
+  P.ranks = calloc((size_t)j->size, sizeof *P.ranks);
+  P.per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *P.per);
+  P.sent = calloc((size_t)j->size, 1);
+  P.ok = have && P.ranks && P.per && P.sent;
+  if (!P.ok && have)
     sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
-  if (ok && sp__output_job_path(sp__cfg.prefix, ".h5", path, sizeof path)) {
+  if (P.ok &&
+      sp__output_job_path(sp__cfg.prefix, ".h5", P.path, sizeof P.path)) {
     sp_fmt_err_set(err, "%s.h5: name too long", sp__cfg.prefix);
-    ok = 0;
+    P.ok = 0;
   }
-  if (ok) {
-    ranks[0] = rank;
+  if (P.ok) {
+    P.ranks[0] = rank;
     for (int k = 0; k < SP_FMT_PER_RANK; k++)
-      per[k] = per0[k], per0[k] = NULL;
-  }
-  for (int r = 1; r < j->size; r++) {
-    up_msg u;
-    if (recv_within(j, &u, (int)sizeof u, r, TAG_UP) != 0) {
-      if (ok)
-        sp_fmt_err_set(err,
-                       "%s: rank %d did not answer: each rank writes "
-                       "its own file",
-                       path, r);
-      ok = 0;
-      continue;
-    }
-    if (sent)
-      sent[r] = 1;
-    if (u.kind != M_ROWS || u.value != 0 || u.len < 0 || u.len > INT32_MAX) {
-      if (ok)
-        sp_fmt_err_set(
-            err, "%s: rank %d %s: each rank writes its own file", path, r,
-            u.kind == M_ROWS ? "could not read its profile" : "takes no part");
-      ok = 0;
-      continue;
-    }
-    char *b = malloc(u.len ? (size_t)u.len : 1);
-    sp_fmt_profile p;
-    memset(&p, 0, sizeof p);
-    if (!b || recv_within(j, b, (int)u.len, r, TAG_ROWS) != 0) {
-      if (ok)
-        sp_fmt_err_set(err, "%s: rank %d's profile did not come", path, r);
-      ok = 0;
-    } else if (ok && (prof_unpack(b, (size_t)u.len, &ranks[r],
-                                  per + (size_t)r * SP_FMT_PER_RANK, &p) != 0 ||
-                      sp_fmt_profile_append(all, &p) != 0)) {
-      sp_fmt_err_set(err, "%s: rank %d sent a profile cut short", path, r);
-      ok = 0;
-    }
-    sp_fmt_profile_free(&p);
-    free(b);
-  }
-  if (ok) {
-    const char *slash = strrchr(path, '/');
-    char label[PATH_MAX + 64];
-    snprintf(label, sizeof label, "%s",
-             sp__cfg.label[0] ? sp__cfg.label
-             : slash          ? slash + 1
-                              : path);
-    char *dot = sp__cfg.label[0] ? NULL : strrchr(label, '.');
-    if (dot && dot != label)
-      *dot = 0;
-    if (sp_fmt_meta_set_str(meta, "label", label) ||
-        sp_fmt_meta_set_int(meta, "mpi_size", j->size) ||
-        sp_fmt_meta_set_int(meta, "calls_open_at_exit", all->open_calls) ||
-        sp_fmt_per_rank_meta(meta, per, ranks, j->size) != 0) {
-      sp_fmt_err_set(err, "%s: out of memory", path);
-      ok = 0;
-    }
-  }
-  if (ok && sp__private_name(path, tmp, sizeof tmp) != 0) {
-    sp_fmt_err_set(err, "%s: name too long", path);
-    ok = 0;
-  }
-  if (ok) {
-    sp__pending_tmp(1, tmp);
-    if (sp__write_h5_profile(tmp, all, meta, err) != 0) {
-      unlink(tmp);
-      ok = 0;
-    } else if (sp__test_raise(), sp__place(tmp, path, 0) != 0) {
-      unlink(tmp);
-      ok = 0;
-    }
-    sp__pending_tmp(1, NULL);
+      P.per[k] = per0[k], per0[k] = NULL;
   }
   for (int r = 1; r < j->size; r++)
-    if (sent && sent[r])
-      send_down(j, r, ok ? M_DONE : M_ABORT);
-  if (ok)
-    sp__debug("wrote %s (%d ranks, %lld call paths)", path, j->size,
+    prof_take(&P, r);
+  prof_meta(&P);
+  prof_write(&P);
+  for (int r = 1; r < j->size; r++)
+    if (P.sent && P.sent[r])
+      send_down(j, r, P.ok ? M_DONE : M_ABORT);
+  if (P.ok)
+    sp__debug("wrote %s (%d ranks, %lld call paths)", P.path, j->size,
               (long long)all->npaths);
-  for (size_t i = 0; per && i < (size_t)j->size * SP_FMT_PER_RANK; i++)
-    free(per[i]);
-  free(per);
-  free(ranks);
-  free(sent);
-  return ok ? 0 : -1;
+  for (size_t i = 0; P.per && i < (size_t)j->size * SP_FMT_PER_RANK; i++)
+    free(P.per[i]);
+  free(P.per);
+  free(P.ranks);
+  free(P.sent);
+  return P.ok ? 0 : -1;
 }
 
 int sp__merge_profile(int rank) {
@@ -1290,7 +1395,7 @@ int sp__merge_profile(int rank) {
   job j;
   memset(&j, 0, sizeof j);
   j.wait_ns = (int64_t)sp__cfg.merge_timeout * 1000000000;
-  if (sp__p2p_get(&j.m) != 0 || sp__mpi_query(&j.rank, &j.size) != 0)
+  if (!(j.m = sp__mpi_get()) || j.m->query(&j.rank, &j.size) != 0)
     return -1;
   sp_fmt_err err = {{0}};
   sp_fmt_profile p;

@@ -476,7 +476,7 @@ static int64_t compact_at;
 void sp__prof_snapshot(void) {
   if (sp__cfg.mode != 1 || !sp__stream_acquire(60000))
     return;
-  int64_t slack = sp__cfg.test_snapshot_fd >= 0 ? 0 : COMPACT_SLACK;
+  int64_t slack = SP__TEST_CFG(test_snapshot_fd, -1) >= 0 ? 0 : COMPACT_SLACK;
   int rc = sp__stream_open(1) != 0 || sp__stream_regions() != 0;
   if (!rc) {
     if (!compact_at)
@@ -496,9 +496,9 @@ void sp__prof_snapshot(void) {
     /* either way the last snapshot in the stream is whole */
   }
   sp__token_give();
-  if (sp__cfg.test_snapshot_fd >= 0) {
+  if (SP__TEST_CFG(test_snapshot_fd, -1) >= 0) {
     char c = rc ? 'f' : 's';
-    ssize_t w = write(sp__cfg.test_snapshot_fd, &c, 1);
+    ssize_t w = write(SP__TEST_CFG(test_snapshot_fd, -1), &c, 1);
     (void)w;
   }
 }

@@ -114,8 +114,8 @@ void sp__pending_tmp(int slot, const char *path) {
 }
 
 void sp__test_raise(void) {
-  if (sp__cfg.test_raise > 0)
-    raise(sp__cfg.test_raise);
+  if (SP__TEST_CFG(test_raise, 0) > 0)
+    raise(SP__TEST_CFG(test_raise, 0));
 }
 
 /* Everything in memory to the stream, once; then the stream belongs to

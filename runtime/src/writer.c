@@ -164,7 +164,7 @@ void sp__writer_push(sp__chunk_t *c) {
 void sp__writer_ticks(void) {
   pthread_mutex_lock(&qlock);
   if (!started && !stop_req) {
-    if (sp__cfg.test_snapshot_fd >= 0)
+    if (SP__TEST_CFG(test_snapshot_fd, -1) >= 0)
       tick_ns = 10000000;
     else
       tick_ns = (int64_t)sp__cfg.profile_snapshot * 1000000000;

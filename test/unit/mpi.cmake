@@ -28,7 +28,7 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   endif()
   find_program(SP_MPIF90 mpif90)
   if(MPI_Fortran_FOUND AND SP_MPIF90 AND TARGET scopeprof_fortran)
-    list(APPEND _modes f-mpi f-f08)
+    list(APPEND _modes f-mpi f-f08 f-allreduce)
   endif()
   find_program(SP_FLANG22 flang-22)
   if(MPI_Fortran_FOUND AND SP_FLANG22 AND SP_BUILD_PASS)
@@ -40,7 +40,7 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
 
   # One clock for the job: skewed clocks aligned to rank 0's.
   add_executable(mpi_clock ${_d}/clock.c)
-  target_link_libraries(mpi_clock PRIVATE scopeprof MPI::MPI_C)
+  target_link_libraries(mpi_clock PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
   target_compile_options(mpi_clock PRIVATE ${SP_C_WARNINGS})
   target_compile_definitions(mpi_clock PRIVATE _GNU_SOURCE)
   add_executable(mpi_clock_plain ${_d}/clock.c)
@@ -57,7 +57,8 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
 
   # SP_MERGE: one file written by the job at MPI_Finalize.
   add_executable(mpi_merge ${_d}/merge.c)
-  target_link_libraries(mpi_merge PRIVATE scopeprof MPI::MPI_C Threads::Threads)
+  target_link_libraries(mpi_merge PRIVATE scopeprof_mpi scopeprof MPI::MPI_C
+    Threads::Threads)
   target_compile_options(mpi_merge PRIVATE ${SP_C_WARNINGS})
   # -wN: the ranks' turns, SP_MERGE_WRITERS=N (equal-w2: turns that end out
   # of rank order); -par, -hosts: parallel HDF5 asked for, or on two
@@ -80,13 +81,15 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
       ${SP_C_WARNINGS})
     target_compile_definitions(mpi_h5app PRIVATE H5_APP_MPI)
     target_include_directories(mpi_h5app PRIVATE ${SP_HDF5_MPI_INCLUDE})
-    target_link_libraries(mpi_h5app PRIVATE scopeprof ${SP_HDF5_MPI_LIB}
+    target_link_libraries(mpi_h5app PRIVATE scopeprof_mpi scopeprof ${SP_HDF5_MPI_LIB}
       MPI::MPI_C)
     list(APPEND _modes h5app)
     set(_h5app "H5APP=$<TARGET_FILE:mpi_h5app>")
   endif()
+  # The layer linked for the runtime's MPI work (rank, clock, SP_MERGE's
+  # messages), SP_MPI=0: the program's MPI calls are not what is counted.
   sp_mpi_tests(merge ${_d}/merge.sh "${_modes}"
-    "SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MERGE=$<TARGET_FILE:mpi_merge>;SRC=${_d};PAR=${_par};${_h5app}")
+    "SP_MPI=0;SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MERGE=$<TARGET_FILE:mpi_merge>;SRC=${_d};PAR=${_par};${_h5app}")
 endif()
 
 # MPI_Abort on rank 1 of 4: every rank's calls survive, in 5 runs in a row
@@ -94,12 +97,13 @@ endif()
 # kill settings, and in 3 where the launcher sends SIGKILL right after
 # SIGTERM (odls_base_sigkill_timeout=0: what a loaded node sometimes gets,
 # and what a SIGTERM handler alone cannot survive).
-if(MPI_C_FOUND AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
+if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
   set(_d ${CMAKE_CURRENT_LIST_DIR}/mpi)
   add_executable(mpi_abort ${_d}/abort.c)
-  target_link_libraries(mpi_abort PRIVATE scopeprof MPI::MPI_C)
+  target_link_libraries(mpi_abort PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
   target_compile_options(mpi_abort PRIVATE ${SP_C_WARNINGS})
-  set(_env "MPIRUN=${SP_MPIRUN};SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};SRC=${_d}")
+  # The layer for its MPI_Abort, SP_MPI=0: no MPI call counted.
+  set(_env "SP_MPI=0;MPIRUN=${SP_MPIRUN};SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};SRC=${_d}")
   add_test(NAME mpi_abort_c COMMAND ${_d}/abort.sh 5 4)
   add_test(NAME mpi_abort_c_kill0 COMMAND ${_d}/abort.sh 3 4)
   set_tests_properties(mpi_abort_c mpi_abort_c_kill0 PROPERTIES TIMEOUT 120
@@ -107,12 +111,12 @@ if(MPI_C_FOUND AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
   set_tests_properties(mpi_abort_c_kill0 PROPERTIES ENVIRONMENT
     "${_env};PROG=$<TARGET_FILE:mpi_abort>;OMPI_MCA_odls_base_sigkill_timeout=0")
   # The same from Fortran: mpif.h (mpi_abort_, as use mpi) and use mpi_f08
-  # (mpi_abort_f08_), the runtime linked ahead of MPI's Fortran libraries.
+  # (mpi_abort_f08_), the MPI layer linked ahead of MPI's Fortran libraries.
   if(MPI_Fortran_FOUND AND TARGET MPI::MPI_Fortran AND TARGET scopeprof_fortran)
     foreach(f abort_f abort_f08)
       add_executable(mpi_${f} ${_d}/${f}.f90)
-      target_link_libraries(mpi_${f} PRIVATE scopeprof_fortran scopeprof
-        MPI::MPI_Fortran)
+      target_link_libraries(mpi_${f} PRIVATE scopeprof_fortran scopeprof_mpi
+        scopeprof MPI::MPI_Fortran)
       add_test(NAME mpi_${f} COMMAND ${_d}/abort.sh 3 4)
       set_tests_properties(mpi_${f} PROPERTIES TIMEOUT 120 LABELS mpi
         ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_${f}>;OMPI_MCA_odls_base_sigkill_timeout=0")

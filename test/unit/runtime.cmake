@@ -231,15 +231,17 @@ sp_unit_test_depends(test_runtime rt_header_c)
 # launcher's variables or, with them hidden, from MPI itself.
 find_package(MPI COMPONENTS C QUIET)
 find_program(SP_MPIRUN NAMES mpirun mpiexec)
-if(MPI_C_FOUND AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
+# MPI itself is asked through the MPI layer (libscopeprof_mpi.so), whose
+# call recording SP_MPI=0 turns off: the program's own regions are counted.
+if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
   add_executable(rt_mpi_prog ${CMAKE_CURRENT_LIST_DIR}/runtime/mpi_prog.c)
-  target_link_libraries(rt_mpi_prog PRIVATE scopeprof MPI::MPI_C)
+  target_link_libraries(rt_mpi_prog PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
   target_compile_definitions(rt_mpi_prog PRIVATE _GNU_SOURCE)
   target_compile_options(rt_mpi_prog PRIVATE ${SP_C_WARNINGS})
   foreach(mode env hide hide-atexit)
     add_test(NAME runtime_mpirun_${mode} COMMAND sh -c
       "set -e; d=$(mktemp -d); \
-       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SP_FORMAT=h5 SP_OUTPUT=$d/mpi \
+       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SP_MPI=0 SP_FORMAT=h5 SP_OUTPUT=$d/mpi \
        '${SP_MPIRUN}' --oversubscribe -np 2 '$<TARGET_FILE:rt_mpi_prog>' ${mode}; \
        '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_mpi.py' $d '$<TARGET_FILE:sp-import>'; \
        rm -rf $d")
@@ -258,7 +260,7 @@ if(MPI_C_FOUND AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
     endif()
     add_test(NAME runtime_mpirun_${mode} COMMAND sh -c
       "d=$(mktemp -d); \
-       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SP_OUTPUT=$d/mpi \
+       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SP_MPI=0 SP_OUTPUT=$d/mpi \
        ${_grace} \
        '${SP_MPIRUN}' --oversubscribe -np 3 '$<TARGET_FILE:rt_mpi_prog>' ${mode} >/dev/null 2>&1; \
        '${SP_PYTHON3}' '${CMAKE_CURRENT_LIST_DIR}/runtime/check_mpi_crash.py' $d '$<TARGET_FILE:sp-import>' ${mode} \
@@ -284,7 +286,8 @@ sp_add_unit_test(test_endings
 sp_unit_test_depends(test_endings rt_scenario)
 # MPI_Abort's request to the job's other processes on the node, without MPI
 # (a pretended job: PMIX_NAMESPACE), so that it runs under the sanitizers.
-add_executable(rt_abort_peer ${CMAKE_CURRENT_LIST_DIR}/runtime/abort_peer.c)
+add_executable(rt_abort_peer ${CMAKE_CURRENT_LIST_DIR}/runtime/abort_peer.c
+  ${CMAKE_CURRENT_LIST_DIR}/runtime/abort_shim.c)
 target_link_libraries(rt_abort_peer PRIVATE scopeprof)
 target_compile_options(rt_abort_peer PRIVATE ${SP_C_WARNINGS})
 sp_add_unit_test(test_abort
@@ -316,6 +319,7 @@ sp_test_programs(rt_scenario rt_scenario_static rt_cyg_prog rt_cyg_cxx
 add_executable(rt_env_table ${CMAKE_CURRENT_LIST_DIR}/runtime/env_table.c)
 target_include_directories(rt_env_table PRIVATE ${PROJECT_SOURCE_DIR}/runtime/src)
 target_compile_options(rt_env_table PRIVATE ${SP_C_WARNINGS})
+target_compile_definitions(rt_env_table PRIVATE $<$<BOOL:${SP_TESTING}>:SP_TESTING>)
 add_test(NAME runtime_env_table_documented
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/runtime/check_env_docs.sh
     $<TARGET_FILE:rt_env_table> ${PROJECT_SOURCE_DIR}/docs/runtime.md)
@@ -414,3 +418,23 @@ if(TARGET ScopeProf AND EXISTS ${LLVM_LIBRARY_DIR}/libLLVM.so)
     COMMAND filter_corpus_llvm ${CMAKE_CURRENT_LIST_DIR}/runtime/filter_corpus.txt)
   set_tests_properties(test_filter_corpus_plugin PROPERTIES LABELS plugin)
 endif()
+
+# A program that is not an MPI program maps no MPI library and nothing of
+# ScopeProf's MPI layer (libscopeprof_mpi, libscopeprof_h5mpi), whatever
+# the format and SP_MERGE: the runtime links no MPI.
+add_executable(rt_maps_prog ${CMAKE_CURRENT_LIST_DIR}/runtime/maps_prog.c)
+target_compile_options(rt_maps_prog PRIVATE ${SP_C_WARNINGS})
+target_link_libraries(rt_maps_prog PRIVATE scopeprof)
+set(_maps_cases "spt 0" "spt 1")
+if(TARGET scopeprof_h5)
+  list(APPEND _maps_cases "h5 0" "h5 1")
+endif()
+foreach(_c IN LISTS _maps_cases)
+  string(REPLACE " " ";" _c "${_c}")
+  list(GET _c 0 _fmt)
+  list(GET _c 1 _merge)
+  add_test(NAME runtime_no_mpi_mapped_${_fmt}_merge${_merge}
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/runtime/check_maps.sh
+      $<TARGET_FILE:rt_maps_prog>
+      ${CMAKE_CURRENT_BINARY_DIR}/rt_maps_${_fmt}_${_merge} ${_fmt} ${_merge})
+endforeach()

@@ -4,7 +4,7 @@
 # drift modes, SP_TEST_CLOCK_DRIFT_PPM; their barriers must line up on the
 # merged timeline (check_clock.py).
 # Environment: SP_BIN (sp-fc), SP_LIBDIR, SP_IMPORT, PY3, MPIRUN, CLOCK
-# (clock.c with the runtime only), CLOCK_PLAIN (without ScopeProf), SRC
+# (clock.c with the runtime and the MPI layer), CLOCK_PLAIN (without ScopeProf), SRC
 # (this directory).
 set -eu
 mode="$1"
@@ -37,7 +37,7 @@ run() { # run [VAR=VALUE...] PROGRAM [ARG...]: $NP ranks (3) writing into
 check() { "$PY3" "$SRC/check_clock.py" "$d/out" "$d/raw" "$SP_IMPORT" "$@"; }
 
 case "$mode" in
-runtime) # the runtime's own MPI_Init and MPI_Finalize; .spt has no
+runtime) # the linked MPI layer's MPI_Init and MPI_Finalize; .spt has no
   # metadata: the round trips come from SP_VERBOSE's lines
   run SP_VERBOSE=1 "$d/skew.sh" "$CLOCK" "$d/raw" 2>"$d/log"
   check sync_barrier "$offsets" --no-meta --log "$d/log" ;;

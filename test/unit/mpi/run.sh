@@ -12,12 +12,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # calls.c's counts (per rank r of n) and its region around the calls
 c_rows="MPI_Init=1 MPI_Comm_rank=1 MPI_Comm_size=1 MPI_Allreduce=4 MPI_Barrier=2 MPI_Send=r+1 MPI_Recv=(r+n-1)%n+1"
 f_rows="MPI_Init=1 MPI_Comm_rank=1 MPI_Comm_size=1 MPI_Allreduce=3 MPI_Send=2*(r==0) MPI_Recv=2*(r==1)"
-run() { # run PROGRAM [ENV...]: 3 ranks writing into $d/out; the
+np=3
+run() { # run PROGRAM [ENV...]: $np ranks writing into $d/out; the
   # environment is the ranks' only (a preload must not reach mpirun)
   prog="$1"; shift
-  "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" "$@" "$prog" >/dev/null
+  "$MPIRUN" --oversubscribe -np $np env SP_OUTPUT="$d/out/p" "$@" "$prog" >/dev/null
 }
-check() { "$PY3" "$SRC/check_calls.py" "$d/out" "$SP_IMPORT" "$SP_REPORT" 3 "$@"; }
+check() { "$PY3" "$SRC/check_calls.py" "$d/out" "$SP_IMPORT" "$SP_REPORT" $np "$@"; }
 
 case "$mode" in
 link) run "$PROG"; check --parent exchange $c_rows ;;
@@ -37,6 +38,19 @@ cmake) # an installed ScopeProf, a project that links MPI first
     -DSP_CALLS_SRC="$SRC/calls.c" >/dev/null
   cmake --build "$d/b" >/dev/null
   run "$d/b/calls"; check --parent exchange $c_rows ;;
+f-allreduce) # gfortran, mpif.h, on 2 ranks, linked --as-needed (as some
+  # toolchains do by default): the layer defines every MPI entry point the
+  # program calls, so the link may drop libmpi_mpifh; the layer finds the
+  # pmpi_ twins in it all the same
+  np=2
+  SP_FC=mpif90 "$SP_BIN/sp-fc" -O1 -Wl,--as-needed "$SRC/f_allreduce.f90" -o "$d/f"
+  if readelf -d "$d/f" | grep -q "NEEDED.*libmpi_mpifh"; then
+    echo "run.sh: note: this link kept libmpi_mpifh"
+  else
+    echo "run.sh: libmpi_mpifh not among the program's libraries"
+  fi
+  run "$d/f"
+  check MPI_Init=1 MPI_Comm_rank=1 MPI_Comm_size=1 MPI_Allreduce=4 ;;
 f-mpi | f-f08) # gfortran: use mpi, use mpi_f08
   SP_FC=mpif90 "$SP_BIN/sp-fc" -O1 "$SRC/$(echo "$mode" | tr - _).f90" -o "$d/f"
   run "$d/f"; check $f_rows ;;

@@ -1,9 +1,10 @@
 /* abort_peer.c - one process of a pretended MPI job (the launcher's
  * PMIX_NAMESPACE, no MPI) for test_abort: "peer N" records N calls of
  * "work", opens "wait", says "ready" on stdout and blocks on stdin until
- * killed; "abort N" records N calls, then calls the runtime's MPI_Abort,
- * which finds no PMPI_Abort and returns 16 (MPI_ERR_OTHER), prints what it
- * returned and ends with _exit (no exit handler writes anything). */
+ * killed; "abort N" records N calls, then calls MPI_Abort (abort_shim.c:
+ * the runtime's work at MPI_Abort, then MPI_ERR_OTHER, 16, for want of a
+ * PMPI_Abort), prints what it returned and ends with _exit (no exit
+ * handler writes anything). */
 #include <scope_profiler.h>
 
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int MPI_Abort(void *comm, int code); /* libscopeprof's, MPI or not */
+int MPI_Abort(void *comm, int code); /* abort_shim.c's */
 
 int main(int argc, char **argv) {
   if (argc != 3)

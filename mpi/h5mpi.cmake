@@ -1,10 +1,9 @@
 # h5mpi.cmake - libscopeprof_h5mpi.so: the runtime's HDF5 writer again, on
 # parallel HDF5 (Debian: libhdf5-openmpi-dev), with the collective write of
-# SP_MERGE's events (format/h5_write_par.c); dlopen'ed by every rank of an
-# SP_MERGE job that writes in parallel, and only into a program of the MPI
-# it links. Built from source again: the format library's objects are
-# compiled against the serial HDF5's headers.
-find_package(MPI COMPONENTS C QUIET)
+# SP_MERGE's events (format/h5_write_par.c); dlopen'ed by the MPI layer
+# (h5mpi_load.c) on every rank of an SP_MERGE job that writes in parallel:
+# it links the layer's MPI. Built from source again: the format library's
+# objects are compiled against the serial HDF5's headers.
 set(_sp_h5mpi OFF)
 if(SP_USE_HDF5 AND MPI_C_FOUND)
   find_path(SP_HDF5_MPI_INCLUDE H5pubconf.h
@@ -44,7 +43,8 @@ if(NOT SP_BUILD_H5MPI)
 endif()
 
 set(_fmt ${PROJECT_SOURCE_DIR}/format)
-add_library(scopeprof_h5mpi MODULE src/h5_module.c ${_fmt}/h5_write.c
+add_library(scopeprof_h5mpi MODULE ${PROJECT_SOURCE_DIR}/runtime/src/h5_module.c
+  ${_fmt}/h5_write.c
   ${_fmt}/h5_write_raw.c ${_fmt}/h5_vfd.c ${_fmt}/h5_write_par.c
   $<TARGET_OBJECTS:sp_format_obj>)
 target_include_directories(scopeprof_h5mpi PRIVATE ${_fmt}
@@ -54,6 +54,6 @@ target_compile_definitions(scopeprof_h5mpi PRIVATE _GNU_SOURCE SP_USE_HDF5=1
 target_link_libraries(scopeprof_h5mpi PRIVATE ${SP_HDF5_MPI_LIB}
   ${MPI_C_LIBRARIES} m)
 sp_h5_module(scopeprof_h5mpi h5mpi_module.map)
-target_compile_definitions(sp_runtime_obj PRIVATE
-  SP_H5MPI_SONAME="${_sp_h5mpi_soname}" SP_MPI_SONAME="${_sp_mpi_soname}"
+target_compile_definitions(scopeprof_mpi PRIVATE
+  SP_H5MPI_SONAME="${_sp_h5mpi_soname}"
   SP_H5MPI_MODULE_PATH="${CMAKE_INSTALL_PREFIX}/${SP_H5_MODULE_DIR}/libscopeprof_h5mpi.so")
