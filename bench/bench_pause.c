@@ -1,5 +1,7 @@
 /* bench_pause.c - ns per sp_begin/sp_end pair while recording, while
- * paused (sp_pause) and with SP_ENABLE=0, each process measured apart. */
+ * paused (sp_pause) and with SP_ENABLE=0, each process measured apart;
+ * through the header's inline check and through plain calls (the route of
+ * Fortran, ctypes and function pointers). */
 #include "scope_profiler.h"
 
 #include <stdio.h>
@@ -26,16 +28,29 @@ static double pairs(int id) {
   return (now_ns() - t0) / PAIRS;
 }
 
+/* The functions themselves: (sp_begin) is not the header's macro. */
+static double calls(int id) {
+  void (*volatile b)(int) = (sp_begin), (*volatile e)(int) = (sp_end);
+  void (*begin)(int) = b, (*end)(int) = e;
+  double t0 = now_ns();
+  for (int i = 0; i < PAIRS; i++) {
+    begin(id);
+    end(id);
+  }
+  return (now_ns() - t0) / PAIRS;
+}
+
 /* One process: recording, then paused (with SP_ENABLE=0 both are the
  * disabled cost). */
 static int child(void) {
   int id = sp_region("pair");
   pairs(id); /* warm: chunks, caches */
-  double rec = pairs(id);
+  calls(id);
+  double rec = pairs(id), rec_c = calls(id);
   sp_pause();
-  double paused = pairs(id);
+  double paused = pairs(id), paused_c = calls(id);
   sp_resume();
-  printf("%.3f %.3f\n", rec, paused);
+  printf("%.3f %.3f %.3f %.3f\n", rec, paused, rec_c, paused_c);
   return sp_finalize() == 0 || id < 0 ? 0 : 1;
 }
 
@@ -44,10 +59,17 @@ static int cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Median and best of a row of PROCS figures (sorted in place). */
+static void row(const char *what, double *v) {
+  qsort(v, PROCS, sizeof *v, cmp);
+  printf("  %-12s %7.2f (%7.2f)\n", what, v[PROCS / 2], v[0]);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "child"))
     return child();
-  double rec[PROCS], paused[PROCS], off[PROCS];
+  /* [route][0 recording, 1 paused, 2 SP_ENABLE=0][process] */
+  double v[2][3][PROCS];
   char dir[] =
       "/tmp/bench_pause_XXXXXX"; /* a real file: /dev/null records nothing */
   if (!mkdtemp(dir))
@@ -60,31 +82,34 @@ int main(int argc, char **argv) {
           "SP_OUTPUT=%s/b SP_FORMAT=spt SP_ENABLE=%d %s child && rm -f %s/b*",
           dir, !k, argv[0], dir);
       FILE *p = popen(cmd, "r");
-      double a = 0, b = 0;
-      if (!p || fscanf(p, "%lf %lf", &a, &b) != 2) {
+      double x[4] = {0};
+      if (!p || fscanf(p, "%lf %lf %lf %lf", &x[0], &x[1], &x[2], &x[3]) != 4) {
         fprintf(stderr, "bench_pause: %s failed\n", cmd);
         return 1;
       }
       pclose(p);
-      if (k == 0) {
-        rec[i] = a;
-        paused[i] = b;
-      } else {
-        off[i] = (a + b) / 2;
+      for (int r = 0; r < 2; r++) {
+        if (k == 0) {
+          v[r][0][i] = x[2 * r];
+          v[r][1][i] = x[2 * r + 1];
+        } else {
+          v[r][2][i] = (x[2 * r] + x[2 * r + 1]) / 2;
+        }
       }
     }
   }
   rmdir(dir);
-  qsort(rec, PROCS, sizeof *rec, cmp);
-  qsort(paused, PROCS, sizeof *paused, cmp);
-  qsort(off, PROCS, sizeof *off, cmp);
-  int m = PROCS / 2;
   printf("ns per begin/end pair, %d pairs, %d processes each: median (best)\n",
          PAIRS, PROCS);
-  printf("recording   %7.2f (%7.2f)\n", rec[m], rec[0]);
-  printf("paused      %7.2f (%7.2f)\n", paused[m], paused[0]);
-  printf("SP_ENABLE=0 %7.2f (%7.2f)\n", off[m], off[0]);
-  printf("paused / SP_ENABLE=0: %.2f (best %.2f); recording / paused: %.2f\n",
-         paused[m] / off[m], paused[0] / off[0], rec[m] / paused[m]);
+  static const char *route[] = {"through the header's inline check",
+                                "through calls (Fortran, ctypes, pointers)"};
+  for (int r = 0; r < 2; r++) {
+    printf("%s\n", route[r]);
+    row("recording", v[r][0]);
+    row("paused", v[r][1]);
+    row("SP_ENABLE=0", v[r][2]);
+    printf("  paused - SP_ENABLE=0: %.2f ns (medians)\n",
+           v[r][1][PROCS / 2] - v[r][2][PROCS / 2]);
+  }
   return 0;
 }
