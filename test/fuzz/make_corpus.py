@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the fuzzer's seed corpus: small valid .spt files of versions 1-3
+"""Writes the fuzzer's seed corpus: small valid .spt files of versions 1-4
 in both byte orders, and a few broken ones. Run from anywhere:
     test/fuzz/make_corpus.py test/fuzz/corpus"""
 import os
@@ -19,9 +19,24 @@ def spt(version, blocks, endian="<", rank=3, magic=b"SCOPEPRF"):
             f = file.encode()
             out += struct.pack(e + "i", len(f)) + f + struct.pack(e + "i", line)
         out += struct.pack(e + "q", len(calls))
+        if version >= 4:
+            z, prev = b"", 0
+            for s, t in calls:
+                z += varint((s - prev) % 2**64) + varint((t - s) % 2**64)
+                prev = s
+            out += struct.pack(e + "q", len(z)) + z
+            continue
         out += b"".join(struct.pack(e + "q", s) for s, _ in calls)
         out += b"".join(struct.pack(e + "q", t) for _, t in calls)
     return out
+
+
+def varint(v):
+    out = b""
+    while v >= 0x80:
+        out += bytes([v & 0x7F | 0x80])
+        v >>= 7
+    return out + bytes([v])
 
 
 NESTED = [
@@ -43,10 +58,12 @@ def main():
         for v in (1, 2):
             files[f"v{v}_{tag}.spt"] = spt(v, NESTED, e)
         files[f"v3_{tag}.spt"] = spt(3, THREADS, e)
+        files[f"v4_{tag}.spt"] = spt(4, THREADS + [
+            (2, "back", "", -1, [(1 << 40, 0), (-(1 << 62), 1 << 62)])], e)
         files[f"empty_v2_{tag}.spt"] = spt(2, [], e)
     good = files["v2_le.spt"]
     files["bad_magic.spt"] = spt(2, NESTED, magic=b"SCOPEPRX")
-    files["version4.spt"] = spt(4, NESTED)
+    files["version5.spt"] = spt(5, NESTED)
     files["version0.spt"] = spt(0, NESTED)
     files["truncated.spt"] = good[:-5]
     files["trailing.spt"] = good + b"\0"
