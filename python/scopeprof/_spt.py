@@ -166,12 +166,16 @@ def _varint_calls(r, n, zb):
         r.fail(at0 + used, "%d byte(s) after the block's %d calls"
                % (zb - used, n))
     r.pos += zb
-    if not n:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    lens = lens[:need]
-    shift = np.arange(used, dtype=np.int64) - np.repeat(first[:need], lens)
-    part = (b[:used] & 0x7F).astype(np.uint64) << (7 * shift).astype(np.uint64)
-    vals = np.add.reduceat(part, first[:need])
+    del term
+    # Byte k of every varint at once, over the varints that long: few
+    # passes, as most differences take one or two bytes.
+    first, lens = first[:need], lens[:need]
+    vals = (b[first] & 0x7F).astype(np.uint64)
+    idx, k = np.flatnonzero(lens > 1), 1
+    while len(idx):
+        vals[idx] |= (b[first[idx] + k] & 0x7F).astype(np.uint64) << np.uint64(7 * k)
+        k += 1
+        idx = idx[lens[idx] > k]
     starts = np.cumsum(vals[0::2], dtype=np.uint64)
     ends = starts + vals[1::2]
     return starts.view(np.int64), ends.view(np.int64)

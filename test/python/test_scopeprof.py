@@ -513,6 +513,28 @@ def v4_errors():
             check(False, "refused: %s" % msg)
         except ValueError as e:
             eq(str(e), "%s: %s" % (p, msg), "v4 error")
+    # Stamps of every size, back and forth, through an encoder written here.
+    rng = np.random.default_rng(7)
+    n = 50000
+    st = rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64, endpoint=True)
+    st[::3] = np.arange(0, n, 3) * 1000
+    en = st + rng.integers(-5, 1 << 40, n)
+    en[::7] = 0
+    en[1::11] = 2**63 - 1
+    z, prev = bytearray(), 0
+    for a, e in zip(st.tolist(), en.tolist()):
+        for v in ((a - prev) % 2**64, (e - a) % 2**64):
+            while v >= 0x80:
+                z.append(v & 0x7F | 0x80)
+                v >>= 7
+            z.append(v)
+        prev = a
+    with open(p, "wb") as f:
+        f.write(block(n, len(z), bytes(z)))
+    import scopeprof._spt as spt_reader
+    _, blocks = spt_reader.read(p)
+    eq((blocks[0]["starts"].tolist(), blocks[0]["ends"].tolist()),
+       (st.tolist(), en.tolist()), "v4: every stamp back")
     with open(p, "wb") as f:
         f.write(block(1, 11, b"\x07" + b"\xff" * 9 + b"\x01"))
     ev = read_h5(p).to_events_dataframe(relative=False)
