@@ -3,7 +3,7 @@
  *
  * The contract of sp__enter/sp__exit, sp_begin/sp_end and
  * __cyg_profile_func_enter/exit at -O2 (GCC 12 and Clang 22; checked on
- * x86-64 by test runtime_hotpath_codegen):
+ * x86-64 by the tests runtime_hotpath_codegen*):
  * - A recorded call is the fall-through path of the function (every
  *   conditional branch not taken): loads, compares, one clock read and
  *   the stores, no call.

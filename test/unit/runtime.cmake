@@ -452,3 +452,17 @@ if(SP_PYTHON3 AND SP_OBJDUMP AND NOT CMAKE_BUILD_TYPE STREQUAL "Debug"
       ${SP_OBJDUMP} $<TARGET_FILE:scopeprof>)
   set_tests_properties(runtime_hotpath_codegen PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+# The same contract holds for both compilers the project supports: the
+# test compiles record.c and cyg.c with each at -O2 and reads the objects.
+find_program(SP_HOTPATH_GCC gcc-12)
+find_program(SP_HOTPATH_CLANG clang-22)
+foreach(_cc GCC CLANG)
+  if(SP_PYTHON3 AND SP_OBJDUMP AND SP_HOTPATH_${_cc})
+    string(TOLOWER ${_cc} _n)
+    add_test(NAME runtime_hotpath_codegen_${_n}
+      COMMAND ${SP_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/runtime/check_hotpath.py
+        ${SP_OBJDUMP} --compile ${SP_HOTPATH_${_cc}} ${PROJECT_SOURCE_DIR})
+    set_tests_properties(runtime_hotpath_codegen_${_n} PROPERTIES
+      SKIP_RETURN_CODE 77)
+  endif()
+endforeach()

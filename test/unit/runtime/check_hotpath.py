@@ -2,11 +2,16 @@
 # check_hotpath.py - checks the machine code of the per-event entry points
 # in libscopeprof.so against the contract runtime/src/hotpath.h states.
 """usage: check_hotpath.py OBJDUMP LIBRARY
+       check_hotpath.py OBJDUMP --compile CC SOURCE_DIR
 
+The second form compiles record.c and cyg.c with CC at -O2 as the runtime
+is built and checks those objects, so one build checks both compilers.
 x86-64 only: elsewhere it says why and exits 77 (ctest's skip)."""
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
 # Calls a path may make because it needs the answer: the clock when the
 # TSC is not used, a begin while paused, a cyg hook's cache miss. Every
@@ -29,11 +34,13 @@ MAX_PUSHES = 5
 RMW = re.compile(r"^(lock\b|cmpxchg|xadd|mfence|lfence|sfence)|^xchg\S*\s+.*\(")
 
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*)$")
+# In an object file a branch out of its section reads as a relocation.
+RELOC = re.compile(r"^\s*[0-9a-f]+: R_X86_64_\w+\s+([^-+\s]+)")
 TARGET = re.compile(r"^([0-9a-f]+) <([^>+]+)(\+0x[0-9a-f]+)?>$")
 
 
 def disassemble(objdump, lib):
-    out = subprocess.run([objdump, "-d", "--no-show-raw-insn", lib],
+    out = subprocess.run([objdump, "-dr", "--no-show-raw-insn", lib],
                          check=True, capture_output=True, text=True).stdout
     if "file format elf64-x86-64" not in out:
         print("check_hotpath: skipped: %s is not x86-64 code, the only "
@@ -45,6 +52,12 @@ def disassemble(objdump, lib):
         if m:
             name = m.group(1)
             funcs[name] = []
+            continue
+        m = RELOC.match(line)
+        if m and name and funcs[name]:
+            a, op, _ = funcs[name][-1]
+            if op.startswith(("call", "jmp")):
+                funcs[name][-1] = (a, op, "ffffffffffffffff <%s>" % m.group(1))
             continue
         m = INSN.match(line)
         if m and name:
@@ -112,9 +125,33 @@ def check(name, insns):
     return errs, pushes, len(seen)
 
 
+def compile_objects(cc, src, tmp):
+    objs = []
+    for f in ("record.c", "cyg.c"):
+        o = os.path.join(tmp, f + ".o")
+        subprocess.run([cc, "-O2", "-fPIC", "-fvisibility=hidden",
+                        "-ftls-model=initial-exec", "-std=c11", "-D_GNU_SOURCE",
+                        "-DSP_BUILDING_RUNTIME", "-DNDEBUG",
+                        "-I" + os.path.join(src, "runtime", "include"),
+                        "-I" + os.path.join(src, "runtime", "src"),
+                        "-I" + os.path.join(src, "format"), "-c",
+                        os.path.join(src, "runtime", "src", f), "-o", o],
+                       check=True)
+        objs.append(o)
+    return objs
+
+
 def main():
-    objdump, lib = sys.argv[1], sys.argv[2]
-    funcs = disassemble(objdump, lib)
+    objdump = sys.argv[1]
+    if sys.argv[2] == "--compile":
+        with tempfile.TemporaryDirectory() as tmp:
+            funcs = {}
+            for o in compile_objects(sys.argv[3], sys.argv[4], tmp):
+                funcs.update(disassemble(objdump, o))
+        lib = sys.argv[3] + " -O2"
+    else:
+        lib = sys.argv[2]
+        funcs = disassemble(objdump, lib)
     errs = []
     for name in CALLS:
         insns = funcs.get(name, [])
