@@ -457,7 +457,8 @@ endif()
 find_program(SP_HOTPATH_GCC gcc-12)
 find_program(SP_HOTPATH_CLANG clang-22)
 foreach(_cc GCC CLANG)
-  if(SP_PYTHON3 AND SP_OBJDUMP AND SP_HOTPATH_${_cc})
+  if(SP_PYTHON3 AND SP_OBJDUMP AND SP_HOTPATH_${_cc} AND NOT CMAKE_CROSSCOMPILING
+     AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
     string(TOLOWER ${_cc} _n)
     add_test(NAME runtime_hotpath_codegen_${_n}
       COMMAND ${SP_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/runtime/check_hotpath.py
