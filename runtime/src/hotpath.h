@@ -5,8 +5,8 @@
  * __cyg_profile_func_enter/exit at -O2 (GCC 12 and Clang 22; checked on
  * x86-64 by the tests runtime_hotpath_codegen*):
  * - A recorded call is the fall-through path of the function (every
- *   conditional branch not taken): loads, compares, one clock read and
- *   the stores, no call.
+ *   conditional branch not taken): loads, compares, one clock read (the
+ *   TSC; without it, the call below, out of line) and the stores, no call.
  * - No lock, no atomic read-modify-write (lock prefix, xchg with memory,
  *   cmpxchg, xadd), no fence, on any path.
  * - The only calls are those whose answer the path needs: sp__mono_ns,
