@@ -438,3 +438,32 @@ foreach(_c IN LISTS _maps_cases)
       $<TARGET_FILE:rt_maps_prog>
       ${CMAKE_CURRENT_BINARY_DIR}/rt_maps_${_fmt}_${_merge} ${_fmt} ${_merge})
 endforeach()
+
+# The per-event entry points' machine code against the contract
+# runtime/src/hotpath.h states (x86-64; elsewhere the test says it skips).
+# An optimised, uninstrumented build only: -O0, sanitizers and coverage
+# add calls the contract is not about.
+find_program(SP_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(SP_OBJDUMP NAMES objdump llvm-objdump-22)
+if(SP_PYTHON3 AND SP_OBJDUMP AND NOT CMAKE_BUILD_TYPE STREQUAL "Debug"
+   AND NOT CMAKE_C_FLAGS MATCHES "-fsanitize|--coverage|-fprofile-arcs")
+  add_test(NAME runtime_hotpath_codegen
+    COMMAND ${SP_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/runtime/check_hotpath.py
+      ${SP_OBJDUMP} $<TARGET_FILE:scopeprof>)
+  set_tests_properties(runtime_hotpath_codegen PROPERTIES SKIP_RETURN_CODE 77)
+endif()
+# The same contract holds for both compilers the project supports: the
+# test compiles record.c and cyg.c with each at -O2 and reads the objects.
+find_program(SP_HOTPATH_GCC gcc-12)
+find_program(SP_HOTPATH_CLANG clang-22)
+foreach(_cc GCC CLANG)
+  if(SP_PYTHON3 AND SP_OBJDUMP AND SP_HOTPATH_${_cc} AND NOT CMAKE_CROSSCOMPILING
+     AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+    string(TOLOWER ${_cc} _n)
+    add_test(NAME runtime_hotpath_codegen_${_n}
+      COMMAND ${SP_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/runtime/check_hotpath.py
+        ${SP_OBJDUMP} --compile ${SP_HOTPATH_${_cc}} ${PROJECT_SOURCE_DIR})
+    set_tests_properties(runtime_hotpath_codegen_${_n} PROPERTIES
+      SKIP_RETURN_CODE 77)
+  endif()
+endforeach()
