@@ -336,19 +336,18 @@ static int zread(int fd, const unsigned char *img, int64_t off, int64_t zb,
                  const char **why, int64_t *bad_at) {
   unsigned char buf[SP_SPT_ZCHUNK];
   for (int64_t done = 0; done < n;) {
-    size_t left = (size_t)(zb - pos->at);
-    size_t take = left < SP_SPT_ZCHUNK ? left : SP_SPT_ZCHUNK;
+    /* An image holds all the bytes left; a file gives a chunk at a time. */
+    size_t take = (size_t)(zb - pos->at);
     const unsigned char *p = img ? img + off + pos->at : buf;
     if (!img && take) {
       size_t got;
+      take = take < SP_SPT_ZCHUNK ? take : SP_SPT_ZCHUNK;
       if (sp__pread_full(fd, buf, take, (off_t)(off + pos->at), &got) != 0) {
         *why = errno ? strerror(errno) : "file shrank while reading";
         *bad_at = off + pos->at + (int64_t)got;
         return -1;
       }
     }
-    if (img)
-      take = left; /* all of it is there */
     int bad = 0;
     int64_t k = zdecode(p, take, pos, n - done, st ? st + done : NULL,
                         en ? en + done : NULL, &bad);

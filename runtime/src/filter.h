@@ -38,6 +38,12 @@ SP_HIDDEN int sp__filter_decide(const sp__filter_t *f, const char *name,
 SP_HIDDEN void sp__filter_load(const char *path);
 /* The slow paths' test: 1 when region id is excluded (decided once). */
 SP_HIDDEN int sp__filter_skip(int32_t id);
+/* The slow paths' test with its guards: sp_region's excluded id, or a
+ * region the loaded filter excludes. */
+static inline int sp__filter_drops(int32_t id) {
+  return id == SP_REGION_EXCLUDED ||
+         (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id));
+}
 /* An address region at its first call: decided from its symbol's name. */
 SP_HIDDEN void sp__filter_addr(int32_t id, const void *fn);
 

@@ -235,7 +235,7 @@ SP_API int sp_region_at(const char *name, const char *file, int line) {
   sp__guard_leave(g);
   /* Decided here rather than at the first call: the header's inline check
    * then skips the region's calls without entering the runtime. */
-  if (id >= 0 && SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id))
+  if (id >= 0 && sp__filter_drops(id))
     return SP_REGION_EXCLUDED;
   return id;
 }

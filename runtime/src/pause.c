@@ -80,8 +80,7 @@ SP_API int sp_paused(void) {
  * closing a recorded call. The common case needs no guard (the end fast
  * path stores no more than this); the rest takes the full slow path. */
 __attribute__((noinline)) int sp__pause_begin(int32_t id) {
-  if (id == SP_REGION_EXCLUDED ||
-      (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
+  if (sp__filter_drops(id))
     return 1; /* excluded: nothing to record, paused or not */
   if (sp__cfg.mode) {
     sp__prof_begin_slow(id);

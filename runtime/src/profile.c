@@ -162,7 +162,7 @@ __attribute__((noinline)) void sp__prof_begin_slow(int32_t id) {
   /* An excluded region is never a node's cached child: its calls all come
    * here, and push nothing, so its callees count in its caller's path. */
   int a = SP__ACTIVE();
-  if (!SP__PROF_ON(a) || (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
+  if (!SP__PROF_ON(a) || sp__filter_drops(id))
     return;
   sp__ptable_t *p = sp__ptls;
   if (!p && !(p = table_new()))
@@ -220,8 +220,7 @@ static void pop(sp__ptable_t *p, uint64_t now) {
 /* An end that is not the innermost open call's plain end. */
 __attribute__((noinline)) void sp__prof_end_slow(sp__ptable_t *p, int32_t id,
                                                  uint64_t now) {
-  if (!SP__PROF_ON(SP__ACTIVE()) || p == &dead ||
-      (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
+  if (!SP__PROF_ON(SP__ACTIVE()) || p == &dead || sp__filter_drops(id))
     return;
   sp__pframe_t *top = &p->stack[p->depth];
   if (top->flags & SP__PF_OVERFLOW) {

@@ -267,8 +267,7 @@ static int grow_stack(sp__thread_t *t) {
 __attribute__((noinline)) void sp__begin_slow(int32_t id) {
   /* An excluded region never gets a chunk: its calls all come here. */
   int a = SP__ACTIVE();
-  if (!a || id == SP_REGION_EXCLUDED ||
-      (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)))
+  if (!a || sp__filter_drops(id))
     return;
   if (a == SP__ACTIVE_PAUSED && sp__pause_begin(id))
     return; /* paused since the fast path looked */
@@ -385,7 +384,7 @@ static void end_guarded(sp__thread_t *t, int32_t id, uint64_t now) {
 __attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
                                             uint64_t now) {
   /* Its begin pushed nothing: the stack is left as it is. */
-  if (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id))
+  if (sp__filter_drops(id))
     return;
   int g = sp__guard_enter(0);
   if (!g)
@@ -480,7 +479,7 @@ static __attribute__((noinline)) void site_enter_slow(sp_site *s) {
   sp__guard_leave(g);
   if (id < 0)
     return;
-  if (SP_UNLIKELY(SP__FILTER_ON()) && sp__filter_skip(id)) {
+  if (sp__filter_drops(id)) {
     /* Excluded: the site says so, and its calls stop at sp__enter and
      * sp__exit (which take only ids >= 0). */
     __atomic_store_n(&s->id, SP_SITE_EXCLUDED, __ATOMIC_RELEASE);

@@ -246,6 +246,19 @@ def write_spt(path, regions):
             e.astype("<i8").tofile(f)
 
 
+def measured_call_arrays(regs):
+    """build_call_arrays of regs, and the peak bytes it allocated beyond its
+    result."""
+    tracemalloc.start()
+    c = build_call_arrays(regs, rank=0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    result = sum(getattr(c, a).nbytes for a in (
+        "region", "thread", "call_index", "start_ns", "end_ns", "duration_ns",
+        "depth", "parent", "exclusive_ns"))
+    return c, peak - result
+
+
 def call_arrays_memory():
     """build_call_arrays of a million calls: beyond its result, less than
     twice the bytes of the event columns it reads (tracemalloc counts
@@ -260,16 +273,10 @@ def call_arrays_memory():
     write_spt(p, regions)
     res = read_h5(p)
     regs = res.get_regions()
-    tracemalloc.start()
-    c = build_call_arrays(regs, rank=0)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    result = sum(getattr(c, a).nbytes for a in (
-        "region", "thread", "call_index", "start_ns", "end_ns", "duration_ns",
-        "depth", "parent", "exclusive_ns"))
     inputs = res._cols.starts.nbytes + res._cols.ends.nbytes
-    check(peak - result < 2 * inputs, "build_call_arrays: %d bytes beyond its result "
-          "for %d bytes of event columns" % (peak - result, inputs))
+    c, beyond = measured_call_arrays(regs)
+    check(beyond < 2 * inputs, "build_call_arrays: %d bytes beyond its result "
+          "for %d bytes of event columns" % (beyond, inputs))
     eq(len(c), n + 1, "calls")
     eq(np.bincount(c.depth).tolist(), [1, n // 2, n // 2], "depths")
     eq(int(c.exclusive_ns[0]), 1000 * (n // 2) + 20 - int((c.duration_ns[c.depth == 1]).sum()),
@@ -375,16 +382,10 @@ def call_arrays_deep():
     write_spt(p, [("recurse", s, e)])
     res = read_h5(p)
     regs = res.get_regions()
-    tracemalloc.start()
-    c = build_call_arrays(regs, rank=0)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    result = sum(getattr(c, a).nbytes for a in (
-        "region", "thread", "call_index", "start_ns", "end_ns", "duration_ns",
-        "depth", "parent", "exclusive_ns"))
     inputs = s.nbytes + e.nbytes
-    check(peak - result < 2 * inputs, "build_call_arrays, deep: %d bytes beyond its result "
-          "for %d bytes of event columns" % (peak - result, inputs))
+    c, beyond = measured_call_arrays(regs)
+    check(beyond < 2 * inputs, "build_call_arrays, deep: %d bytes beyond its result "
+          "for %d bytes of event columns" % (beyond, inputs))
     eq(np.bincount(c.depth).tolist(), [reps] * depth, "deep: calls per depth")
     i = np.arange(s.size)
     eq(c.parent.tolist(), np.where(i % depth == 0, -1, i - 1).tolist(), "deep: parents")

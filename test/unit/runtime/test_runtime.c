@@ -203,11 +203,16 @@ static void test_nest_roundtrip(void **state) {
   sp_fmt_rank_free(&r);
 }
 
-static void threads16(int v) {
+/* rt_scenario's scenario written as .spt, SP_SPT_VERSION=3 when v is 3. */
+static void run_spt(const char *scenario, int v) {
   char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt",
                        v == 3 ? "SP_SPT_VERSION=3" : NULL, NULL};
-  assert_int_equal(run("rt_scenario", "threads16", env), 0);
+  assert_int_equal(run("rt_scenario", scenario, env), 0);
+}
+
+static void threads16(int v) {
+  run_spt("threads16", v);
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
   assert_int_equal(r.version, v);
@@ -240,10 +245,7 @@ static void test_threads16_v3(void **state) {
 static void test_one_thread_v2(void **state) {
   (void)state;
   for (int v = 3; v <= 4; v++) {
-    char out[PATH_MAX];
-    const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt",
-                         v == 3 ? "SP_SPT_VERSION=3" : NULL, NULL};
-    assert_int_equal(run("rt_scenario", "threads1", env), 0);
+    run_spt("threads1", v);
     sp_fmt_rank r = {0};
     read_spt("p_rank00000.spt", &r);
     /* the main thread recorded nothing, so one thread: version 2 (with
