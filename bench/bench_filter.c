@@ -1,5 +1,6 @@
 /* bench_filter.c - per-call cost of a region excluded by the run-time
- * filter (SP_FILTER) against SP_ENABLE=0 and a recorded region: each figure
+ * filter (SP_FILTER) and of a paused call (sp_pause) against SP_ENABLE=0
+ * and a recorded region, on every route: each figure
  * from processes of its own (the variables are read at start-up), all in
  * one run; median and best over the processes. See docs/performance.md. */
 #define SP_NO_INLINE_CHECK /* the API kinds below spell out their checks */
@@ -37,9 +38,9 @@ enum { INLINE, CALLS, CYG, NKINDS };
 static const char *kind_name[] = {
     "API, inline check (header macros)", "API, sp_begin/sp_end calls",
     "-finstrument-functions hooks", "plugin (annotate, clang)"};
-enum { DISABLED, EXCLUDED, RECORDED, NCONF };
+enum { DISABLED, EXCLUDED, PAUSED, RECORDED, NCONF };
 static const char *conf_name[NCONF] = {"SP_ENABLE=0", "SP_FILTER-excluded",
-                                       "recorded"};
+                                       "paused (sp_pause)", "recorded"};
 
 /* ns per call pair, best of reps loops of n. */
 static double measure(int kind, int region, long n, int reps) {
@@ -86,10 +87,12 @@ static int cmp(const void *a, const void *b) {
 int main(int argc, char **argv) {
   long n = 1000000;
   int procs = 5, reps = 5;
-  if (argc == 3 && strcmp(argv[1], "--child") == 0) {
+  if (argc >= 3 && strcmp(argv[1], "--child") == 0) {
     int kind = atoi(argv[2]);
     int region = sp_region("bench_region");
     measure(kind, region, n / 10, 1); /* warm: chunks, cyg cache, filter */
+    if (argc == 4) /* paused after the warm-up: its region is known */
+      sp_pause();
     printf("%.4f\n", measure(kind, region, n, reps));
     return 0;
   }
@@ -122,9 +125,10 @@ int main(int argc, char **argv) {
       for (int c = 0; c < NCONF; c++) {
         snprintf(cmd, sizeof cmd,
                  "env -u SP_FILTER -u SP_MODE SP_FORMAT=spt SP_OUTPUT='%s' "
-                 "%s %s '/proc/%d/exe' --child %d",
+                 "%s %s '/proc/%d/exe' --child %d%s",
                  out, c == DISABLED ? "SP_ENABLE=0" : "SP_ENABLE=1",
-                 c == EXCLUDED ? "SP_FILTER=" : "", (int)getpid(), k);
+                 c == EXCLUDED ? "SP_FILTER=" : "", (int)getpid(), k,
+                 c == PAUSED ? " paused" : "");
         if (c == EXCLUDED) { /* SP_FILTER=<file> */
           char *e = strstr(cmd, "SP_FILTER=");
           char rest[4096];
@@ -156,6 +160,8 @@ int main(int argc, char **argv) {
     }
     printf("%-36s %-20s %8.2f ns (excluded - SP_ENABLE=0, medians)\n",
            kind_name[k], "  extra", med[EXCLUDED] - med[DISABLED]);
+    printf("%-36s %-20s %8.2f ns (paused - SP_ENABLE=0, medians)\n",
+           kind_name[k], "  extra", med[PAUSED] - med[DISABLED]);
   }
   return 0;
 }

@@ -66,6 +66,8 @@ SP_API void sp_end(int region);
 SP_API int sp_finalize(void);
 
 /** Stops recording in every thread until the matching sp_resume() (nests);
+ *  paused calls cost what SP_ENABLE=0 costs. Resume at the call depth of
+ *  the pause (a call whose end falls in a pause ends at its start).
  *  0, SP_EDISABLED or SP_EFINALIZED. Not from a signal handler. */
 SP_API int sp_pause(void);
 

@@ -115,10 +115,7 @@ int sp__finalize_as(int at_exit, int merge) {
     pthread_mutex_unlock(&lock);
     return st == SP__FINALIZED ? result : SP_OK;
   }
-  /* The flag first: a thread that finds the state changed must also find
-   * the flag clear, or its end would look for a begin that never was. */
-  sp__set_active(0);
-  atomic_store(&sp__state, SP__FINALIZING);
+  sp__pause_finalizing(); /* the flag, then the state */
   quiesce();
   sp__writer_stop();
 
@@ -142,8 +139,7 @@ int sp__finalize_as(int at_exit, int merge) {
                       sizeof path) == 0;
   if (!sp__stream_acquire(0)) {
     /* a signal handler owns the stream: the process is ending */
-  } else if (!merge && sp__stream_fd < 0 &&
-             atomic_load(&sp__nregions) == 0) {
+  } else if (!merge && sp__stream_fd < 0 && atomic_load(&sp__nregions) == 0) {
     /* Nothing was ever recorded (a shell or a tool under LD_PRELOAD, a
      * program that never reached instrumented code): no file, so that a
      * directory holds only the processes that recorded something. */
@@ -203,6 +199,12 @@ int sp__finalize_as(int at_exit, int merge) {
     sp__warn("%llu sp_end call(s) did not match the innermost open region "
              "(%llu region(s) opened above them were closed with them)",
              (unsigned long long)cnt[0], (unsigned long long)cnt[1]);
+  uint64_t hidden = sp__pause_hidden_calls();
+  if (hidden)
+    sp__warn("%llu call(s) open when a pause began ended during it: closed "
+             "at the pause's start (call sp_resume at the call depth of its "
+             "sp_pause)",
+             (unsigned long long)hidden);
   if (cnt[2])
     sp__warn("%llu sp_end call(s) with no matching open region were ignored",
              (unsigned long long)cnt[2]);

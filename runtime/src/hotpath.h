@@ -10,12 +10,12 @@
  * - No lock, no atomic read-modify-write (lock prefix, xchg with memory,
  *   cmpxchg, xadd), no fence, on any path.
  * - The only calls are those whose answer the path needs: sp__mono_ns,
- *   the clock when the TSC is not used; sp__pause_begin, a begin while
- *   paused; the cyg hooks' addr_slow, a per-thread cache miss. Every other
- *   rare case (disabled, first call on a thread, a region new to the
- *   thread, a full chunk, nesting too deep, profile mode's misses, an end
- *   while paused) is a tail call (jmp) to a slow path; an excluded
- *   region's begin or end returns without any (not checked by the test).
+ *   the clock when the TSC is not used; the cyg hooks' addr_slow, a
+ *   per-thread cache miss. Every other rare case (disabled or paused,
+ *   first call on a thread, a region new to the thread, a full chunk,
+ *   nesting too deep, profile mode's misses) is a tail call (jmp) to a
+ *   slow path; an excluded region's begin or end returns without any (not
+ *   checked by the test).
  * - Those calls keep values in callee-saved registers, which the compilers
  *   save in the prologue, so the recorded path pays for them too: 3 to 5
  *   pushes, 5 at most. */
@@ -35,10 +35,6 @@ SP_HIDDEN extern int sp__active;
 
 SP_HIDDEN void sp__begin_slow(int32_t id);
 SP_HIDDEN void sp__end_slow(sp__thread_t *t, int32_t id, uint64_t now);
-/* pause.c: a begin while paused, 1 when done (0: the full slow path); an
- * end while paused, which reads the clock only for a call it closes. */
-SP_HIDDEN int sp__pause_begin(int32_t id);
-SP_HIDDEN void sp__pause_end(int32_t id);
 
 /* Stores others may read while this thread records (finalize, a signal
  * handler): relaxed or release atomics, which are plain moves on x86 (on
@@ -66,7 +62,7 @@ static inline __attribute__((always_inline)) void sp__begin_fast(int32_t id) {
   if (SP_UNLIKELY(a != 1 || !t || (uint32_t)id >= SP__MAX_REGIONS)) {
     if (a == SP__ACTIVE_PROFILE)
       sp__prof_begin(id);
-    else if (a != SP__ACTIVE_PAUSED || !sp__pause_begin(id))
+    else
       sp__begin_slow(id);
     return;
   }
@@ -96,8 +92,6 @@ static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {
   if (SP_UNLIKELY(a != 1 || !t)) {
     if (a == SP__ACTIVE_PROFILE)
       sp__prof_end_now(id);
-    else if (a == SP__ACTIVE_PAUSED)
-      sp__pause_end(id);
     return; /* recording stopped, or this thread never began a call */
   }
   uint32_t d = t->depth;

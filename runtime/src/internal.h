@@ -60,6 +60,15 @@ enum {
 SP_HIDDEN extern _Atomic int sp__state;
 SP_HIDDEN void sp__ensure_init(void);
 SP_HIDDEN void sp__set_active(int on);
+/* pause.c: finalize's switch of the flag and the state, ordered against
+ * sp_resume(); the end of a call whose end the latest pause may have hidden
+ * (sp__pause_cut: *hidden set when so; at least above, the end given to
+ * the call it held), and how many such calls were closed. */
+SP_HIDDEN void sp__pause_finalizing(void);
+SP_HIDDEN uint64_t sp__pause_cut(uint64_t start, uint64_t above, uint64_t now,
+                                 int *hidden);
+SP_HIDDEN void sp__pause_hidden(uint64_t n);
+SP_HIDDEN uint64_t sp__pause_hidden_calls(void);
 SP_HIDDEN int sp__finalize(int at_exit);
 /* sp__finalize writing the job's merged file (SP_MERGE) when merge is 1. */
 SP_HIDDEN int sp__finalize_as(int at_exit, int merge);

@@ -1,5 +1,5 @@
 /* pause.c - sp_pause()/sp_resume(): recording off for the whole process,
- * nested; the end of a call that runs while paused (hotpath.h). */
+ * nested. Paused, every route skips its calls as SP_ENABLE=0 does. */
 #include "hotpath.h"
 
 #include <pthread.h>
@@ -7,30 +7,20 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int depth; /* sp_pause calls not yet resumed, under lock */
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+/* The clock when the latest pause began (0: none yet); read by the slow
+ * paths that close calls whose end a pause hid. */
+static uint64_t pause_start;
 
 /* A fork must not copy the lock held: the child inherits depth as is. */
 static void fork_prepare(void) { pthread_mutex_lock(&lock); }
 static void fork_after(void) { pthread_mutex_unlock(&lock); }
+static _Atomic uint64_t hidden_calls; /* sp__pause_hidden */
+static void fork_child(void) {
+  atomic_store(&hidden_calls, 0); /* the parent reports its own */
+  pthread_mutex_unlock(&lock);
+}
 static void fork_register(void) {
-  pthread_atfork(fork_prepare, fork_after, fork_after);
-}
-
-static int recording_value(void) {
-  return sp__cfg.mode ? SP__ACTIVE_PROFILE : 1;
-}
-
-/* Moves the flag from from to to unless finalize cleared it meanwhile;
- * sp_active_ (the header's copy) follows. */
-static int switch_active(int from, int to) {
-  int f = from;
-  if (!__atomic_compare_exchange_n(&sp__active, &f, to, 0, __ATOMIC_RELAXED,
-                                   __ATOMIC_RELAXED))
-    return -1;
-  sp__set_active(to);
-  /* finalize cleared it between the two stores: keep it clear */
-  if (__atomic_load_n(&sp__active, __ATOMIC_RELAXED) != to)
-    sp__set_active(0);
-  return 0;
+  pthread_atfork(fork_prepare, fork_after, fork_child);
 }
 
 static int state_error(void) {
@@ -47,11 +37,13 @@ SP_API int sp_pause(void) {
   pthread_once(&fork_once, fork_register);
   pthread_mutex_lock(&lock);
   int r = state_error();
-  if (r == SP_OK && depth == 0 &&
-      switch_active(recording_value(), SP__ACTIVE_PAUSED) != 0)
-    r = state_error() != SP_OK ? state_error() : SP_EFINALIZED;
-  if (r == SP_OK)
-    depth++;
+  if (r == SP_OK && depth++ == 0) {
+    /* The flag the header, the plugin's guard and the hooks test, so a
+     * paused call costs what a disabled one does; the clock after it, so
+     * that no call recorded before the flag cleared ends after it. */
+    sp__set_active(0);
+    __atomic_store_n(&pause_start, sp__now(), __ATOMIC_RELAXED);
+  }
   pthread_mutex_unlock(&lock);
   return r;
 }
@@ -62,9 +54,10 @@ SP_API int sp_resume(void) {
   int r = state_error();
   if (r == SP_OK && depth == 0)
     r = SP_EINVAL; /* no pause to end */
-  if (r == SP_OK && --depth == 0 &&
-      switch_active(SP__ACTIVE_PAUSED, recording_value()) != 0)
-    r = SP_EFINALIZED;
+  /* finalize changes the state under this lock (sp__pause_finalizing), so
+   * a resume cannot switch recording back on behind it */
+  if (r == SP_OK && --depth == 0)
+    sp__set_active(sp__cfg.mode ? SP__ACTIVE_PROFILE : 1);
   pthread_mutex_unlock(&lock);
   return r;
 }
@@ -76,47 +69,31 @@ SP_API int sp_paused(void) {
   return d;
 }
 
-/* A begin while paused: a frame that records nothing keeps its end from
- * closing a recorded call. The common case needs no guard (the end fast
- * path stores no more than this); the rest takes the full slow path. */
-__attribute__((noinline)) int sp__pause_begin(int32_t id) {
-  if (sp__filter_drops(id))
-    return 1; /* excluded: nothing to record, paused or not */
-  if (sp__cfg.mode) {
-    sp__prof_begin_slow(id);
-    return 1;
-  }
-  sp__thread_t *t = sp__self;
-  if (!t || t->overflow || t->depth >= t->stack_cap ||
-      (uint32_t)id >= SP__MAX_REGIONS)
-    return 0;
-  sp__frame_t *f = &t->stack[t->depth];
-  f->region = (int32_t)((uint32_t)id | SP__DETACHED);
-  f->flags = SP__F_PAUSED;
-  f->slot = NULL;
-  f->start = UINT64_MAX; /* no clock read: detach() scans past it */
-  SP__STORE(&t->depth, t->depth + 1);
-  return 1;
+void sp__pause_finalizing(void) {
+  pthread_mutex_lock(&lock);
+  /* The flag first: a thread that finds the state changed must also find
+   * the flag clear, or its end would look for a begin that never was. */
+  sp__set_active(0);
+  atomic_store(&sp__state, SP__FINALIZING);
+  pthread_mutex_unlock(&lock);
 }
 
-/* Calls open when the pause began keep their true end; ends of calls
- * begun during it pop the frames that record nothing. */
-__attribute__((noinline)) void sp__pause_end(int32_t id) {
-  if (sp__filter_out(id))
-    return; /* its begin pushed nothing */
-  if (sp__cfg.mode) {
-    sp__prof_end(id, sp__now());
-    return;
+/* The end of a call found open above the one an end closes: a call begun
+ * before the latest pause (which began before this end) ended unseen
+ * during a pause, most likely that one, so it ends where recording
+ * stopped; any other (a longjmp) at this end. Never before the end of the
+ * call it held (above), so the output stays nested. */
+uint64_t sp__pause_cut(uint64_t start, uint64_t above, uint64_t now,
+                       int *hidden) {
+  uint64_t p = __atomic_load_n(&pause_start, __ATOMIC_RELAXED);
+  uint64_t e = now;
+  *hidden = 0;
+  if (p && start < p && p < now) {
+    e = p;
+    *hidden = 1;
   }
-  sp__thread_t *t = sp__self;
-  if (!t)
-    return;
-  uint32_t d = t->depth;
-  if (d && !t->overflow &&
-      t->stack[d - 1].region == (int32_t)((uint32_t)id | SP__DETACHED) &&
-      (t->stack[d - 1].flags & SP__F_PAUSED)) {
-    SP__STORE(&t->depth, d - 1);
-    return;
-  }
-  sp__end_slow(t, id, sp__now());
+  return e < above ? above : e;
 }
+
+void sp__pause_hidden(uint64_t n) { atomic_fetch_add(&hidden_calls, n); }
+uint64_t sp__pause_hidden_calls(void) { return atomic_load(&hidden_calls); }

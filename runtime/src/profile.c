@@ -191,10 +191,6 @@ __attribute__((noinline)) void sp__prof_begin_slow(int32_t id) {
     p->overflow = 1;
     return;
   }
-  if (a == SP__ACTIVE_PAUSED) {
-    push(p, top->node, id, SP__PF_PAUSED);
-    return;
-  }
   sp__pnode_t *parent = top->node;
   int32_t i = find(p, (int32_t)(parent - p->nodes), id);
   if (i < 0) {
@@ -235,21 +231,44 @@ __attribute__((noinline)) void sp__prof_end_slow(sp__ptable_t *p, int32_t id,
     BUMP(p->n_unmatched);
     return;
   }
-  /* Calls opened above the matching one end with it, at the same time. */
-  if (i != p->depth)
+  /* Calls opened above the matching one end with it, innermost first: at
+   * its time, or at the latest pause's start for a call whose end that
+   * pause hid (counted apart: a pause, not a missing end, explains it). */
+  uint64_t e = 0;
+  int hidden = 0, missing = 0;
+  while (p->depth > i) {
+    int h = 0;
+    if (!p->stack[p->depth].flags) /* a frame that counts its time */
+      e = sp__pause_cut(p->stack[p->depth].start, e, now, &h);
+    pop(p, e ? e : now);
+    hidden += h;
+    missing += !h;
+  }
+  if (missing)
     BUMP(p->n_mismatch);
-  while (p->depth >= i)
-    pop(p, now);
+  if (hidden)
+    sp__pause_hidden((uint64_t)hidden);
+  pop(p, e > now ? e : now);
 }
 
-/* A thread's end: its open calls end now; its table stays for the output. */
+/* A thread's end: its open calls end; its table stays for the output. */
 static void thread_exit(void *arg) {
   sp__ptable_t *p = arg;
-  if (!p || !SP__PROF_ON(SP__ACTIVE()))
+  /* paused, its open calls still end (recording or paused: running) */
+  if (!p || atomic_load(&sp__state) != SP__RUNNING)
     return;
-  uint64_t now = sp__now();
-  while (p->depth > 0)
-    pop(p, now);
+  /* Its open calls end now, or where a pause hid their end. */
+  uint64_t now = sp__now(), e = 0;
+  int hidden = 0;
+  while (p->depth > 0) {
+    int h = 0;
+    if (!p->stack[p->depth].flags)
+      e = sp__pause_cut(p->stack[p->depth].start, e, now, &h);
+    pop(p, e ? e : now);
+    hidden += h;
+  }
+  if (hidden)
+    sp__pause_hidden((uint64_t)hidden);
   p->overflow = 0;
   sp__ptls = NULL;
 }

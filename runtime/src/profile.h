@@ -9,11 +9,8 @@
 
 /* sp__active's value in profile mode (trace mode: 1). */
 #define SP__ACTIVE_PROFILE 2
-/* Its value during sp_pause() in either mode: begins take the slow path
- * (frames that record nothing), ends sp__pause_end. */
-#define SP__ACTIVE_PAUSED 3
-/* The slow paths of profile mode run while recording or paused. */
-#define SP__PROF_ON(a) ((a) == SP__ACTIVE_PROFILE || (a) == SP__ACTIVE_PAUSED)
+/* The slow paths of profile mode run only while it records. */
+#define SP__PROF_ON(a) ((a) == SP__ACTIVE_PROFILE)
 
 /* One call path of one thread: the layout of sp_stream_pnode, so the table
  * goes to the stream as it stands. Stamps and sums are raw clock units;
@@ -37,7 +34,6 @@ enum {
   SP__PF_FOLDED = 1,    /* past the path bound: counts in its caller */
   SP__PF_OVERFLOW = 2,  /* nesting deeper than SP__STACK_MAX */
   SP__PF_INHERITED = 4, /* open at fork, in the parent */
-  SP__PF_PAUSED = 8,    /* begun during sp_pause(): never counted */
 };
 
 /* An open call. stack[0] of a table is the root's frame (region -1). */

@@ -269,8 +269,6 @@ __attribute__((noinline)) void sp__begin_slow(int32_t id) {
   int a = SP__ACTIVE();
   if (!a || sp__filter_drops(id))
     return;
-  if (a == SP__ACTIVE_PAUSED && sp__pause_begin(id))
-    return; /* paused since the fast path looked */
   int g = sp__guard_enter(1);
   if (!g)
     return;
@@ -292,16 +290,14 @@ __attribute__((noinline)) void sp__begin_slow(int32_t id) {
     BUMP(t->n_dropped);
     goto out;
   }
-  int paused = a == SP__ACTIVE_PAUSED;
-  sp__buf_t *b = paused ? NULL : buf_get(t, id);
+  sp__buf_t *b = buf_get(t, id);
   if (!b || (b->cur == b->end && refill(t, b, id) != 0)) {
-    /* No memory for it, or paused: a frame that records nothing keeps its
-     * end matched (a dropped call is counted). */
-    if (!paused)
-      BUMP(t->n_dropped);
+    /* No memory for it: a frame that records nothing keeps its end
+     * matched (a dropped call is counted). */
+    BUMP(t->n_dropped);
     sp__frame_t *f = &t->stack[t->depth++];
     f->region = (int32_t)((uint32_t)id | SP__DETACHED);
-    f->flags = paused ? SP__F_PAUSED : SP__F_DROPPED;
+    f->flags = SP__F_DROPPED;
     f->slot = NULL;
     f->start = sp__now(); /* keeps frames in start order for detach() */
     goto out;
@@ -348,8 +344,26 @@ static void end_detached(sp__thread_t *t, const sp__frame_t *f, uint64_t now) {
 static void close_frame(sp__thread_t *t, sp__frame_t *f, uint64_t now) {
   if (!((uint32_t)f->region & SP__DETACHED))
     SP__STORE(&f->slot->end, now);
-  else if (!(f->flags & (SP__F_INHERITED | SP__F_DROPPED | SP__F_PAUSED)))
+  else if (!(f->flags & (SP__F_INHERITED | SP__F_DROPPED)))
     end_detached(t, f, now);
+}
+
+/* Where a frame's end goes when a pause may have hidden it (above: the end
+ * given to the call it held); *hidden counts the calls so closed. A frame
+ * that records nothing takes no part. */
+static uint64_t frame_end(const sp__frame_t *f, uint64_t above, uint64_t now,
+                          int *hidden) {
+  uint64_t start;
+  if (!((uint32_t)f->region & SP__DETACHED))
+    start = __atomic_load_n(&f->slot->start, __ATOMIC_RELAXED);
+  else if (!(f->flags & (SP__F_INHERITED | SP__F_DROPPED)))
+    start = f->start;
+  else
+    return above;
+  int h;
+  uint64_t e = sp__pause_cut(start, above, now, &h);
+  *hidden += h;
+  return e;
 }
 
 static int frame_is(const sp__frame_t *f, int32_t id) {
@@ -370,15 +384,27 @@ static void end_guarded(sp__thread_t *t, int32_t id, uint64_t now) {
     BUMP(t->n_unmatched);
     return;
   }
-  /* Close everything opened above the matching call at the same instant,
-   * so the output stays properly nested. */
-  if (i != t->depth)
-    BUMP(t->n_mismatch);
+  /* Close everything opened above the matching call, innermost first, so
+   * the output stays properly nested: at this end's time, or at the
+   * latest pause's start for a call whose end that pause hid (counted
+   * apart: a pause, not a missing end, explains it). */
+  uint64_t e = 0;
+  int hidden = 0, missing = 0;
   while (t->depth > i) {
-    close_frame(t, &t->stack[--t->depth], now);
-    BUMP(t->n_closed_above);
+    sp__frame_t *f = &t->stack[--t->depth];
+    int h = hidden;
+    e = frame_end(f, e, now, &hidden);
+    close_frame(t, f, e ? e : now);
+    missing += h == hidden;
   }
-  close_frame(t, &t->stack[--t->depth], now);
+  if (missing) {
+    BUMP(t->n_mismatch);
+    __atomic_store_n(&t->n_closed_above, t->n_closed_above + (uint64_t)missing,
+                     __ATOMIC_RELAXED);
+  }
+  if (hidden)
+    sp__pause_hidden((uint64_t)hidden);
+  close_frame(t, &t->stack[--t->depth], e > now ? e : now);
 }
 
 __attribute__((noinline)) void sp__end_slow(sp__thread_t *t, int32_t id,
@@ -406,9 +432,16 @@ static void thread_exit(void *arg) {
     sp__guard_leave(g);
     return;
   }
-  uint64_t now = sp__now();
-  while (t->depth > 0)
-    close_frame(t, &t->stack[--t->depth], now);
+  /* Its open calls end now, or where a pause hid their end. */
+  uint64_t now = sp__now(), e = 0;
+  int hidden = 0;
+  while (t->depth > 0) {
+    sp__frame_t *f = &t->stack[--t->depth];
+    e = frame_end(f, e, now, &hidden);
+    close_frame(t, f, e ? e : now);
+  }
+  if (hidden)
+    sp__pause_hidden((uint64_t)hidden);
   t->overflow = 0;
   flush_own(t);
   for (unsigned p = 0; p < SP__MAX_PAGES; p++)

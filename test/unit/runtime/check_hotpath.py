@@ -14,19 +14,18 @@ import sys
 import tempfile
 
 # Calls a path may make because it needs the answer: the clock when the
-# TSC is not used, a begin while paused, a cyg hook's cache miss. Every
+# TSC is not used, a cyg hook's cache miss. Every
 # other way out is a tail call (jmp) to one of SLOW.
 CALLS = {
-    "sp__enter": {"sp__mono_ns", "sp__pause_begin"},
-    "sp_begin": {"sp__mono_ns", "sp__pause_begin"},
-    "__cyg_profile_func_enter": {"sp__mono_ns", "sp__pause_begin",
-                                 "addr_slow"},
+    "sp__enter": {"sp__mono_ns"},
+    "sp_begin": {"sp__mono_ns"},
+    "__cyg_profile_func_enter": {"sp__mono_ns", "addr_slow"},
     "sp__exit": {"sp__mono_ns"},
     "sp_end": {"sp__mono_ns"},
     "__cyg_profile_func_exit": {"sp__mono_ns", "addr_slow"},
 }
 SLOW = {"sp__begin_slow", "sp__end_slow", "sp__prof_begin_slow",
-        "sp__prof_end_slow", "sp__pause_end", "site_enter_slow"}
+        "sp__prof_end_slow", "site_enter_slow"}
 # The register saves the non-tail calls above cost (hotpath.h).
 MAX_PUSHES = 5
 # Atomic read-modify-writes and fences; "xchg %ax,%ax" is a nop, so only

@@ -475,11 +475,13 @@ static int region_nomem(void) {
   return sp_finalize();
 }
 
-/* sp_pause: a{ pause b resume c }, recursion across a pause, nested
- * pauses, the codes; test_runtime.c and test_profile.py check the counts. */
+/* sp_pause: a{ pause b resume c }, recursion inside a pause, nested
+ * pauses, the codes, each resumed at the depth of its pause; then d, open
+ * when a pause begins and ended during it, closed at the pause's start by
+ * a's end. test_runtime.c and test_profile.py check the counts. */
 static int pause_nest(void) {
   int a = sp_region("a"), b = sp_region("b"), c = sp_region("c");
-  int r = sp_region("rec"), x = sp_region("x");
+  int r = sp_region("rec"), x = sp_region("x"), d = sp_region("d");
   if (sp_resume() != SP_EINVAL || sp_paused() != 0)
     return 2;
   sp_begin(a);
@@ -491,14 +493,14 @@ static int pause_nest(void) {
     return 4;
   sp_begin(c);
   sp_end(c);
-  /* rec begun, paused: rec begun (not recorded), resumed: rec begun; its
-   * ends close the recorded one, the unrecorded one, the outer one */
+  /* rec open across a pause that calls rec: the paused one is nowhere,
+   * the one after the resume nests in the outer one */
   sp_begin(r);
   sp_pause();
   sp_begin(r);
+  sp_end(r);
   sp_resume();
   sp_begin(r);
-  sp_end(r);
   sp_end(r);
   sp_end(r);
   /* two pauses need two resumes */
@@ -512,20 +514,23 @@ static int pause_nest(void) {
   sp_resume();
   sp_begin(x);
   sp_end(x);
-  /* a ends while paused: its true end (paused calls end before it) */
+  /* d ends while paused: resumed one level out */
+  sp_begin(d);
   sp_pause();
-  sp_begin(b);
-  sp_end(b);
-  sp_end(a);
+  sp_end(d);
   sp_resume();
+  sp_end(a);
   return 0;
 }
 
 static pthread_barrier_t pause_bar;
-static int pause_w;
+static int pause_w, pause_v;
 static void *pause_worker(void *arg) {
   (void)arg;
+  sp_begin(pause_v);
+  pthread_barrier_wait(&pause_bar); /* v begun */
   pthread_barrier_wait(&pause_bar); /* main paused */
+  sp_end(pause_v); /* hidden: closed at the pause's start at thread exit */
   for (int i = 0; i < 5; i++) {
     sp_begin(pause_w);
     sp_end(pause_w);
@@ -539,13 +544,16 @@ static void *pause_worker(void *arg) {
   return NULL;
 }
 
-/* main pauses the whole process while 3 threads call w */
+/* main pauses the whole process while 3 threads call w; each thread's v,
+ * open when the pause begins, ends during it */
 static int pause_threads(void) {
   pthread_t th[3];
   pause_w = sp_region("w");
+  pause_v = sp_region("v");
   pthread_barrier_init(&pause_bar, NULL, 4);
   for (int i = 0; i < 3; i++)
     pthread_create(&th[i], NULL, pause_worker, NULL);
+  pthread_barrier_wait(&pause_bar);
   int rc = sp_pause();
   pthread_barrier_wait(&pause_bar);
   pthread_barrier_wait(&pause_bar);

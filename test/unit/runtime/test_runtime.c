@@ -334,24 +334,30 @@ static void test_pause(void **state) {
   char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "pause", env), 0);
-  assert_string_equal(errtext, "");
+  assert_string_equal(errtext,
+                      "scopeprof: 1 call(s) open when a pause began ended "
+                      "during it: closed at the pause's start (call "
+                      "sp_resume at the call depth of its sp_pause)\n");
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
   const sp_fmt_block *a = find_block(&r, 0, "a"), *c = find_block(&r, 0, "c"),
                      *rec = find_block(&r, 0, "rec"),
-                     *x = find_block(&r, 0, "x");
+                     *x = find_block(&r, 0, "x"), *d = find_block(&r, 0, "d");
   assert_null(lookup_block(&r, 0, "b")); /* only ever called while paused */
   assert_int_equal(a->count, 1);
   assert_int_equal(c->count, 1);
   assert_int_equal(x->count, 1);   /* the one after the second resume */
-  assert_int_equal(rec->count, 2); /* the one begun while paused is not */
-  /* a keeps its true end (reached while paused): after everything else */
+  assert_int_equal(rec->count, 2); /* the one called while paused is not */
+  assert_int_equal(d->count, 1);
+  /* a, open across the pauses, keeps its true end: after everything */
   assert_true(a->starts[0] <= c->starts[0] && c->ends[0] <= a->ends[0]);
-  assert_true(rec->ends[1] <= a->ends[0] && x->ends[0] <= a->ends[0]);
-  /* the inner rec closed the recorded inner call, not the outer one: the
-   * outer ends after the unrecorded middle call, so strictly later */
+  /* the rec begun after the resume nests in the one open across it */
   assert_true(rec->starts[0] < rec->starts[1] && rec->ends[1] < rec->ends[0]);
   assert_true(rec->ends[0] < x->starts[0]);
+  /* d's end came during the pause: it ends where the pause began, before
+   * a's end, which found it open */
+  assert_true(x->ends[0] < d->starts[0] && d->starts[0] <= d->ends[0]);
+  assert_true(d->ends[0] < a->ends[0]);
   sp_fmt_rank_free(&r);
 }
 
@@ -360,13 +366,22 @@ static void test_pause_threads(void **state) {
   char out[PATH_MAX];
   const char *env[] = {ENV_OUT(out), "SP_FORMAT=spt", NULL};
   assert_int_equal(run("rt_scenario", "pause_threads", env), 0);
-  assert_string_equal(errtext, "");
+  /* each worker's v ended while paused, seen at the thread's exit */
+  assert_string_equal(errtext,
+                      "scopeprof: 3 call(s) open when a pause began ended "
+                      "during it: closed at the pause's start (call "
+                      "sp_resume at the call depth of its sp_pause)\n");
   sp_fmt_rank r = {0};
   read_spt("p_rank00000.spt", &r);
   int nw = 0;
   for (int64_t i = 0; i < r.nblocks; i++)
     if (!strcmp(r.regions[r.blocks[i].region].name, "w")) {
-      assert_int_equal(r.blocks[i].count, 2); /* the 5 paused: none */
+      const sp_fmt_block *w = &r.blocks[i];
+      assert_int_equal(w->count, 2); /* the 5 paused: none */
+      const sp_fmt_block *v = find_block(&r, w->thread, "v");
+      assert_int_equal(v->count, 1);
+      /* closed at the pause's start, not at the thread's exit */
+      assert_true(v->starts[0] <= v->ends[0] && v->ends[0] < w->starts[0]);
       nw++;
     }
   assert_int_equal(nw, 3);
