@@ -11,19 +11,25 @@ Wrapped: every MPI_ function that returns int (an error code). Left out:
   local and cheap, they would drown the profile and have no time of their own;
 - MPI_Finalize and MPI_Abort: runtime.c defines them (MPI_Abort's Fortran
   entry points too), for the runtime's work at those calls;
-- variadic functions (MPI_Pcontrol): C cannot forward "...".
+- variadic functions (MPI_Pcontrol): C cannot forward "...";
+- MPI_Status_{c2f08,f082c,f082f,f2f08}: status conversions like the
+  handle ones, which MPICH 4.0 declares in mpi.h but defines only in its
+  Fortran 2008 library.
 MPI_Init and MPI_Init_thread (C and Fortran) then call the clock alignment
 (sp_mpi__after_init in runtime.c, after the call's region).
 Fortran: mpi_x_ (mpif.h, use mpi) and mpi_x_f08_ (use mpi_f08) for each
 wrapped function whose pmpi_x_ / pmpi_x_f08_ a given library defines; the
 libraries' sonames go into sp_mpi__flibs, for a program whose link dropped
-them (sp_mpi__fortran in layer.c).
+them (sp_mpi__fortran in layer.c). While one runs, the C wrappers record
+nothing (sp_mpi__in_fortran): MPICH's Fortran bindings call the C MPI_
+functions, OpenMPI's the PMPI_ ones, and a call is one region either way.
 """
 import re
 import subprocess
 import sys
 
-LEFT_OUT = {"MPI_Finalize", "MPI_Abort"}
+LEFT_OUT = {"MPI_Finalize", "MPI_Abort", "MPI_Status_c2f08",
+            "MPI_Status_f082c", "MPI_Status_f082f", "MPI_Status_f2f08"}
 AFTER_INIT = {"MPI_Init", "MPI_Init_thread"}
 # Fortran arguments are all addresses or hidden string lengths (integer
 # class); 16 covers the longest binding (MPI_Comm_spawn_multiple: 9
@@ -185,7 +191,11 @@ def main():
         low = name.lower()
         for suffix in ("_", "_f08_"):
             target = "p" + low + suffix
-            if target not in fsyms:
+            # MPICH's use mpi_f08 bindings have no PMPI twins: the entry
+            # point forwards to the binding it hides (RTLD_NEXT)
+            own = suffix == "_f08_" and target not in fsyms and \
+                low + suffix in fsyms
+            if target not in fsyms and not own:
                 continue
             nf += 1
             w.append("extern void %s(%s) __attribute__((weak));" % (target, fargs))
@@ -193,9 +203,16 @@ def main():
             w.append("  static sp_mpi__ffn f_;")
             w.append("  sp_mpi__ffn f = __atomic_load_n(&f_, __ATOMIC_RELAXED);")
             w.append("  if (!f)")
-            w.append("    f = sp_mpi__fortran(&f_, %s, \"%s\");" % (target, target))
+            if own:
+                w.append("    f = sp_mpi__fortran_or_next(&f_, %s, \"%s\", "
+                         "\"%s\");" % (target, target, low + suffix))
+            else:
+                w.append("    f = sp_mpi__fortran(&f_, %s, \"%s\");"
+                         % (target, target))
             w.append("  int r_ = sp_mpi__enter(%d);" % i)
+            w.append("  sp_mpi__in_fortran++;")
             w.append("  f(%s);" % fpass)
+            w.append("  sp_mpi__in_fortran--;")
             w.append("  sp_mpi__leave(r_);")
             if name in AFTER_INIT:
                 w.append("  sp_mpi__after_init();")

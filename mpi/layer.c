@@ -10,6 +10,7 @@
 
 int sp_mpi__ids[SP_MPI_NFUNCS];
 int sp_mpi__on = 1;
+__thread int sp_mpi__in_fortran;
 
 /* sp_region is thread-safe and gives the same id for the same name: two
  * threads that race here store the same value, so no lock and no CAS. */
@@ -22,9 +23,16 @@ int sp_mpi__register(int fn) {
 
 sp_mpi__ffn sp_mpi__fortran(sp_mpi__ffn *cache, sp_mpi__ffn linked,
                             const char *sym) {
+  return sp_mpi__fortran_or_next(cache, linked, sym, NULL);
+}
+
+sp_mpi__ffn sp_mpi__fortran_or_next(sp_mpi__ffn *cache, sp_mpi__ffn linked,
+                                    const char *sym, const char *next) {
   sp_mpi__ffn f = linked;
   if (!f)
     *(void **)&f = dlsym(RTLD_DEFAULT, sym);
+  if (!f && next)
+    *(void **)&f = dlsym(RTLD_NEXT, next);
   char libs[1024] = "", why[512] = "";
   size_t n = 0;
   for (int i = 0; !f && sp_mpi__flibs[i]; i++) {
@@ -32,6 +40,8 @@ sp_mpi__ffn sp_mpi__fortran(sp_mpi__ffn *cache, sp_mpi__ffn linked,
     void *h = dlopen(sp_mpi__flibs[i], RTLD_NOW | RTLD_GLOBAL);
     if (h)
       *(void **)&f = dlsym(h, sym);
+    if (h && !f && next)
+      *(void **)&f = dlsym(h, next);
     else if (!why[0])
       snprintf(why, sizeof why, "; %s", dlerror());
     if (n < sizeof libs)

@@ -49,10 +49,19 @@ extern const char *const sp_mpi__flibs[];
  * it. Reports the library that could not be loaded, and aborts, if none. */
 sp_mpi__ffn sp_mpi__fortran(sp_mpi__ffn *cache, sp_mpi__ffn linked,
                             const char *sym);
+/* The same, but without a PMPI twin the MPI's own binding next, the one
+ * this layer's entry point hides (MPICH's use mpi_f08 bindings have no
+ * PMPI twins: they call the C functions, which the layer wraps). */
+sp_mpi__ffn sp_mpi__fortran_or_next(sp_mpi__ffn *cache, sp_mpi__ffn linked,
+                                    const char *sym, const char *next);
+
+/* Non-zero while this thread is in a Fortran entry point: the C function
+ * MPI's Fortran binding may call (MPICH's do) is part of that call. */
+extern __thread int sp_mpi__in_fortran;
 
 /* Opens a call of function fn's region; returns the region to close. */
 static inline int sp_mpi__enter(int fn) {
-  if (!sp_mpi__on || !SP_ACTIVE_)
+  if (!sp_mpi__on || !SP_ACTIVE_ || sp_mpi__in_fortran)
     return -1;
   int id = __atomic_load_n(&sp_mpi__ids[fn], __ATOMIC_RELAXED) - 1;
   if (id < 0)

@@ -302,7 +302,8 @@ SP_MPI_EXPORT void mpi_finalize_f08_(SP_F_ARGS(a)) {
   static sp_mpi__ffn f_;
   sp_mpi__ffn f = __atomic_load_n(&f_, __ATOMIC_RELAXED);
   if (!f)
-    f = sp_mpi__fortran(&f_, pmpi_finalize_f08_, "pmpi_finalize_f08_");
+    f = sp_mpi__fortran_or_next(&f_, pmpi_finalize_f08_, "pmpi_finalize_f08_",
+                                "mpi_finalize_f08_");
   capture_rank();
   f(SP_F_PASS(a));
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # deps.sh - installs the Debian 12 packages ScopeProf needs, only those
-# missing. Usage: scripts/deps.sh [main|test|aarch64]  (main has OpenMPI
-# and the OpenMPI build of HDF5, for SP_MERGE's parallel write; test adds
-# the LLVM 19 matrix, h5py, pandas, matplotlib, the tools the tests use and
-# the aarch64 cross build's packages; aarch64 is those alone:
-# scripts/test_aarch64.sh).
+# missing. Usage: scripts/deps.sh [main|test|aarch64|mpich]  (main has
+# OpenMPI and the OpenMPI build of HDF5, for SP_MERGE's parallel write;
+# test adds the LLVM 19 matrix, h5py, pandas, matplotlib, the tools the
+# tests use, MPICH and the aarch64 cross build's packages; aarch64 and
+# mpich are those alone: scripts/test_aarch64.sh, scripts/test_mpich.sh).
+# MPICH beside OpenMPI leaves OpenMPI the default mpicc and mpirun.
 set -euo pipefail
 # The aarch64 cross build: compilers, qemu, and arm64 libraries from Debian
 # multiarch (cmocka, and the C and C++ libraries the tests run with).
@@ -21,9 +22,11 @@ test)
          python3-venv python3-pip python3-setuptools python3-wheel
          otf2-tools python3-otf2 python3-mpi4py
          llvm-19-dev llvm-19-tools clang-19 flang-19
-         chromium autoconf libblas-dev "${aarch64[@]}")
+         chromium autoconf libblas-dev mpich libmpich-dev "${aarch64[@]}")
   ;;
 aarch64) want=("${aarch64[@]}") ;;
+mpich) want=(build-essential cmake gfortran libhdf5-dev llvm-22-dev clang-22
+             libomp-22-dev mpich libmpich-dev python3-h5py python3-numpy) ;;
 esac
 missing=()
 for p in "${want[@]}"; do

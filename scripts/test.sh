@@ -3,10 +3,12 @@
 # to end), then builds the plugin against LLVM 19 and runs its lit tests,
 # then Release builds with GCC and clang-22 (test_warnings.sh), then the
 # runtime's and tools' tests under ASan+UBSan and TSan
-# (test_sanitizers.sh), then the runtime and format library cross-built
+# (test_sanitizers.sh), then the MPI layer built on MPICH with the MPI
+# tests (test_mpich.sh), then the runtime and format library cross-built
 # for aarch64 with their unit tests under qemu (test_aarch64.sh). Warnings
 # are errors in every build here (SP_WERROR=ON). SP_TEST_WARNINGS=0 /
-# SP_TEST_SANITIZERS=0 / SP_TEST_AARCH64=0 skip those steps.
+# SP_TEST_SANITIZERS=0 / SP_TEST_MPICH=0 / SP_TEST_AARCH64=0 skip those
+# steps.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${SP_BUILD_DIR:-$root/build-test}"
@@ -30,6 +32,10 @@ fi
 if [[ ${SP_TEST_SANITIZERS:-1} != 0 ]]; then
   step "sanitizers"
   "$root/scripts/test_sanitizers.sh" || status=1
+fi
+if [[ ${SP_TEST_MPICH:-1} != 0 ]]; then
+  step "MPICH (the MPI layer and its tests on Debian's MPICH)"
+  "$root/scripts/test_mpich.sh" || status=1
 fi
 if [[ ${SP_TEST_AARCH64:-1} != 0 ]]; then
   step "aarch64 (cross, qemu)"

@@ -35,7 +35,7 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
     list(APPEND _modes flang-mpifh)
   endif()
   sp_mpi_tests(layer ${_d}/run.sh "${_modes}"
-    "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};PROG=$<TARGET_FILE:mpi_calls>;PLAIN=$<TARGET_FILE:mpi_calls_plain>;SRC=${_d};BUILD=${PROJECT_BINARY_DIR}")
+    "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MPICC=${MPI_C_COMPILER};MPIF90=${MPI_Fortran_COMPILER};PROG=$<TARGET_FILE:mpi_calls>;PLAIN=$<TARGET_FILE:mpi_calls_plain>;SRC=${_d};BUILD=${PROJECT_BINARY_DIR}")
   # The cmake test installs the tree: it needs everything built.
 
   # One clock for the job: skewed clocks aligned to rank 0's.
@@ -53,7 +53,7 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
     list(APPEND _clock_modes fortran)
   endif()
   sp_mpi_tests(clock ${_d}/clock.sh "${_clock_modes}"
-    "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};CLOCK=$<TARGET_FILE:mpi_clock>;CLOCK_PLAIN=$<TARGET_FILE:mpi_clock_plain>;SRC=${_d}")
+    "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MPICC=${MPI_C_COMPILER};MPIF90=${MPI_Fortran_COMPILER};CLOCK=$<TARGET_FILE:mpi_clock>;CLOCK_PLAIN=$<TARGET_FILE:mpi_clock_plain>;SRC=${_d}")
 
   # SP_MERGE: one file written by the job at MPI_Finalize.
   add_executable(mpi_merge ${_d}/merge.c)
@@ -89,7 +89,7 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   # The layer linked for the runtime's MPI work (rank, clock, SP_MERGE's
   # messages), SP_MPI=0: the program's MPI calls are not what is counted.
   sp_mpi_tests(merge ${_d}/merge.sh "${_modes}"
-    "SP_MPI=0;SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MERGE=$<TARGET_FILE:mpi_merge>;SRC=${_d};PAR=${_par};${_h5app}")
+    "SP_MPI=0;SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MPICC=${MPI_C_COMPILER};MPIF90=${MPI_Fortran_COMPILER};MERGE=$<TARGET_FILE:mpi_merge>;SRC=${_d};PAR=${_par};${_h5app}")
 endif()
 
 # MPI_Abort on rank 1 of 4: every rank's calls survive, in 5 runs in a row
@@ -103,7 +103,7 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import)
   target_link_libraries(mpi_abort PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
   target_compile_options(mpi_abort PRIVATE ${SP_C_WARNINGS})
   # The layer for its MPI_Abort, SP_MPI=0: no MPI call counted.
-  set(_env "SP_MPI=0;MPIRUN=${SP_MPIRUN};SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};SRC=${_d}")
+  set(_env "SP_MPI=0;MPIRUN=${SP_MPIRUN};MPICC=${MPI_C_COMPILER};MPIF90=${MPI_Fortran_COMPILER};SP_IMPORT=$<TARGET_FILE:sp-import>;PY3=${SP_PYTHON3};SRC=${_d}")
   add_test(NAME mpi_abort_c COMMAND ${_d}/abort.sh 5 4)
   add_test(NAME mpi_abort_c_kill0 COMMAND ${_d}/abort.sh 3 4)
   set_tests_properties(mpi_abort_c mpi_abort_c_kill0 PROPERTIES TIMEOUT 120

@@ -69,7 +69,7 @@ crash) # no MPI_Finalize: sp-import reads the streams, init offsets alone
   check sync_barrier "$offsets" ;;
 fortran) # gfortran, use mpi, through sp-fc: the layer's mpi_init_, and
   # MPI_Finalize reached from Fortran; the metadata must hold both
-  SP_FC=mpif90 "$SP_BIN/sp-fc" -O1 "$SRC/f_mpi.f90" -o "$d/f"
+  SP_FC="${MPIF90:-mpif90}" "$SP_BIN/sp-fc" -O1 "$SRC/f_mpi.f90" -o "$d/f"
   run SP_FORMAT=h5 "$d/skew.sh" "$d/f"
   check - "$offsets" --meta-only ;;
 *) echo "clock.sh: unknown mode $mode" >&2; exit 2 ;;

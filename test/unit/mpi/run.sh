@@ -9,6 +9,9 @@ mode="$1"
 d="$(mktemp -d)"
 trap 'rm -rf "$d"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# The MPI compilers of the MPI the layer was built for (MPICH's in
+# scripts/test_mpich.sh)
+MPICC="${MPICC:-mpicc}" MPIF90="${MPIF90:-mpif90}"
 # calls.c's counts (per rank r of n) and its region around the calls
 c_rows="MPI_Init=1 MPI_Comm_rank=1 MPI_Comm_size=1 MPI_Allreduce=4 MPI_Barrier=2 MPI_Send=r+1 MPI_Recv=(r+n-1)%n+1"
 f_rows="MPI_Init=1 MPI_Comm_rank=1 MPI_Comm_size=1 MPI_Allreduce=3 MPI_Send=2*(r==0) MPI_Recv=2*(r==1)"
@@ -27,14 +30,17 @@ preload)
   run "$PLAIN" LD_PRELOAD="$SP_LIBDIR/libscopeprof_mpi.so:$SP_LIBDIR/libscopeprof.so"
   check $c_rows ;;
 sp-cc) # the recommended way: the MPI compiler wrapper as the real compiler
-  SP_CC=mpicc "$SP_BIN/sp-cc" -O1 "$SRC/calls.c" -o "$d/calls"
+  SP_CC="$MPICC" "$SP_BIN/sp-cc" -O1 "$SRC/calls.c" -o "$d/calls"
   run "$d/calls"; check --parent exchange $c_rows ;;
-ompi-cc) # OpenMPI's mpicc running sp-cc (gcc underneath)
-  SP_CC=gcc OMPI_CC="$SP_BIN/sp-cc" mpicc -O1 "$SRC/calls.c" -o "$d/calls"
+ompi-cc) # the MPI's mpicc running sp-cc (gcc underneath): OMPI_CC for
+  # OpenMPI's, MPICH_CC for MPICH's
+  SP_CC=gcc OMPI_CC="$SP_BIN/sp-cc" MPICH_CC="$SP_BIN/sp-cc" "$MPICC" -O1 \
+    "$SRC/calls.c" -o "$d/calls"
   run "$d/calls"; check --parent exchange $c_rows ;;
 cmake) # an installed ScopeProf, a project that links MPI first
   cmake --install "$BUILD" --prefix "$d/inst" >/dev/null
   cmake -S "$SRC/consumer" -B "$d/b" -DCMAKE_PREFIX_PATH="$d/inst" \
+    -DMPI_C_COMPILER="$(command -v "$MPICC")" \
     -DSP_CALLS_SRC="$SRC/calls.c" >/dev/null
   cmake --build "$d/b" >/dev/null
   run "$d/b/calls"; check --parent exchange $c_rows ;;
@@ -43,8 +49,8 @@ f-allreduce) # gfortran, mpif.h, on 2 ranks, linked --as-needed (as some
   # program calls, so the link may drop libmpi_mpifh; the layer finds the
   # pmpi_ twins in it all the same
   np=2
-  SP_FC=mpif90 "$SP_BIN/sp-fc" -O1 -Wl,--as-needed "$SRC/f_allreduce.f90" -o "$d/f"
-  if readelf -d "$d/f" | grep -q "NEEDED.*libmpi_mpifh"; then
+  SP_FC="$MPIF90" "$SP_BIN/sp-fc" -O1 -Wl,--as-needed "$SRC/f_allreduce.f90" -o "$d/f"
+  if readelf -d "$d/f" | grep -q "NEEDED.*libmpi_mpifh\|NEEDED.*libmpichfort"; then
     echo "run.sh: note: this link kept libmpi_mpifh"
   else
     echo "run.sh: libmpi_mpifh not among the program's libraries"
@@ -52,7 +58,7 @@ f-allreduce) # gfortran, mpif.h, on 2 ranks, linked --as-needed (as some
   run "$d/f"
   check MPI_Init=1 MPI_Comm_rank=1 MPI_Comm_size=1 MPI_Allreduce=4 ;;
 f-mpi | f-f08) # gfortran: use mpi, use mpi_f08
-  SP_FC=mpif90 "$SP_BIN/sp-fc" -O1 "$SRC/$(echo "$mode" | tr - _).f90" -o "$d/f"
+  SP_FC="$MPIF90" "$SP_BIN/sp-fc" -O1 "$SRC/$(echo "$mode" | tr - _).f90" -o "$d/f"
   run "$d/f"; check $f_rows ;;
 flang-mpifh) # flang-22 with mpif.h; Debian's mpif-sizeof.h is gfortran's
   # (flang: "Generic 'mpi_sizeof' ... not distinguishable"): an empty one
