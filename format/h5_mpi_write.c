@@ -14,6 +14,40 @@ int sp_fmt_h5w_mpi(sp_fmt_h5w *w, int32_t rank, sp_fmt_mpi *m,
     sp_fmt_mpi_free(m);
     return 0;
   }
+  /* another process of a rank already given: its messages join them */
+  for (int64_t i = 0; i < w->nmpi; i++) {
+    if (w->mpi[i].rank != rank)
+      continue;
+    sp_fmt_mpi *to = &w->mpi[i].mpi;
+    sp_fmt_mpimsg *v =
+        realloc(to->msgs, (size_t)(to->nmsgs + m->nmsgs) * sizeof *v + 1);
+    sp_fmt_mpicomm *c =
+        v ? realloc(to->comms, (size_t)(to->ncomms + m->ncomms) * sizeof *c + 1)
+          : NULL;
+    if (v)
+      to->msgs = v;
+    if (c)
+      to->comms = c;
+    int rc = v && c ? 0 : -1;
+    for (int64_t k = 0; rc == 0 && k < m->nmsgs; k++) {
+      sp_fmt_mpimsg x = m->msgs[k];
+      if (x.region >= 0 &&
+          (x.region = sp_fmt_mpi_name(to, m->names[x.region])) < 0)
+        rc = -1;
+      if (x.origin_region >= 0 && (x.origin_region = sp_fmt_mpi_name(
+                                       to, m->names[x.origin_region])) < 0)
+        rc = -1;
+      to->msgs[to->nmsgs++] = x;
+    }
+    for (int64_t k = 0; rc == 0 && k < m->ncomms; k++) {
+      to->comms[to->ncomms++] = m->comms[k];
+      m->comms[k].members = NULL;
+    }
+    sp_fmt_mpi_free(m);
+    if (rc != 0)
+      sp__h5w_fail(err, w->path, "out of memory");
+    return rc;
+  }
   if (w->nmpi == w->capmpi) {
     int64_t cap = w->capmpi ? w->capmpi * 2 : 16;
     sp_fmt_mpi_rank *v = realloc(w->mpi, (size_t)cap * sizeof *v);
