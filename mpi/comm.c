@@ -86,7 +86,7 @@ static comm_info *info_new(MPI_Comm c) {
 }
 
 /* The communicator's info, made on its first recorded call. */
-static comm_info *info_of(MPI_Comm c) {
+static comm_info *info_slow(MPI_Comm c) {
   if (c == MPI_COMM_WORLD)
     return world_get();
   if (c == MPI_COMM_NULL)
@@ -116,6 +116,43 @@ static comm_info *info_of(MPI_Comm c) {
   return ci;
 }
 
+/* A thread's last communicator other than MPI_COMM_WORLD, kept until the
+ * layer sees a communicator freed (its handle may come back as another). */
+static _Atomic unsigned comm_gen;
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+  MPI_Comm c;
+  comm_info *ci;
+  unsigned gen;
+} last_comm;
+
+static inline comm_info *info_of(MPI_Comm c) {
+  if (c == MPI_COMM_WORLD &&
+      __atomic_load_n(&world_info.size, __ATOMIC_ACQUIRE) >= 0)
+    return &world_info;
+  unsigned gen = atomic_load_explicit(&comm_gen, memory_order_relaxed);
+  if (last_comm.ci && last_comm.c == c && last_comm.gen == gen)
+    return last_comm.ci;
+  comm_info *ci = info_slow(c);
+  if (ci && c != MPI_COMM_WORLD) {
+    last_comm.c = c;
+    last_comm.ci = ci;
+    last_comm.gen = gen;
+  }
+  return ci;
+}
+
+int sp_mpi__x_MPI_Comm_free(int r, MPI_Comm *c) {
+  (void)r;
+  atomic_fetch_add(&comm_gen, 1);
+  return PMPI_Comm_free(c);
+}
+
+int sp_mpi__x_MPI_Comm_disconnect(int r, MPI_Comm *c) {
+  (void)r;
+  atomic_fetch_add(&comm_gen, 1);
+  return PMPI_Comm_disconnect(c);
+}
+
 static int32_t world_of(const comm_info *ci, int r) {
   if (r == MPI_PROC_NULL || r == MPI_ROOT)
     return SP_MPI_NONE;
@@ -126,28 +163,57 @@ static int32_t world_of(const comm_info *ci, int r) {
   return ci->world ? ci->world[r] : r;
 }
 
-static int64_t tsize(MPI_Datatype t) {
+/* A type's size, asked of MPI once per run of calls with one type: a
+ * thread's last type is kept until the layer sees any MPI_Type_free (a
+ * freed handle may come back as another type). */
+static _Atomic unsigned type_gen;
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+  MPI_Datatype t;
+  int64_t size;
+  unsigned gen;
+  int valid;
+} last_type;
+
+static int64_t tsize_slow(MPI_Datatype t) {
   int s = 0;
   if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &s) != MPI_SUCCESS ||
       s == MPI_UNDEFINED)
     return 0;
+  last_type.t = t;
+  last_type.size = s;
+  last_type.gen = atomic_load_explicit(&type_gen, memory_order_relaxed);
+  last_type.valid = 1;
   return s;
+}
+
+static inline int64_t tsize(MPI_Datatype t) {
+  if (last_type.valid && last_type.t == t &&
+      last_type.gen == atomic_load_explicit(&type_gen, memory_order_relaxed))
+    return last_type.size;
+  return tsize_slow(t);
+}
+
+int sp_mpi__x_MPI_Type_free(int r, MPI_Datatype *t) {
+  (void)r;
+  atomic_fetch_add(&type_gen, 1);
+  return PMPI_Type_free(t);
 }
 
 /* ---- records ---- */
 
-static void one(int r, int kind, const comm_info *ci, int peer, int tag,
-                int64_t sent, int64_t recvd) {
-  sp__mpi_msg m = {0};
-  m.region = r;
-  m.origin_region = -1;
-  m.kind = kind;
-  m.peer = world_of(ci, peer);
-  m.tag = tag;
-  m.comm = ci->id;
-  m.root = -1;
-  m.sent = sent;
-  m.recvd = recvd;
+static inline void one(int r, int kind, const comm_info *ci, int peer, int tag,
+                       int64_t sent, int64_t recvd) {
+  sp__mpi_msg m = {.origin = 0,
+                   .region = r,
+                   .origin_region = -1,
+                   .kind = kind,
+                   .peer = world_of(ci, peer),
+                   .tag = tag,
+                   .comm = ci->id,
+                   .root = -1,
+                   .reserved = 0,
+                   .sent = sent,
+                   .recvd = recvd};
   sp__mpi_note(r, &m, 1);
 }
 
@@ -268,7 +334,7 @@ typedef struct ptable {
   uint64_t scratch; /* entries of reqs and sts */
 } ptable;
 
-static __thread ptable pt;
+static __thread __attribute__((tls_model("initial-exec"))) ptable pt;
 
 static uint64_t req_key(MPI_Request q) {
   uint64_t k = 0;

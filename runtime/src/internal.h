@@ -409,6 +409,9 @@ SP_HIDDEN int sp__stream_compact(int (*snapshot)(void));
 /* The MPI layer's message records not yet written (mpi_msgs.c; token
  * held); async-signal-safe. */
 SP_HIDDEN int sp__mpi_msgs_stream(void);
+/* The full chunks of message records (token held; the writer thread),
+ * their memory then reused. */
+SP_HIDDEN int sp__mpi_msgs_full(void);
 SP_HIDDEN uint64_t sp__mpi_msgs_lost(void);
 /* Everything in memory, a clock and a STOP record, appended (token held). */
 SP_HIDDEN int sp__stream_flush(int cause, int normal);

@@ -1,10 +1,11 @@
 /* mpi_msgs.c - what the MPI layer's calls sent and received (sp__mpi_note):
- * per-thread chunks of message records that go to the stream as MPI
- * records when full and with everything else at a flush; communicators'
+ * per-thread chunks of message records, handed to the writer thread when
+ * full and written with everything else at a flush; communicators'
  * members as COMM records. */
 #include "internal.h"
 #include "sp_mpi_hooks.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,45 +18,84 @@ _Static_assert(sizeof(sp__mpi_msg) == sizeof(sp_stream_mpimsg) &&
                        offsetof(sp_stream_mpimsg, kind),
                "sp__mpi_msg is the stream's sp_stream_mpimsg");
 
-/* One thread's records, 64 KiB. The owner appends at n (published with a
- * release store); whoever holds the stream's token writes [done, n). */
-#define SP__MSG_CAP ((65536 - 64) / sizeof(sp_stream_mpimsg))
+/* One thread's records, 64 KiB, laid out so that from rec on it is the
+ * stream record as written (when written from its first record). The
+ * owner appends at n (published with a release store); whoever holds the
+ * stream's token writes [done, n). */
+#define SP__MSG_CAP ((65536 - 96) / sizeof(sp_stream_mpimsg))
 typedef struct sp__msgs {
-  struct sp__msgs *next; /* every chunk ever made, newest first */
-  int64_t n, done;       /* n: atomic */
+  struct sp__msgs *next;  /* every chunk ever made, newest first */
+  struct sp__msgs *queue; /* the full list or the free list */
+  int64_t n, done;        /* atomic */
   int32_t thread;
-  uint32_t pad_[9];
+  uint32_t pad_[3];
+  sp_stream_rec rec;
+  sp_stream_mpi head;
   sp_stream_mpimsg m[SP__MSG_CAP];
 } sp__msgs_t;
+_Static_assert(offsetof(sp__msgs_t, head) ==
+                       offsetof(sp__msgs_t, rec) + sizeof(sp_stream_rec) &&
+                   offsetof(sp__msgs_t, m) ==
+                       offsetof(sp__msgs_t, head) + sizeof(sp_stream_mpi),
+               "a chunk is its record");
 
 static _Atomic(sp__msgs_t *) all_msgs;
+/* Full chunks for the writer thread (a stack: the order of records does
+ * not matter, each says its thread and stamps), and written ones to reuse. */
+static _Atomic(sp__msgs_t *) full;
+static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
+static sp__msgs_t *free_list;
 static __thread sp__msgs_t *my_msgs;
 static _Atomic uint64_t msgs_lost;
 
 /* The records [done, n) of c as one MPI record (token held). */
 static int put_msgs(sp__msgs_t *c) {
   int64_t n = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE);
-  if (n <= c->done)
+  int64_t done = __atomic_load_n(&c->done, __ATOMIC_RELAXED);
+  if (n <= done)
     return 0;
-  /* Built whole in one buffer (token held, so one buffer serves every
-   * thread): one record, one write, one hint. */
-  static _Alignas(8) unsigned char
-      whole[sizeof(sp_stream_rec) + sizeof(sp_stream_mpi) + sizeof c->m];
-  sp_stream_rec rec;
-  sp_stream_mpi head = {c->thread, 0, n - c->done};
-  rec.type = SP_STREAM_MPI;
-  rec.size = (uint32_t)(sizeof rec + sizeof head +
-                        (size_t)(n - c->done) * sizeof(sp_stream_mpimsg));
-  memcpy(whole + sizeof rec, &head, sizeof head);
-  memcpy(whole + sizeof rec + sizeof head, &c->m[c->done],
-         (size_t)(n - c->done) * sizeof(sp_stream_mpimsg));
-  rec.check = sp_stream_check(rec.type, rec.size, whole + sizeof rec);
-  memcpy(whole, &rec, sizeof rec);
-  struct iovec one = {whole, rec.size};
+  uint32_t size = (uint32_t)(sizeof(sp_stream_rec) + sizeof(sp_stream_mpi) +
+                             (size_t)(n - done) * sizeof(sp_stream_mpimsg));
+  sp_stream_rec *rec = &c->rec;
+  if (done) { /* a flush wrote the first ones: the rest through a copy */
+    static _Alignas(8) unsigned char
+        whole[sizeof(sp_stream_rec) + sizeof(sp_stream_mpi) + sizeof c->m];
+    memcpy(whole + sizeof *rec + sizeof c->head, &c->m[done],
+           (size_t)(n - done) * sizeof(sp_stream_mpimsg));
+    rec = (sp_stream_rec *)(void *)whole;
+  }
+  sp_stream_mpi *head = (sp_stream_mpi *)(void *)(rec + 1);
+  *head = (sp_stream_mpi){c->thread, 0, n - done};
+  rec->type = SP_STREAM_MPI;
+  rec->size = size;
+  rec->check = sp_stream_check(rec->type, size, head);
+  struct iovec one = {rec, size};
   if (sp__stream_put(&one, 1) != 0)
     return -1;
-  c->done = n;
+  __atomic_store_n(&c->done, n, __ATOMIC_RELAXED);
   return 0;
+}
+
+/* The full chunks (token held), then back to the free list. */
+int sp__mpi_msgs_full(void) {
+  sp__msgs_t *c = atomic_exchange(&full, NULL);
+  int rc = 0;
+  while (c) {
+    sp__msgs_t *next = c->queue;
+    if (put_msgs(c) != 0) {
+      atomic_fetch_add(&msgs_lost,
+                       (uint64_t)(__atomic_load_n(&c->n, __ATOMIC_RELAXED) -
+                                  __atomic_load_n(&c->done, __ATOMIC_RELAXED)));
+      __atomic_store_n(&c->done, c->n, __ATOMIC_RELAXED);
+      rc = -1;
+    }
+    pthread_mutex_lock(&free_lock);
+    c->queue = free_list;
+    free_list = c;
+    pthread_mutex_unlock(&free_lock);
+    c = next;
+  }
+  return rc;
 }
 
 int sp__mpi_msgs_stream(void) {
@@ -66,26 +106,25 @@ int sp__mpi_msgs_stream(void) {
   return rc;
 }
 
-/* A full chunk to the stream, then reused. */
-static int drain(sp__msgs_t *c) {
-  if (!sp__stream_acquire(2000))
-    return -1;
-  int ok =
-      sp__stream_open(1) == 0 && sp__stream_regions() == 0 && put_msgs(c) == 0;
-  if (ok) {
-    c->done = 0;
-    __atomic_store_n(&c->n, 0, __ATOMIC_RELEASE);
+/* A chunk for thread: a written one, else a new one. */
+static sp__msgs_t *get_msgs(int32_t thread) {
+  pthread_mutex_lock(&free_lock);
+  sp__msgs_t *c = free_list;
+  if (c)
+    free_list = c->queue;
+  pthread_mutex_unlock(&free_lock);
+  if (c) {
+    /* done == n: nothing of it is pending, whoever looks now */
+    __atomic_store_n(&c->n, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->done, 0, __ATOMIC_RELEASE);
+    c->thread = thread;
+    return c;
   }
-  sp__token_give();
-  return ok ? 0 : -1;
-}
-
-static sp__msgs_t *new_msgs(int32_t thread) {
   void *m = mmap(NULL, sizeof(sp__msgs_t), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED)
     return NULL;
-  sp__msgs_t *c = m;
+  c = m;
   c->thread = thread;
   c->next = atomic_load(&all_msgs);
   while (!atomic_compare_exchange_weak(&all_msgs, &c->next, c))
@@ -106,21 +145,21 @@ static uint64_t open_start(const sp__thread_t *t, int region) {
 
 SP_API uint64_t sp__mpi_note(int region, sp__mpi_msg *m, int n) {
   sp__thread_t *t = sp__tls;
-  if (!t || n <= 0 || atomic_load(&sp__state) != SP__RUNNING)
+  if (!t || n <= 0 || n > 2 || atomic_load(&sp__state) != SP__RUNNING)
     return 0;
   uint64_t start = open_start(t, region);
   if (!start)
     return 0;
   sp__msgs_t *c = my_msgs;
-  if (SP_UNLIKELY(!c || c->thread != t->index)) {
-    if (!(c = my_msgs = new_msgs(t->index))) {
-      atomic_fetch_add(&msgs_lost, (uint64_t)n);
-      return 0;
+  int64_t at = c ? c->n : 0;
+  if (SP_UNLIKELY(!c || c->thread != t->index ||
+                  at + n > (int64_t)SP__MSG_CAP)) {
+    if (c && at) { /* full: to the writer thread */
+      c->queue = atomic_load(&full);
+      while (!atomic_compare_exchange_weak(&full, &c->queue, c))
+        ;
     }
-  }
-  int64_t at = c->n;
-  if (SP_UNLIKELY(at + n > (int64_t)SP__MSG_CAP)) {
-    if (drain(c) != 0) {
+    if (!(c = my_msgs = get_msgs(t->index))) {
       atomic_fetch_add(&msgs_lost, (uint64_t)n);
       return start;
     }
@@ -128,40 +167,36 @@ SP_API uint64_t sp__mpi_note(int region, sp__mpi_msg *m, int n) {
   }
   for (int i = 0; i < n; i++) {
     m[i].start = start;
-    memcpy(&c->m[at + i], &m[i], sizeof m[i]);
+    c->m[at + i] = *(const sp_stream_mpimsg *)(const void *)&m[i];
   }
   __atomic_store_n(&c->n, at + n, __ATOMIC_RELEASE);
   return start;
 }
 
 SP_API void sp__mpi_comm(int32_t id, int32_t size, const int32_t *world) {
-  if (size < 0 || size > (1 << 24) || atomic_load(&sp__state) != SP__RUNNING ||
-      !sp__stream_acquire(2000))
+  if (size < 0 || size > (1 << 24) || atomic_load(&sp__state) != SP__RUNNING)
     return;
-  if (sp__stream_open(1) == 0) {
-    sp_stream_comm h = {id, size};
-    size_t len = sizeof h + (size_t)size * 4, pad = (8 - len % 8) % 8;
-    sp_stream_rec rec = {SP_STREAM_COMM, (uint32_t)(sizeof rec + len + pad), 0};
-    size_t blen = len + pad;
-    unsigned char *b = mmap(NULL, blen, PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (b != MAP_FAILED) {
-      memcpy(b, &h, sizeof h);
-      memcpy(b + sizeof h, world, (size_t)size * 4);
-      rec.check = sp_stream_check(rec.type, rec.size, b);
-      unsigned char *whole = mmap(NULL, rec.size, PROT_READ | PROT_WRITE,
-                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (whole != MAP_FAILED) {
-        memcpy(whole, &rec, sizeof rec);
-        memcpy(whole + sizeof rec, b, blen);
-        struct iovec one = {whole, rec.size};
-        sp__stream_put(&one, 1);
-        munmap(whole, rec.size);
-      }
-      munmap(b, blen);
+  size_t len = sizeof(sp_stream_rec) + sizeof(sp_stream_comm) +
+               ((size_t)size * 4 + 7) / 8 * 8;
+  unsigned char *b = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (b == MAP_FAILED)
+    return;
+  sp_stream_rec *rec = (sp_stream_rec *)(void *)b;
+  sp_stream_comm *h = (sp_stream_comm *)(void *)(rec + 1);
+  *h = (sp_stream_comm){id, size};
+  memcpy(h + 1, world, (size_t)size * 4); /* the padding: mmap's zeros */
+  rec->type = SP_STREAM_COMM;
+  rec->size = (uint32_t)len;
+  rec->check = sp_stream_check(rec->type, rec->size, h);
+  if (sp__stream_acquire(2000)) {
+    if (sp__stream_open(1) == 0) {
+      struct iovec one = {b, len};
+      sp__stream_put(&one, 1);
     }
+    sp__token_give();
   }
-  sp__token_give();
+  munmap(b, len);
 }
 
 uint64_t sp__mpi_msgs_lost(void) { return atomic_load(&msgs_lost); }
