@@ -201,6 +201,9 @@ int sp_mpi__x_MPI_Type_free(int r, MPI_Datatype *t) {
 
 /* ---- records ---- */
 
+/* Bytes for dest: none for MPI_PROC_NULL, where nothing goes. */
+#define TO(dest, bytes) ((dest) == MPI_PROC_NULL ? 0 : (bytes))
+
 static inline void one(int r, int kind, const comm_info *ci, int peer, int tag,
                        int64_t sent, int64_t recvd) {
   sp__mpi_msg m = {.origin = 0,
@@ -221,7 +224,7 @@ static int send_like(int r, int ret, int kind, int count, MPI_Datatype type,
                      int dest, int tag, MPI_Comm comm) {
   comm_info *ci;
   if (ret == MPI_SUCCESS && (ci = info_of(comm)))
-    one(r, kind, ci, dest, tag, (int64_t)count * tsize(type), 0);
+    one(r, kind, ci, dest, tag, TO(dest, (int64_t)count * tsize(type)), 0);
   return ret;
 }
 
@@ -287,7 +290,7 @@ int sp_mpi__x_MPI_Sendrecv(int r, const void *sbuf, int scount,
     m[0].kind = SP_MPI_K_SEND;
     m[0].peer = world_of(ci, dest);
     m[0].tag = stag;
-    m[0].sent = (int64_t)scount * tsize(stype);
+    m[0].sent = TO(dest, (int64_t)scount * tsize(stype));
     m[1].kind = SP_MPI_K_RECV;
     m[1].peer = world_of(ci, st->MPI_SOURCE);
     m[1].tag = st->MPI_TAG;
@@ -308,7 +311,8 @@ int sp_mpi__x_MPI_Sendrecv_replace(int r, void *buf, int count,
                                   comm, st);
   comm_info *ci;
   if (ret == MPI_SUCCESS && (ci = info_of(comm))) {
-    one(r, SP_MPI_K_SEND, ci, dest, stag, (int64_t)count * tsize(type), 0);
+    one(r, SP_MPI_K_SEND, ci, dest, stag,
+        TO(dest, (int64_t)count * tsize(type)), 0);
     one(r, SP_MPI_K_RECV, ci, st->MPI_SOURCE, st->MPI_TAG, 0, status_bytes(st));
   }
   return ret;

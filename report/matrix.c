@@ -219,20 +219,20 @@ int rp_svg_matrix(const rp_profile *p, const rp_opts *o, FILE *f,
       int64_t v = x.bytes[r * x.n + c], m = x.msgs[r * x.n + c];
       heat(max ? (double)v / (double)max : 0, c2, sizeof c2);
       fprintf(f,
+              "<g><title>%lld -&gt; %lld: %lld messages, %lld bytes</title>"
               "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-              "fill=\"%s\" stroke=\"#d0d0c8\" stroke-width=\"0.5\">"
-              "<title>%lld -&gt; %lld: %lld messages, %lld bytes</title>"
-              "</rect>\n",
-              left + (int)c * cell, top + (int)r * cell, cell, cell, c2,
-              (long long)r, (long long)c, (long long)m, (long long)v);
+              "fill=\"%s\" stroke=\"#d0d0c8\" stroke-width=\"0.5\"/>",
+              (long long)r, (long long)c, (long long)m, (long long)v,
+              left + (int)c * cell, top + (int)r * cell, cell, cell, c2);
       if (v && cell >= 48)
         fprintf(f,
                 "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-                "font-size=\"9\" fill=\"%s\">%s</text>\n",
+                "font-size=\"9\" fill=\"%s\">%s</text>",
                 left + (int)c * cell + cell / 2,
                 top + (int)r * cell + cell / 2 + 3,
                 max && (double)v / (double)max > 0.35 ? "#ffffff" : "#000000",
                 size_str((double)v, b, sizeof b));
+      fputs("</g>\n", f);
     }
   fprintf(f,
           "<text x=\"%d\" y=\"%d\">colour: bytes (square-root scale, "

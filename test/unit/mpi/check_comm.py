@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""check_comm.py MERGED.h5 SP_REPORT - comm.c's messages, as the merged
-file holds them and as sp-report --matrix shows them: every number below
-is comm.c's own."""
+"""check_comm.py MERGED.h5 SP_REPORT [PYDIR] - comm.c's messages, as the
+merged file holds them, as sp-report --matrix shows them and (with PYDIR,
+the scopeprof package's directory) as Python's mpi_messages() and
+mpi_matrix() give them: every number below is comm.c's own."""
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -36,6 +38,37 @@ def expected_matrix():
 
 def fail(msg):
     sys.exit("check_comm.py: " + msg)
+
+
+def check_python(pydir, path, msgs, want):
+    sys.path.insert(0, pydir)
+    import scopeprof
+    r = scopeprof.read_h5(path)
+    df = r.mpi_messages()
+    if len(df) != sum(len(v) for v in msgs.values()):
+        fail("mpi_messages(): %d rows" % len(df))
+    cols = ["rank", "thread", "function", "start_ns", "kind", "peer", "tag",
+            "comm", "root", "bytes_sent", "bytes_recv", "origin_function",
+            "origin_ns"]
+    if list(df.columns) != cols:
+        fail("mpi_messages() columns %s" % list(df.columns))
+    anys = df[(df["rank"] == 0) & (df["tag"] == 5)]
+    if sorted(zip(anys["peer"], anys["bytes_recv"])) != \
+            [(1, 10), (2, 20), (3, 30)] or set(anys["kind"]) != {"recv"}:
+        fail("mpi_messages() ANY_SOURCE rows\n%s" % anys)
+    ta = df[df["function"] == "MPI_Testany"]
+    if set(ta["kind"]) != {"wait_recv"} or \
+            set(ta["origin_function"]) != {"MPI_Irecv"} or len(ta) != 12:
+        fail("mpi_messages() MPI_Testany rows\n%s" % ta)
+    for value, k in (("bytes", 1), ("messages", 0)):
+        m = r.mpi_matrix(value)
+        got = {(a, b): int(m.loc[a, b]) for a in m.index for b in m.columns
+               if m.loc[a, b]}
+        if got != {key: v[k] for key, v in want.items()}:
+            fail("mpi_matrix(%r) %s" % (value, got))
+    comms = r.mpi_communicators()
+    if comms[0][0] != list(range(NP)) or [2, 0] not in comms[0].values():
+        fail("mpi_communicators() %s" % comms)
 
 
 def main():
@@ -181,6 +214,8 @@ def main():
             [report, "--mpi", path], check=True, capture_output=True,
             text=True).stdout:
         fail("--mpi text without bytes")
+    if len(sys.argv) > 3:
+        check_python(sys.argv[3], path, msgs, want)
     print("check_comm.py: %d messages, %d bytes, as comm.c sent them"
           % (sum(v[0] for v in want.values()), total))
 
