@@ -2,7 +2,10 @@
  * partners (check_comm.py holds the same numbers): a ring, a 2x2 halo
  * exchange (MPI_Isend/MPI_Irecv, MPI_Waitall), every pair through an
  * MPI_Testany loop, MPI_ANY_SOURCE receives, a sub-communicator
- * (MPI_Comm_split, ranks reversed) and collectives. */
+ * (MPI_Comm_split, ranks reversed) and collectives. With the argument
+ * "abort" the job ends in rank 0's MPI_Abort (3) instead, the other ranks
+ * waiting in an MPI_Recv that never completes: the messages must come
+ * from the streams the ranks save then. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,6 +91,12 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Bcast(bytes, 8, MPI_BYTE, 0, sub);
   MPI_Comm_free(&sub);
+  if (argc > 1 && strcmp(argv[1], "abort") == 0) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    MPI_Recv(bytes, 1, MPI_CHAR, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
   MPI_Finalize();
   return 0;
 }
