@@ -150,10 +150,15 @@ static void *merge_adopt(const char *path, const char *tmp, int64_t events,
   return w;
 }
 
+/* No HDF5 call: the messages wait in memory until close. */
+static int merge_mpi(void *w, int32_t rank, sp_fmt_mpi *m, sp_fmt_err *err) {
+  return sp_fmt_h5w_mpi(w, rank, m, err);
+}
+
 __attribute__((visibility("default"))) const sp__h5_merge_ops *
 sp__h5_merge_get(void) {
-  static const sp__h5_merge_ops ops = {merge_open, merge_row, merge_close,
-                                       merge_abort, merge_adopt};
+  static const sp__h5_merge_ops ops = {merge_open,  merge_row,   merge_close,
+                                       merge_abort, merge_adopt, merge_mpi};
   return &ops;
 }
 

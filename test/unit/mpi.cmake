@@ -44,8 +44,12 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   add_executable(mpi_comm ${_d}/comm.c)
   target_link_libraries(mpi_comm PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
   target_compile_options(mpi_comm PRIVATE ${SP_C_WARNINGS})
-  sp_mpi_tests(comm ${_d}/comm.sh "h5;abort"
-    "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python")
+  set(_par 0)
+  if(SP_BUILD_H5MPI)
+    set(_par 1)
+  endif()
+  sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge"
+    "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}")
 
   # One clock for the job: skewed clocks aligned to rank 0's.
   add_executable(mpi_clock ${_d}/clock.c)

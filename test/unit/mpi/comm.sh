@@ -1,10 +1,11 @@
 #!/bin/sh
 # comm.sh MODE - comm.c on 4 ranks with the layer, each rank writing its
-# .h5 (MODE h5) or ending in MPI_Abort, each rank's stream left (MODE
-# abort); sp-import merges the ranks' files; check_comm.py checks the
+# .h5 (MODE h5), the job one file (SP_MERGE=1, MODE merge) or ending in
+# MPI_Abort, each rank's stream left (MODE abort); sp-import merges the
+# ranks' files; check_comm.py checks the
 # messages, --matrix and Python's view of them.
 # Environment: MPIRUN, COMM (the program), SP_IMPORT, SP_REPORT, PY3, SRC,
-# PYDIR (the scopeprof package's directory).
+# PYDIR (the scopeprof package's directory), PAR (1: parallel HDF5 built).
 set -eu
 mode="$1"
 d="$(mktemp -d)"
@@ -14,6 +15,15 @@ case "$mode" in
 h5)
   "$MPIRUN" --oversubscribe -np 4 env SP_FORMAT=h5 SP_OUTPUT="$d/out/p" "$COMM"
   "$SP_IMPORT" -o "$d/m.h5" "$d/out" ;;
+merge) # SP_MERGE=1: the job's one file, written at MPI_Finalize (in turns,
+  # and with PAR=1 also through parallel HDF5)
+  "$MPIRUN" --oversubscribe -np 4 env SP_MERGE=1 SP_OUTPUT="$d/m" "$COMM"
+  if [ "${PAR:-0}" = 1 ]; then
+    "$PY3" "$SRC/check_comm.py" "$d/m.h5" "$SP_REPORT" "$PYDIR"
+    rm -f "$d/m.h5"
+    "$MPIRUN" --oversubscribe -np 4 env SP_MERGE=1 SP_MERGE_PARALLEL=1 \
+      SP_OUTPUT="$d/m" "$COMM"
+  fi ;;
 abort) # the job ends in MPI_Abort: each rank's stream (.spts), read as it is
   set +e
   "$MPIRUN" --oversubscribe -np 4 env SP_OUTPUT="$d/out/p" "$COMM" abort \
