@@ -14,11 +14,12 @@ int rp_mpi_name(const char *name) {
 typedef struct {
   int64_t calls, total;
   int64_t sent, recvd; /* bytes, from the MPI layer's messages */
+  int64_t late;        /* late sender, ns */
 } cell;
 
 typedef struct {
   int32_t name;
-  int64_t calls, total, sent, recvd;
+  int64_t calls, total, sent, recvd, late;
   int32_t min_rank, max_rank; /* indexes into rp_profile.ranks */
 } func;
 
@@ -29,6 +30,7 @@ typedef struct {
   cell *at;                    /* [function][rank index] */
   int64_t *mpi, *calls, *span; /* per rank index */
   int64_t *sent, *recvd;       /* per rank index: bytes */
+  int64_t *late;               /* per rank index: late sender, ns */
 } view;
 
 static int64_t rank_ix(const rp_profile *p, int32_t rank) {
@@ -128,6 +130,7 @@ static void view_free(view *v) {
   free(v->span);
   free(v->sent);
   free(v->recvd);
+  free(v->late);
 }
 
 static int view_build(const rp_profile *p, const rp_opts *o, view *v,
@@ -143,9 +146,10 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
   v->span = calloc(nr, sizeof *v->span);
   v->sent = calloc(nr, sizeof *v->sent);
   v->recvd = calloc(nr, sizeof *v->recvd);
+  v->late = calloc(nr, sizeof *v->late);
   int64_t *lo = malloc(nr * sizeof *lo), *hi = malloc(nr * sizeof *hi);
   if (!keep || !fix || !v->mpi || !v->calls || !v->span || !v->sent ||
-      !v->recvd || !lo || !hi)
+      !v->recvd || !v->late || !lo || !hi)
     goto oom;
   for (int64_t i = 0; i < p->nnames; i++) {
     keep[i] =
@@ -200,6 +204,20 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
       v->recvd[r] += g->recvd;
     }
   }
+  if (p->nmpi && p->nranks) {
+    int64_t *late = calloc((size_t)(p->nnames * p->nranks), sizeof *late);
+    if (!late || rp_late_sender(p, late) != 0) {
+      free(late);
+      goto oom;
+    }
+    for (int64_t id = 0; id < p->nnames; id++)
+      for (int64_t r = 0; fix[id] >= 0 && r < v->nr; r++) {
+        int64_t x = late[id * p->nranks + r];
+        v->at[fix[id] * v->nr + r].late += x;
+        v->late[r] += x;
+      }
+    free(late);
+  }
   if (p->profile_input && paths_mpi(p, keep, v->mpi) != 0)
     goto oom;
   for (int64_t i = 0; i < p->nthreads; i++) {
@@ -221,6 +239,7 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
       fn->total = rp_add(fn->total, c[r].total);
       fn->sent += c[r].sent;
       fn->recvd += c[r].recvd;
+      fn->late += c[r].late;
       if (c[r].total < c[fn->min_rank].total)
         fn->min_rank = (int32_t)r;
       if (c[r].total > c[fn->max_rank].total)
@@ -278,7 +297,7 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
   fprintf(f, "%6s %10s %10s %10s %6s", "rank", "calls", "in MPI", "span",
           "%span");
   if (bytes)
-    fprintf(f, " %14s %14s", "bytes sent", "bytes recv");
+    fprintf(f, " %14s %14s %12s", "bytes sent", "bytes recv", "late sender");
   fputs("\n", f);
   for (int64_t r = 0; r < v->nr; r++) {
     fprintf(f, "%6d %10lld %10s %10s %6.1f", p->ranks[r],
@@ -287,8 +306,9 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
             rp_time((double)v->span[r], b[1], sizeof b[1]),
             pct(v->mpi[r], v->span[r]));
     if (bytes)
-      fprintf(f, " %14lld %14lld", (long long)v->sent[r],
-              (long long)v->recvd[r]);
+      fprintf(f, " %14lld %14lld %12s", (long long)v->sent[r],
+              (long long)v->recvd[r],
+              rp_time((double)v->late[r], b[2], sizeof b[2]));
     fputs("\n", f);
   }
   int w = 12;
@@ -304,7 +324,7 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
   fprintf(f, "\n%-*s %10s %10s %10s %8s %10s %8s", w, "MPI function", "calls",
           "total", "min", "min at", "max", "max at");
   if (bytes)
-    fprintf(f, " %14s %14s", "bytes sent", "bytes recv");
+    fprintf(f, " %14s %14s %12s", "bytes sent", "bytes recv", "late sender");
   fputs("\n", f);
   for (int64_t i = 0; i < v->nf; i++) {
     const func *fn = &v->fn[i];
@@ -320,7 +340,9 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
             rp_time((double)c[fn->max_rank].total, b[2], sizeof b[2]),
             p->ranks[fn->max_rank]);
     if (bytes)
-      fprintf(f, " %14lld %14lld", (long long)fn->sent, (long long)fn->recvd);
+      fprintf(f, " %14lld %14lld %12s", (long long)fn->sent,
+              (long long)fn->recvd,
+              rp_time((double)fn->late, b[3], sizeof b[3]));
     fputs("\n", f);
   }
   if (fitted)
@@ -330,16 +352,16 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
 static void csv(const view *v, FILE *f) {
   const rp_profile *p = v->p;
   fputs("rank,region,calls,total_ns,rank_mpi_ns,rank_span_ns,bytes_sent,"
-        "bytes_recv\n",
+        "bytes_recv,late_sender_ns\n",
         f);
   for (int64_t r = 0; r < v->nr; r++)
     for (int64_t i = 0; i < v->nf; i++) {
       const cell *c = &v->at[i * v->nr + r];
       fprintf(f, "%d,", p->ranks[r]);
       rp_csv_str(f, p->names[v->fn[i].name]);
-      fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%lld\n", (long long)c->calls,
+      fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", (long long)c->calls,
               (long long)c->total, (long long)v->mpi[r], (long long)v->span[r],
-              (long long)c->sent, (long long)c->recvd);
+              (long long)c->sent, (long long)c->recvd, (long long)c->late);
     }
 }
 
@@ -352,11 +374,11 @@ static void json(const view *v, FILE *f) {
     fprintf(f,
             "%s\n  {\"rank\": %d, \"calls\": %lld, \"mpi_ns\": %lld, "
             "\"span_ns\": %lld, \"span_pct\": %.4f, \"bytes_sent\": %lld, "
-            "\"bytes_recv\": %lld}",
+            "\"bytes_recv\": %lld, \"late_sender_ns\": %lld}",
             r ? "," : "", p->ranks[r], (long long)v->calls[r],
             (long long)v->mpi[r], (long long)v->span[r],
             pct(v->mpi[r], v->span[r]), (long long)v->sent[r],
-            (long long)v->recvd[r]);
+            (long long)v->recvd[r], (long long)v->late[r]);
   fputs("],\n\"functions\": [", f);
   for (int64_t i = 0; i < v->nf; i++) {
     const func *fn = &v->fn[i];
@@ -366,18 +388,20 @@ static void json(const view *v, FILE *f) {
     fprintf(f,
             ", \"calls\": %lld, \"total_ns\": %lld, \"min_rank\": %d, "
             "\"min_ns\": %lld, \"max_rank\": %d, \"max_ns\": %lld, "
-            "\"bytes_sent\": %lld, \"bytes_recv\": %lld, \"per_rank\": {",
+            "\"bytes_sent\": %lld, \"bytes_recv\": %lld, "
+            "\"late_sender_ns\": %lld, \"per_rank\": {",
             (long long)fn->calls, (long long)fn->total, p->ranks[fn->min_rank],
             (long long)c[fn->min_rank].total, p->ranks[fn->max_rank],
             (long long)c[fn->max_rank].total, (long long)fn->sent,
-            (long long)fn->recvd);
+            (long long)fn->recvd, (long long)fn->late);
     for (int64_t r = 0; r < v->nr; r++)
       fprintf(f,
               "%s\"%d\": {\"calls\": %lld, \"total_ns\": %lld, "
-              "\"bytes_sent\": %lld, \"bytes_recv\": %lld}",
+              "\"bytes_sent\": %lld, \"bytes_recv\": %lld, "
+              "\"late_sender_ns\": %lld}",
               r ? ", " : "", p->ranks[r], (long long)c[r].calls,
               (long long)c[r].total, (long long)c[r].sent,
-              (long long)c[r].recvd);
+              (long long)c[r].recvd, (long long)c[r].late);
     fputs("}}", f);
   }
   fputs("]}\n", f);

@@ -187,6 +187,11 @@ int rp_mpi_name(const char *name);
 int rp_load_mpi(char *const *args, int nargs, const rp_opts *o, rp_profile *p,
                 sp_fmt_err *err);
 void rp_mpi_free(rp_profile *p);
+/* Late sender (waits.c): into late[name * p->nranks + rank index], the
+ * ns each receiving call (MPI_Recv, or the wait or test that completed an
+ * MPI_Irecv) spent before the matching send began, up to its own end
+ * (late: p->nnames * p->nranks zeros). 0, or -1 out of memory. */
+int rp_late_sender(const rp_profile *p, int64_t *late);
 /* --matrix: messages and bytes, sender x receiver (text, --export csv or
  * json); --svg matrix: the bytes as a heat map (matrix.c). */
 int rp_print_matrix(const rp_profile *p, const rp_opts *o, FILE *f,

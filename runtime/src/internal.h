@@ -412,6 +412,8 @@ SP_HIDDEN int sp__mpi_msgs_stream(void);
 /* The full chunks of message records (token held; the writer thread),
  * their memory then reused. */
 SP_HIDDEN int sp__mpi_msgs_full(void);
+/* A child of fork: the parent's messages are the parent's. */
+SP_HIDDEN void sp__mpi_msgs_after_fork(void);
 SP_HIDDEN uint64_t sp__mpi_msgs_lost(void);
 /* Everything in memory, a clock and a STOP record, appended (token held). */
 SP_HIDDEN int sp__stream_flush(int cause, int normal);

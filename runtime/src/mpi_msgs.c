@@ -200,3 +200,12 @@ SP_API void sp__mpi_comm(int32_t id, int32_t size, const int32_t *world) {
 }
 
 uint64_t sp__mpi_msgs_lost(void) { return atomic_load(&msgs_lost); }
+
+/* The forking thread alone runs in the child: every chunk counts as
+ * written, and the free list's lock starts free. */
+void sp__mpi_msgs_after_fork(void) {
+  for (sp__msgs_t *c = atomic_load(&all_msgs); c; c = c->next)
+    __atomic_store_n(&c->done, __atomic_load_n(&c->n, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
+  pthread_mutex_init(&free_lock, NULL);
+}

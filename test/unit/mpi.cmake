@@ -40,7 +40,8 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
 
   # Bytes and partners: comm.c's known messages on 4 ranks (ring, 2x2
   # halo, MPI_Testany loop, MPI_ANY_SOURCE, MPI_Comm_split, collectives),
-  # in the merged file and sp-report --matrix.
+  # in the merged file, sp-report --matrix and Python; late.c's late
+  # sender in sp-report --mpi.
   add_executable(mpi_comm ${_d}/comm.c)
   target_link_libraries(mpi_comm PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
   target_compile_options(mpi_comm PRIVATE ${SP_C_WARNINGS})
@@ -48,8 +49,12 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   if(SP_BUILD_H5MPI)
     set(_par 1)
   endif()
-  sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge"
-    "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}")
+  add_executable(mpi_late ${_d}/late.c)
+  target_link_libraries(mpi_late PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
+  target_compile_options(mpi_late PRIVATE ${SP_C_WARNINGS})
+  target_compile_definitions(mpi_late PRIVATE _GNU_SOURCE)
+  sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge;late"
+    "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;LATE=$<TARGET_FILE:mpi_late>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}")
 
   # One clock for the job: skewed clocks aligned to rank 0's.
   add_executable(mpi_clock ${_d}/clock.c)

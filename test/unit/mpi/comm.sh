@@ -2,7 +2,7 @@
 # comm.sh MODE - comm.c on 4 ranks with the layer, each rank writing its
 # .h5 (MODE h5), the job one file (SP_MERGE=1, MODE merge) or ending in
 # MPI_Abort, each rank's stream left (MODE abort); sp-import merges the
-# ranks' files; check_comm.py checks the
+# ranks' files; MODE late runs late.c instead (LATE) for the late sender; check_comm.py checks the
 # messages, --matrix and Python's view of them.
 # Environment: MPIRUN, COMM (the program), SP_IMPORT, SP_REPORT, PY3, SRC,
 # PYDIR (the scopeprof package's directory), PAR (1: parallel HDF5 built).
@@ -15,6 +15,10 @@ case "$mode" in
 h5)
   "$MPIRUN" --oversubscribe -np 4 env SP_FORMAT=h5 SP_OUTPUT="$d/out/p" "$COMM"
   "$SP_IMPORT" -o "$d/m.h5" "$d/out" ;;
+late) # late.c on 2 ranks: sp-report --mpi's late sender (check_late.py)
+  "$MPIRUN" --oversubscribe -np 2 env SP_FORMAT=h5 SP_OUTPUT="$d/out/p" "$LATE"
+  "$SP_IMPORT" -o "$d/m.h5" "$d/out"
+  exec "$PY3" "$SRC/check_late.py" "$d/m.h5" "$SP_REPORT" ;;
 merge) # SP_MERGE=1: the job's one file, written at MPI_Finalize (in turns,
   # and with PAR=1 also through parallel HDF5)
   "$MPIRUN" --oversubscribe -np 4 env SP_MERGE=1 SP_OUTPUT="$d/m" "$COMM"
