@@ -15,11 +15,12 @@ typedef struct {
   int64_t calls, total;
   int64_t sent, recvd; /* bytes, from the MPI layer's messages */
   int64_t late;        /* late sender, ns */
+  int64_t cwait;       /* collectives: before the last rank arrived, ns */
 } cell;
 
 typedef struct {
   int32_t name;
-  int64_t calls, total, sent, recvd, late;
+  int64_t calls, total, sent, recvd, late, cwait;
   int32_t min_rank, max_rank; /* indexes into rp_profile.ranks */
 } func;
 
@@ -31,6 +32,7 @@ typedef struct {
   int64_t *mpi, *calls, *span; /* per rank index */
   int64_t *sent, *recvd;       /* per rank index: bytes */
   int64_t *late;               /* per rank index: late sender, ns */
+  int64_t *cwait;              /* per rank index: collective wait, ns */
 } view;
 
 static int64_t rank_ix(const rp_profile *p, int32_t rank) {
@@ -131,6 +133,7 @@ static void view_free(view *v) {
   free(v->sent);
   free(v->recvd);
   free(v->late);
+  free(v->cwait);
 }
 
 static int view_build(const rp_profile *p, const rp_opts *o, view *v,
@@ -147,9 +150,10 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
   v->sent = calloc(nr, sizeof *v->sent);
   v->recvd = calloc(nr, sizeof *v->recvd);
   v->late = calloc(nr, sizeof *v->late);
+  v->cwait = calloc(nr, sizeof *v->cwait);
   int64_t *lo = malloc(nr * sizeof *lo), *hi = malloc(nr * sizeof *hi);
   if (!keep || !fix || !v->mpi || !v->calls || !v->span || !v->sent ||
-      !v->recvd || !v->late || !lo || !hi)
+      !v->recvd || !v->late || !v->cwait || !lo || !hi)
     goto oom;
   for (int64_t i = 0; i < p->nnames; i++) {
     keep[i] =
@@ -205,18 +209,24 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
     }
   }
   if (p->nmpi && p->nranks) {
-    int64_t *late = calloc((size_t)(p->nnames * p->nranks), sizeof *late);
-    if (!late || rp_late_sender(p, late) != 0) {
+    size_t cnt = (size_t)(p->nnames * p->nranks);
+    int64_t *late = calloc(cnt, sizeof *late), *cw = calloc(cnt, sizeof *cw);
+    if (!late || !cw || rp_late_sender(p, late) != 0 ||
+        rp_coll_wait(p, cw) != 0) {
       free(late);
+      free(cw);
       goto oom;
     }
     for (int64_t id = 0; id < p->nnames; id++)
       for (int64_t r = 0; fix[id] >= 0 && r < v->nr; r++) {
-        int64_t x = late[id * p->nranks + r];
-        v->at[fix[id] * v->nr + r].late += x;
-        v->late[r] += x;
+        cell *c = &v->at[fix[id] * v->nr + r];
+        c->late += late[id * p->nranks + r];
+        c->cwait += cw[id * p->nranks + r];
+        v->late[r] += late[id * p->nranks + r];
+        v->cwait[r] += cw[id * p->nranks + r];
       }
     free(late);
+    free(cw);
   }
   if (p->profile_input && paths_mpi(p, keep, v->mpi) != 0)
     goto oom;
@@ -240,6 +250,7 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
       fn->sent += c[r].sent;
       fn->recvd += c[r].recvd;
       fn->late += c[r].late;
+      fn->cwait += c[r].cwait;
       if (c[r].total < c[fn->min_rank].total)
         fn->min_rank = (int32_t)r;
       if (c[r].total > c[fn->max_rank].total)
@@ -297,7 +308,8 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
   fprintf(f, "%6s %10s %10s %10s %6s", "rank", "calls", "in MPI", "span",
           "%span");
   if (bytes)
-    fprintf(f, " %14s %14s %12s", "bytes sent", "bytes recv", "late sender");
+    fprintf(f, " %14s %14s %12s %12s", "bytes sent", "bytes recv",
+            "late sender", "coll. wait");
   fputs("\n", f);
   for (int64_t r = 0; r < v->nr; r++) {
     fprintf(f, "%6d %10lld %10s %10s %6.1f", p->ranks[r],
@@ -306,9 +318,10 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
             rp_time((double)v->span[r], b[1], sizeof b[1]),
             pct(v->mpi[r], v->span[r]));
     if (bytes)
-      fprintf(f, " %14lld %14lld %12s", (long long)v->sent[r],
+      fprintf(f, " %14lld %14lld %12s %12s", (long long)v->sent[r],
               (long long)v->recvd[r],
-              rp_time((double)v->late[r], b[2], sizeof b[2]));
+              rp_time((double)v->late[r], b[2], sizeof b[2]),
+              rp_time((double)v->cwait[r], b[3], sizeof b[3]));
     fputs("\n", f);
   }
   int w = 12;
@@ -324,7 +337,8 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
   fprintf(f, "\n%-*s %10s %10s %10s %8s %10s %8s", w, "MPI function", "calls",
           "total", "min", "min at", "max", "max at");
   if (bytes)
-    fprintf(f, " %14s %14s %12s", "bytes sent", "bytes recv", "late sender");
+    fprintf(f, " %14s %14s %12s %12s", "bytes sent", "bytes recv",
+            "late sender", "coll. wait");
   fputs("\n", f);
   for (int64_t i = 0; i < v->nf; i++) {
     const func *fn = &v->fn[i];
@@ -340,9 +354,10 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
             rp_time((double)c[fn->max_rank].total, b[2], sizeof b[2]),
             p->ranks[fn->max_rank]);
     if (bytes)
-      fprintf(f, " %14lld %14lld %12s", (long long)fn->sent,
+      fprintf(f, " %14lld %14lld %12s %12s", (long long)fn->sent,
               (long long)fn->recvd,
-              rp_time((double)fn->late, b[3], sizeof b[3]));
+              rp_time((double)fn->late, b[3], sizeof b[3]),
+              rp_time((double)fn->cwait, b[0], sizeof b[0]));
     fputs("\n", f);
   }
   if (fitted)
@@ -352,16 +367,17 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
 static void csv(const view *v, FILE *f) {
   const rp_profile *p = v->p;
   fputs("rank,region,calls,total_ns,rank_mpi_ns,rank_span_ns,bytes_sent,"
-        "bytes_recv,late_sender_ns\n",
+        "bytes_recv,late_sender_ns,coll_wait_ns\n",
         f);
   for (int64_t r = 0; r < v->nr; r++)
     for (int64_t i = 0; i < v->nf; i++) {
       const cell *c = &v->at[i * v->nr + r];
       fprintf(f, "%d,", p->ranks[r]);
       rp_csv_str(f, p->names[v->fn[i].name]);
-      fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", (long long)c->calls,
-              (long long)c->total, (long long)v->mpi[r], (long long)v->span[r],
-              (long long)c->sent, (long long)c->recvd, (long long)c->late);
+      fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n",
+              (long long)c->calls, (long long)c->total, (long long)v->mpi[r],
+              (long long)v->span[r], (long long)c->sent, (long long)c->recvd,
+              (long long)c->late, (long long)c->cwait);
     }
 }
 
@@ -374,11 +390,13 @@ static void json(const view *v, FILE *f) {
     fprintf(f,
             "%s\n  {\"rank\": %d, \"calls\": %lld, \"mpi_ns\": %lld, "
             "\"span_ns\": %lld, \"span_pct\": %.4f, \"bytes_sent\": %lld, "
-            "\"bytes_recv\": %lld, \"late_sender_ns\": %lld}",
+            "\"bytes_recv\": %lld, \"late_sender_ns\": %lld, "
+            "\"coll_wait_ns\": %lld}",
             r ? "," : "", p->ranks[r], (long long)v->calls[r],
             (long long)v->mpi[r], (long long)v->span[r],
             pct(v->mpi[r], v->span[r]), (long long)v->sent[r],
-            (long long)v->recvd[r], (long long)v->late[r]);
+            (long long)v->recvd[r], (long long)v->late[r],
+            (long long)v->cwait[r]);
   fputs("],\n\"functions\": [", f);
   for (int64_t i = 0; i < v->nf; i++) {
     const func *fn = &v->fn[i];
@@ -389,19 +407,21 @@ static void json(const view *v, FILE *f) {
             ", \"calls\": %lld, \"total_ns\": %lld, \"min_rank\": %d, "
             "\"min_ns\": %lld, \"max_rank\": %d, \"max_ns\": %lld, "
             "\"bytes_sent\": %lld, \"bytes_recv\": %lld, "
-            "\"late_sender_ns\": %lld, \"per_rank\": {",
+            "\"late_sender_ns\": %lld, \"coll_wait_ns\": %lld, "
+            "\"per_rank\": {",
             (long long)fn->calls, (long long)fn->total, p->ranks[fn->min_rank],
             (long long)c[fn->min_rank].total, p->ranks[fn->max_rank],
             (long long)c[fn->max_rank].total, (long long)fn->sent,
-            (long long)fn->recvd, (long long)fn->late);
+            (long long)fn->recvd, (long long)fn->late, (long long)fn->cwait);
     for (int64_t r = 0; r < v->nr; r++)
       fprintf(f,
               "%s\"%d\": {\"calls\": %lld, \"total_ns\": %lld, "
               "\"bytes_sent\": %lld, \"bytes_recv\": %lld, "
-              "\"late_sender_ns\": %lld}",
+              "\"late_sender_ns\": %lld, \"coll_wait_ns\": %lld}",
               r ? ", " : "", p->ranks[r], (long long)c[r].calls,
               (long long)c[r].total, (long long)c[r].sent,
-              (long long)c[r].recvd, (long long)c[r].late);
+              (long long)c[r].recvd, (long long)c[r].late,
+              (long long)c[r].cwait);
     fputs("}}", f);
   }
   fputs("]}\n", f);

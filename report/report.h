@@ -192,6 +192,12 @@ void rp_mpi_free(rp_profile *p);
  * MPI_Irecv) spent before the matching send began, up to its own end
  * (late: p->nnames * p->nranks zeros). 0, or -1 out of memory. */
 int rp_late_sender(const rp_profile *p, int64_t *late);
+/* Into wait[name * p->nranks + rank index], as rp_late_sender: the ns each
+ * blocking collective (MPI_Barrier, MPI_Allreduce, ...) spent before the
+ * last of its communicator's ranks entered it, up to its own end. Only
+ * ranks in the profile count (a rank left out by --ranks or missing is
+ * not waited for). 0, or -1 out of memory. */
+int rp_coll_wait(const rp_profile *p, int64_t *wait);
 /* --matrix: messages and bytes, sender x receiver (text, --export csv or
  * json); --svg matrix: the bytes as a heat map (matrix.c). */
 int rp_print_matrix(const rp_profile *p, const rp_opts *o, FILE *f,

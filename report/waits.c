@@ -1,7 +1,9 @@
-/* waits.c - late sender for --mpi: the time a receive (or the wait or test
- * that completed it) spent before its message's send began. Sends and
- * receives are paired as MPI matches them: per sender, receiver, tag and
- * communicator, in the order they were sent and posted. */
+/* waits.c - wait states for --mpi: late sender, the time a receive (or the
+ * wait or test that completed it) spent before its message's send began,
+ * sends and receives paired as MPI matches them (per sender, receiver, tag
+ * and communicator, in the order they were sent and posted); and the time
+ * a blocking collective spent before its last rank arrived, the k-th
+ * collective on a communicator being the same one on each of its ranks. */
 #include "report.h"
 
 #include <stdlib.h>
@@ -203,5 +205,80 @@ int rp_late_sender(const rp_profile *p, int64_t *late) {
   free(w);
   free(s);
   free(r);
+  return 0;
+}
+
+typedef struct col {
+  uint64_t key; /* the communicator */
+  int64_t seq;  /* its k-th blocking collective on this rank */
+  int64_t at;   /* start */
+  int32_t rix, thread, name;
+} col;
+
+static int by_col(const void *a, const void *b) {
+  const col *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
+  return (x->at > y->at) - (x->at < y->at);
+}
+
+/* A nonblocking collective (MPI_Ibarrier, MPI_Iallreduce, ...) starts the
+ * operation; its wait is elsewhere: left out. */
+static int blocking_coll(const char *name) {
+  return !(name[0] == 'M' && name[1] == 'P' && name[2] == 'I' &&
+           name[3] == '_' && name[4] == 'I' && name[5] >= 'a' &&
+           name[5] <= 'z');
+}
+
+int rp_coll_wait(const rp_profile *p, int64_t *wait) {
+  int64_t n = 0;
+  for (int64_t k = 0; k < p->nmpi; k++)
+    for (int64_t i = 0; i < p->mpi[k].mpi.nmsgs; i++)
+      n += p->mpi[k].mpi.msgs[i].kind == 6;
+  col *c = malloc((size_t)n * sizeof *c + 1);
+  if (!c)
+    return -1;
+  n = 0;
+  for (int64_t k = 0; k < p->nmpi; k++) {
+    const sp_fmt_mpi *m = &p->mpi[k].mpi;
+    int32_t me = p->mpi[k].rank;
+    int64_t rix = rank_ix(p, me), first = n;
+    for (int64_t i = 0; rix >= 0 && i < m->nmsgs; i++) {
+      const sp_fmt_mpimsg *g = &m->msgs[i];
+      if (g->kind != 6 || g->region < 0 || !blocking_coll(m->names[g->region]))
+        continue;
+      int32_t name = rp_name_find(p, m->names[g->region]);
+      if (name < 0)
+        continue;
+      c[n++] = (col){comm_key(m, me, g->comm),
+                     0,
+                     g->start_ns,
+                     (int32_t)rix,
+                     g->thread,
+                     name};
+    }
+    /* numbered per communicator in start order (one thread calls a
+     * communicator's collectives at a time) */
+    qsort(c + first, (size_t)(n - first), sizeof *c, by_col);
+    for (int64_t i = first; i < n; i++)
+      c[i].seq = i > first && c[i - 1].key == c[i].key ? c[i - 1].seq + 1 : 0;
+  }
+  qsort(c, (size_t)n, sizeof *c, by_col);
+  for (int64_t i = 0; i < n;) {
+    int64_t e = i, last = c[i].at;
+    for (; e < n && c[e].key == c[i].key && c[e].seq == c[i].seq; e++)
+      last = c[e].at > last ? c[e].at : last;
+    for (int64_t k = i; e - i > 1 && k < e; k++) {
+      int64_t end = call_end(p, c[k].rix, c[k].thread, c[k].name, c[k].at);
+      if (end < c[k].at)
+        continue;
+      wait[(size_t)c[k].name * (size_t)p->nranks + (size_t)c[k].rix] +=
+          (last < end ? last : end) - c[k].at;
+    }
+    i = e;
+  }
+  free(c);
   return 0;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""check_late.py MERGED.h5 SP_REPORT - late.c's late senders as sp-report
+"""check_late.py MERGED.h5 SP_REPORT - late.c's wait states as sp-report
 --mpi gives them: each receiving call's time before its message's send
-began (up to the call's end), recomputed here from the file's own stamps
-to the nanosecond, and at least most of the sleeps that made them."""
+began, each collective's time before the last rank entered it (both up to
+the call's end), recomputed here from the file's own stamps to the
+nanosecond, and at least most of the sleeps that made them."""
 import json
 import subprocess
 import sys
@@ -65,12 +66,41 @@ def main():
     if r[0] != want["MPI_Recv"] + want["MPI_Wait"] or r[1] != 0:
         fail("per rank %s, want %d and 0" % (r, want["MPI_Recv"] +
                                                want["MPI_Wait"]))
+    # collectives: the k-th on a communicator is one operation; each rank
+    # waited from its start to the last rank's start (up to its end)
+    colls = {}
+    for rank in (0, 1):
+        seq = 0
+        for m in sorted(msgs(rank), key=lambda m: m["start_ns"]):
+            if m["kind"] == 6:
+                colls.setdefault(seq, []).append(
+                    (rank, m["thread"], names[m["region"]], m["start_ns"]))
+                seq += 1
+    cw = {0: 0, 1: 0}
+    for seq, calls in colls.items():
+        last = max(c[3] for c in calls)
+        for rank, thread, fn, start in calls:
+            end = call_end(rank, thread, fn, start)
+            cw[rank] += max(0, min(last, end) - start)
+        if seq == len(colls) - 1:
+            w0 = [min(last, call_end(0, t, fn, s)) - s
+                  for r, t, fn, s in calls if r == 0][0]
+            if w0 < 100e6:
+                fail("rank 0 waited %d ns in the barrier rank 1 entered "
+                     "150 ms late" % w0)
+    got_cw = {x["rank"]: x["coll_wait_ns"] for x in js["ranks"]}
+    bar = {int(k): v["coll_wait_ns"] for x in js["functions"]
+           if x["name"] == "MPI_Barrier" for k, v in x["per_rank"].items()}
+    if got_cw != cw or bar != cw:
+        fail("collective wait %s (MPI_Barrier %s), want %s"
+             % (got_cw, bar, cw))
     text = subprocess.run([report, "--mpi", path], check=True,
                           capture_output=True, text=True).stdout
-    if "late sender" not in text:
+    if "late sender" not in text or "coll. wait" not in text:
         fail("--mpi text without late sender:\n" + text)
-    print("check_late.py: MPI_Recv %.1f ms, MPI_Wait %.1f ms late sender"
-          % (want["MPI_Recv"] / 1e6, want["MPI_Wait"] / 1e6))
+    print("check_late.py: MPI_Recv %.1f ms, MPI_Wait %.1f ms late sender; "
+          "rank 0 %.1f ms in collectives before the last rank"
+          % (want["MPI_Recv"] / 1e6, want["MPI_Wait"] / 1e6, cw[0] / 1e6))
 
 
 main()

@@ -2,7 +2,8 @@
  * column (check_late.py): rank 1 sends 200 ms after rank 0 posted its
  * MPI_Recv, then 100 ms after rank 0 posted an MPI_Irecv it waits for in
  * MPI_Wait; then rank 1 sends first and rank 0 receives 100 ms later (no
- * late sender). The delays are the program's own sleeps. */
+ * late sender); last, rank 1 enters an MPI_Barrier 150 ms after rank 0
+ * (rank 0's collective wait). The delays are the program's own sleeps. */
 #include <mpi.h>
 #include <time.h>
 
@@ -36,6 +37,10 @@ int main(int argc, char **argv) {
     nap_ms(100);
     MPI_Recv(b, 8, MPI_CHAR, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1)
+    nap_ms(150);
+  MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   return 0;
 }
