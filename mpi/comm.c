@@ -437,8 +437,10 @@ int sp_mpi__x_MPI_Request_free(int r, MPI_Request *req) {
 /* Request key completed by call r with status st: its receive's record. */
 static void completed(int r, uint64_t key, const MPI_Status *st) {
   pending p;
-  if (!ptable_take(key, &p))
-    return;
+  int cancelled = 0;
+  if (!ptable_take(key, &p) ||
+      (PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && cancelled))
+    return; /* a cancelled receive received nothing */
   sp__mpi_msg m = {0};
   m.origin = p.start;
   m.region = r;

@@ -192,7 +192,8 @@ def main():
         w.append("SP_MPI_EXPORT int %s(%s) {" % (name, params))
         w.append("  int r_ = sp_mpi__enter(%d);" % i)
         if name in recorded:
-            w.append("  int ret_ = r_ >= 0 ? sp_mpi__x_%s(r_%s) : P%s(%s);"
+            w.append("  int ret_ = r_ >= 0 && sp_mpi__msgs_on ? "
+                     "sp_mpi__x_%s(r_%s) : P%s(%s);"
                      % (name, ", " + args if args else "", name, args))
         else:
             w.append("  int ret_ = P%s(%s);" % (name, args))

@@ -507,7 +507,8 @@ static int check(cli *c, const rp_opts *o, const output **out) {
     *out = &OUTPUTS[0];
   if (nchosen > 1)
     return usage("%s", other_export
-                           ? "--mpi and --matrix export as csv or json only"
+                           ? (matrix ? "--matrix exports as csv or json only"
+                                     : "--mpi exports as csv or json only")
                            : "one of --tree, --region, --mpi, --matrix, "
                              "--export, --svg, --diff and --suggest-filter at "
                              "a time");
