@@ -1,5 +1,8 @@
-/* bench_mpi.c - the PMPI layer's cost on MPI_Comm_rank against the bare
- * PMPI call and a plain region pair; see docs/performance.md. */
+/* bench_mpi.c - the PMPI layer's cost on MPI_Comm_rank (a call it records
+ * as a region only), or on MPI_Send to MPI_PROC_NULL on MPI_COMM_WORLD or a
+ * duplicate of it (a call whose bytes and partner it records too: --call
+ * send, --call send-sub), against the bare PMPI call and a plain region
+ * pair; see docs/performance.md. */
 #include <mpi.h>
 #include <scope_profiler.h>
 
@@ -18,23 +21,38 @@ static double now_ns(void) {
 }
 
 static int region;
+/* 0 MPI_Comm_rank, 1 MPI_Send on MPI_COMM_WORLD, 2 on a duplicate */
+static int call;
+static MPI_Comm comm;
+static const char *const call_names[] = {"rank", "send", "send-sub"};
+
+static inline void bare_call(int *r) {
+  if (call == 0)
+    PMPI_Comm_rank(MPI_COMM_WORLD, r);
+  else
+    PMPI_Send(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 7, comm);
+}
 
 /* One function per mode, so that valgrind --tool=callgrind counts each
  * mode's instructions apart (callgrind_annotate --inclusive=yes). */
 static __attribute__((noinline)) void loop_bare(long n, int *r) {
   for (long i = 0; i < n; i++)
-    PMPI_Comm_rank(MPI_COMM_WORLD, r);
+    bare_call(r);
 }
 
 static __attribute__((noinline)) void loop_layer(long n, int *r) {
-  for (long i = 0; i < n; i++)
-    MPI_Comm_rank(MPI_COMM_WORLD, r);
+  for (long i = 0; i < n; i++) {
+    if (call == 0)
+      MPI_Comm_rank(MPI_COMM_WORLD, r);
+    else
+      MPI_Send(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 7, comm);
+  }
 }
 
 static __attribute__((noinline)) void loop_pair(long n, int *r) {
   for (long i = 0; i < n; i++) {
     sp_begin(region);
-    PMPI_Comm_rank(MPI_COMM_WORLD, r);
+    bare_call(r);
     sp_end(region);
   }
 }
@@ -59,6 +77,9 @@ static double run_mode(int mode, long n) {
  * the modes interleaved so that drift hits them alike. Prints the three. */
 static int child(long n, int reps) {
   MPI_Init(NULL, NULL);
+  comm = MPI_COMM_WORLD;
+  if (call == 2)
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   region = sp_region("bench_pair");
   double best[NMODES] = {1e30, 1e30, 1e30};
   for (int k = 0; k < reps; k++)
@@ -69,6 +90,8 @@ static int child(long n, int reps) {
     }
   printf("%.4f %.4f %.4f\n", best[BARE], best[LAYER], best[PAIR]);
   fflush(stdout);
+  if (call == 2)
+    MPI_Comm_free(&comm);
   MPI_Finalize();
   return 0;
 }
@@ -86,9 +109,20 @@ static double median(double *v, int n) {
 int main(int argc, char **argv) {
   long n = 100000;
   int reps = 15, procs = 7;
+  const char *c = getenv("BENCH_MPI_CALL");
+  for (int i = 0; c && i < 3; i++)
+    if (strcmp(c, call_names[i]) == 0)
+      call = i;
   if (argc > 1 && strcmp(argv[1], "--child") == 0)
     return child(n, argc > 2 ? atoi(argv[2]) : reps);
-  if (argc > 1 && strcmp(argv[1], "--quick") == 0)
+  int a = 1;
+  if (argc > a + 1 && strcmp(argv[a], "--call") == 0) {
+    for (int i = 0; i < 3; i++)
+      if (strcmp(argv[a + 1], call_names[i]) == 0)
+        call = i;
+    a += 2;
+  }
+  if (argc > a && strcmp(argv[a], "--quick") == 0)
     reps = 3, procs = 3;
   /* Each process is a singleton MPI job writing its profile into a
    * temporary directory. */
@@ -96,8 +130,12 @@ int main(int argc, char **argv) {
   if (!mkdtemp(dir))
     return 1;
   double bare[16], layer[16], pair[16], extra[16], around[16], beyond[16];
-  printf("PMPI layer on MPI_Comm_rank, %ld calls per mode, best of %d per "
+  printf("PMPI layer on %s, %ld calls per mode, best of %d per "
          "process, ns per call\n\n",
+         call == 0   ? "MPI_Comm_rank"
+         : call == 1 ? "MPI_Send to MPI_PROC_NULL (MPI_COMM_WORLD)"
+                     : "MPI_Send to MPI_PROC_NULL (a duplicate of "
+                       "MPI_COMM_WORLD)",
          n, reps);
   printf("%8s %9s %9s %9s %11s %11s %13s\n", "process", "bare", "layer", "pair",
          "layer-bare", "pair-bare", "layer-pair");
@@ -105,9 +143,10 @@ int main(int argc, char **argv) {
   for (int i = 0; i < procs; i++) {
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "SP_FORMAT=spt SP_OUTPUT=%s/p%d OMPI_ALLOW_RUN_AS_ROOT=1 "
-             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '%s' --child",
-             dir, i, argv[0]);
+             "BENCH_MPI_CALL=%s SP_FORMAT=spt SP_OUTPUT=%s/p%d "
+             "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '%s' "
+             "--child",
+             call_names[call], dir, i, argv[0]);
     FILE *p = popen(cmd, "r");
     double b, l, q;
     int ok = p && fscanf(p, "%lf %lf %lf", &b, &l, &q) == 3;

@@ -130,6 +130,16 @@ out:
   return rc;
 }
 
+int sp__h5_strings(hid_t ds, char ***out, int64_t *n) {
+  hid_t sp = H5Dget_space(ds);
+  *n = len1(sp);
+  if (sp >= 0)
+    H5Sclose(sp);
+  if (*n < 0)
+    return -1;
+  return read_strings(ds, 0, *n, out) < 0 ? -1 : 0;
+}
+
 enum { COL_I32, COL_I64, COL_STR, COL_STATS };
 
 static hid_t stats_mem_type(void) {
@@ -870,6 +880,11 @@ int sp_fmt_h5_read_progress(const char *path, sp_fmt_rank **ranks,
       goto out;
     if (sp_fmt_meta_copy(&r->meta, &meta) != 0) {
       fail(err, path, "out of memory");
+      goto out;
+    }
+    if (sp__h5_mpi_read(f, r->rank, x.names, x.nnames, &r->mpi) != 0) {
+      fail(err, path, "cannot read rank %d's MPI datasets (rank%d/mpi)",
+           (int)r->rank, (int)r->rank);
       goto out;
     }
     for (int64_t k = lo; k < hi; k++)

@@ -157,7 +157,12 @@ static int32_t region_id_valid(sp_fmt_h5w *w, const char *name) {
   return (int32_t)w->nregs++;
 }
 
+int32_t sp__h5w_region_id(sp_fmt_h5w *w, const char *name) {
+  return region_id(w, name);
+}
+
 static void free_w(sp_fmt_h5w *w) {
+  sp__h5w_mpi_free(w);
   for (int64_t i = 0; i < w->nregs; i++) {
     free(w->regs[i].name);
     free(w->regs[i].file);
@@ -778,8 +783,8 @@ int sp_fmt_h5w_close(sp_fmt_h5w *w, sp_fmt_err *err) {
   if (sp__h5w_raw_close(w, err) != 0)
     goto out;
   if ((w->reserved < 0 && flush_events(w, 1, err) < 0) ||
-      write_index(w, str, err) < 0 || write_names(w, str, err) < 0 ||
-      write_meta(w, str, err) < 0)
+      write_index(w, str, err) < 0 || sp__h5w_mpi_write(w, err) < 0 ||
+      write_names(w, str, err) < 0 || write_meta(w, str, err) < 0)
     goto out;
   if (write_attr(w->file, "scope_profiler_schema", H5T_STD_I64LE,
                  H5T_NATIVE_INT64, 0, 0, &schema) < 0) {

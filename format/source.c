@@ -36,6 +36,7 @@ void sp_fmt_rank_free(sp_fmt_rank *r) {
   }
   free(r->blocks);
   sp_fmt_meta_free(&r->meta);
+  sp_fmt_mpi_free(&r->mpi);
   r->regions = NULL;
   r->blocks = NULL;
   r->nregions = r->nblocks = 0;

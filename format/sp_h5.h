@@ -69,6 +69,18 @@ sp_fmt_h5w *sp_fmt_h5w_adopt(const char *path, const char *tmp, int64_t n,
  * until close). Returns 0, or -1 when w is not reserved. */
 int sp_fmt_h5w_layout(const sp_fmt_h5w *w, const char **tmp, int64_t at[2]);
 
+/* Rank rank's MPI messages and communicators (docs/format-hdf5.md,
+ * rank<N>/mpi/), written at close: m's contents move into the writer (m
+ * is left empty), whatever the result. Regions the messages name that no
+ * row has are added to region_table. */
+int sp_fmt_h5w_mpi(sp_fmt_h5w *w, int32_t rank, sp_fmt_mpi *m, sp_fmt_err *err);
+
+/* Every rank's MPI datasets of a schema-2 file: *out gets one entry per
+ * rank that has them, ascending (none: 0 entries, not an error); each
+ * entry's names are the file's region_table. */
+int sp_fmt_h5_read_mpi(const char *path, sp_fmt_mpi_rank **out, int64_t *n,
+                       sp_fmt_err *err);
+
 /* Attributes of /metadata (replaces any set before). */
 int sp_fmt_h5w_meta(sp_fmt_h5w *w, const sp_fmt_meta *meta, sp_fmt_err *err);
 

@@ -58,4 +58,14 @@ static inline hid_t sp__h5_vlen_utf8(void) {
   return t;
 }
 
+/* The strings of dataset ds, *n of them (h5_read.c); 0 or -1. */
+int sp__h5_strings(hid_t ds, char ***out, int64_t *n);
+struct sp_fmt_mpi;
+/* Rank rank's MPI datasets of file f into m (h5_mpi_read.c), names the
+ * file's region names: 0 (m empty when it has none), or -1. */
+int sp__h5_mpi_read(hid_t f, int32_t rank, char *const *names, int64_t nnames,
+                    struct sp_fmt_mpi *m);
+/* The ranks with MPI datasets, ascending (malloc'd); 0 or -1. */
+int sp__h5_mpi_ranks(hid_t f, int32_t **ranks, int64_t *n);
+
 #endif /* SP_H5_UTIL_H */

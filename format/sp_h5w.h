@@ -44,6 +44,8 @@ struct sp_fmt_h5w {
   int64_t nregs, capregs;
   sp__hash names; /* region names to their index in regs */
   sp_fmt_meta meta;
+  sp_fmt_mpi_rank *mpi; /* sp_fmt_h5w_mpi's, written at close */
+  int64_t nmpi, capmpi;
   sp__h5_sink sink; /* write errors the file driver kept from HDF5 */
   hid_t driver;     /* that driver's id; -1 = none */
 };
@@ -66,4 +68,10 @@ void sp__h5w_h5fail(sp_fmt_h5w *w, sp_fmt_err *err, const char *what);
  * error shows here. Returns 0, or -1 with err set. */
 int sp__h5w_raw_close(sp_fmt_h5w *w, sp_fmt_err *err);
 
+/* Region id of name in the file (added if new); -1 = no memory. */
+int32_t sp__h5w_region_id(sp_fmt_h5w *w, const char *name);
+/* The MPI datasets sp_fmt_h5w_mpi kept (h5_mpi_write.c), at close; 0 or
+ * -1 with err set. */
+int sp__h5w_mpi_write(sp_fmt_h5w *w, sp_fmt_err *err);
+void sp__h5w_mpi_free(sp_fmt_h5w *w);
 #endif /* SP_H5W_H */

@@ -43,6 +43,44 @@ typedef struct sp_fmt_meta {
   sp_fmt_meta_item *items;
 } sp_fmt_meta;
 
+/* What one MPI call sent or received (sp_stream_mpimsg, in ns; the
+ * kinds SP_MPI_K_* of sp_stream.h). */
+typedef struct sp_fmt_mpimsg {
+  int64_t start_ns;  /* the call's start: with thread and region, its call */
+  int64_t origin_ns; /* a completion: the start of the call that began the
+                        request; -1 = none */
+  int32_t thread;
+  int32_t region;        /* index into sp_fmt_mpi.names */
+  int32_t origin_region; /* likewise; -1 = none */
+  int32_t kind, peer, tag, comm, root;
+  int64_t sent, recvd;
+} sp_fmt_mpimsg;
+
+/* A communicator of the rank: its members' MPI_COMM_WORLD ranks. */
+typedef struct sp_fmt_mpicomm {
+  int32_t id, size;
+  int32_t *members;
+} sp_fmt_mpicomm;
+
+/* A rank's MPI messages and communicators (none: all zero). */
+typedef struct sp_fmt_mpi {
+  int64_t nmsgs;
+  sp_fmt_mpimsg *msgs;
+  int64_t ncomms;
+  sp_fmt_mpicomm *comms; /* ascending id */
+  int64_t nnames;
+  char **names; /* the regions messages name */
+} sp_fmt_mpi;
+
+void sp_fmt_mpi_free(sp_fmt_mpi *m); /* frees contents, not m itself */
+
+typedef struct sp_fmt_mpi_rank {
+  int32_t rank;
+  sp_fmt_mpi mpi;
+} sp_fmt_mpi_rank;
+/* The index of name in m->names, added if new; -1 when out of memory. */
+int32_t sp_fmt_mpi_name(sp_fmt_mpi *m, const char *name);
+
 typedef struct sp_fmt_rank {
   int32_t rank;
   int32_t version; /* .spt version it was read from (1..4); 0 for HDF5 */
@@ -52,6 +90,7 @@ typedef struct sp_fmt_rank {
   sp_fmt_block *blocks;  /* at most one per (thread, region) */
   sp_fmt_meta meta;      /* empty for .spt */
   int32_t foreign_order; /* .spt: its byte order is not this machine's */
+  sp_fmt_mpi mpi;        /* streams and .h5 files that hold them */
 } sp_fmt_rank;
 
 void sp_fmt_rank_free(sp_fmt_rank *r); /* frees contents, not r itself */

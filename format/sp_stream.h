@@ -14,7 +14,9 @@
 /* 2: may hold ZCALLS records; readers read 1 and 2. The runtime writes 1
  * (which older readers read too) with SP_STREAM_COMPACT=0, when it writes
  * no ZCALLS record. */
-#define SP_STREAM_VERSION 2
+#define SP_STREAM_VERSION                                                      \
+  2 /* MPI and COMM records: readers before them                               \
+       stop there, as at a torn tail */
 #define SP_STREAM_BOM 0x01020304u
 #define SP_STREAM_EXT ".spts"
 
@@ -49,6 +51,8 @@ enum {
   SP_STREAM_FRAMES = SP_STREAM_TAG | 8, /* profile mode: calls still open */
   SP_STREAM_ZCALLS = SP_STREAM_TAG | 9, /* CALLS with varint deltas */
   SP_STREAM_PSNAP = SP_STREAM_TAG | 10, /* profile mode: a snapshot ends */
+  SP_STREAM_MPI = SP_STREAM_TAG | 11,   /* MPI calls' messages and bytes */
+  SP_STREAM_COMM = SP_STREAM_TAG | 12,  /* an MPI communicator's members */
 };
 
 /* Every record starts with this head; size counts the head and is a
@@ -230,6 +234,55 @@ typedef struct sp_stream_stop {
   uint32_t reserved;
 } sp_stream_stop;
 
+/* SP_STREAM_MPI: this header, then count sp_stream_mpimsg of one thread,
+ * in the order its MPI calls made them. */
+typedef struct sp_stream_mpi {
+  int32_t thread; /* as in CALLS records */
+  uint32_t reserved;
+  int64_t count;
+} sp_stream_mpi;
+
+/* What one MPI call sent or received (a call may make two: MPI_Sendrecv).
+ * kinds: SP_MPI_K_* below. */
+typedef struct sp_stream_mpimsg {
+  uint64_t start;        /* the call's start stamp: with (thread, region),
+                            which call of the calls records it belongs to */
+  uint64_t origin;       /* a completion: the start stamp of the call that
+                            began the request (MPI_Irecv); 0 = none */
+  int32_t region;        /* the call's region id */
+  int32_t origin_region; /* that call's region id; -1 = none */
+  int32_t kind;          /* SP_MPI_K_* */
+  int32_t peer;          /* partner's MPI_COMM_WORLD rank; SP_MPI_NONE,
+                            SP_MPI_ANY (a receive not completed yet) */
+  int32_t tag;           /* -1 for collectives */
+  int32_t comm;          /* the process's communicator number (COMM records);
+                            0 = MPI_COMM_WORLD */
+  int32_t root;          /* world rank of a rooted collective's root, or -1 */
+  int32_t reserved;
+  int64_t sent, recvd; /* bytes: what this rank sent and received */
+} sp_stream_mpimsg;
+
+enum {
+  SP_MPI_K_SEND = 1,     /* blocking send (any mode), MPI_Sendrecv's send */
+  SP_MPI_K_ISEND = 2,    /* nonblocking send, counted when started */
+  SP_MPI_K_RECV = 3,     /* blocking receive, MPI_Sendrecv's receive */
+  SP_MPI_K_IRECV = 4,    /* nonblocking receive posted (no bytes yet) */
+  SP_MPI_K_WAITRECV = 5, /* a nonblocking receive completed (wait, test):
+                            source, tag and bytes from its status */
+  SP_MPI_K_COLL = 6,     /* a collective (blocking or nonblocking) */
+  SP_MPI_K_MAX = 6
+};
+#define SP_MPI_NONE (-1) /* no partner: MPI_PROC_NULL, a collective */
+#define SP_MPI_ANY (-2)  /* MPI_ANY_SOURCE, until its status tells */
+
+/* SP_STREAM_COMM: this header, then size int32 MPI_COMM_WORLD ranks (the
+ * communicator's ranks in order; an intercommunicator's remote group),
+ * zeros up to a multiple of 8. A later record of an id replaces it. */
+typedef struct sp_stream_comm {
+  int32_t id; /* as sp_stream_mpimsg.comm */
+  int32_t size;
+} sp_stream_comm;
+
 /* SP_STREAM_PATHS and SP_STREAM_FRAMES (SP_MODE=profile): this header,
  * then count nodes or frames, items [first, first + count) of the thread's
  * total. A later record of the same thread and item replaces an earlier
@@ -405,6 +458,10 @@ int64_t sp_fmt_stream_nsources(const sp_fmt_stream *s);
 const sp_fmt_source *sp_fmt_stream_sources(const sp_fmt_stream *s);
 int sp_fmt_stream_failed(const sp_fmt_stream *s); /* errno of a read, or 0 */
 void sp_fmt_stream_close(sp_fmt_stream *s);
+
+/* The stream's MPI records (MPI and COMM) into out (empty): stamps in ns,
+ * threads numbered as the sources'. 0, or -1 with err set (out empty). */
+int sp_fmt_stream_mpi(sp_fmt_stream *s, sp_fmt_mpi *out, sp_fmt_err *err);
 
 /* Reads a whole stream into memory, as sp_fmt_spt_read reads a .spt. */
 int sp_fmt_stream_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err);

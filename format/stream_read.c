@@ -178,6 +178,12 @@ struct sp_fmt_stream {
   unsigned char *pend;
   int64_t npend, cappend;
   int64_t psnaps; /* PSNAP records read */
+  /* MPI records (offset of the payload, messages) and COMM records */
+  int64_t *mpioff, nmpi, capmpi;
+  sp_fmt_mpicomm *comms;
+  int64_t ncomms, capcomms;
+  int32_t *tmap; /* the writer's thread numbers, ascending (sources') */
+  int64_t ntmap;
 };
 
 static int fail(sp_fmt_stream *s, int64_t off, const char *fmt, ...)
@@ -652,7 +658,7 @@ typedef struct rec_read {
 static int rec_head(sp_fmt_stream *s, rec_read *r) {
   static const char *const names[] = {"REGION", "CALLS", "ENDS",  "CLOCK",
                                       "META",   "STOP",  "PATHS", "FRAMES",
-                                      "ZCALLS", "PSNAP"};
+                                      "ZCALLS", "PSNAP", "MPI",   "COMM"};
   uint32_t type = r->type;
   r->fixed = type == SP_STREAM_REGION   ? sizeof(sp_stream_region)
              : type == SP_STREAM_CALLS  ? sizeof(sp_stream_calls)
@@ -662,6 +668,8 @@ static int rec_head(sp_fmt_stream *s, rec_read *r) {
              : type == SP_STREAM_META   ? sizeof(sp_stream_meta)
              : type == SP_STREAM_STOP   ? sizeof(sp_stream_stop)
              : type == SP_STREAM_PSNAP  ? sizeof(sp_stream_psnap)
+             : type == SP_STREAM_MPI    ? sizeof(sp_stream_mpi)
+             : type == SP_STREAM_COMM   ? sizeof(sp_stream_comm)
                                         : sizeof(sp_stream_profile);
   r->what = names[(type & 0xffff) - 1];
   r->is_calls = type == SP_STREAM_CALLS || type == SP_STREAM_ZCALLS;
@@ -768,6 +776,22 @@ static int rec_fields(sp_fmt_stream *s, rec_read *r) {
     want = fixed + item * count;
     break;
   }
+  case SP_STREAM_MPI:
+    r->count = (int64_t)get64(s, p + 8);
+    if ((int32_t)get32(s, p) < 0 || r->count < 0 ||
+        (uint64_t)r->count >
+            (uint64_t)(r->pl - fixed) / sizeof(sp_stream_mpimsg))
+      return torn(s, off, "MPI record: %lld messages do not fit in %u bytes",
+                  (long long)r->count, r->size);
+    want = fixed + (int64_t)sizeof(sp_stream_mpimsg) * r->count;
+    break;
+  case SP_STREAM_COMM:
+    r->count = (int32_t)get32(s, p + 4);
+    if (r->count < 0 || r->count > (r->pl - fixed) / 4)
+      return torn(s, off, "COMM record: %lld members do not fit in %u bytes",
+                  (long long)r->count, r->size);
+    want = pad8(fixed + 4 * r->count);
+    break;
   default:
     break;
   }
@@ -909,6 +933,31 @@ static int take_meta(sp_fmt_stream *s, const rec_read *r) {
   return rc ? fail(s, r->off, "out of memory") : 0;
 }
 
+/* A COMM record: a later one of an id replaces it. */
+static int take_comm(sp_fmt_stream *s, const rec_read *r) {
+  if (need(s, r->at, (size_t)r->pl) != 0)
+    return -1;
+  const unsigned char *p = wat(s, r->at);
+  sp_fmt_mpicomm c = {(int32_t)get32(s, p), (int32_t)r->count, NULL};
+  c.members = malloc((size_t)c.size * 4 + 4);
+  if (!c.members)
+    return fail(s, r->off, "out of memory");
+  for (int32_t i = 0; i < c.size; i++)
+    c.members[i] = (int32_t)get32(s, p + 8 + 4 * i);
+  for (int64_t i = 0; i < s->ncomms; i++)
+    if (s->comms[i].id == c.id) {
+      free(s->comms[i].members);
+      s->comms[i] = c;
+      return 0;
+    }
+  if (grow((void **)&s->comms, &s->capcomms, s->ncomms, sizeof *s->comms)) {
+    free(c.members);
+    return fail(s, r->off, "out of memory");
+  }
+  s->comms[s->ncomms++] = c;
+  return 0;
+}
+
 /* Phase 5: the complete record taken in. */
 static int rec_take(sp_fmt_stream *s, rec_read *r) {
   if (need(s, r->at,
@@ -948,6 +997,13 @@ static int rec_take(sp_fmt_stream *s, rec_read *r) {
     return prof_keep(s, r->type, wat(s, r->at), r->pl)
                ? fail(s, r->off, "out of memory")
                : 0;
+  case SP_STREAM_MPI:
+    if (grow((void **)&s->mpioff, &s->capmpi, s->nmpi, sizeof *s->mpioff))
+      return fail(s, r->off, "out of memory");
+    s->mpioff[s->nmpi++] = r->at;
+    return 0;
+  case SP_STREAM_COMM:
+    return take_comm(s, r);
   case SP_STREAM_PSNAP: {
     uint64_t stamp = get64(s, p);
     s->psnaps++;
@@ -988,7 +1044,7 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
 }
 
 static int known_type(uint32_t t) {
-  return t >= SP_STREAM_REGION && t <= SP_STREAM_PSNAP;
+  return t >= SP_STREAM_REGION && t <= SP_STREAM_COMM;
 }
 
 /* Every record from offset 32 on, up to the end or the torn tail. */
@@ -1580,13 +1636,16 @@ static int make_sources(sp_fmt_stream *s) {
     if (i == 0 || threads[i] != threads[i - 1])
       threads[nt++] = threads[i];
   s->info.threads = (int32_t)nt;
+  s->tmap = threads;
+  s->ntmap = nt;
+  threads = NULL;
   for (int64_t i = 0; i < s->nsrcs; i++) {
     ssrc *x = &s->ss[i];
     qsort_r(s->slanes + x->l0, (size_t)x->nl, sizeof *s->slanes, by_lane_region,
             s->lanes);
     const int32_t *t =
-        bsearch(&x->wthread, threads, (size_t)nt, sizeof *threads, by_int32);
-    s->srcs[i].thread = (int32_t)(t - threads);
+        bsearch(&x->wthread, s->tmap, (size_t)nt, sizeof *s->tmap, by_int32);
+    s->srcs[i].thread = (int32_t)(t - s->tmap);
     for (int64_t j = 0; j < x->nl; j++) {
       int64_t f = conv(s, s->lanes[s->slanes[x->l0 + j]].first_start);
       if (j == 0 || f < x->first_ns)
@@ -2095,6 +2154,11 @@ void sp_fmt_stream_close(sp_fmt_stream *s) {
     free(s->owned[i]);
   free(s->owned);
   free(s->regs);
+  free(s->mpioff);
+  for (int64_t i = 0; i < s->ncomms; i++)
+    free(s->comms[i].members);
+  free(s->comms);
+  free(s->tmap);
   sp__hash_free(&s->reg_ix);
   sp__hash_free(&s->lane_ix);
   free(s->recs);
@@ -2121,6 +2185,88 @@ void sp_fmt_stream_close(sp_fmt_stream *s) {
   sp_fmt_meta_free(&s->meta);
   free(s->path);
   free(s);
+}
+
+int sp_fmt_stream_mpi(sp_fmt_stream *s, sp_fmt_mpi *out, sp_fmt_err *err) {
+  memset(out, 0, sizeof *out);
+  unsigned char *buf = NULL;
+  int64_t total = 0;
+  for (int64_t i = 0; i < s->nmpi; i++) {
+    unsigned char h[16];
+    if (pread_all(s->fd, h, sizeof h, s->mpioff[i]) != 0)
+      goto rd;
+    total += (int64_t)get64(s, h + 8);
+  }
+  out->msgs = malloc((size_t)total * sizeof *out->msgs + 1);
+  out->comms = malloc((size_t)s->ncomms * sizeof *out->comms + 1);
+  if (!out->msgs || !out->comms)
+    goto oom;
+  for (int64_t i = 0; i < s->ncomms; i++) {
+    sp_fmt_mpicomm c = s->comms[i];
+    c.members = malloc((size_t)c.size * 4 + 4);
+    if (!c.members)
+      goto oom;
+    memcpy(c.members, s->comms[i].members, (size_t)c.size * 4);
+    int64_t k = out->ncomms++;
+    for (; k > 0 && out->comms[k - 1].id > c.id; k--)
+      out->comms[k] = out->comms[k - 1];
+    out->comms[k] = c;
+  }
+  for (int64_t i = 0; i < s->nmpi; i++) {
+    unsigned char h[16];
+    if (pread_all(s->fd, h, sizeof h, s->mpioff[i]) != 0)
+      goto rd;
+    int32_t wt = (int32_t)get32(s, h);
+    int64_t n = (int64_t)get64(s, h + 8);
+    const int32_t *t =
+        bsearch(&wt, s->tmap, (size_t)s->ntmap, sizeof *s->tmap, by_int32);
+    free(buf);
+    if (!(buf = malloc((size_t)n * 64 + 1)))
+      goto oom;
+    if (pread_all(s->fd, buf, (size_t)n * 64, s->mpioff[i] + 16) != 0)
+      goto rd;
+    for (int64_t j = 0; j < n; j++) {
+      const unsigned char *m = buf + j * 64;
+      /* a thread that made MPI records but no call: not a call of any */
+      if (!t)
+        continue;
+      sp_fmt_mpimsg x;
+      const region *rg;
+      const char *nm = region_name(s, (int32_t)get32(s, m + 16), &rg);
+      x.region = nm ? sp_fmt_mpi_name(out, nm) : -1;
+      x.origin_region = -1;
+      int32_t oreg = (int32_t)get32(s, m + 20);
+      if (oreg >= 0 && (nm = region_name(s, oreg, &rg)))
+        x.origin_region = sp_fmt_mpi_name(out, nm);
+      if (x.region < 0 || (oreg >= 0 && x.origin_region < 0))
+        goto oom;
+      uint64_t origin = get64(s, m + 8);
+      x.start_ns = conv(s, get64(s, m));
+      x.origin_ns = origin ? conv(s, origin) : -1;
+      x.thread = (int32_t)(t - s->tmap);
+      x.kind = (int32_t)get32(s, m + 24);
+      x.peer = (int32_t)get32(s, m + 28);
+      x.tag = (int32_t)get32(s, m + 32);
+      x.comm = (int32_t)get32(s, m + 36);
+      x.root = (int32_t)get32(s, m + 40);
+      x.sent = (int64_t)get64(s, m + 48);
+      x.recvd = (int64_t)get64(s, m + 56);
+      out->msgs[out->nmsgs++] = x;
+    }
+  }
+  free(buf);
+  return 0;
+rd:
+  sp_fmt_err_set(err, "%s: cannot read MPI records: %s", s->path,
+                 strerror(errno));
+  free(buf);
+  sp_fmt_mpi_free(out);
+  return -1;
+oom:
+  sp_fmt_err_set(err, "%s: out of memory", s->path);
+  free(buf);
+  sp_fmt_mpi_free(out);
+  return -1;
 }
 
 int sp_fmt_stream_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
@@ -2185,6 +2331,8 @@ int sp_fmt_stream_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
   sp__hash_free(&names);
   if (rc != 0)
     sp_fmt_err_set(err, "%s: out of memory", path);
+  else if (sp_fmt_stream_mpi(s, &out->mpi, err) != 0)
+    rc = -1;
   else if (s->failed) {
     sp_fmt_err_set(err, "%s: cannot read calls: %s", path, strerror(s->failed));
     rc = -1;

@@ -111,6 +111,9 @@ static int stream_rank(sp_fmt_stream *s, sp_fmt_rank *r) {
   if (!r->blocks || sp_fmt_meta_copy(&r->meta, sp_fmt_stream_meta(s)) != 0)
     return -1;
   r->nblocks = n;
+  sp_fmt_err e;
+  if (sp_fmt_stream_mpi(s, &r->mpi, &e) != 0)
+    return -1;
   for (int64_t i = 0; i < n; i++) {
     r->blocks[i].thread = src[i].thread;
     r->blocks[i].region = (int32_t)i;
@@ -246,6 +249,13 @@ static int add_rows(pipeline *p, slot *s, sp_fmt_err *err) {
     if (sp_fmt_h5w_row(p->w, s->r->rank, &src, &row->st, err) != 0)
       return -1;
   }
+  /* Its MPI messages, in the rank's thread numbers (moved: the writer
+   * keeps them until close). */
+  sp_fmt_mpi *mpi = &((sp_fmt_rank *)s->r)->mpi;
+  for (int64_t k = 0; k < mpi->nmsgs; k++)
+    mpi->msgs[k].thread += p->claims[s->claim].thread_base;
+  if (sp_fmt_h5w_mpi(p->w, s->r->rank, mpi, err) != 0)
+    return -1;
   if (keep_per_rank(p, s->claim, &s->r->meta) != 0) {
     sp_fmt_err_set(err, "%s: out of memory", p->in->v[s->l->input].path);
     return -1;

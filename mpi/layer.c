@@ -10,6 +10,7 @@
 
 int sp_mpi__ids[SP_MPI_NFUNCS];
 int sp_mpi__on = 1;
+int sp_mpi__msgs_on = 1;
 __thread int sp_mpi__in_fortran;
 
 /* sp_region is thread-safe and gives the same id for the same name: two
@@ -72,11 +73,16 @@ static int parse_bool(const char *v, int *out) {
   return -1;
 }
 
-__attribute__((constructor)) static void sp_mpi__ctor(void) {
-  const char *v = getenv("SP_MPI");
-  if (v && parse_bool(v, &sp_mpi__on) != 0)
+static void read_bool(const char *name, int *out) {
+  const char *v = getenv(name);
+  if (v && parse_bool(v, out) != 0)
     fprintf(stderr,
-            "scopeprof: SP_MPI=%s is not a boolean (1/0, true/false, "
+            "scopeprof: %s=%s is not a boolean (1/0, true/false, "
             "on/off, yes/no); using 1\n",
-            v);
+            name, v);
+}
+
+__attribute__((constructor)) static void sp_mpi__ctor(void) {
+  read_bool("SP_MPI", &sp_mpi__on);
+  read_bool("SP_MPI_MESSAGES", &sp_mpi__msgs_on);
 }

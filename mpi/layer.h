@@ -27,6 +27,8 @@ extern int sp_mpi__ids[SP_MPI_NFUNCS];
 extern const char *const sp_mpi__names[SP_MPI_NFUNCS];
 /* Non-zero unless SP_MPI=0. */
 extern int sp_mpi__on;
+/* Non-zero unless SP_MPI_MESSAGES=0: bytes and partners recorded. */
+extern int sp_mpi__msgs_on;
 
 /* Registers function fn's region; returns its id (or -1). */
 int sp_mpi__register(int fn);

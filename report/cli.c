@@ -32,7 +32,11 @@ static const char USAGE[] =
     "                     call durations\n"
     "  --mpi              time inside MPI per rank; per MPI function its\n"
     "                     calls, total and the ranks with the least and the\n"
-    "                     most (with --export csv or json: as those)\n"
+    "                     most, and the bytes each sent and received\n"
+    "                     (with --export csv or json: as those)\n"
+    "  --matrix           MPI point-to-point messages and bytes, sender x\n"
+    "                     receiver (with --export csv or json: as those;\n"
+    "                     --mpi --matrix is the same)\n"
     "  --wide             names in full (else longer ones keep their start\n"
     "                     and end around ...)\n"
     "  --events           read every call even where an .h5's summary\n"
@@ -46,7 +50,7 @@ static const char USAGE[] =
     "  --export csv|json|events|chrome|folded\n"
     "  --export otf2 -o DIR   an OTF2 trace archive (Vampir, otf2-print) in\n"
     "                     DIR, new or empty (takes --window too)\n"
-    "  --svg flame|timeline|compare|speedup\n"
+    "  --svg flame|timeline|compare|speedup|matrix\n"
     "  --metric avg|total|min|max   what compare draws (default avg)\n"
     "  --window A:B       timeline (otf2, chrome: the calls overlapping)\n"
     "                     from A to B seconds after the first call\n"
@@ -101,7 +105,8 @@ enum {
   OPT_DEPTH,
   OPT_MIN_PCT,
   OPT_WITH_META,
-  OPT_MIN_DUR
+  OPT_MIN_DUR,
+  OPT_MATRIX
 };
 
 static const struct option OPTIONS[] = {
@@ -127,6 +132,7 @@ static const struct option OPTIONS[] = {
     {"suggest-filter", optional_argument, NULL, OPT_SUGGEST},
     {"record-cost", required_argument, NULL, OPT_RECORD_COST},
     {"mpi", no_argument, NULL, OPT_MPI},
+    {"matrix", no_argument, NULL, OPT_MATRIX},
     {"depth", required_argument, NULL, OPT_DEPTH},
     {"min-percent", required_argument, NULL, OPT_MIN_PCT},
     {"with-metadata", no_argument, NULL, OPT_WITH_META},
@@ -150,6 +156,7 @@ enum {
   NEED_WALK = 1u << 4,  /* walks the calls once more (a progress pass) */
   NEED_DIR = 1u << 5,   /* writes a directory (-o DIR), not a stream */
   MPI_WRITES = 1u << 6, /* an export --mpi writes in its own layout */
+  NEED_MPI = 1u << 7,   /* the inputs' MPI messages (rp_load_mpi) */
   TAKES_WINDOW = 1u << 8,
   TAKES_MIN_DUR = 1u << 9,
   TAKES_META = 1u << 10,
@@ -198,9 +205,14 @@ static const output OUTPUTS[] = {
      rp_print_tree, NULL, NULL},
     {OPT_REGION, NULL, "--region", NEED_CALLS | NEED_TRACE, rp_print_region,
      NULL, NULL},
-    {OPT_MPI, NULL, "--mpi", NEED_CALLS | NO_BY | NO_SORT, rp_print_mpi, NULL,
+    {OPT_MPI, NULL, "--mpi", NEED_CALLS | NEED_MPI | NO_BY | NO_SORT,
+     rp_print_mpi, NULL,
      "--mpi takes --top, --include, --exclude, --ranks, --wide, --export "
      "csv|json and -o, not --by-rank, --by-thread or --sort"},
+    {OPT_MATRIX, NULL, "--matrix", NEED_MPI | NO_BY | NO_SORT | NO_TOP,
+     rp_print_matrix, NULL,
+     "--matrix takes --include, --exclude, --ranks, --export csv|json and "
+     "-o, not --by-rank, --by-thread, --sort or --top"},
     {OPT_DIFF, NULL, "--diff", NEED_EACH | NEED_TWO | NO_BY | NO_SORT, NULL,
      diff,
      "--diff takes --top, --include, --exclude, --ranks, --events and -o, "
@@ -229,6 +241,10 @@ static const output OUTPUTS[] = {
     {OPT_SVG, "timeline", "--svg timeline",
      NEED_CALLS | NEED_TRACE | NEED_WALK | TAKES_WINDOW, rp_svg_timeline, NULL,
      NULL},
+    {OPT_SVG, "matrix", "--svg matrix", NEED_MPI | NO_BY | NO_SORT | NO_TOP,
+     rp_svg_matrix, NULL,
+     "--svg matrix takes --include, --exclude, --ranks and -o, not "
+     "--by-rank, --by-thread, --sort or --top"},
     {OPT_SVG, "compare", "--svg compare", NEED_EACH | TAKES_METRIC, NULL,
      rp_svg_compare, NULL},
     {OPT_SVG, "speedup", "--svg speedup", NEED_EACH, NULL, rp_svg_speedup,
@@ -377,6 +393,7 @@ static int parse(int argc, char **argv, rp_opts *o, cli *c) {
       break;
     case OPT_TREE:
     case OPT_MPI:
+    case OPT_MATRIX:
     case OPT_DIFF:
       choose(c, k, NULL);
       break;
@@ -458,10 +475,19 @@ static int parse(int argc, char **argv, rp_opts *o, cli *c) {
 /* The one output chosen into *out, every option given one it honours;
  * GO_ON, or the exit status. */
 static int check(cli *c, const rp_opts *o, const output **out) {
-  int mpi = -1, nchosen = 0, other_export = 0;
+  int mpi = -1, nchosen = 0, other_export = 0, matrix = 0;
   for (int i = 0; i < NOUTPUTS; i++)
-    if (c->chosen[i] && OUTPUTS[i].opt == OPT_MPI)
-      mpi = i;
+    if (c->chosen[i] && OUTPUTS[i].opt == OPT_MATRIX)
+      matrix = 1;
+  for (int i = 0; i < NOUTPUTS; i++)
+    if (c->chosen[i] &&
+        (OUTPUTS[i].opt == OPT_MPI || OUTPUTS[i].opt == OPT_MATRIX)) {
+      /* --mpi --matrix is the matrix */
+      if (OUTPUTS[i].opt == OPT_MPI && matrix)
+        c->chosen[i] = 0;
+      else
+        mpi = i;
+    }
   for (int i = 0; i < NOUTPUTS; i++) {
     if (!c->chosen[i])
       continue;
@@ -481,9 +507,11 @@ static int check(cli *c, const rp_opts *o, const output **out) {
     *out = &OUTPUTS[0];
   if (nchosen > 1)
     return usage("%s", other_export
-                           ? "--mpi exports as csv or json only"
-                           : "one of --tree, --region, --mpi, --export, --svg, "
-                             "--diff and --suggest-filter at a time");
+                           ? (matrix ? "--matrix exports as csv or json only"
+                                     : "--mpi exports as csv or json only")
+                           : "one of --tree, --region, --mpi, --matrix, "
+                             "--export, --svg, --diff and --suggest-filter at "
+                             "a time");
   unsigned needs = (*out)->needs;
   if ((needs & NEED_TWO) && c->nargs != 2)
     return usage("%s", "--diff compares two profiles: A B");
@@ -537,7 +565,10 @@ static int load(const cli *c, const rp_opts *o, const output *out,
     if (!(ps[i] = calloc(1, sizeof **ps)))
       return 1;
     if (rp_load(each ? &c->args[i] : c->args, each ? 1 : c->nargs, o, events,
-                ps[i], &err) != 0) {
+                ps[i], &err) != 0 ||
+        ((out->needs & NEED_MPI) &&
+         rp_load_mpi(each ? &c->args[i] : c->args, each ? 1 : c->nargs, o,
+                     ps[i], &err) != 0)) {
       sp_fmt_progress_end(&rp_progress); /* ends a line drawn */
       return fail(&err);
     }

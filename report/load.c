@@ -595,6 +595,7 @@ void rp_profile_free(rp_profile *p) {
   free(p->profile_input);
   free(p->trace_input);
   free(p->label);
+  rp_mpi_free(p);
   memset(p, 0, sizeof *p);
 }
 

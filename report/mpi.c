@@ -1,5 +1,6 @@
 /* mpi.c - sp-report --mpi: each rank's time inside MPI; per MPI function its
- * calls, total and the ranks with the least and the most (text, csv, json),
+ * calls, total and the ranks with the least and the most, and the bytes the
+ * MPI layer saw sent and received per rank and function (text, csv, json),
  * from a trace's calls or a profile's call paths. */
 #include "report.h"
 
@@ -12,11 +13,14 @@ int rp_mpi_name(const char *name) {
 
 typedef struct {
   int64_t calls, total;
+  int64_t sent, recvd; /* bytes, from the MPI layer's messages */
+  int64_t late;        /* late sender, ns */
+  int64_t cwait;       /* collectives: before the last rank arrived, ns */
 } cell;
 
 typedef struct {
   int32_t name;
-  int64_t calls, total;
+  int64_t calls, total, sent, recvd, late, cwait;
   int32_t min_rank, max_rank; /* indexes into rp_profile.ranks */
 } func;
 
@@ -26,6 +30,9 @@ typedef struct {
   func *fn;
   cell *at;                    /* [function][rank index] */
   int64_t *mpi, *calls, *span; /* per rank index */
+  int64_t *sent, *recvd;       /* per rank index: bytes */
+  int64_t *late;               /* per rank index: late sender, ns */
+  int64_t *cwait;              /* per rank index: collective wait, ns */
 } view;
 
 static int64_t rank_ix(const rp_profile *p, int32_t rank) {
@@ -123,6 +130,10 @@ static void view_free(view *v) {
   free(v->mpi);
   free(v->calls);
   free(v->span);
+  free(v->sent);
+  free(v->recvd);
+  free(v->late);
+  free(v->cwait);
 }
 
 static int view_build(const rp_profile *p, const rp_opts *o, view *v,
@@ -136,8 +147,13 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
   v->mpi = calloc(nr, sizeof *v->mpi);
   v->calls = calloc(nr, sizeof *v->calls);
   v->span = calloc(nr, sizeof *v->span);
+  v->sent = calloc(nr, sizeof *v->sent);
+  v->recvd = calloc(nr, sizeof *v->recvd);
+  v->late = calloc(nr, sizeof *v->late);
+  v->cwait = calloc(nr, sizeof *v->cwait);
   int64_t *lo = malloc(nr * sizeof *lo), *hi = malloc(nr * sizeof *hi);
-  if (!keep || !fix || !v->mpi || !v->calls || !v->span || !lo || !hi)
+  if (!keep || !fix || !v->mpi || !v->calls || !v->span || !v->sent ||
+      !v->recvd || !v->late || !v->cwait || !lo || !hi)
     goto oom;
   for (int64_t i = 0; i < p->nnames; i++) {
     keep[i] =
@@ -175,6 +191,43 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
   }
   for (int64_t r = 0; r < v->nr; r++)
     v->span[r] = hi[r] > lo[r] ? rp_sub(hi[r], lo[r]) : 0;
+  /* Bytes: every message record of a kept function (sends, receives,
+   * completions, collectives; a posted receive has none yet). */
+  for (int64_t k = 0; k < p->nmpi; k++) {
+    int64_t r = rank_ix(p, p->mpi[k].rank);
+    const sp_fmt_mpi *m = &p->mpi[k].mpi;
+    for (int64_t i = 0; r >= 0 && i < m->nmsgs; i++) {
+      const sp_fmt_mpimsg *g = &m->msgs[i];
+      int32_t id = g->region >= 0 ? rp_name_find(p, m->names[g->region]) : -1;
+      if (id < 0 || fix[id] < 0)
+        continue;
+      cell *c = &v->at[fix[id] * v->nr + r];
+      c->sent += g->sent;
+      c->recvd += g->recvd;
+      v->sent[r] += g->sent;
+      v->recvd[r] += g->recvd;
+    }
+  }
+  if (p->nmpi && p->nranks) {
+    size_t cnt = (size_t)(p->nnames * p->nranks);
+    int64_t *late = calloc(cnt, sizeof *late), *cw = calloc(cnt, sizeof *cw);
+    if (!late || !cw || rp_late_sender(p, late) != 0 ||
+        rp_coll_wait(p, cw) != 0) {
+      free(late);
+      free(cw);
+      goto oom;
+    }
+    for (int64_t id = 0; id < p->nnames; id++)
+      for (int64_t r = 0; fix[id] >= 0 && r < v->nr; r++) {
+        cell *c = &v->at[fix[id] * v->nr + r];
+        c->late += late[id * p->nranks + r];
+        c->cwait += cw[id * p->nranks + r];
+        v->late[r] += late[id * p->nranks + r];
+        v->cwait[r] += cw[id * p->nranks + r];
+      }
+    free(late);
+    free(cw);
+  }
   if (p->profile_input && paths_mpi(p, keep, v->mpi) != 0)
     goto oom;
   for (int64_t i = 0; i < p->nthreads; i++) {
@@ -194,6 +247,10 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
     for (int64_t r = 0; r < v->nr; r++) {
       fn->calls += c[r].calls;
       fn->total = rp_add(fn->total, c[r].total);
+      fn->sent += c[r].sent;
+      fn->recvd += c[r].recvd;
+      fn->late += c[r].late;
+      fn->cwait += c[r].cwait;
       if (c[r].total < c[fn->min_rank].total)
         fn->min_rank = (int32_t)r;
       if (c[r].total > c[fn->max_rank].total)
@@ -247,14 +304,26 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
           "%s: %lld rank%s, time inside MPI (outermost MPI_* calls per "
           "thread)\n",
           p->label, (long long)v->nr, v->nr == 1 ? "" : "s");
-  fprintf(f, "%6s %10s %10s %10s %6s\n", "rank", "calls", "in MPI", "span",
+  int bytes = p->nmpi > 0; /* the MPI layer's messages are in the files */
+  fprintf(f, "%6s %10s %10s %10s %6s", "rank", "calls", "in MPI", "span",
           "%span");
-  for (int64_t r = 0; r < v->nr; r++)
-    fprintf(f, "%6d %10lld %10s %10s %6.1f\n", p->ranks[r],
+  if (bytes)
+    fprintf(f, " %14s %14s %12s %12s", "bytes sent", "bytes recv",
+            "late sender", "coll. wait");
+  fputs("\n", f);
+  for (int64_t r = 0; r < v->nr; r++) {
+    fprintf(f, "%6d %10lld %10s %10s %6.1f", p->ranks[r],
             (long long)v->calls[r],
             rp_time((double)v->mpi[r], b[0], sizeof b[0]),
             rp_time((double)v->span[r], b[1], sizeof b[1]),
             pct(v->mpi[r], v->span[r]));
+    if (bytes)
+      fprintf(f, " %14lld %14lld %12s %12s", (long long)v->sent[r],
+              (long long)v->recvd[r],
+              rp_time((double)v->late[r], b[2], sizeof b[2]),
+              rp_time((double)v->cwait[r], b[3], sizeof b[3]));
+    fputs("\n", f);
+  }
   int w = 12;
   for (int64_t i = 0; i < v->nf; i++) {
     int l = rp_name_cols(p->names[v->fn[i].name]);
@@ -265,8 +334,12 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
   rp_fit fit; /* out of memory: names as rp_name_str cuts them */
   int fitted =
       rp_fit_names(&fit, (const char *const *)p->names, p->nnames, w) == 0;
-  fprintf(f, "\n%-*s %10s %10s %10s %8s %10s %8s\n", w, "MPI function", "calls",
+  fprintf(f, "\n%-*s %10s %10s %10s %8s %10s %8s", w, "MPI function", "calls",
           "total", "min", "min at", "max", "max at");
+  if (bytes)
+    fprintf(f, " %14s %14s %12s %12s", "bytes sent", "bytes recv",
+            "late sender", "coll. wait");
+  fputs("\n", f);
   for (int64_t i = 0; i < v->nf; i++) {
     const func *fn = &v->fn[i];
     const cell *c = &v->at[i * v->nr];
@@ -274,12 +347,18 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
       rp_fit_put(f, &fit, fn->name);
     else
       rp_name_str(f, p->names[fn->name], w);
-    fprintf(f, " %10lld %10s %10s %8d %10s %8d\n", (long long)fn->calls,
+    fprintf(f, " %10lld %10s %10s %8d %10s %8d", (long long)fn->calls,
             rp_time((double)fn->total, b[0], sizeof b[0]),
             rp_time((double)c[fn->min_rank].total, b[1], sizeof b[1]),
             p->ranks[fn->min_rank],
             rp_time((double)c[fn->max_rank].total, b[2], sizeof b[2]),
             p->ranks[fn->max_rank]);
+    if (bytes)
+      fprintf(f, " %14lld %14lld %12s %12s", (long long)fn->sent,
+              (long long)fn->recvd,
+              rp_time((double)fn->late, b[3], sizeof b[3]),
+              rp_time((double)fn->cwait, b[0], sizeof b[0]));
+    fputs("\n", f);
   }
   if (fitted)
     rp_fit_free(&fit);
@@ -287,14 +366,18 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
 
 static void csv(const view *v, FILE *f) {
   const rp_profile *p = v->p;
-  fputs("rank,region,calls,total_ns,rank_mpi_ns,rank_span_ns\n", f);
+  fputs("rank,region,calls,total_ns,rank_mpi_ns,rank_span_ns,bytes_sent,"
+        "bytes_recv,late_sender_ns,coll_wait_ns\n",
+        f);
   for (int64_t r = 0; r < v->nr; r++)
     for (int64_t i = 0; i < v->nf; i++) {
       const cell *c = &v->at[i * v->nr + r];
       fprintf(f, "%d,", p->ranks[r]);
       rp_csv_str(f, p->names[v->fn[i].name]);
-      fprintf(f, ",%lld,%lld,%lld,%lld\n", (long long)c->calls,
-              (long long)c->total, (long long)v->mpi[r], (long long)v->span[r]);
+      fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n",
+              (long long)c->calls, (long long)c->total, (long long)v->mpi[r],
+              (long long)v->span[r], (long long)c->sent, (long long)c->recvd,
+              (long long)c->late, (long long)c->cwait);
     }
 }
 
@@ -306,10 +389,14 @@ static void json(const view *v, FILE *f) {
   for (int64_t r = 0; r < v->nr; r++)
     fprintf(f,
             "%s\n  {\"rank\": %d, \"calls\": %lld, \"mpi_ns\": %lld, "
-            "\"span_ns\": %lld, \"span_pct\": %.4f}",
+            "\"span_ns\": %lld, \"span_pct\": %.4f, \"bytes_sent\": %lld, "
+            "\"bytes_recv\": %lld, \"late_sender_ns\": %lld, "
+            "\"coll_wait_ns\": %lld}",
             r ? "," : "", p->ranks[r], (long long)v->calls[r],
             (long long)v->mpi[r], (long long)v->span[r],
-            pct(v->mpi[r], v->span[r]));
+            pct(v->mpi[r], v->span[r]), (long long)v->sent[r],
+            (long long)v->recvd[r], (long long)v->late[r],
+            (long long)v->cwait[r]);
   fputs("],\n\"functions\": [", f);
   for (int64_t i = 0; i < v->nf; i++) {
     const func *fn = &v->fn[i];
@@ -319,14 +406,22 @@ static void json(const view *v, FILE *f) {
     fprintf(f,
             ", \"calls\": %lld, \"total_ns\": %lld, \"min_rank\": %d, "
             "\"min_ns\": %lld, \"max_rank\": %d, \"max_ns\": %lld, "
+            "\"bytes_sent\": %lld, \"bytes_recv\": %lld, "
+            "\"late_sender_ns\": %lld, \"coll_wait_ns\": %lld, "
             "\"per_rank\": {",
             (long long)fn->calls, (long long)fn->total, p->ranks[fn->min_rank],
             (long long)c[fn->min_rank].total, p->ranks[fn->max_rank],
-            (long long)c[fn->max_rank].total);
+            (long long)c[fn->max_rank].total, (long long)fn->sent,
+            (long long)fn->recvd, (long long)fn->late, (long long)fn->cwait);
     for (int64_t r = 0; r < v->nr; r++)
-      fprintf(f, "%s\"%d\": {\"calls\": %lld, \"total_ns\": %lld}",
+      fprintf(f,
+              "%s\"%d\": {\"calls\": %lld, \"total_ns\": %lld, "
+              "\"bytes_sent\": %lld, \"bytes_recv\": %lld, "
+              "\"late_sender_ns\": %lld, \"coll_wait_ns\": %lld}",
               r ? ", " : "", p->ranks[r], (long long)c[r].calls,
-              (long long)c[r].total);
+              (long long)c[r].total, (long long)c[r].sent,
+              (long long)c[r].recvd, (long long)c[r].late,
+              (long long)c[r].cwait);
     fputs("}}", f);
   }
   fputs("]}\n", f);

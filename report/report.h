@@ -117,6 +117,10 @@ typedef struct rp_profile {
   sp_fmt_ppath *paths;
   int64_t npaths, cappaths;
   char *profile_input, *trace_input;
+  /* MPI messages per rank (rp_load_mpi: --matrix, --mpi), rank order */
+  sp_fmt_mpi_rank *mpi;
+  int64_t nmpi;
+  int mpi_loaded;
 } rp_profile;
 
 /* Loads args[0..nargs) (files or directories, sp-import's rules) as one
@@ -178,6 +182,28 @@ int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
 int rp_mpi_name(const char *name);
 /* --mpi: time inside MPI per rank, MPI functions with their spread over
  * ranks; as text, or o->export_fmt csv or json. */
+/* The inputs' MPI messages into p->mpi (selected ranks only; mpi_load.c);
+ * 0, or -1 with err set. */
+int rp_load_mpi(char *const *args, int nargs, const rp_opts *o, rp_profile *p,
+                sp_fmt_err *err);
+void rp_mpi_free(rp_profile *p);
+/* Late sender (waits.c): into late[name * p->nranks + rank index], the
+ * ns each receiving call (MPI_Recv, or the wait or test that completed an
+ * MPI_Irecv) spent before the matching send began, up to its own end
+ * (late: p->nnames * p->nranks zeros). 0, or -1 out of memory. */
+int rp_late_sender(const rp_profile *p, int64_t *late);
+/* Into wait[name * p->nranks + rank index], as rp_late_sender: the ns each
+ * blocking collective (MPI_Barrier, MPI_Allreduce, ...) spent before the
+ * last of its communicator's ranks entered it, up to its own end. Only
+ * ranks in the profile count (a rank left out by --ranks or missing is
+ * not waited for). 0, or -1 out of memory. */
+int rp_coll_wait(const rp_profile *p, int64_t *wait);
+/* --matrix: messages and bytes, sender x receiver (text, --export csv or
+ * json); --svg matrix: the bytes as a heat map (matrix.c). */
+int rp_print_matrix(const rp_profile *p, const rp_opts *o, FILE *f,
+                    sp_fmt_err *err);
+int rp_svg_matrix(const rp_profile *p, const rp_opts *o, FILE *f,
+                  sp_fmt_err *err);
 int rp_print_mpi(const rp_profile *p, const rp_opts *o, FILE *f,
                  sp_fmt_err *err);
 int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,

@@ -4,7 +4,7 @@ import sys
 
 import numpy as np
 
-from . import _filters, _inputs
+from . import _filters, _inputs, _mpi
 from .callstack import build_call_arrays, join_teams
 from .events import EventTable
 from .region import Region, SummaryOnlyError
@@ -327,6 +327,48 @@ class ProfilingResults:
         return out
 
     # -- printing --------------------------------------------------------------
+    # -- MPI messages ----------------------------------------------------------
+    def mpi_messages(self):
+        """The MPI layer's messages (.h5 inputs; a .spt holds none) as a
+        pandas DataFrame, one row per message, in each rank's order:
+        rank, thread, function (the MPI call that made it), start_ns (that
+        call's start), kind ("send", "isend", "recv", "irecv", "wait_recv",
+        "collective"), peer (partner's MPI_COMM_WORLD rank; -1 none, -2 any
+        source), tag, comm (the rank's communicator id, 0 MPI_COMM_WORLD),
+        root, bytes_sent, bytes_recv, origin_function and origin_ns (a
+        wait_recv's MPI_Irecv; None and -1 otherwise)."""
+        import pandas as pd
+        cols = _mpi.read(self._cols.paths, set(self.ranks))
+        return pd.DataFrame({k: cols[k] for k in _mpi.COLUMNS},
+                            columns=_mpi.COLUMNS)
+
+    def mpi_matrix(self, value="bytes"):
+        """The point-to-point matrix as a DataFrame, sender (index) x
+        receiver (columns), over ranks 0..n-1: value "bytes" or
+        "messages". Counts each message once, at its sender (kinds send
+        and isend with a partner), as sp-report --matrix does."""
+        import pandas as pd
+        if value not in ("bytes", "messages"):
+            raise ValueError("value is 'bytes' or 'messages', not %r" % value)
+        cols = _mpi.read(self._cols.paths, set(self.ranks))
+        sel = np.isin(cols["kind"].astype(str), ["send", "isend"]) & \
+            (cols["peer"] >= 0)
+        src, dst = cols["rank"][sel], cols["peer"][sel]
+        n = max([int(self.metadata.get("mpi_size", 0) or 0)] +
+                [int(x) + 1 for x in self.ranks] +
+                [int(x) + 1 for x in src.tolist() + dst.tolist()])
+        m = np.zeros((n, n), dtype=np.int64)
+        w = cols["bytes_sent"][sel] if value == "bytes" else \
+            np.ones(int(sel.sum()), np.int64)
+        np.add.at(m, (src, dst), w)
+        df = pd.DataFrame(m, index=pd.RangeIndex(n, name="sender"),
+                          columns=pd.RangeIndex(n, name="receiver"))
+        return df
+
+    def mpi_communicators(self):
+        """{rank: {comm id: [MPI_COMM_WORLD ranks of its members]}}."""
+        return _mpi.communicators(self._cols.paths, set(self.ranks))
+
     def print_summary(self, columns=None, file=None):
         if not self._is_root:
             return  # off rank 0 of an MPI run: printed once, by rank 0

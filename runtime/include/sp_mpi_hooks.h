@@ -61,6 +61,31 @@ void sp__mpi_clock_measured(const char *phase, const char *method, int rank,
 /* In MPI_Finalize, MPI still alive, after the clock alignment: SP_MERGE's
  * write of the job's file. */
 void sp__mpi_finalizing(void);
+/* What one MPI call sent or received, as the stream keeps it (the layout
+ * of sp_stream_mpimsg in format/sp_stream.h, which mpi_msgs.c checks). */
+typedef struct sp__mpi_msg {
+  uint64_t start;  /* set by sp__mpi_note */
+  uint64_t origin; /* a completion: the start sp__mpi_note gave the call
+                      that began the request; 0 = none */
+  int32_t region, origin_region;
+  int32_t kind; /* SP_MPI_K_* of sp_stream.h: 1 send, 2 isend, 3 recv,
+                   4 irecv, 5 a receive completed by a wait or test,
+                   6 a collective */
+  int32_t peer; /* MPI_COMM_WORLD rank; -1 none, -2 any source */
+  int32_t tag, comm, root, reserved;
+  int64_t sent, recvd;
+} sp__mpi_msg;
+
+/* The n (1 or 2) records m of the MPI call of region that is open on this
+ * thread (between its sp_begin and sp_end), each given that call's start
+ * stamp, which is returned; 0 when the call is not recorded. No lock and
+ * no system call: into a per-thread chunk that goes to the stream when
+ * full and at finalize. */
+uint64_t sp__mpi_note(int region, sp__mpi_msg *m, int n);
+/* Communicator id's members (size MPI_COMM_WORLD ranks), into the stream
+ * now: once per communicator. */
+void sp__mpi_comm(int32_t id, int32_t size, const int32_t *world);
+
 /* In MPI_Abort, before the PMPI call: this rank's calls to its stream, and
  * the job's other ranks on this node asked to save theirs. */
 void sp__mpi_aborting(void);

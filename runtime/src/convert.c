@@ -39,13 +39,21 @@ void sp__rank_meta(sp_fmt_meta *meta, const sp_fmt_meta *smeta,
 }
 
 /* .h5 through the HDF5 module, loaded for this write only. */
-static int write_h5(const char *path, int rank, const sp_fmt_source *src,
-                    int64_t n, int64_t open_calls, const sp_fmt_meta *smeta,
+static int write_h5(const char *path, int rank, sp_fmt_stream *s,
+                    const sp_fmt_source *src, int64_t n, int64_t open_calls,
                     sp_fmt_err *err) {
   sp_fmt_meta meta = {0};
-  sp__rank_meta(&meta, smeta, open_calls);
-  int rc = sp__write_h5(path, rank, src, n, &meta, err);
+  sp_fmt_mpi mpi;
+  /* the MPI layer's messages, when it recorded any */
+  if (sp_fmt_stream_mpi(s, &mpi, err) != 0)
+    return -1;
+  sp__rank_meta(&meta, sp_fmt_stream_meta(s), open_calls);
+  uint64_t lost = sp__mpi_msgs_lost();
+  if (lost)
+    sp_fmt_meta_set_int(&meta, "mpi_messages_lost", (int64_t)lost);
+  int rc = sp__write_h5(path, rank, src, n, &meta, &mpi, err);
   sp_fmt_meta_free(&meta);
+  sp_fmt_mpi_free(&mpi);
   return rc;
 }
 
@@ -103,10 +111,10 @@ int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
       prog.mode ? sp_fmt_progress_sources(&prog, src, n) : NULL;
   if (counted)
     src = counted;
-  int rc = sp__cfg.format_h5 ? write_h5(path, rank, src, n, info->open_calls,
-                                        sp_fmt_stream_meta(s), err)
-                             : sp_fmt_spt_write(path, rank, spt_version(info),
-                                                src, n, 0, err);
+  int rc =
+      sp__cfg.format_h5
+          ? write_h5(path, rank, s, src, n, info->open_calls, err)
+          : sp_fmt_spt_write(path, rank, spt_version(info), src, n, 0, err);
   sp_fmt_progress_end(&prog);
   free(counted);
   if (rc == 0 && sp_fmt_stream_failed(s)) {

@@ -17,7 +17,8 @@
 
 typedef int (*sp__h5_write_fn)(const char *path, int32_t rank,
                                const sp_fmt_source *srcs, int64_t n,
-                               const sp_fmt_meta *meta, sp_fmt_err *err);
+                               const sp_fmt_meta *meta, sp_fmt_mpi *mpi,
+                               sp_fmt_err *err);
 
 #define SP__H5_MODULE "libscopeprof_h5.so"
 #define SP__H5MPI_MODULE "libscopeprof_h5mpi.so"
@@ -140,16 +141,17 @@ static void *entry(const char *path, const char *name, sp_fmt_err *err) {
 #endif
 
 int sp__write_h5(const char *path, int32_t rank, const sp_fmt_source *srcs,
-                 int64_t n, const sp_fmt_meta *meta, sp_fmt_err *err) {
+                 int64_t n, const sp_fmt_meta *meta, sp_fmt_mpi *mpi,
+                 sp_fmt_err *err) {
 #ifndef SP_USE_HDF5
-  (void)rank, (void)srcs, (void)n, (void)meta;
+  (void)rank, (void)srcs, (void)n, (void)meta, (void)mpi;
   sp_fmt_err_set(err, "%.900s: this libscopeprof was built without HDF5", path);
   return -1;
 #else
   static sp__h5_write_fn write_fn;
   if (!write_fn)
     *(void **)&write_fn = entry(path, "sp__h5_write", err);
-  return write_fn ? write_fn(path, rank, srcs, n, meta, err) : -1;
+  return write_fn ? write_fn(path, rank, srcs, n, meta, mpi, err) : -1;
 #endif
 }
 

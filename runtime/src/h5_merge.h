@@ -23,6 +23,8 @@ typedef struct sp__h5_merge_ops {
    * rows and close as after open; NULL with err set, tmp removed. */
   void *(*adopt)(const char *path, const char *tmp, int64_t events,
                  sp_fmt_err *err);
+  /* A rank's MPI messages (sp_fmt_h5w_mpi: m's contents move in). */
+  int (*mpi)(void *w, int32_t rank, sp_fmt_mpi *m, sp_fmt_err *err);
 } sp__h5_merge_ops;
 
 /* libscopeprof_h5mpi.so only: collective over MPI_COMM_WORLD (every rank

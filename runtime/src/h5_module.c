@@ -56,7 +56,8 @@ static void restore(const app_state *s) {
 }
 
 static int write_rank(const char *path, int32_t rank, const sp_fmt_source *srcs,
-                      int64_t n, const sp_fmt_meta *meta, sp_fmt_err *err) {
+                      int64_t n, const sp_fmt_meta *meta, sp_fmt_mpi *mpi,
+                      sp_fmt_err *err) {
   sp_fmt_stats *stats = calloc((size_t)(n ? n : 1), sizeof *stats);
   if (!stats || sp_fmt_stats_rank(srcs, n, stats, NULL) < 0) {
     free(stats);
@@ -70,6 +71,8 @@ static int write_rank(const char *path, int32_t rank, const sp_fmt_source *srcs,
   int rc = w ? sp_fmt_h5w_meta(w, meta, err) : -1;
   for (int64_t i = 0; rc == 0 && i < n; i++)
     rc = sp_fmt_h5w_row(w, rank, &srcs[i], &stats[i], err);
+  if (rc == 0 && mpi)
+    rc = sp_fmt_h5w_mpi(w, rank, mpi, err);
   if (w)
     rc = rc ? (sp_fmt_h5w_abort(w), -1) : sp_fmt_h5w_close(w, err);
   free(stats);
@@ -78,10 +81,11 @@ static int write_rank(const char *path, int32_t rank, const sp_fmt_source *srcs,
 
 __attribute__((visibility("default"))) int
 sp__h5_write(const char *path, int32_t rank, const sp_fmt_source *srcs,
-             int64_t n, const sp_fmt_meta *meta, sp_fmt_err *err) {
+             int64_t n, const sp_fmt_meta *meta, sp_fmt_mpi *mpi,
+             sp_fmt_err *err) {
   app_state s;
   save(&s);
-  int rc = write_rank(path, rank, srcs, n, meta, err);
+  int rc = write_rank(path, rank, srcs, n, meta, mpi, err);
   restore(&s);
   return rc;
 }
@@ -146,10 +150,15 @@ static void *merge_adopt(const char *path, const char *tmp, int64_t events,
   return w;
 }
 
+/* No HDF5 call: the messages wait in memory until close. */
+static int merge_mpi(void *w, int32_t rank, sp_fmt_mpi *m, sp_fmt_err *err) {
+  return sp_fmt_h5w_mpi(w, rank, m, err);
+}
+
 __attribute__((visibility("default"))) const sp__h5_merge_ops *
 sp__h5_merge_get(void) {
-  static const sp__h5_merge_ops ops = {merge_open, merge_row, merge_close,
-                                       merge_abort, merge_adopt};
+  static const sp__h5_merge_ops ops = {merge_open,  merge_row,   merge_close,
+                                       merge_abort, merge_adopt, merge_mpi};
   return &ops;
 }
 

@@ -114,6 +114,7 @@ static void fork_child(void) {
   sp__writer_after_fork();
   sp__pool_after_fork();
   sp__stream_after_fork();
+  sp__mpi_msgs_after_fork();
   sp__signals_after_fork();
   if (!strstr(sp__cfg.prefix, "%p") || sp__stream_set_path(sp__rank_guess)) {
     sp__set_active(0);

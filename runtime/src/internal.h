@@ -415,6 +415,15 @@ SP_HIDDEN int64_t sp__stream_size(void);
  * snapshot() appends (a whole snapshot), renamed over it; 0, or -1 with
  * the stream as it was. */
 SP_HIDDEN int sp__stream_compact(int (*snapshot)(void));
+/* The MPI layer's message records not yet written (mpi_msgs.c; token
+ * held); async-signal-safe. */
+SP_HIDDEN int sp__mpi_msgs_stream(void);
+/* The full chunks of message records (token held; the writer thread),
+ * their memory then reused. */
+SP_HIDDEN int sp__mpi_msgs_full(void);
+/* A child of fork: the parent's messages are the parent's. */
+SP_HIDDEN void sp__mpi_msgs_after_fork(void);
+SP_HIDDEN uint64_t sp__mpi_msgs_lost(void);
 /* Everything in memory, a clock and a STOP record, appended (token held). */
 SP_HIDDEN int sp__stream_flush(int cause, int normal);
 /* Normal context: the slow parts (metadata, region names) gathered, then
@@ -513,10 +522,11 @@ struct sp_fmt_err;
  * its (thread, region) sources ordered by thread, then first start. 0, or
  * -1 with err set (also when the module or HDF5 cannot be loaded); on
  * failure nothing is left under path. */
+struct sp_fmt_mpi;
 SP_HIDDEN int sp__write_h5(const char *path, int32_t rank,
                            const struct sp_fmt_source *srcs, int64_t n,
                            const struct sp_fmt_meta *meta,
-                           struct sp_fmt_err *err);
+                           struct sp_fmt_mpi *mpi, struct sp_fmt_err *err);
 
 struct sp_fmt_profile;
 /* SP_MODE=profile: one rank's .h5 (statistics and call paths) through the

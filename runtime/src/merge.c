@@ -197,6 +197,7 @@ typedef struct share {
   int64_t n, calls;
   sp_fmt_meta meta; /* as this rank's own .h5 would hold */
   char *per[SP_FMT_PER_RANK];
+  sp_fmt_mpi mpi; /* the MPI layer's messages */
 } share;
 
 static int by_row(const void *a, const void *b) {
@@ -210,6 +211,7 @@ static void share_free(share *sh) {
   free(sh->srcs);
   free(sh->st);
   sp_fmt_meta_free(&sh->meta);
+  sp_fmt_mpi_free(&sh->mpi);
   for (int k = 0; k < SP_FMT_PER_RANK; k++)
     free(sh->per[k]);
 }
@@ -248,6 +250,8 @@ static int share_open(share *sh, int32_t rank, sp_fmt_err *err) {
     sh->srcs[i] = sh->rows[i].src;
     sh->calls += sh->rows[i].src.count;
   }
+  if (sp_fmt_stream_mpi(sh->s, &sh->mpi, err) != 0)
+    return -1;
   sp__rank_meta(&sh->meta, sp_fmt_stream_meta(sh->s), info.open_calls);
   if (sp_fmt_per_rank_values(&sh->meta, rank, sh->per) != 0) {
     sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
@@ -467,6 +471,20 @@ static int pack(const share *sh, buf *b) {
     put_str(b, s->name);
     put_str(b, s->file && s->file[0] ? s->file : NULL);
   }
+  /* the messages: names, messages as they are (one build on every rank),
+   * communicators */
+  const sp_fmt_mpi *m = &sh->mpi;
+  put(b, &m->nnames, sizeof m->nnames);
+  for (int64_t i = 0; i < m->nnames; i++)
+    put_str(b, m->names[i]);
+  put(b, &m->nmsgs, sizeof m->nmsgs);
+  put(b, m->msgs, (size_t)m->nmsgs * sizeof *m->msgs);
+  put(b, &m->ncomms, sizeof m->ncomms);
+  for (int64_t i = 0; i < m->ncomms; i++) {
+    put(b, &m->comms[i].id, sizeof m->comms[i].id);
+    put(b, &m->comms[i].size, sizeof m->comms[i].size);
+    put(b, m->comms[i].members, (size_t)m->comms[i].size * 4);
+  }
   return b->oom ? -1 : 0;
 }
 
@@ -505,6 +523,46 @@ static char *get_str(reader *r) {
   s[len] = 0;
   r->at += (size_t)len;
   return s;
+}
+
+/* The messages pack() appended into m; 0, or -1 (r->bad, or no memory:
+ * what was read is in m for the caller to free). */
+static int get_mpi(reader *r, sp_fmt_mpi *m) {
+  memset(m, 0, sizeof *m);
+  int64_t n = 0;
+  get(r, &n, sizeof n);
+  if (r->bad || n < 0 || (size_t)n > r->n - r->at ||
+      !(m->names = calloc((size_t)n + 1, sizeof *m->names)))
+    return -1;
+  for (int64_t i = 0; i < n; i++) {
+    if (!(m->names[i] = get_str(r)))
+      return -1;
+    m->nnames++;
+  }
+  get(r, &n, sizeof n);
+  if (r->bad || n < 0 || (size_t)n > (r->n - r->at) / sizeof *m->msgs ||
+      !(m->msgs = malloc((size_t)n * sizeof *m->msgs + 1)))
+    return -1;
+  get(r, m->msgs, (size_t)n * sizeof *m->msgs);
+  m->nmsgs = n;
+  for (int64_t i = 0; i < n; i++)
+    if (m->msgs[i].region >= m->nnames || m->msgs[i].origin_region >= m->nnames)
+      return -1;
+  get(r, &n, sizeof n);
+  if (r->bad || n < 0 || (size_t)n > r->n - r->at ||
+      !(m->comms = calloc((size_t)n + 1, sizeof *m->comms)))
+    return -1;
+  for (int64_t i = 0; i < n && !r->bad; i++) {
+    sp_fmt_mpicomm *c = &m->comms[i];
+    get(r, &c->id, sizeof c->id);
+    get(r, &c->size, sizeof c->size);
+    if (r->bad || c->size < 0 || (size_t)c->size > (r->n - r->at) / 4 ||
+        !(c->members = malloc((size_t)c->size * 4 + 4)))
+      return -1;
+    get(r, c->members, (size_t)c->size * 4);
+    m->ncomms++;
+  }
+  return r->bad ? -1 : 0;
 }
 
 /* ---- rank 0 ---- */
@@ -547,11 +605,13 @@ static int add_packed(writer *wr, int r, const char *b, size_t n,
     if (rc != 0)
       return -1;
   }
-  if (rd.bad) {
+  sp_fmt_mpi m = {0, NULL, 0, NULL, 0, NULL};
+  if (rd.bad || get_mpi(&rd, &m) != 0) {
+    sp_fmt_mpi_free(&m);
     sp_fmt_err_set(err, "%s: rank %d sent rows cut short", wr->path, r);
     return -1;
   }
-  return 0;
+  return wr->ops->mpi(wr->w, wr->ranks[r], &m, err);
 }
 
 /* The metadata of the merged file as sp-import makes it: rank 0's, the
@@ -982,6 +1042,8 @@ static void lead_own_turn(lead_state *L) {
     if (L->wr.ops->row(L->wr.w, sh->rank, &sh->srcs[i], &sh->st[i], L->err) !=
         0)
       L->ok = 0;
+  if (L->ok && L->wr.ops->mpi(L->wr.w, sh->rank, &sh->mpi, L->err) != 0)
+    L->ok = 0;
   if (L->ok) {
     L->wr.ranks[0] = sh->rank;
     for (int k = 0; k < SP_FMT_PER_RANK; k++) {

@@ -762,8 +762,8 @@ int sp__stream_flush(int cause, int normal) {
   if (sp__stream_fd < 0 && atomic_load(&sp__nregions) == 0)
     return 0;
   if (sp__stream_open(normal) != 0 || sp__stream_regions() != 0 ||
-      sp__stream_snapshot() != 0 || sp__prof_stream() != 0 ||
-      sp__stream_clock() != 0)
+      sp__stream_snapshot() != 0 || sp__mpi_msgs_stream() != 0 ||
+      sp__prof_stream() != 0 || sp__stream_clock() != 0)
     return -1;
   return sp__stream_stop(cause);
 }

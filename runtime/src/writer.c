@@ -43,6 +43,7 @@ static void write_batch(sp__chunk_t **cs, int n, int64_t *last_clock) {
       *last_clock = now;
     }
     sp__stream_chunks(cs, n);
+    sp__mpi_msgs_full(); /* the MPI layer's full chunks of messages */
   } else {
     for (int i = 0; i < n; i++)
       if (cs[i]->kind == SP__CH_CALLS)

@@ -40,7 +40,7 @@ mkdir -p "$build/corpus"
 "$cc" -std=c11 -D_GNU_SOURCE $flags -g -O1 -Wall -Wextra $werror \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$fmt" "$here/fuzz_$target.c" $srcs "$fmt/source.c" \
-  "$fmt/stats.c" "$fmt/meta.c" "$fmt/common.c" "$fmt/atomic.c" "$fmt/hash.c" \
+  "$fmt/stats.c" "$fmt/meta.c" "$fmt/mpi.c" "$fmt/common.c" "$fmt/atomic.c" "$fmt/hash.c" \
   "$fmt/progress.c" -lm \
   -o "$build/fuzz_$target"
 # New inputs go to the build dir's corpus; the committed seeds stay as they are.

@@ -38,6 +38,24 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
     "SP_BIN=${PROJECT_BINARY_DIR}/bin;SP_LIBDIR=$<TARGET_FILE_DIR:scopeprof_mpi>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};MPIRUN=${SP_MPIRUN};MPICC=${MPI_C_COMPILER};MPIF90=${MPI_Fortran_COMPILER};PROG=$<TARGET_FILE:mpi_calls>;PLAIN=$<TARGET_FILE:mpi_calls_plain>;SRC=${_d};BUILD=${PROJECT_BINARY_DIR}")
   # The cmake test installs the tree: it needs everything built.
 
+  # Bytes and partners: comm.c's known messages on 4 ranks (ring, 2x2
+  # halo, MPI_Testany loop, MPI_ANY_SOURCE, MPI_Comm_split, collectives),
+  # in the merged file, sp-report --matrix and Python; late.c's late
+  # sender in sp-report --mpi.
+  add_executable(mpi_comm ${_d}/comm.c)
+  target_link_libraries(mpi_comm PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
+  target_compile_options(mpi_comm PRIVATE ${SP_C_WARNINGS})
+  set(_par 0)
+  if(SP_BUILD_H5MPI)
+    set(_par 1)
+  endif()
+  add_executable(mpi_late ${_d}/late.c)
+  target_link_libraries(mpi_late PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
+  target_compile_options(mpi_late PRIVATE ${SP_C_WARNINGS})
+  target_compile_definitions(mpi_late PRIVATE _GNU_SOURCE)
+  sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge;late;off"
+    "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;LATE=$<TARGET_FILE:mpi_late>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}")
+
   # One clock for the job: skewed clocks aligned to rank 0's.
   add_executable(mpi_clock ${_d}/clock.c)
   target_link_libraries(mpi_clock PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)

@@ -615,7 +615,7 @@ static void torn_records(void **state) {
       {"record size 20 is not a multiple of 8 from 16 on", 1},
       {"record size 8 is not a multiple of 8 from 16 on", 2},
       {"REGION record: its fields take 56 bytes, its size says 48", 3},
-      {"unknown record type 0x5350000b", 4},
+      {"unknown record type 0x5350000d", 4},
       {"unknown record type 0x00000000", 5},
       {"record of 64 bytes cut short (56 left)", 6},
       {"CALLS record fails its check", 7},
@@ -651,7 +651,7 @@ static void torn_records(void **state) {
       break;
     case 4:
       sw_calls(&w, 0, 0, 1, 1, c);
-      sw_set32(&w, at0, SP_STREAM_TAG | 11);
+      sw_set32(&w, at0, SP_STREAM_COMM + 1);
       break;
     case 5: {
       unsigned char z[64] = {0};

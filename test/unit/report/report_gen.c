@@ -289,7 +289,8 @@ int main(int argc, char **argv) {
                         {0, 2, NBIG / 2, os, oe, -1, 0}};
   sp_fmt_region names[] = {
       {"main", NULL, -1}, {"even", NULL, -1}, {"odd", NULL, -1}};
-  sp_fmt_rank r = {0, 2, 3, names, 3, big, {0, NULL}, 0};
+  sp_fmt_rank r = {
+      0, 2, 3, names, 3, big, {0, NULL}, 0, {0, NULL, 0, NULL, 0, NULL}};
   sp_fmt_source bs[3];
   sp_fmt_err err;
   sp_fmt_rank_sources(&r, bs);

@@ -1,0 +1,284 @@
+/* waits.c - wait states for --mpi: late sender, the time a receive (or the
+ * wait or test that completed it) spent before its message's send began,
+ * sends and receives paired as MPI matches them (per sender, receiver, tag
+ * and communicator, in the order they were sent and posted); and the time
+ * a blocking collective spent before its last rank arrived, the k-th
+ * collective on a communicator being the same one on each of its ranks. */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct snd {
+  int32_t src, dst, tag;
+  uint64_t key; /* the communicator, by its members */
+  int64_t at;   /* the send's start */
+} snd;
+
+typedef struct rcv {
+  int32_t src, dst, tag;
+  uint64_t key;
+  int64_t at;   /* posted: the receive's start, or its MPI_Irecv's */
+  int64_t wait; /* the start of the call that waited for it */
+  int32_t rix;  /* rank index in p->ranks */
+  int32_t thread;
+  int32_t name; /* that call's name id */
+} rcv;
+
+/* One waiting call's share: a call that completed several messages
+ * (MPI_Waitall) waited for the latest of them, once. */
+typedef struct wt {
+  int32_t rix, thread, name;
+  int64_t wait, late;
+} wt;
+
+static int by_wt(const void *a, const void *b) {
+  const wt *x = a, *y = b;
+  if (x->rix != y->rix)
+    return x->rix < y->rix ? -1 : 1;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  if (x->name != y->name)
+    return x->name < y->name ? -1 : 1;
+  return (x->wait > y->wait) - (x->wait < y->wait);
+}
+
+static int by_snd(const void *a, const void *b) {
+  const snd *x = a, *y = b;
+  if (x->src != y->src)
+    return x->src < y->src ? -1 : 1;
+  if (x->dst != y->dst)
+    return x->dst < y->dst ? -1 : 1;
+  if (x->tag != y->tag)
+    return x->tag < y->tag ? -1 : 1;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return (x->at > y->at) - (x->at < y->at);
+}
+
+static int by_rcv(const void *a, const void *b) {
+  const rcv *x = a, *y = b;
+  snd p = {x->src, x->dst, x->tag, x->key, x->at},
+      q = {y->src, y->dst, y->tag, y->key, y->at};
+  return by_snd(&p, &q);
+}
+
+/* A communicator's key: its members in order (a hash), the same on every
+ * rank that belongs to it; none known: one of this rank's own. */
+static uint64_t comm_key(const sp_fmt_mpi *m, int32_t rank, int32_t id) {
+  for (int64_t i = 0; i < m->ncomms; i++)
+    if (m->comms[i].id == id) {
+      uint64_t h = 1469598103934665603ull ^ (uint64_t)m->comms[i].size;
+      for (int32_t k = 0; k < m->comms[i].size; k++)
+        h = (h ^ (uint32_t)m->comms[i].members[k]) * 1099511628211ull;
+      return h;
+    }
+  return ((uint64_t)(uint32_t)rank << 32 | (uint32_t)id) *
+         0x9E3779B97F4A7C15ull;
+}
+
+/* The end of the call of name id on rank p->ranks[rix], thread t, that
+ * started at start; -1 when the calls were not read. */
+static int64_t call_end(const rp_profile *p, int32_t rix, int32_t t,
+                        int32_t name, int64_t start) {
+  for (int64_t i = 0; i < p->nthreads; i++) {
+    const rp_thread *th = &p->threads[i];
+    if (th->rank != p->ranks[rix] || th->thread != t)
+      continue;
+    for (int64_t j = 0; j < th->nsrc; j++) {
+      if (th->name[j] != name)
+        continue;
+      const sp_fmt_block *b = th->blk[j];
+      int64_t lo = 0, hi = b->count;
+      while (lo < hi) {
+        int64_t mid = (lo + hi) / 2;
+        if (b->starts[mid] < start)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      if (lo < b->count && b->starts[lo] == start)
+        return b->ends[lo];
+    }
+  }
+  return -1;
+}
+
+static int64_t rank_ix(const rp_profile *p, int32_t rank) {
+  int64_t lo = 0, hi = p->nranks;
+  while (lo < hi) {
+    int64_t m = (lo + hi) / 2;
+    if (p->ranks[m] < rank)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo < p->nranks && p->ranks[lo] == rank ? lo : -1;
+}
+
+int rp_late_sender(const rp_profile *p, int64_t *late) {
+  int64_t ns = 0, nr = 0;
+  for (int64_t k = 0; k < p->nmpi; k++)
+    for (int64_t i = 0; i < p->mpi[k].mpi.nmsgs; i++) {
+      int32_t kind = p->mpi[k].mpi.msgs[i].kind;
+      ns += kind == 1 || kind == 2;
+      nr += kind == 3 || kind == 5;
+    }
+  snd *s = malloc((size_t)ns * sizeof *s + 1);
+  rcv *r = malloc((size_t)nr * sizeof *r + 1);
+  if (!s || !r) {
+    free(s);
+    free(r);
+    return -1;
+  }
+  ns = nr = 0;
+  for (int64_t k = 0; k < p->nmpi; k++) {
+    const sp_fmt_mpi *m = &p->mpi[k].mpi;
+    int32_t me = p->mpi[k].rank;
+    int64_t rix = rank_ix(p, me);
+    for (int64_t i = 0; i < m->nmsgs; i++) {
+      const sp_fmt_mpimsg *g = &m->msgs[i];
+      if (g->peer < 0)
+        continue;
+      uint64_t key = comm_key(m, me, g->comm);
+      if (g->kind == 1 || g->kind == 2) {
+        s[ns++] = (snd){me, g->peer, g->tag, key, g->start_ns};
+      } else if ((g->kind == 3 || (g->kind == 5 && g->origin_ns >= 0)) &&
+                 rix >= 0 && g->region >= 0) {
+        int32_t name = rp_name_find(p, m->names[g->region]);
+        if (name < 0)
+          continue;
+        r[nr++] = (rcv){g->peer,
+                        me,
+                        g->tag,
+                        key,
+                        g->kind == 3 ? g->start_ns : g->origin_ns,
+                        g->start_ns,
+                        (int32_t)rix,
+                        g->thread,
+                        name};
+      }
+    }
+  }
+  qsort(s, (size_t)ns, sizeof *s, by_snd);
+  qsort(r, (size_t)nr, sizeof *r, by_rcv);
+  /* the k-th receive of a (sender, receiver, tag, communicator) matches
+   * its k-th send: MPI's messages do not overtake one another */
+  wt *w = malloc((size_t)nr * sizeof *w + 1);
+  int64_t nw = 0;
+  if (!w) {
+    free(s);
+    free(r);
+    return -1;
+  }
+  int64_t i = 0, j = 0;
+  while (i < ns && j < nr) {
+    snd a = {r[j].src, r[j].dst, r[j].tag, r[j].key, 0};
+    snd b = s[i];
+    b.at = 0;
+    int c = by_snd(&b, &a);
+    if (c < 0) {
+      i++;
+      continue;
+    }
+    if (c > 0) {
+      j++;
+      continue;
+    }
+    const rcv *x = &r[j];
+    if (s[i].at > x->wait) {
+      int64_t end = call_end(p, x->rix, x->thread, x->name, x->wait);
+      if (end >= x->wait)
+        w[nw++] = (wt){x->rix, x->thread, x->name, x->wait,
+                       (s[i].at < end ? s[i].at : end) - x->wait};
+    }
+    i++, j++;
+  }
+  qsort(w, (size_t)nw, sizeof *w, by_wt);
+  for (int64_t k = 0; k < nw;) {
+    int64_t most = 0, e = k;
+    for (; e < nw && by_wt(&w[e], &w[k]) == 0; e++)
+      most = w[e].late > most ? w[e].late : most;
+    late[(size_t)w[k].name * (size_t)p->nranks + (size_t)w[k].rix] += most;
+    k = e;
+  }
+  free(w);
+  free(s);
+  free(r);
+  return 0;
+}
+
+typedef struct col {
+  uint64_t key; /* the communicator */
+  int64_t seq;  /* its k-th blocking collective on this rank */
+  int64_t at;   /* start */
+  int32_t rix, thread, name;
+} col;
+
+static int by_col(const void *a, const void *b) {
+  const col *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
+  return (x->at > y->at) - (x->at < y->at);
+}
+
+/* A nonblocking collective (MPI_Ibarrier, MPI_Iallreduce, ...) starts the
+ * operation; its wait is elsewhere: left out. */
+static int blocking_coll(const char *name) {
+  return !(name[0] == 'M' && name[1] == 'P' && name[2] == 'I' &&
+           name[3] == '_' && name[4] == 'I' && name[5] >= 'a' &&
+           name[5] <= 'z');
+}
+
+int rp_coll_wait(const rp_profile *p, int64_t *wait) {
+  int64_t n = 0;
+  for (int64_t k = 0; k < p->nmpi; k++)
+    for (int64_t i = 0; i < p->mpi[k].mpi.nmsgs; i++)
+      n += p->mpi[k].mpi.msgs[i].kind == 6;
+  col *c = malloc((size_t)n * sizeof *c + 1);
+  if (!c)
+    return -1;
+  n = 0;
+  for (int64_t k = 0; k < p->nmpi; k++) {
+    const sp_fmt_mpi *m = &p->mpi[k].mpi;
+    int32_t me = p->mpi[k].rank;
+    int64_t rix = rank_ix(p, me), first = n;
+    for (int64_t i = 0; rix >= 0 && i < m->nmsgs; i++) {
+      const sp_fmt_mpimsg *g = &m->msgs[i];
+      if (g->kind != 6 || g->region < 0 || !blocking_coll(m->names[g->region]))
+        continue;
+      int32_t name = rp_name_find(p, m->names[g->region]);
+      if (name < 0)
+        continue;
+      c[n++] = (col){comm_key(m, me, g->comm),
+                     0,
+                     g->start_ns,
+                     (int32_t)rix,
+                     g->thread,
+                     name};
+    }
+    /* numbered per communicator in start order (one thread calls a
+     * communicator's collectives at a time) */
+    qsort(c + first, (size_t)(n - first), sizeof *c, by_col);
+    for (int64_t i = first; i < n; i++)
+      c[i].seq = i > first && c[i - 1].key == c[i].key ? c[i - 1].seq + 1 : 0;
+  }
+  qsort(c, (size_t)n, sizeof *c, by_col);
+  for (int64_t i = 0; i < n;) {
+    int64_t e = i, last = c[i].at;
+    for (; e < n && c[e].key == c[i].key && c[e].seq == c[i].seq; e++)
+      last = c[e].at > last ? c[e].at : last;
+    for (int64_t k = i; e - i > 1 && k < e; k++) {
+      int64_t end = call_end(p, c[k].rix, c[k].thread, c[k].name, c[k].at);
+      if (end < c[k].at)
+        continue;
+      wait[(size_t)c[k].name * (size_t)p->nranks + (size_t)c[k].rix] +=
+          (last < end ? last : end) - c[k].at;
+    }
+    i = e;
+  }
+  free(c);
+  return 0;
+}

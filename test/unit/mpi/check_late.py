@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""check_late.py MERGED.h5 SP_REPORT - late.c's wait states as sp-report
+--mpi gives them: each receiving call's time before its message's send
+began, each collective's time before the last rank entered it (both up to
+the call's end), recomputed here from the file's own stamps to the
+nanosecond, and at least most of the sleeps that made them."""
+import json
+import subprocess
+import sys
+
+import h5py
+
+
+def fail(msg):
+    sys.exit("check_late.py: " + msg)
+
+
+def main():
+    path, report = sys.argv[1], sys.argv[2]
+    f = h5py.File(path, "r")
+    names = [n.decode() if isinstance(n, bytes) else n
+             for n in f["region_table/names"][:]]
+    idx = f["rank_region_index"]
+    starts, ends = f["events/start_times"][:], f["events/end_times"][:]
+
+    def call_end(rank, thread, name, start):
+        for i in range(len(idx["ranks"])):
+            if idx["ranks"][i] == rank and idx["threads"][i] == thread and \
+                    names[idx["region_ids"][i]] == name:
+                o, n = idx["event_offsets"][i], idx["event_counts"][i]
+                for k in range(o, o + n):
+                    if starts[k] == start:
+                        return int(ends[k])
+        fail("no call %s at %d on rank %d" % (name, start, rank))
+
+    def msgs(rank):
+        g = f["rank%d/mpi/messages" % rank]
+        return [{k: int(g[k][i]) for k in g} for i in range(len(g["kind"]))]
+
+    sends = {m["tag"]: m["start_ns"] for m in msgs(1) if m["kind"] == 1}
+    want = {}
+    for m in msgs(0):
+        if m["kind"] not in (3, 5):
+            continue
+        fn = names[m["region"]]
+        end = call_end(0, m["thread"], fn, m["start_ns"])
+        s = sends[m["tag"]]
+        late = max(0, min(s, end) - m["start_ns"])
+        want[fn] = want.get(fn, 0) + late
+        if m["tag"] == 1 and late < 150e6:
+            fail("MPI_Recv of tag 1 waited %d ns for a send 200 ms late"
+                 % late)
+        if m["tag"] == 2 and late < 60e6:
+            fail("MPI_Wait of tag 2 waited %d ns for a send 100 ms late"
+                 % late)
+    js = json.loads(subprocess.run([report, "--mpi", "--export", "json",
+                                    path], check=True, capture_output=True,
+                                   text=True).stdout)
+    got = {x["name"]: x["per_rank"]["0"]["late_sender_ns"]
+           for x in js["functions"]}
+    for fn in ("MPI_Recv", "MPI_Wait"):
+        if got.get(fn) != want[fn]:
+            fail("%s: late sender %s ns, want %d" % (fn, got.get(fn),
+                                                     want[fn]))
+    r = {x["rank"]: x["late_sender_ns"] for x in js["ranks"]}
+    if r[0] != want["MPI_Recv"] + want["MPI_Wait"] or r[1] != 0:
+        fail("per rank %s, want %d and 0" % (r, want["MPI_Recv"] +
+                                               want["MPI_Wait"]))
+    # collectives: the k-th on a communicator is one operation; each rank
+    # waited from its start to the last rank's start (up to its end)
+    colls = {}
+    for rank in (0, 1):
+        seq = 0
+        for m in sorted(msgs(rank), key=lambda m: m["start_ns"]):
+            if m["kind"] == 6:
+                colls.setdefault(seq, []).append(
+                    (rank, m["thread"], names[m["region"]], m["start_ns"]))
+                seq += 1
+    cw = {0: 0, 1: 0}
+    for seq, calls in colls.items():
+        last = max(c[3] for c in calls)
+        for rank, thread, fn, start in calls:
+            end = call_end(rank, thread, fn, start)
+            cw[rank] += max(0, min(last, end) - start)
+        if seq == len(colls) - 1:
+            w0 = [min(last, call_end(0, t, fn, s)) - s
+                  for r, t, fn, s in calls if r == 0][0]
+            if w0 < 100e6:
+                fail("rank 0 waited %d ns in the barrier rank 1 entered "
+                     "150 ms late" % w0)
+    got_cw = {x["rank"]: x["coll_wait_ns"] for x in js["ranks"]}
+    bar = {int(k): v["coll_wait_ns"] for x in js["functions"]
+           if x["name"] == "MPI_Barrier" for k, v in x["per_rank"].items()}
+    if got_cw != cw or bar != cw:
+        fail("collective wait %s (MPI_Barrier %s), want %s"
+             % (got_cw, bar, cw))
+    text = subprocess.run([report, "--mpi", path], check=True,
+                          capture_output=True, text=True).stdout
+    if "late sender" not in text or "coll. wait" not in text:
+        fail("--mpi text without late sender:\n" + text)
+    print("check_late.py: MPI_Recv %.1f ms, MPI_Wait %.1f ms late sender; "
+          "rank 0 %.1f ms in collectives before the last rank"
+          % (want["MPI_Recv"] / 1e6, want["MPI_Wait"] / 1e6, cw[0] / 1e6))
+
+
+main()
