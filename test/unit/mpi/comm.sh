@@ -2,7 +2,8 @@
 # comm.sh MODE - comm.c on 4 ranks with the layer, each rank writing its
 # .h5 (MODE h5) or ending in MPI_Abort, each rank's stream left (MODE
 # abort); sp-import merges the ranks' files; check_comm.py checks the
-# messages, --matrix and Python's view of them.
+# messages, --matrix and Python's view of them, and (with OTF2_PRINT)
+# check_comm_otf2.py the OTF2 export's MPI events.
 # Environment: MPIRUN, COMM (the program), SP_IMPORT, SP_REPORT, PY3, SRC,
 # PYDIR (the scopeprof package's directory).
 set -eu
@@ -26,3 +27,6 @@ abort) # the job ends in MPI_Abort: each rank's stream (.spts), read as it is
 *) echo "comm.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
 "$PY3" "$SRC/check_comm.py" "$d/m.h5" "$SP_REPORT" "$PYDIR"
+if [ -n "${OTF2_PRINT:-}" ]; then
+  "$PY3" "$SRC/check_comm_otf2.py" "$d/m.h5" "$SP_REPORT" "$OTF2_PRINT" "$mode"
+fi
