@@ -234,7 +234,7 @@ static const output OUTPUTS[] = {
     {OPT_EXPORT, "folded", "--export folded", NEED_CALLS | NEED_WALK,
      rp_export_folded, NULL, NULL},
     {OPT_EXPORT, "otf2", "--export otf2",
-     NEED_CALLS | NEED_TRACE | NEED_DIR | TAKES_WINDOW | TAKES_META,
+     NEED_CALLS | NEED_TRACE | NEED_DIR | NEED_MPI | TAKES_WINDOW | TAKES_META,
      OTF2_WRITER, NULL, NULL},
     {OPT_SVG, "flame", "--svg flame", NEED_CALLS | NEED_WALK, rp_svg_flame,
      NULL, NULL},

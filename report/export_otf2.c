@@ -1,7 +1,9 @@
 /* export_otf2.c - an OTF2 archive (Score-P's trace format: Vampir,
  * otf2-print, the otf2 Python module): a location per (rank, thread), an
- * enter and a leave event per call, regions with their source location,
- * the run's metadata as properties; built in a temporary directory. */
+ * enter and a leave event per call, the MPI calls' messages and
+ * collectives with their communicators, regions with their source
+ * location, the run's metadata as properties; built in a temporary
+ * directory. */
 #include "report.h"
 #include "sp_tmp.h"
 #include "sp_util.h"
@@ -41,8 +43,9 @@ typedef struct {
   uint32_t nstrs, capstrs;
   sp__hash ix;
   const char *dir;
-  sp_fmt_err *err; /* x's own messages: the walk says "stopped" after them */
-  int failed;      /* err holds what stopped the export */
+  sp_fmt_err *err;  /* x's own messages: the walk says "stopped" after them */
+  int failed;       /* err holds what stopped the export */
+  rp_mpievents mpi; /* the MPI calls' events (none: nev 0) */
 } otf2x;
 
 /* OTF2 reports an error through this before returning its code, and
@@ -185,6 +188,71 @@ static int stamp(otf2x *x, const rp_thread *t, const rp_call *c, int64_t ts) {
   return 0;
 }
 
+static const OTF2_CollectiveOp coll_op[RP_NCOLL] = {
+    OTF2_COLLECTIVE_OP_BARRIER,
+    OTF2_COLLECTIVE_OP_BCAST,
+    OTF2_COLLECTIVE_OP_GATHER,
+    OTF2_COLLECTIVE_OP_GATHERV,
+    OTF2_COLLECTIVE_OP_SCATTER,
+    OTF2_COLLECTIVE_OP_SCATTERV,
+    OTF2_COLLECTIVE_OP_ALLGATHER,
+    OTF2_COLLECTIVE_OP_ALLGATHERV,
+    OTF2_COLLECTIVE_OP_ALLTOALL,
+    OTF2_COLLECTIVE_OP_ALLTOALLV,
+    OTF2_COLLECTIVE_OP_ALLTOALLW,
+    OTF2_COLLECTIVE_OP_ALLREDUCE,
+    OTF2_COLLECTIVE_OP_REDUCE,
+    OTF2_COLLECTIVE_OP_REDUCE_SCATTER,
+    OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK,
+    OTF2_COLLECTIVE_OP_SCAN,
+    OTF2_COLLECTIVE_OP_EXSCAN};
+
+/* Call c's MPI events on thread i, as Score-P places them: sends,
+ * requests and a collective's begin right after its enter (at its start),
+ * receives and a collective's end right before its leave (at its end). */
+static OTF2_ErrorCode mpi_events(otf2x *x, int64_t i, const rp_call *c,
+                                 int at_end) {
+  int64_t end, k = rp_mpi_events_of(&x->mpi, i, c->start, c->name, &end);
+  OTF2_ErrorCode e = OTF2_SUCCESS;
+  uint64_t ts = (uint64_t)(at_end ? c->end : c->start);
+  for (; e == OTF2_SUCCESS && k < end; k++) {
+    const rp_mpiev *v = &x->mpi.ev[k];
+    if ((v->kind >= RP_MPIEV_RECV) != at_end)
+      continue;
+    switch (v->kind) {
+    case RP_MPIEV_SEND:
+      e = OTF2_EvtWriter_MpiSend(x->w, NULL, ts, v->peer, v->comm, v->tag,
+                                 v->sent);
+      break;
+    case RP_MPIEV_ISEND:
+      e = OTF2_EvtWriter_MpiIsend(x->w, NULL, ts, v->peer, v->comm, v->tag,
+                                  v->sent, v->request);
+      break;
+    case RP_MPIEV_IRECV_REQ:
+      e = OTF2_EvtWriter_MpiIrecvRequest(x->w, NULL, ts, v->request);
+      break;
+    case RP_MPIEV_COLL_BEGIN:
+      e = OTF2_EvtWriter_MpiCollectiveBegin(x->w, NULL, ts);
+      break;
+    case RP_MPIEV_RECV:
+      e = OTF2_EvtWriter_MpiRecv(x->w, NULL, ts, v->peer, v->comm, v->tag,
+                                 v->recvd);
+      break;
+    case RP_MPIEV_IRECV:
+      e = OTF2_EvtWriter_MpiIrecv(x->w, NULL, ts, v->peer, v->comm, v->tag,
+                                  v->recvd, v->request);
+      break;
+    default:
+      e = OTF2_EvtWriter_MpiCollectiveEnd(
+          x->w, NULL, ts, coll_op[v->coll], v->comm,
+          v->peer == UINT32_MAX ? OTF2_UNDEFINED_UINT32 : v->peer, v->sent,
+          v->recvd);
+      break;
+    }
+  }
+  return e;
+}
+
 static int on_open(void *ctx, const rp_thread *t, rp_call *c,
                    const rp_call *parent) {
   (void)parent;
@@ -202,6 +270,8 @@ static int on_open(void *ctx, const rp_thread *t, rp_call *c,
     return 1;
   OTF2_ErrorCode e =
       OTF2_EvtWriter_Enter(x->w, NULL, (uint64_t)c->start, x->region[c->name]);
+  if (e == OTF2_SUCCESS && x->mpi.nev)
+    e = mpi_events(x, i, c, 0);
   return e == OTF2_SUCCESS ? 0 : otf2_fail(x, e, "writing events") != 0;
 }
 
@@ -211,8 +281,11 @@ static int on_close(void *ctx, const rp_thread *t, const rp_call *c) {
     return 0;
   if (stamp(x, t, c, c->end) != 0)
     return 1;
-  OTF2_ErrorCode e =
-      OTF2_EvtWriter_Leave(x->w, NULL, (uint64_t)c->end, x->region[c->name]);
+  OTF2_ErrorCode e = OTF2_SUCCESS;
+  if (x->mpi.nev)
+    e = mpi_events(x, t - x->p->threads, c, 1);
+  if (e == OTF2_SUCCESS)
+    e = OTF2_EvtWriter_Leave(x->w, NULL, (uint64_t)c->end, x->region[c->name]);
   return e == OTF2_SUCCESS ? 0 : otf2_fail(x, e, "writing events") != 0;
 }
 
@@ -351,6 +424,73 @@ static int properties(otf2x *x) {
   return 0;
 }
 
+/* An MPI function's role for a trace viewer's grouping. */
+static OTF2_RegionRole mpi_role(const char *name) {
+  static const OTF2_RegionRole coll[RP_NCOLL] = {
+      OTF2_REGION_ROLE_BARRIER,      OTF2_REGION_ROLE_COLL_ONE2ALL,
+      OTF2_REGION_ROLE_COLL_ALL2ONE, OTF2_REGION_ROLE_COLL_ALL2ONE,
+      OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_REGION_ROLE_COLL_ONE2ALL,
+      OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_REGION_ROLE_COLL_ALL2ALL,
+      OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_REGION_ROLE_COLL_ALL2ALL,
+      OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_REGION_ROLE_COLL_ALL2ALL,
+      OTF2_REGION_ROLE_COLL_ALL2ONE, OTF2_REGION_ROLE_COLL_ALL2ALL,
+      OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_REGION_ROLE_COLL_OTHER,
+      OTF2_REGION_ROLE_COLL_OTHER};
+  int k = rp_coll_of(name);
+  if (k >= 0)
+    return coll[k];
+  static const char *const p2p[] = {
+      "Send",   "Ssend",    "Bsend",   "Rsend",
+      "Recv",   "Sendrecv", "Isend",   "Issend",
+      "Ibsend", "Irsend",   "Irecv",   "Sendrecv_replace",
+      "Wait",   "Waitall",  "Waitany", "Waitsome",
+      "Test",   "Testall",  "Testany", "Testsome",
+      "Probe",  "Iprobe",   "Mprobe",  "Mrecv"};
+  for (size_t i = 0; i < sizeof p2p / sizeof p2p[0]; i++)
+    if (!strcmp(name + 4, p2p[i]))
+      return OTF2_REGION_ROLE_POINT2POINT;
+  return OTF2_REGION_ROLE_FUNCTION;
+}
+
+/* The MPI definitions the events name: one group of the ranks' first
+ * locations (an event's partner is an index into it, through its
+ * communicator), a group per communicator of its members' world ranks, and
+ * the communicators. */
+static OTF2_ErrorCode mpi_definitions(otf2x *x, OTF2_GlobalDefWriter *g,
+                                      uint32_t locs, const uint32_t *cname) {
+  const rp_mpicomm *w = &x->mpi.comms[0];
+  int64_t n = w->size;
+  uint64_t *m = malloc((size_t)(n ? n : 1) * sizeof *m);
+  if (!m)
+    return OTF2_ERROR_MEM_ALLOC_FAILED;
+  for (int64_t r = 0; r < n; r++) /* rank r's thread 0 (location_ref) */
+    m[r] = (uint64_t)(uint32_t)r;
+  OTF2_ErrorCode e = OTF2_GlobalDefWriter_WriteGroup(
+      g, 0, locs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+      OTF2_GROUP_FLAG_NONE, (uint32_t)n, m);
+  for (int64_t k = 0; e == OTF2_SUCCESS && k < x->mpi.ncomms; k++) {
+    const rp_mpicomm *c = &x->mpi.comms[k];
+    uint64_t *cm = c->size > n ? realloc(m, (size_t)c->size * sizeof *m) : m;
+    if (!cm) {
+      e = OTF2_ERROR_MEM_ALLOC_FAILED;
+      break;
+    }
+    m = cm;
+    for (int32_t i = 0; i < c->size; i++)
+      m[i] = (uint64_t)(uint32_t)c->members[i];
+    n = c->size > n ? c->size : n;
+    e = OTF2_GlobalDefWriter_WriteGroup(
+        g, (uint32_t)k + 1, cname[k], OTF2_GROUP_TYPE_COMM_GROUP,
+        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)c->size, m);
+    if (e == OTF2_SUCCESS)
+      e = OTF2_GlobalDefWriter_WriteComm(g, (uint32_t)k, cname[k],
+                                         (uint32_t)k + 1, OTF2_UNDEFINED_COMM,
+                                         OTF2_COMM_FLAG_NONE);
+  }
+  free(m);
+  return e;
+}
+
 /* Every definition, once the events are written (their counts are in the
  * locations'): clock, strings, system tree, ranks, threads, regions. */
 static int definitions(otf2x *x) {
@@ -366,6 +506,7 @@ static int definitions(otf2x *x) {
   /* System tree: the root, then one node per distinct host (its string's
    * ref says which node: hosts[k] is node k + 1). */
   uint32_t *hosts = malloc((size_t)(nr ? nr : 1) * sizeof *hosts);
+  uint32_t *cname = NULL;
   int64_t nhosts = 0;
   char buf[64];
   int rc = -1;
@@ -405,6 +546,17 @@ static int definitions(otf2x *x) {
       goto oom;
     if (!p->files[n])
       rfile[r] = OTF2_UNDEFINED_STRING; /* the same value as NOREF */
+  }
+  /* The MPI communicators' names, and their groups'. */
+  cname = malloc((size_t)(x->mpi.ncomms + 1) * sizeof *cname);
+  uint32_t locs = str_ref(x, "MPI ranks");
+  if (!cname || locs == NOREF)
+    goto oom;
+  for (int64_t k = 0; k < x->mpi.ncomms; k++) {
+    if (k)
+      snprintf(buf, sizeof buf, "MPI communicator %lld", (long long)k);
+    if ((cname[k] = str_ref(x, k ? buf : "MPI_COMM_WORLD")) == NOREF)
+      goto oom;
   }
   /* The per-rank lists' names: the key without "rank_". */
   for (int64_t i = 0; i < m->n; i++)
@@ -452,12 +604,15 @@ static int definitions(otf2x *x) {
       role = omp_role(name);
     } else if (!strncmp(name, "MPI_", 4)) {
       par = OTF2_PARADIGM_MPI; /* the MPI layer's regions */
+      role = mpi_role(name);
     }
     int32_t line = p->files[n] && p->lines[n] > 0 ? p->lines[n] : 0;
     e = OTF2_GlobalDefWriter_WriteRegion(g, r, rname[r], rname[r], empty, role,
                                          par, OTF2_REGION_FLAG_NONE, rfile[r],
                                          (uint32_t)line, (uint32_t)line);
   }
+  if (e == OTF2_SUCCESS && x->mpi.nev)
+    e = mpi_definitions(x, g, locs, cname);
   for (int64_t i = 0; e == OTF2_SUCCESS && i < m->n; i++) {
     const sp_fmt_meta_item *it = &m->items[i];
     if (!per_rank(m, it) || !strcmp(it->key, "rank_ids") ||
@@ -487,6 +642,7 @@ out:
   free(rname);
   free(rfile);
   free(hosts);
+  free(cname);
   return rc;
 }
 
@@ -853,7 +1009,7 @@ int rp_export_otf2(const rp_profile *p, const rp_opts *o, const char *dir,
   int rc = -1;
   if (!x.nev || !x.opened || !x.region || !x.byref) {
     oom(&x);
-  } else {
+  } else if (rp_mpi_events(p, &x.mpi, err) == 0) {
     memset(x.region, 0xff, nn * sizeof *x.region);
     rc = write_isolated(&x, tmp, slot, err);
   }
@@ -876,5 +1032,6 @@ int rp_export_otf2(const rp_profile *p, const rp_opts *o, const char *dir,
   free(x.opened);
   free(x.region);
   free(x.byref);
+  rp_mpi_events_free(&x.mpi);
   return rc;
 }

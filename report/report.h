@@ -182,6 +182,48 @@ int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
 int rp_mpi_name(const char *name);
 /* --mpi: time inside MPI per rank, MPI functions with their spread over
  * ranks; as text, or o->export_fmt csv or json. */
+/* The inputs' MPI messages as a trace export's events (mpi_events.c):
+ * per p->threads index, sorted by call (start, name); partners and roots
+ * as ranks of the call's communicator (UINT32_MAX: none). */
+enum {
+  RP_MPIEV_SEND,       /* at the call's start */
+  RP_MPIEV_ISEND,      /* at its start; request: its start */
+  RP_MPIEV_IRECV_REQ,  /* at its start; request: its start */
+  RP_MPIEV_COLL_BEGIN, /* at its start */
+  RP_MPIEV_RECV,       /* at its end */
+  RP_MPIEV_IRECV,      /* at its end; request: the posting call's start */
+  RP_MPIEV_COLL_END    /* at its end */
+};
+#define RP_NCOLL 17 /* MPI_Barrier ... MPI_Exscan (rp_coll_of) */
+typedef struct rp_mpiev {
+  int64_t thread, start, seq;
+  int32_t name, kind, coll; /* coll: RP_COLL index, -1 */
+  uint32_t peer, comm, tag; /* comm: index in rp_mpievents.comms */
+  uint64_t sent, recvd, request;
+} rp_mpiev;
+typedef struct rp_mpicomm {
+  int32_t size;
+  int32_t *members; /* world ranks */
+} rp_mpicomm;
+typedef struct rp_mpievents {
+  int64_t *off; /* thread i's events: ev[off[i], off[i + 1]) */
+  rp_mpiev *ev;
+  int64_t nev;
+  rp_mpicomm *comms; /* comms[0]: MPI_COMM_WORLD */
+  int64_t ncomms;
+  int64_t skipped; /* messages whose partner is not in their communicator */
+  const char *const *names_of;
+} rp_mpievents;
+int rp_mpi_events(const rp_profile *p, rp_mpievents *e, sp_fmt_err *err);
+/* The events of a call: [returned, *end). */
+int64_t rp_mpi_events_of(const rp_mpievents *e, int64_t thread, int64_t start,
+                         int32_t name, int64_t *end);
+void rp_mpi_events_free(rp_mpievents *e);
+/* The collective (0 .. RP_NCOLL-1, in MPI_Barrier, MPI_Bcast, MPI_Gather,
+ * Gatherv, Scatter, Scatterv, Allgather, Allgatherv, Alltoall, Alltoallv,
+ * Alltoallw, Allreduce, Reduce, Reduce_scatter, Reduce_scatter_block, Scan,
+ * Exscan order) a region's name stands for, nonblocking ones too; -1. */
+int rp_coll_of(const char *name);
 /* The inputs' MPI messages into p->mpi (selected ranks only; mpi_load.c);
  * 0, or -1 with err set. */
 int rp_load_mpi(char *const *args, int nargs, const rp_opts *o, rp_profile *p,

@@ -2,8 +2,9 @@
 # run.sh - two programs from Debian source packages, not written by the
 # project, built with the wrappers (sp-cc) and run in profile mode and with
 # a run-time filter: zlib (its `make test`) and the HPC Challenge suite
-# HPCC (MPI, 2 ranks; its own residual and error checks). Each must pass
-# its own checks, and the merged profile must hold their functions.
+# HPCC (MPI, 2 ranks; its own residual and error checks; and traced on 4
+# ranks, its communication matrix checked). Each must pass its own checks,
+# and the merged profile must hold their functions.
 # usage: run.sh BUILD_DIR WORKDIR
 # Exits 77 (ctest: skipped) when a source package cannot be fetched.
 set -euo pipefail
@@ -104,8 +105,8 @@ if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
     mkdir -p "$work/$1"
     rm -f "$hsrc/hpccoutf.txt"
     (cd "$hsrc" && env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-      SP_MODE=profile SP_OUTPUT="$work/$1/hpcc" "${@:2}" \
-      mpirun --oversubscribe -np 2 ./hpcc >"$work/$1.log" 2>&1) ||
+      SP_MODE=profile SP_OUTPUT="$work/$1/hpcc" NP=2 "${@:2}" \
+      sh -c 'exec mpirun --oversubscribe -np "$NP" ./hpcc' >"$work/$1.log" 2>&1) ||
       fail "HPCC failed ($1): $(tail -5 "$work/$1.log")"
     local out="$hsrc/hpccoutf.txt"
     grep -q "^End of Summary section" "$out" || fail "HPCC ($1) did not finish"
@@ -139,6 +140,16 @@ if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
     fail "SP_FILTER left HPL_l*/HPL_d* in: $(grep '^HPL_[ld]' "$work/hpccf.csv" | head -3)"
   fi
   grep -q "^HPL_pdgesv,0," "$work/hpccf.csv" || fail "SP_FILTER removed HPL_pdgesv"
-  echo "realprog: HPCC (MPI, 2 ranks) built with sp-cc, its checks pass in profile mode and filtered"
+  # 4 ranks on its default 2 x 2 grid, traced: the messages the MPI layer
+  # recorded, as sp-report --mpi --matrix shows them, against what the
+  # receivers recorded (check_matrix.py)
+  cp "$hsrc/_hpccinf.txt" "$hsrc/hpccinf.txt"
+  hrun hpcc4 SP_MODE=trace SP_FORMAT=h5 NP=4
+  "$report" --mpi --matrix --export csv "$work/hpcc4.h5" >"$work/hpcc4.matrix.csv" ||
+    fail "sp-report --mpi --matrix of HPCC on 4 ranks"
+  "$report" --mpi --matrix "$work/hpcc4.h5" >"$work/hpcc4.matrix.txt"
+  PYTHONPATH="$here/../../python" /usr/bin/python3 "$here/check_matrix.py" \
+    "$work/hpcc4.h5" "$work/hpcc4.matrix.csv" 4 || fail "HPCC's matrix (4 ranks)"
+  echo "realprog: HPCC (MPI, 2 ranks) built with sp-cc, its checks pass in profile mode and filtered; on 4 ranks its matrix is every rank's"
 fi
 echo "realprog: zlib built with sp-cc, its tests pass in profile mode and filtered"

@@ -53,8 +53,14 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   target_link_libraries(mpi_late PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
   target_compile_options(mpi_late PRIVATE ${SP_C_WARNINGS})
   target_compile_definitions(mpi_late PRIVATE _GNU_SOURCE)
+  # With OTF2, the export's MPI events are checked against the same numbers.
+  find_program(SP_OTF2_PRINT otf2-print)
+  set(_otf2 "")
+  if(SP_USE_OTF2 AND SP_OTF2_PRINT)
+    set(_otf2 ";OTF2_PRINT=${SP_OTF2_PRINT}")
+  endif()
   sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge;late;off"
-    "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;LATE=$<TARGET_FILE:mpi_late>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}")
+    "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;LATE=$<TARGET_FILE:mpi_late>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}${_otf2}")
 
   # One clock for the job: skewed clocks aligned to rank 0's.
   add_executable(mpi_clock ${_d}/clock.c)

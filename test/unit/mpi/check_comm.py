@@ -220,4 +220,5 @@ def main():
           % (sum(v[0] for v in want.values()), total))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -2,9 +2,11 @@
 # comm.sh MODE - comm.c on 4 ranks with the layer, each rank writing its
 # .h5 (MODE h5), the job one file (SP_MERGE=1, MODE merge) or ending in
 # MPI_Abort, each rank's stream left (MODE abort), or with SP_MPI_MESSAGES=0
-# (MODE off: regions, no messages); sp-import merges the
-# ranks' files; MODE late runs late.c instead (LATE) for the late sender; check_comm.py checks the
-# messages, --matrix and Python's view of them.
+# (MODE off: regions, no messages); sp-import merges the ranks' files; MODE
+# late runs late.c instead (LATE) for the late sender. check_comm.py checks
+# the messages, --matrix and Python's view of them, and (with OTF2_PRINT,
+# modes h5, abort and merge) check_comm_otf2.py the OTF2 export's MPI
+# events.
 # Environment: MPIRUN, COMM (the program), SP_IMPORT, SP_REPORT, PY3, SRC,
 # PYDIR (the scopeprof package's directory), PAR (1: parallel HDF5 built).
 set -eu
@@ -62,3 +64,6 @@ abort) # the job ends in MPI_Abort: each rank's stream (.spts), read as it is
 *) echo "comm.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
 "$PY3" "$SRC/check_comm.py" "$d/m.h5" "$SP_REPORT" "$PYDIR"
+if [ -n "${OTF2_PRINT:-}" ]; then
+  "$PY3" "$SRC/check_comm_otf2.py" "$d/m.h5" "$SP_REPORT" "$OTF2_PRINT" "$mode"
+fi
