@@ -97,6 +97,16 @@ sp__h5_write_profile(const char *path, const sp_fmt_profile *p,
   return rc;
 }
 
+/* SP_COUNTERS: a rank's counters added to its finished file. */
+__attribute__((visibility("default"))) int
+sp__h5_write_counters(const char *path, const sp_fmt_ctr *c, sp_fmt_err *err) {
+  app_state s;
+  save(&s);
+  int rc = sp_fmt_h5_add_counters(path, c, err);
+  restore(&s);
+  return rc;
+}
+
 /* ---- SP_MERGE: rank 0's writer; HDF5 is called in open, close and abort
  * only (rows of a reserved writer wait in memory until close). */
 static void *merge_open(const char *path, int64_t events, const char **tmp,

@@ -14,7 +14,8 @@
  *   paused; the cyg hooks' addr_slow, a per-thread cache miss. Every other
  *   rare case (disabled, first call on a thread, a region new to the
  *   thread, a full chunk, nesting too deep, profile mode's misses, an end
- *   while paused) is a tail call (jmp) to a slow path; an excluded
+ *   while paused, every end with SP_COUNTERS) is a tail call (jmp) to a
+ *   slow path; an excluded
  *   region's begin or end returns without any (not checked by the test).
  * - Those calls keep values in callee-saved registers, which the compilers
  *   save in the prologue, so the recorded path pays for them too: 3 to 5
@@ -22,6 +23,7 @@
 #ifndef SP_HOTPATH_H
 #define SP_HOTPATH_H
 
+#include "counters.h"
 #include "filter.h"
 #include "internal.h"
 #include "profile.h"
@@ -98,6 +100,8 @@ static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {
       sp__prof_end_now(id);
     else if (a == SP__ACTIVE_PAUSED)
       sp__pause_end(id);
+    else if (a >= SP__ACTIVE_COUNTERS)
+      sp__cnt_end(id);
     return; /* recording stopped, or this thread never began a call */
   }
   uint32_t d = t->depth;

@@ -15,9 +15,7 @@ static void fork_register(void) {
   pthread_atfork(fork_prepare, fork_after, fork_after);
 }
 
-static int recording_value(void) {
-  return sp__cfg.mode ? SP__ACTIVE_PROFILE : 1;
-}
+static int recording_value(void) { return sp__active_value(); }
 
 /* Moves the flag from from to to unless finalize cleared it meanwhile;
  * sp_active_ (the header's copy) follows. */

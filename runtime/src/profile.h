@@ -12,8 +12,14 @@
 /* Its value during sp_pause() in either mode: begins take the slow path
  * (frames that record nothing), ends sp__pause_end. */
 #define SP__ACTIVE_PAUSED 3
+/* Its values with SP_COUNTERS: trace and profile mode; every begin takes
+ * the slow path, every end sp__cnt_end (counters.c). */
+#define SP__ACTIVE_COUNTERS 4
+#define SP__ACTIVE_PROF_COUNTERS 5
 /* The slow paths of profile mode run while recording or paused. */
-#define SP__PROF_ON(a) ((a) == SP__ACTIVE_PROFILE || (a) == SP__ACTIVE_PAUSED)
+#define SP__PROF_ON(a)                                                         \
+  ((a) == SP__ACTIVE_PROFILE || (a) == SP__ACTIVE_PAUSED ||                    \
+   (a) == SP__ACTIVE_PROF_COUNTERS)
 
 /* One call path of one thread: the layout of sp_stream_pnode, so the table
  * goes to the stream as it stands. Stamps and sums are raw clock units;

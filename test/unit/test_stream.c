@@ -615,7 +615,7 @@ static void torn_records(void **state) {
       {"record size 20 is not a multiple of 8 from 16 on", 1},
       {"record size 8 is not a multiple of 8 from 16 on", 2},
       {"REGION record: its fields take 56 bytes, its size says 48", 3},
-      {"unknown record type 0x5350000b", 4},
+      {"unknown record type 0x5350000c", 4},
       {"unknown record type 0x00000000", 5},
       {"record of 64 bytes cut short (56 left)", 6},
       {"CALLS record fails its check", 7},
@@ -627,6 +627,7 @@ static void torn_records(void **state) {
       {"CALLS record: its fields take 80 bytes, its size says 96", 13},
       {"STOP record of 24 bytes is shorter than 32", 14},
       {"PATHS record: items 1 + 1 of 0 out of range", 15},
+      {"COUNTERS record: 0 counters, 1 rows in 64 bytes", 16},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     sw w = {0};
@@ -651,7 +652,7 @@ static void torn_records(void **state) {
       break;
     case 4:
       sw_calls(&w, 0, 0, 1, 1, c);
-      sw_set32(&w, at0, SP_STREAM_TAG | 11);
+      sw_set32(&w, at0, SP_STREAM_TAG | 12);
       break;
     case 5: {
       unsigned char z[64] = {0};
@@ -700,6 +701,10 @@ static void torn_records(void **state) {
     case 15: /* a CALLS record's fields read as a PATHS record's */
       sw_calls(&w, 0, 0, 1, 1, c);
       sw_set32(&w, at0, SP_STREAM_PATHS);
+      break;
+    case 16: /* a CALLS record's fields read as a COUNTERS record's */
+      sw_calls(&w, 0, 0, 1, 1, c);
+      sw_set32(&w, at0, SP_STREAM_COUNTERS);
       break;
     }
     /* Each rule is checked before the check is computed: the rule at

@@ -1,0 +1,68 @@
+/* counters_prog.c - the program test_counters runs under SP_COUNTERS:
+ * regions whose counters are known in advance (fresh pages touched,
+ * blocking sleeps, nesting, a loop, a second thread). */
+#define _GNU_SOURCE
+#include "scope_profiler.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static long page;
+
+/* n pages mapped before the region and touched once each inside it. */
+static void touch(int region, int n) {
+  char *m = mmap(NULL, (size_t)n * (size_t)page, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED)
+    exit(3);
+  sp_begin(region);
+  for (int i = 0; i < n; i++)
+    ((volatile char *)m)[(size_t)i * (size_t)page] = 1;
+  sp_end(region);
+  munmap(m, (size_t)n * (size_t)page);
+}
+
+static void *worker(void *arg) {
+  int r = sp_region("worker_touch");
+  sp_begin(sp_region("warm"));
+  sp_end(sp_region("warm"));
+  touch(r, *(int *)arg);
+  return NULL;
+}
+
+/* argv: pages naps worker_pages */
+int main(int argc, char **argv) {
+  if (argc < 4)
+    return 2;
+  int pages = atoi(argv[1]), naps = atoi(argv[2]), wpages = atoi(argv[3]);
+  page = sysconf(_SC_PAGESIZE);
+  int warm = sp_region("warm"), outer = sp_region("outer");
+  int t = sp_region("touch"), nap = sp_region("nap"), spin = sp_region("spin");
+  /* The first call makes the thread's state, whose pages count there. */
+  sp_begin(warm);
+  sp_end(warm);
+  sp_begin(outer);
+  touch(t, pages);
+  for (int i = 0; i < naps; i++) {
+    sp_begin(nap);
+    struct timespec ts = {0, 1000000}; /* always blocks: a context switch */
+    nanosleep(&ts, NULL);
+    sp_end(nap);
+  }
+  sp_begin(spin);
+  volatile unsigned long x = 0;
+  for (unsigned long i = 0; i < 1000000; i++)
+    x += i;
+  sp_end(spin);
+  sp_end(outer);
+  if (wpages > 0) {
+    pthread_t th;
+    if (pthread_create(&th, NULL, worker, &wpages) != 0 ||
+        pthread_join(th, NULL) != 0)
+      return 4;
+  }
+  return sp_finalize() == 0 ? 0 : 5;
+}

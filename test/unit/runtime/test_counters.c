@@ -1,0 +1,315 @@
+/* test_counters.c - SP_COUNTERS end to end: counters_prog run in a child
+ * under chosen counters, its .h5's rank0/likwid group checked value by
+ * value. "hw" and "refused" as argument: the tests that need a PMU, or
+ * its absence (exit 77, skipped, otherwise). */
+#include "sp_format.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+/* cmocka.h needs the three above first */
+#include <cmocka.h>
+
+#include "test_fmt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char dir[PATH_MAX];
+static char errtext[8192];
+static sp_fmt_ctr *tabs;
+static int64_t ntabs;
+
+/* counters_prog with args, the test's SP_* variables and env; stderr in
+ * errtext; the exit status. */
+static int run(const char *const *env, const char *pages, const char *naps,
+               const char *wpages) {
+  char *envp[512];
+  int n = 0;
+  for (char **e = environ; *e && n < 480; e++)
+    if (strncmp(*e, "SP_", 3) && strncmp(*e, "OMPI_", 5) &&
+        strncmp(*e, "PMI", 3) && strncmp(*e, "SLURM_", 6))
+      envp[n++] = *e;
+  static char out[PATH_MAX + 16], mod[PATH_MAX + 16];
+  FMT(out, "SP_OUTPUT=%s/c", dir);
+  envp[n++] = out;
+#ifdef SP_TEST_H5_MODULE
+  FMT(mod, "SP_H5_MODULE=%s", SP_TEST_H5_MODULE);
+  envp[n++] = mod;
+#endif
+  for (; env && *env; env++)
+    envp[n++] = (char *)*env;
+  envp[n] = NULL;
+  char errfile[PATH_MAX], path[PATH_MAX];
+  FMT(errfile, "%s/stderr.txt", dir);
+  FMT(path, "%s/counters_prog", SP_TEST_BINARY_DIR);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, errfile,
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  char *argv[] = {path, (char *)pages, (char *)naps, (char *)wpages, NULL};
+  pid_t pid;
+  int rc = posix_spawn(&pid, path, &fa, NULL, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  assert_int_equal(rc, 0);
+  int st;
+  waitpid(pid, &st, 0);
+  FILE *f = fopen(errfile, "r");
+  size_t got = f ? fread(errtext, 1, sizeof errtext - 1, f) : 0;
+  errtext[got] = 0;
+  if (f)
+    fclose(f);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int lines(const char *s) {
+  int n = 0;
+  for (; *s; s++)
+    n += *s == '\n';
+  return n;
+}
+
+static void load(void) {
+  char path[PATH_MAX];
+  FMT(path, "%s/c_rank00000.h5", dir);
+  sp_fmt_err err = {0};
+  if (sp_fmt_h5_read_counters(path, &tabs, &ntabs, &err) != 0)
+    fail_msg("%s", err.msg);
+  assert_int_equal(ntabs, 1);
+  assert_int_equal(tabs[0].rank, 0);
+}
+
+static int64_t row(int thread, const char *region) {
+  const sp_fmt_ctr *c = &tabs[0];
+  for (int64_t i = 0; i < c->nrows; i++)
+    if (c->thread[i] == thread && strcmp(c->region[i], region) == 0)
+      return i;
+  fail_msg("no row for thread %d, region %s", thread, region);
+  return -1;
+}
+
+/* Inclusive (excl 0) or exclusive count of counter name in a row. */
+static int64_t val(int thread, const char *region, const char *name, int excl) {
+  const sp_fmt_ctr *c = &tabs[0];
+  int j = sp_fmt_ctr_find(c, name);
+  if (j < 0)
+    fail_msg("no counter %s", name);
+  int64_t i = row(thread, region);
+  return (excl ? c->excl : c->incl)[i * c->n + j];
+}
+
+static void assert_between(int64_t v, int64_t lo, int64_t hi) {
+  if (v < lo || v > hi)
+    fail_msg("%lld not in [%lld, %lld]", (long long)v, (long long)lo,
+             (long long)hi);
+}
+
+/* outer's inclusive count is its exclusive one plus its children's
+ * inclusive ones, exactly, for every counter. */
+static void assert_nesting(void) {
+  const sp_fmt_ctr *c = &tabs[0];
+  int64_t o = row(0, "outer"), t = row(0, "touch"), n = row(0, "nap"),
+          s = row(0, "spin");
+  for (int j = 0; j < c->n; j++) {
+    int k = c->n;
+    assert_int_equal(c->incl[o * k + j],
+                     c->excl[o * k + j] + c->incl[t * k + j] +
+                         c->incl[n * k + j] + c->incl[s * k + j]);
+    /* leaves: nothing inside them */
+    assert_int_equal(c->incl[t * k + j], c->excl[t * k + j]);
+  }
+}
+
+static int setup(void **state) {
+  (void)state;
+  FMT(dir, "/tmp/sp_counters_XXXXXX");
+  if (!mkdtemp(dir))
+    return -1;
+  tabs = NULL;
+  ntabs = 0;
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  for (int64_t i = 0; i < ntabs; i++)
+    sp_fmt_ctr_free(&tabs[i]);
+  free(tabs);
+  char cmd[PATH_MAX + 16];
+  FMT(cmd, "rm -rf %s", dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static void check_software(const char *mode) {
+  char m[64];
+  FMT(m, "SP_MODE=%s", mode);
+  const char *env[] = {"SP_COUNTERS=page-faults,context-switches,task-clock", m,
+                       NULL};
+  assert_int_equal(run(env, "64", "3", "32"), 0);
+  assert_string_equal(errtext, "");
+  load();
+  const sp_fmt_ctr *c = &tabs[0];
+  assert_int_equal(c->n, 3);
+  assert_string_equal(c->names[0], "page-faults");
+  assert_string_equal(c->names[1], "context-switches");
+  assert_string_equal(c->names[2], "task-clock");
+  /* one fault a fresh page, a few more at most for the runtime's own */
+  assert_between(val(0, "touch", "page-faults", 0), 64, 72);
+  assert_int_equal(c->calls[row(0, "touch")], 1);
+  assert_int_equal(c->calls[row(0, "nap")], 3);
+  assert_int_equal(c->calls[row(0, "outer")], 1);
+  assert_int_equal(c->calls[row(0, "warm")], 1);
+  assert_true(val(0, "nap", "context-switches", 0) >= 3);
+  assert_int_equal(val(0, "touch", "context-switches", 0) <=
+                       val(0, "outer", "context-switches", 0) - 3,
+                   1);
+  assert_true(val(0, "spin", "task-clock", 0) > 0);
+  assert_nesting();
+  /* the second thread: thread 1, its fresh pages */
+  assert_between(val(1, "worker_touch", "page-faults", 0), 32, 40);
+  assert_int_equal(c->calls[row(1, "worker_touch")], 1);
+  assert_int_equal(c->calls[row(1, "warm")], 1);
+}
+
+static void test_software_trace(void **state) {
+  (void)state;
+  check_software("trace");
+  /* the times are there as without counters */
+  char path[PATH_MAX];
+  FMT(path, "%s/c_rank00000.h5", dir);
+  sp_fmt_h5_summary s;
+  sp_fmt_err err = {0};
+  if (sp_fmt_h5_read_summary(path, &s, &err) != 0)
+    fail_msg("%s", err.msg);
+  int found = 0;
+  for (int64_t i = 0; i < s.nrows; i++)
+    if (!strcmp(s.names[s.rows[i].region], "nap")) {
+      assert_int_equal(s.rows[i].stats.calls, 3);
+      assert_true(s.rows[i].stats.total_ns >= 3000000);
+      found = 1;
+    }
+  assert_true(found);
+  sp_fmt_h5_summary_free(&s);
+}
+
+static void test_software_profile(void **state) {
+  (void)state;
+  check_software("profile");
+}
+
+/* An unknown name: one line naming it; the others still counted. */
+static void test_unknown_name(void **state) {
+  (void)state;
+  const char *env[] = {"SP_COUNTERS=page-faults, bogus", NULL};
+  assert_int_equal(run(env, "16", "0", "0"), 0);
+  assert_int_equal(lines(errtext), 1);
+  assert_non_null(strstr(errtext, "unknown counter bogus"));
+  load();
+  assert_int_equal(tabs[0].n, 1);
+  assert_between(val(0, "touch", "page-faults", 0), 16, 24);
+}
+
+/* SP_FORMAT=spt asked for: one line says the counters are not kept; the
+ * .spt is written as without them. */
+static void test_spt_keeps_none(void **state) {
+  (void)state;
+  const char *env[] = {"SP_COUNTERS=page-faults", "SP_FORMAT=spt", NULL};
+  assert_int_equal(run(env, "4", "0", "0"), 0);
+  assert_int_equal(lines(errtext), 1);
+  assert_non_null(strstr(errtext, "no place for counters"));
+  char path[PATH_MAX];
+  FMT(path, "%s/c_rank00000.spt", dir);
+  assert_int_equal(access(path, F_OK), 0);
+  FMT(path, "%s/c_rank00000.h5", dir);
+  assert_int_equal(access(path, F_OK), -1);
+}
+
+/* 1 if this process may open the hardware counter config; why in *why. */
+static int have_hw(uint64_t config, const char **why) {
+  struct perf_event_attr a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.type = PERF_TYPE_HARDWARE;
+  a.config = config;
+  a.exclude_hv = 1;
+  int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+  if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+    a.exclude_kernel = 1;
+    fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+  }
+  if (fd < 0) {
+    *why = strerror(errno);
+    return 0;
+  }
+  close(fd);
+  return 1;
+}
+
+/* No PMU: the hardware counter is refused in one line, the run goes on,
+ * and the file has the software counter. */
+static void test_refused(void **state) {
+  (void)state;
+  const char *env[] = {"SP_COUNTERS=cycles,page-faults", NULL};
+  assert_int_equal(run(env, "16", "0", "0"), 0);
+  assert_int_equal(lines(errtext), 1);
+  assert_non_null(strstr(errtext, "not available here: cycles ("));
+  assert_non_null(strstr(errtext, "recording goes on without it"));
+  load();
+  assert_int_equal(tabs[0].n, 1);
+  assert_string_equal(tabs[0].names[0], "page-faults");
+  assert_between(val(0, "touch", "page-faults", 0), 16, 24);
+}
+
+/* A PMU: instructions of a loop of a million iterations, nesting exact. */
+static void test_hardware(void **state) {
+  (void)state;
+  const char *env[] = {"SP_COUNTERS=instructions,page-faults", NULL};
+  assert_int_equal(run(env, "16", "1", "0"), 0);
+  assert_string_equal(errtext, "");
+  load();
+  assert_int_equal(tabs[0].n, 2);
+  assert_true(val(0, "spin", "instructions", 0) >= 2000000);
+  assert_nesting();
+}
+
+int main(int argc, char **argv) {
+  const char *why = "";
+  int hw = have_hw(PERF_COUNT_HW_INSTRUCTIONS, &why);
+  if (argc > 1 && !strcmp(argv[1], "hw")) {
+    if (!hw) {
+      printf("skipped: no hardware counter here (instructions: %s)\n", why);
+      return 77;
+    }
+    const struct CMUnitTest t[] = {
+        cmocka_unit_test_setup_teardown(test_hardware, setup, teardown)};
+    return cmocka_run_group_tests(t, NULL, NULL);
+  }
+  if (argc > 1 && !strcmp(argv[1], "refused")) {
+    if (have_hw(PERF_COUNT_HW_CPU_CYCLES, &why)) {
+      printf("skipped: this machine counts cycles, nothing is refused\n");
+      return 77;
+    }
+    const struct CMUnitTest t[] = {
+        cmocka_unit_test_setup_teardown(test_refused, setup, teardown)};
+    return cmocka_run_group_tests(t, NULL, NULL);
+  }
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_software_trace, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_software_profile, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unknown_name, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_spt_keeps_none, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
