@@ -5,7 +5,9 @@
 #include "scope_profiler.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,7 +35,7 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-/* argv: pages naps worker_pages */
+/* argv: pages naps worker_pages [term: ends by SIGTERM, a region open] */
 int main(int argc, char **argv) {
   if (argc < 4)
     return 2;
@@ -63,6 +65,10 @@ int main(int argc, char **argv) {
     if (pthread_create(&th, NULL, worker, &wpages) != 0 ||
         pthread_join(th, NULL) != 0)
       return 4;
+  }
+  if (argc > 4 && !strcmp(argv[4], "term")) {
+    sp_begin(sp_region("open_at_term"));
+    raise(SIGTERM);
   }
   return sp_finalize() == 0 ? 0 : 5;
 }

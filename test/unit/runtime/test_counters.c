@@ -34,8 +34,8 @@ static int64_t ntabs;
 
 /* counters_prog with args, the test's SP_* variables and env; stderr in
  * errtext; the exit status. */
-static int run(const char *const *env, const char *pages, const char *naps,
-               const char *wpages) {
+static int run4(const char *const *env, const char *pages, const char *naps,
+                const char *wpages, const char *end) {
   char *envp[512];
   int n = 0;
   for (char **e = environ; *e && n < 480; e++)
@@ -59,7 +59,8 @@ static int run(const char *const *env, const char *pages, const char *naps,
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 2, errfile,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  char *argv[] = {path, (char *)pages, (char *)naps, (char *)wpages, NULL};
+  char *argv[] = {path,           (char *)pages, (char *)naps,
+                  (char *)wpages, (char *)end,   NULL};
   pid_t pid;
   int rc = posix_spawn(&pid, path, &fa, NULL, argv, envp);
   posix_spawn_file_actions_destroy(&fa);
@@ -74,6 +75,20 @@ static int run(const char *const *env, const char *pages, const char *naps,
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+static int run(const char *const *env, const char *pages, const char *naps,
+               const char *wpages) {
+  return run4(env, pages, naps, wpages, NULL);
+}
+
+/* sp-import -o dir/m.h5 dir/c*: its exit status. */
+static int import(void) {
+  char cmd[3 * PATH_MAX];
+  FMT(cmd, "'%s' -o '%s/m.h5' '%s' 2>'%s/import.txt'", SP_TEST_IMPORT, dir, dir,
+      dir);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 static int lines(const char *s) {
   int n = 0;
   for (; *s; s++)
@@ -81,15 +96,18 @@ static int lines(const char *s) {
   return n;
 }
 
-static void load(void) {
+static void load_from(const char *name, int64_t want) {
   char path[PATH_MAX];
-  FMT(path, "%s/c_rank00000.h5", dir);
+  FMT(path, "%s/%s", dir, name);
   sp_fmt_err err = {0};
   if (sp_fmt_h5_read_counters(path, &tabs, &ntabs, &err) != 0)
     fail_msg("%s", err.msg);
-  assert_int_equal(ntabs, 1);
-  assert_int_equal(tabs[0].rank, 0);
+  assert_int_equal(ntabs, want);
+  for (int64_t i = 0; i < ntabs; i++)
+    assert_int_equal(tabs[i].rank, i);
 }
+
+static void load(void) { load_from("c_rank00000.h5", 1); }
 
 static int64_t row(int thread, const char *region) {
   const sp_fmt_ctr *c = &tabs[0];
@@ -100,14 +118,26 @@ static int64_t row(int thread, const char *region) {
   return -1;
 }
 
-/* Inclusive (excl 0) or exclusive count of counter name in a row. */
-static int64_t val(int thread, const char *region, const char *name, int excl) {
-  const sp_fmt_ctr *c = &tabs[0];
+/* Inclusive (excl 0) or exclusive count of counter name in a row of
+ * table t. */
+static int64_t val_of(int t, int thread, const char *region, const char *name,
+                      int excl) {
+  const sp_fmt_ctr *c = &tabs[t];
   int j = sp_fmt_ctr_find(c, name);
   if (j < 0)
     fail_msg("no counter %s", name);
-  int64_t i = row(thread, region);
+  int64_t i = -1;
+  for (int64_t r = 0; r < c->nrows && i < 0; r++)
+    if (c->thread[r] == thread && strcmp(c->region[r], region) == 0)
+      i = r;
+  if (i < 0)
+    fail_msg("rank %d: no row for thread %d, region %s", c->rank, thread,
+             region);
   return (excl ? c->excl : c->incl)[i * c->n + j];
+}
+
+static int64_t val(int thread, const char *region, const char *name, int excl) {
+  return val_of(0, thread, region, name, excl);
 }
 
 static void assert_between(int64_t v, int64_t lo, int64_t hi) {
@@ -236,6 +266,51 @@ static void test_spt_keeps_none(void **state) {
   assert_int_equal(access(path, F_OK), -1);
 }
 
+/* Two ranks' .h5 files merged: a group per rank, each with its rank's
+ * counts (rank 1 touched twice the pages). */
+static void check_import(const char *mode) {
+  char m[64];
+  FMT(m, "SP_MODE=%s", mode);
+  for (int r = 0; r < 2; r++) {
+    char rank[32];
+    FMT(rank, "SP_RANK=%d", r);
+    const char *env[] = {"SP_COUNTERS=page-faults,context-switches", m, rank,
+                         NULL};
+    assert_int_equal(run(env, r ? "48" : "24", "2", "8"), 0);
+  }
+  assert_int_equal(import(), 0);
+  load_from("m.h5", 2);
+  assert_between(val_of(0, 0, "touch", "page-faults", 0), 24, 32);
+  assert_between(val_of(1, 0, "touch", "page-faults", 0), 48, 56);
+  assert_between(val_of(1, 1, "worker_touch", "page-faults", 0), 8, 16);
+  assert_true(val_of(1, 0, "nap", "context-switches", 0) >= 2);
+}
+
+static void test_import_trace(void **state) {
+  (void)state;
+  check_import("trace");
+}
+
+static void test_import_profile(void **state) {
+  (void)state;
+  check_import("profile");
+}
+
+/* A run ended by SIGTERM: the signal handler writes the counters to the
+ * stream, which sp-import reads; the call open at the signal is not
+ * counted. */
+static void test_import_stream(void **state) {
+  (void)state;
+  const char *env[] = {"SP_COUNTERS=page-faults", NULL};
+  assert_int_equal(run4(env, "40", "0", "0", "term"), 128 + 15);
+  assert_int_equal(import(), 0);
+  load_from("m.h5", 1);
+  assert_between(val(0, "touch", "page-faults", 0), 40, 48);
+  assert_int_equal(tabs[0].calls[row(0, "outer")], 1);
+  for (int64_t i = 0; i < tabs[0].nrows; i++)
+    assert_string_not_equal(tabs[0].region[i], "open_at_term");
+}
+
 /* 1 if this process may open the hardware counter config; why in *why. */
 static int have_hw(uint64_t config, const char **why) {
   struct perf_event_attr a;
@@ -310,6 +385,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(test_software_profile, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unknown_name, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spt_keeps_none, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_import_trace, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_import_profile, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_import_stream, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
