@@ -4,6 +4,7 @@
 #include "sp_ctr.h"
 #include "sp_h5.h"
 #include "sp_h5_util.h"
+#include "sp_stream.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,4 +189,34 @@ int sp_fmt_h5_read_counters(const char *path, sp_fmt_ctr **out, int64_t *n,
   free(w.ranks);
   H5Fclose(f);
   return rc;
+}
+
+int sp_fmt_ctr_read(const char *path, sp_fmt_ctr **t, int64_t *n,
+                    sp_fmt_err *err) {
+  *t = NULL;
+  *n = 0;
+  if (sp_fmt_is_h5(path))
+    return sp_fmt_h5_read_counters(path, t, n, err);
+  if (!sp_fmt_is_stream(path))
+    return 0;
+  sp_fmt_stream *s;
+  if (sp_fmt_stream_open(path, 0, &s, err) != 0)
+    return -1;
+  sp_fmt_ctr c;
+  int rc = sp_fmt_stream_counters(s, &c);
+  sp_fmt_stream_close(s);
+  if (rc != 0) {
+    sp_fmt_err_set(err, "%.900s: out of memory", path);
+    return -1;
+  }
+  if (!c.n)
+    return 0;
+  if (!(*t = malloc(sizeof **t))) {
+    sp_fmt_ctr_free(&c);
+    sp_fmt_err_set(err, "%.900s: out of memory", path);
+    return -1;
+  }
+  (*t)[0] = c;
+  *n = 1;
+  return 0;
 }

@@ -92,6 +92,10 @@ int sp_fmt_h5_add_counters(const char *path, const sp_fmt_ctr *c,
  * by rank, each freed with sp_fmt_ctr_free, then the array with free. */
 int sp_fmt_h5_read_counters(const char *path, sp_fmt_ctr **out, int64_t *n,
                             sp_fmt_err *err);
+/* The tables of any input: an .h5's groups, a stream's COUNTERS records
+ * (one table, of the stream's rank); none for a .spt. As above. */
+int sp_fmt_ctr_read(const char *path, sp_fmt_ctr **out, int64_t *n,
+                    sp_fmt_err *err);
 
 /* Reads a schema-2 file (per-rank or merged): *ranks gets one entry per
  * rank it holds, ascending, each with the file's metadata. Files without

@@ -6,37 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sp__imp_ctr_tables(const char *path, sp_fmt_ctr **t, int64_t *n,
-                       sp_fmt_err *err) {
-  *t = NULL;
-  *n = 0;
-  if (sp_fmt_is_h5(path))
-    return sp_fmt_h5_read_counters(path, t, n, err);
-  if (!sp_fmt_is_stream(path))
-    return 0;
-  sp_fmt_stream *s;
-  if (sp_fmt_stream_open(path, 0, &s, err) != 0)
-    return -1;
-  sp_fmt_ctr c;
-  int rc = sp_fmt_stream_counters(s, &c);
-  sp_fmt_stream_close(s);
-  if (rc != 0) {
-    sp_fmt_err_set(err, "%s: out of memory", path);
-    return -1;
-  }
-  if (!c.n)
-    return 0;
-  if (!(*t = malloc(sizeof **t))) {
-    sp_fmt_ctr_free(&c);
-    sp_fmt_err_set(err, "%s: out of memory", path);
-    return -1;
-  }
-  c.rank = -1;
-  (*t)[0] = c;
-  *n = 1;
-  return 0;
-}
-
 int sp__imp_ctr_append(sp_fmt_ctr *dst, const sp_fmt_ctr *src, int32_t base,
                        const char *path, sp_fmt_err *err) {
   if (!dst->n) {
@@ -88,7 +57,7 @@ int sp__imp_counters(const sp_fmt_inputs *in, const sp_imp_claim *claims,
     sp_fmt_ctr *t;
     int64_t nt;
     const char *path = in->v[i].path;
-    if (sp__imp_ctr_tables(path, &t, &nt, err) != 0) {
+    if (sp_fmt_ctr_read(path, &t, &nt, err) != 0) {
       rc = -1;
       break;
     }
@@ -96,7 +65,7 @@ int sp__imp_counters(const sp_fmt_inputs *in, const sp_imp_claim *claims,
       if (claims[c].input != i)
         continue;
       for (int64_t k = 0; rc == 0 && k < nt; k++)
-        if (t[k].rank == claims[c].rank || t[k].rank < 0)
+        if (t[k].rank == claims[c].rank)
           rc = sp__imp_ctr_append(&acc[slot[c]], &t[k], claims[c].thread_base,
                                   path, err);
     }

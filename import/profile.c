@@ -134,12 +134,12 @@ static int profile_counters(const sp_fmt_inputs *in, const one *v, int64_t n,
     const char *path = in->v[v[i].input].path;
     sp_fmt_ctr *t;
     int64_t nt;
-    if (sp__imp_ctr_tables(path, &t, &nt, err) != 0) {
+    if (sp_fmt_ctr_read(path, &t, &nt, err) != 0) {
       rc = -1;
       break;
     }
     for (int64_t k = 0; rc == 0 && k < nt; k++) {
-      int32_t rank = t[k].rank < 0 ? v[i].rank : t[k].rank;
+      int32_t rank = t[k].rank;
       int64_t a = 0;
       while (a < nacc && acc[a].rank != rank)
         a++;

@@ -95,10 +95,6 @@ int sp__imp_profiles(const sp_fmt_inputs *in, const char *out,
 int sp__imp_counters(const sp_fmt_inputs *in, const sp_imp_claim *claims,
                      int64_t nclaims, sp_fmt_h5w *w, sp_fmt_err *err);
 
-/* The counter tables of the input at path, freed by the caller (a .spt
- * has none); a stream's one table has rank -1: the rank it is read as. */
-int sp__imp_ctr_tables(const char *path, sp_fmt_ctr **t, int64_t *n,
-                       sp_fmt_err *err);
 /* src's rows into dst (one rank's table), their threads moved by base;
  * counters that differ from dst's are an error naming path. */
 int sp__imp_ctr_append(sp_fmt_ctr *dst, const sp_fmt_ctr *src, int32_t base,

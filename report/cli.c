@@ -30,6 +30,10 @@ static const char USAGE[] =
     "  --min-percent P    --tree: nodes under P% of the time hidden\n"
     "  --region NAME      one region: percentiles and a histogram of its\n"
     "                     call durations\n"
+    "  --counters[=LIST]  the table with counters per region (SP_COUNTERS):\n"
+    "                     LIST of counter names (inclusive), NAME:excl,\n"
+    "                     ipc, miss-rate, branch-miss-rate, faults/call;\n"
+    "                     default every counter and what derives from them\n"
     "  --mpi              time inside MPI per rank; per MPI function its\n"
     "                     calls, total and the ranks with the least and the\n"
     "                     most (with --export csv or json: as those)\n"
@@ -101,7 +105,8 @@ enum {
   OPT_DEPTH,
   OPT_MIN_PCT,
   OPT_WITH_META,
-  OPT_MIN_DUR
+  OPT_MIN_DUR,
+  OPT_COUNTERS
 };
 
 static const struct option OPTIONS[] = {
@@ -131,6 +136,7 @@ static const struct option OPTIONS[] = {
     {"min-percent", required_argument, NULL, OPT_MIN_PCT},
     {"with-metadata", no_argument, NULL, OPT_WITH_META},
     {"min-duration", required_argument, NULL, OPT_MIN_DUR},
+    {"counters", optional_argument, NULL, OPT_COUNTERS},
     {NULL, 0, NULL, 0}};
 
 /* ---- the outputs ---------------------------------------------------------
@@ -198,6 +204,7 @@ static const output OUTPUTS[] = {
      rp_print_tree, NULL, NULL},
     {OPT_REGION, NULL, "--region", NEED_CALLS | NEED_TRACE, rp_print_region,
      NULL, NULL},
+    {OPT_COUNTERS, NULL, "--counters", 0, rp_print_counters, NULL, NULL},
     {OPT_MPI, NULL, "--mpi", NEED_CALLS | NO_BY | NO_SORT, rp_print_mpi, NULL,
      "--mpi takes --top, --include, --exclude, --ranks, --wide, --export "
      "csv|json and -o, not --by-rank, --by-thread or --sort"},
@@ -375,6 +382,12 @@ static int parse(int argc, char **argv, rp_opts *o, cli *c) {
         return usage("%s", "--suggest-filter= needs a file name");
       choose(c, k, NULL);
       break;
+    case OPT_COUNTERS:
+      o->counters = v ? v : "";
+      if (v && !v[0])
+        return usage("%s", "--counters= needs columns, e.g. ipc,page-faults");
+      choose(c, k, NULL);
+      break;
     case OPT_TREE:
     case OPT_MPI:
     case OPT_DIFF:
@@ -483,7 +496,8 @@ static int check(cli *c, const rp_opts *o, const output **out) {
     return usage("%s", other_export
                            ? "--mpi exports as csv or json only"
                            : "one of --tree, --region, --mpi, --export, --svg, "
-                             "--diff and --suggest-filter at a time");
+                             "--diff, --suggest-filter and --counters at a "
+                             "time");
   unsigned needs = (*out)->needs;
   if ((needs & NEED_TWO) && c->nargs != 2)
     return usage("%s", "--diff compares two profiles: A B");

@@ -479,8 +479,10 @@ if(TARGET scopeprof_h5)
   sp_add_unit_test(test_counters
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_counters.c
     LIBS sp_format DEFINITIONS SP_TEST_H5_MODULE="$<TARGET_FILE:scopeprof_h5>"
-    SP_TEST_IMPORT="$<TARGET_FILE:sp-import>")
-  sp_unit_test_depends(test_counters counters_prog scopeprof_h5 sp-import)
+    SP_TEST_IMPORT="$<TARGET_FILE:sp-import>"
+    SP_TEST_REPORT="$<TARGET_FILE:sp-report>")
+  sp_unit_test_depends(test_counters counters_prog scopeprof_h5 sp-import
+    sp-report)
   if(TARGET test_counters)
     foreach(_k hw refused)
       add_test(NAME test_counters_${_k} COMMAND test_counters ${_k})

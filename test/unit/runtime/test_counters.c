@@ -291,6 +291,69 @@ static void test_import_trace(void **state) {
   check_import("trace");
 }
 
+static char report_out[8192];
+
+/* sp-report with args on dir/m.h5: its exit status, stdout in report_out,
+ * stderr in errtext. */
+static int report(const char *args) {
+  char cmd[3 * PATH_MAX], out[PATH_MAX], errf[PATH_MAX];
+  FMT(out, "%s/report.txt", dir);
+  FMT(errf, "%s/report_err.txt", dir);
+  FMT(cmd, "'%s' %s '%s/m.h5' >'%s' 2>'%s'", SP_TEST_REPORT, args, dir, out,
+      errf);
+  int st = system(cmd);
+  FILE *f = fopen(out, "r");
+  size_t got = f ? fread(report_out, 1, sizeof report_out - 1, f) : 0;
+  report_out[got] = 0;
+  if (f)
+    fclose(f);
+  f = fopen(errf, "r");
+  got = f ? fread(errtext, 1, sizeof errtext - 1, f) : 0;
+  errtext[got] = 0;
+  if (f)
+    fclose(f);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* --counters on two ranks: a row per rank with the file's numbers and the
+ * faults per call derived from them; a column that cannot be derived or
+ * does not exist is one line and exit status 1. */
+static void test_report(void **state) {
+  (void)state;
+  check_import("trace");
+  assert_int_equal(report("--counters=page-faults,page-faults:excl,"
+                          "faults/call,context-switches --by-rank "
+                          "--include '^(touch|outer)$'"),
+                   0);
+  assert_string_equal(errtext, "");
+  assert_non_null(strstr(report_out, "counters per region"));
+  assert_non_null(strstr(report_out, "page-faults page-faults:excl"));
+  int seen = 0;
+  for (char *l = strtok(report_out, "\n"); l; l = strtok(NULL, "\n")) {
+    char name[64], total[32], unit[8];
+    int rank;
+    long long calls, pf, pfx, cs;
+    double fpc;
+    if (sscanf(l, "%63s %d %lld %31s %7s %lld %lld %lf %lld", name, &rank,
+               &calls, total, unit, &pf, &pfx, &fpc, &cs) != 9)
+      continue;
+    int t = rank; /* tables are ranks 0 and 1, in order */
+    assert_int_equal(calls, 1);
+    assert_int_equal(pf, val_of(t, 0, name, "page-faults", 0));
+    assert_int_equal(pfx, val_of(t, 0, name, "page-faults", 1));
+    assert_int_equal(cs, val_of(t, 0, name, "context-switches", 0));
+    assert_true(fpc == (double)pf); /* one call */
+    seen++;
+  }
+  assert_int_equal(seen, 4);
+  assert_int_equal(report("--counters=ipc"), 1);
+  assert_int_equal(lines(errtext), 1);
+  assert_non_null(
+      strstr(errtext, "ipc needs the counters instructions and cycles"));
+  assert_int_equal(report("--counters=bogus"), 1);
+  assert_non_null(strstr(errtext, "no column 'bogus'"));
+}
+
 static void test_import_profile(void **state) {
   (void)state;
   check_import("profile");
@@ -388,6 +451,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(test_import_trace, setup, teardown),
       cmocka_unit_test_setup_teardown(test_import_profile, setup, teardown),
       cmocka_unit_test_setup_teardown(test_import_stream, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_report, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
