@@ -483,6 +483,15 @@ if(TARGET scopeprof_h5)
     SP_TEST_REPORT="$<TARGET_FILE:sp-report>")
   sp_unit_test_depends(test_counters counters_prog scopeprof_h5 sp-import
     sp-report)
+  # The same counters from Python (read_h5_summary(include_likwid=True)).
+  if(TARGET sp-import AND Python3_EXECUTABLE)
+    add_test(NAME test_scopeprof_likwid
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/python/test_likwid.py
+        $<TARGET_FILE:counters_prog> $<TARGET_FILE:sp-import>
+        $<TARGET_FILE:scopeprof_h5> ${CMAKE_CURRENT_BINARY_DIR}/test_likwid_work)
+    set_tests_properties(test_scopeprof_likwid PROPERTIES TIMEOUT 300
+      ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python:${PROJECT_SOURCE_DIR}/test/python")
+  endif()
   if(TARGET test_counters)
     foreach(_k hw refused)
       add_test(NAME test_counters_${_k} COMMAND test_counters ${_k})
