@@ -23,6 +23,9 @@ typedef struct sp__h5_merge_ops {
    * rows and close as after open; NULL with err set, tmp removed. */
   void *(*adopt)(const char *path, const char *tmp, int64_t events,
                  sp_fmt_err *err);
+  /* A rank's counters per region (SP_COUNTERS) as its rank<N>/likwid
+   * group, once every rank's calls are in the file. */
+  int (*counters)(void *w, const sp_fmt_ctr *c, sp_fmt_err *err);
 } sp__h5_merge_ops;
 
 /* libscopeprof_h5mpi.so only: collective over MPI_COMM_WORLD (every rank

@@ -156,10 +156,19 @@ static void *merge_adopt(const char *path, const char *tmp, int64_t events,
   return w;
 }
 
+static int merge_counters(void *w, const sp_fmt_ctr *c, sp_fmt_err *err) {
+  app_state s;
+  save(&s);
+  int rc = sp_fmt_h5w_counters(w, c, err);
+  restore(&s);
+  return rc;
+}
+
 __attribute__((visibility("default"))) const sp__h5_merge_ops *
 sp__h5_merge_get(void) {
-  static const sp__h5_merge_ops ops = {merge_open, merge_row, merge_close,
-                                       merge_abort, merge_adopt};
+  static const sp__h5_merge_ops ops = {merge_open,  merge_row,
+                                       merge_close, merge_abort,
+                                       merge_adopt, merge_counters};
   return &ops;
 }
 
