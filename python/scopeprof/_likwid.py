@@ -36,7 +36,7 @@ def _group(path, rank, g):
         calls = np.asarray(g["calls"][()], dtype=np.int64)
         incl = np.asarray(g["inclusive"][()], dtype=np.int64)
         excl = np.asarray(g["exclusive"][()], dtype=np.int64)
-    except (KeyError, OSError, ValueError, TypeError) as e:
+    except (KeyError, OSError, RuntimeError, ValueError, TypeError) as e:
         raise FormatError("%s: rank%d/likwid: %s" % (path, rank, one_line(e)))
     n, k = len(region), len(names)
     if (thread.shape != (n,) or calls.shape != (n,) or
@@ -44,6 +44,23 @@ def _group(path, rank, g):
         raise FormatError("%s: rank%d/likwid: datasets of %d rows and %d "
                           "counters disagree" % (path, rank, n, k))
     return names, region, thread, calls, incl.reshape(n, k), excl.reshape(n, k)
+
+
+def _groups(path, h, want_ranks):
+    """(rank, group) of every rank<N>/likwid of the open file h, ascending;
+    a damaged file's errors as FormatError."""
+    try:
+        out = []
+        for key in h:
+            m = _RANK.match(key)
+            if not m or not isinstance(h[key], h5py.Group) or "likwid" not in h[key]:
+                continue
+            rank = int(m.group(1))
+            if want_ranks is None or rank in want_ranks:
+                out.append((rank, h[key]["likwid"]))
+        return sorted(out, key=lambda x: x[0])
+    except (KeyError, OSError, RuntimeError, ValueError, TypeError) as e:
+        raise FormatError("%s: %s" % (path, one_line(e)))
 
 
 def read(paths, regions=None, ranks=None):
@@ -66,14 +83,8 @@ def read(paths, regions=None, ranks=None):
         except OSError as e:
             raise FormatError("%s: %s" % (path, one_line(e)))
         with h:
-            for key in h:
-                m = _RANK.match(key)
-                if not m or not isinstance(h[key], h5py.Group) or "likwid" not in h[key]:
-                    continue
-                rank = int(m.group(1))
-                if want_ranks is not None and rank not in want_ranks:
-                    continue
-                names, region, thread, calls, incl, excl = _group(path, rank, h[key]["likwid"])
+            for rank, g in _groups(path, h, want_ranks):
+                names, region, thread, calls, incl, excl = _group(path, rank, g)
                 for c in names:
                     if c not in counters:
                         counters.append(c)
