@@ -150,8 +150,9 @@ static void parse(const char *list) {
 void sp__cnt_init(void) {
   if (!sp__cfg.counters[0])
     return;
+  /* SP_MERGE's file is .h5 whatever the rank's own would be. */
   const char *fmt = getenv("SP_FORMAT");
-  if (!sp__cfg.mode && fmt && *fmt && !sp__cfg.format_h5) {
+  if (!sp__cfg.mode && !sp__cfg.merge && fmt && *fmt && !sp__cfg.format_h5) {
     sp__warn("warning: SP_COUNTERS: a .spt file has no place for counters "
              "(SP_FORMAT=h5 keeps them); recording times only");
     return;
