@@ -41,12 +41,13 @@ typedef struct rp_opts {
   const char *region; /* --region NAME: that region's durations */
   /* --suggest-filter[=FILE]: "" = the filter file on the output */
   const char *suggest;
-  double record_cost;   /* --record-cost NS; 0 = RP_RECORD_COST_NS */
-  int tree_depth;       /* --depth N: tree levels shown; 0 = all */
-  double min_pct;       /* --min-percent P: tree nodes under P% hidden */
-  int with_metadata;    /* --with-metadata: exports carry every metadata item */
-  int64_t min_dur;      /* --min-duration NS: chrome leaves shorter calls out */
-  const char *counters; /* --counters[=LIST]: "" the default columns */
+  double record_cost; /* --record-cost NS; 0 = RP_RECORD_COST_NS */
+  int tree_depth;     /* --depth N: tree levels shown; 0 = all */
+  double min_pct;     /* --min-percent P: tree nodes under P% hidden */
+  int with_metadata;  /* --with-metadata: exports carry every metadata item */
+  int64_t min_dur;    /* --min-duration NS: chrome leaves shorter calls out */
+  /* --counters[=LIST]: "" the default columns; NULL not asked */
+  const char *counters;
 } rp_opts;
 
 /* Whether an export (chrome, otf2) carries the metadata item key: the

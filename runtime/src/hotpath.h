@@ -15,8 +15,8 @@
  *   rare case (disabled, first call on a thread, a region new to the
  *   thread, a full chunk, nesting too deep, profile mode's misses, an end
  *   while paused, every end with SP_COUNTERS) is a tail call (jmp) to a
- *   slow path; an excluded
- *   region's begin or end returns without any (not checked by the test).
+ *   slow path; an excluded region's begin or end returns without any (not
+ *   checked by the test).
  * - Those calls keep values in callee-saved registers, which the compilers
  *   save in the prologue, so the recorded path pays for them too: 3 to 5
  *   pushes, 5 at most. */

@@ -262,10 +262,11 @@ static int grow_stack(sp__thread_t *t) {
   return 0;
 }
 
-/* Every rare case of a begin: first call on this thread, a region new to
- * the thread, a full chunk, a stack to grow, recording stopped. */
 static void begin_slow(int32_t id, int a);
 
+/* Every rare case of a begin: first call on this thread, a region new to
+ * the thread, a full chunk, a stack to grow, recording stopped; and every
+ * begin with SP_COUNTERS, which counters.c makes. */
 __attribute__((noinline)) void sp__begin_slow(int32_t id) {
   int a = SP__ACTIVE();
   if (a >= SP__ACTIVE_COUNTERS) {
@@ -275,6 +276,8 @@ __attribute__((noinline)) void sp__begin_slow(int32_t id) {
   begin_slow(id, a);
 }
 
+/* The fast path's work, which a begin with counters cannot take (the flag
+ * is not 1), then the slow path's as if recording. */
 void sp__begin_trace(int32_t id) {
   sp__thread_t *t = sp__tls;
   if (t && (uint32_t)id < SP__MAX_REGIONS) {
@@ -302,6 +305,7 @@ void sp__end_trace(int32_t id, uint64_t stamp) {
     sp__end_slow(t, id, stamp ? stamp : sp__now());
 }
 
+/* a: the flag's value, 1 for a begin with counters (recording). */
 static void begin_slow(int32_t id, int a) {
   /* An excluded region never gets a chunk: its calls all come here. */
   if (!a || sp__filter_drops(id))
