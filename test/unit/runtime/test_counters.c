@@ -374,6 +374,35 @@ static void test_import_stream(void **state) {
     assert_string_not_equal(tabs[0].region[i], "open_at_term");
 }
 
+/* An end closing the call above it: both counted at that end's reading,
+ * the nesting exact; a call another thread holds open at finalize: ended
+ * then, read from the finalizing thread, with its pages. */
+static void test_odd_endings(void **state) {
+  (void)state;
+  const char *env[] = {"SP_COUNTERS=page-faults,context-switches", NULL};
+  /* argv ends at the first NULL: counters_prog odd 24 */
+  assert_int_equal(run4(env, "odd", "24", NULL, NULL), 0);
+  /* the times' own report of the mismatched end, and nothing else */
+  assert_int_equal(lines(errtext), 1);
+  assert_non_null(strstr(errtext, "1 sp_end call(s) did not match"));
+  load();
+  const sp_fmt_ctr *c = &tabs[0];
+  assert_int_equal(c->calls[row(0, "mm_a")], 1);
+  assert_int_equal(c->calls[row(0, "mm_b")], 1);
+  for (int j = 0; j < c->n; j++) {
+    int k = c->n;
+    int64_t a = row(0, "mm_a"), b = row(0, "mm_b"), l = row(0, "mm_leaf");
+    /* mm_b ended at mm_a's reading, inside it */
+    assert_int_equal(c->incl[a * k + j],
+                     c->excl[a * k + j] + c->incl[b * k + j]);
+    assert_int_equal(c->incl[b * k + j],
+                     c->excl[b * k + j] + c->incl[l * k + j]);
+  }
+  assert_between(val(0, "mm_leaf", "page-faults", 0), 24, 32);
+  assert_int_equal(c->calls[row(1, "held")], 1);
+  assert_between(val(1, "held", "page-faults", 0), 24, 32);
+}
+
 /* 1 if this process may open the hardware counter config; why in *why. */
 static int have_hw(uint64_t config, const char **why) {
   struct perf_event_attr a;
@@ -452,6 +481,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(test_import_profile, setup, teardown),
       cmocka_unit_test_setup_teardown(test_import_stream, setup, teardown),
       cmocka_unit_test_setup_teardown(test_report, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_odd_endings, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
