@@ -2545,8 +2545,8 @@ int sp_fmt_stream_counters(sp_fmt_stream *s, sp_fmt_ctr *out) {
     int64_t calls = (int64_t)get64(s, p + 8);
     for (uint32_t j = 0; j < 2 * k; j++)
       iv[j] = (int64_t)get64(s, p + 16 + 8 * j);
-    if (!calls)
-      continue;
+    if (calls <= 0)
+      continue; /* no call counted (or a count no run reaches) */
     const region *rg;
     const char *name = region_name(s, refs[i].region, &rg);
     if (!name)
