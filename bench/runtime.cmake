@@ -43,3 +43,11 @@ endif()
 add_executable(bench_compact ${CMAKE_CURRENT_LIST_DIR}/bench_compact.c)
 target_compile_options(bench_compact PRIVATE -O2 ${SP_C_WARNINGS})
 target_link_libraries(bench_compact PRIVATE scopeprof)
+
+# bench_counters: SP_COUNTERS off and on per call pair (docs/performance.md).
+if(SP_USE_HDF5)
+  add_executable(bench_counters ${CMAKE_CURRENT_LIST_DIR}/bench_counters.c)
+  target_compile_options(bench_counters PRIVATE -O2 ${SP_C_WARNINGS})
+  target_compile_definitions(bench_counters PRIVATE _GNU_SOURCE)
+  target_link_libraries(bench_counters PRIVATE scopeprof)
+endif()

@@ -910,6 +910,13 @@ fail:
 int sp_fmt_h5_write_profile(const char *path, const char *tmp,
                             const sp_fmt_profile *p, const sp_fmt_meta *meta,
                             sp_fmt_err *err) {
+  return sp_fmt_h5_write_profile_ctr(path, tmp, p, meta, NULL, 0, err);
+}
+
+int sp_fmt_h5_write_profile_ctr(const char *path, const char *tmp,
+                                const sp_fmt_profile *p,
+                                const sp_fmt_meta *meta, const sp_fmt_ctr *ctr,
+                                int64_t nctr, sp_fmt_err *err) {
   sp_fmt_prow *rows = NULL;
   int64_t nrows = sp_fmt_profile_rows(p, &rows);
   sp_fmt_meta m = {0};
@@ -932,6 +939,8 @@ int sp_fmt_h5_write_profile(const char *path, const char *tmp,
   }
   if (rc == 0)
     rc = write_paths(w, p, err);
+  for (int64_t i = 0; rc == 0 && i < nctr; i++)
+    rc = sp_fmt_h5w_counters(w, &ctr[i], err);
   if (rc == 0)
     rc = sp_fmt_h5w_meta(w, &m, err);
   if (w)

@@ -7,6 +7,7 @@
 #define SP_FORMAT_H
 
 #include "sp_common.h"
+#include "sp_ctr.h"
 #include "sp_h5.h"
 #include "sp_inputs.h"
 #include "sp_rank.h"

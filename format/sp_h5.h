@@ -3,6 +3,7 @@
 #ifndef SP_H5_H
 #define SP_H5_H
 
+#include "sp_ctr.h"
 #include "sp_stats.h"
 
 #ifdef __cplusplus
@@ -90,6 +91,23 @@ int sp_fmt_h5w_close(sp_fmt_h5w *w, sp_fmt_err *err);
 
 /* Discards everything written; path is untouched. Frees w. */
 void sp_fmt_h5w_abort(sp_fmt_h5w *w);
+
+/* Counters per region (SP_COUNTERS): c as group rank<c->rank>/likwid of
+ * the file being written (nothing when c has no counter). 0, or -1 with
+ * err set; a rank's group is written once. */
+int sp_fmt_h5w_counters(sp_fmt_h5w *w, const sp_fmt_ctr *c, sp_fmt_err *err);
+/* The same group added to the finished, closed schema-2 file at path (a
+ * writer's own temporary name, before it is renamed into place). */
+int sp_fmt_h5_add_counters(const char *path, const sp_fmt_ctr *c,
+                           sp_fmt_err *err);
+/* Every rank<N>/likwid group of the file: *n tables (0: none), ascending
+ * by rank, each freed with sp_fmt_ctr_free, then the array with free. */
+int sp_fmt_h5_read_counters(const char *path, sp_fmt_ctr **out, int64_t *n,
+                            sp_fmt_err *err);
+/* The tables of any input: an .h5's groups, a stream's COUNTERS records
+ * (one table, of the stream's rank); none for a .spt. As above. */
+int sp_fmt_ctr_read(const char *path, sp_fmt_ctr **out, int64_t *n,
+                    sp_fmt_err *err);
 
 /* Reads a schema-2 file (per-rank or merged): *ranks gets one entry per
  * rank it holds, ascending, each with the file's metadata. Files without

@@ -5,6 +5,7 @@
 #define SP_PROFILE_FMT_H
 
 #include "sp_common.h"
+#include "sp_ctr.h"
 #include "sp_rank.h"
 #include "sp_stats.h"
 #include "sp_stream.h"
@@ -65,6 +66,12 @@ int sp_fmt_stream_profile(sp_fmt_stream *s, sp_fmt_profile *out);
 int sp_fmt_h5_write_profile(const char *path, const char *tmp,
                             const sp_fmt_profile *p, const sp_fmt_meta *meta,
                             sp_fmt_err *err);
+/* sp_fmt_h5_write_profile with nctr tables of counters per region
+ * (SP_COUNTERS) as rank<N>/likwid groups. */
+int sp_fmt_h5_write_profile_ctr(const char *path, const char *tmp,
+                                const sp_fmt_profile *p,
+                                const sp_fmt_meta *meta, const sp_fmt_ctr *ctr,
+                                int64_t nctr, sp_fmt_err *err);
 
 /* 1 if the .h5 at path was written by profile mode (its metadata's mode
  * is "profile"), 0 if not, -1 with err set if it cannot be read. */

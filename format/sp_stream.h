@@ -41,18 +41,19 @@ enum {
  * read as a record. */
 #define SP_STREAM_TAG 0x53500000u
 enum {
-  SP_STREAM_REGION = SP_STREAM_TAG | 1, /* a region id's name and place */
-  SP_STREAM_CALLS = SP_STREAM_TAG | 2,  /* calls [first, first+count) */
-  SP_STREAM_ENDS = SP_STREAM_TAG | 3,   /* ends of calls written open */
-  SP_STREAM_CLOCK = SP_STREAM_TAG | 4,  /* a (stamp, CLOCK_MONOTONIC) pair */
-  SP_STREAM_META = SP_STREAM_TAG | 5,   /* one metadata key and value */
-  SP_STREAM_STOP = SP_STREAM_TAG | 6,   /* the process stopped recording */
-  SP_STREAM_PATHS = SP_STREAM_TAG | 7,  /* profile mode: call paths */
-  SP_STREAM_FRAMES = SP_STREAM_TAG | 8, /* profile mode: calls still open */
-  SP_STREAM_ZCALLS = SP_STREAM_TAG | 9, /* CALLS with varint deltas */
-  SP_STREAM_PSNAP = SP_STREAM_TAG | 10, /* profile mode: a snapshot ends */
-  SP_STREAM_MPI = SP_STREAM_TAG | 11,   /* MPI calls' messages and bytes */
-  SP_STREAM_COMM = SP_STREAM_TAG | 12,  /* an MPI communicator's members */
+  SP_STREAM_REGION = SP_STREAM_TAG | 1,    /* a region id's name and place */
+  SP_STREAM_CALLS = SP_STREAM_TAG | 2,     /* calls [first, first+count) */
+  SP_STREAM_ENDS = SP_STREAM_TAG | 3,      /* ends of calls written open */
+  SP_STREAM_CLOCK = SP_STREAM_TAG | 4,     /* a (stamp, CLOCK_MONOTONIC) pair */
+  SP_STREAM_META = SP_STREAM_TAG | 5,      /* one metadata key and value */
+  SP_STREAM_STOP = SP_STREAM_TAG | 6,      /* the process stopped recording */
+  SP_STREAM_PATHS = SP_STREAM_TAG | 7,     /* profile mode: call paths */
+  SP_STREAM_FRAMES = SP_STREAM_TAG | 8,    /* profile mode: calls still open */
+  SP_STREAM_ZCALLS = SP_STREAM_TAG | 9,    /* CALLS with varint deltas */
+  SP_STREAM_PSNAP = SP_STREAM_TAG | 10,    /* profile mode: a snapshot ends */
+  SP_STREAM_MPI = SP_STREAM_TAG | 11,      /* MPI calls' messages and bytes */
+  SP_STREAM_COMM = SP_STREAM_TAG | 12,     /* an MPI communicator's members */
+  SP_STREAM_COUNTERS = SP_STREAM_TAG | 13, /* SP_COUNTERS: sums per region */
 };
 
 /* Every record starts with this head; size counts the head and is a
@@ -303,6 +304,29 @@ typedef struct sp_stream_psnap {
   uint64_t seq;   /* snapshots written by the process before this one */
 } sp_stream_psnap;
 
+/* SP_STREAM_COUNTERS (SP_COUNTERS): sums of one thread's counters per
+ * region. This header, then ncounters names of SP_STREAM_CTR_NAME bytes
+ * each (zero-padded, at least one zero), then nrows rows, each an
+ * sp_stream_ctr_row followed by ncounters inclusive and ncounters
+ * exclusive uint64 sums. Every record of a stream names the same
+ * counters. A row of a later record replaces the same (thread, region)
+ * row of an earlier one: sums run from the thread's first call. Written
+ * after the STOP record, so a reader that predates the type loses nothing
+ * else. */
+#define SP_STREAM_CTR_NAME 32
+#define SP_STREAM_CTR_MAX 32
+typedef struct sp_stream_counters {
+  int32_t thread;     /* the process's thread number, >= 0 */
+  uint32_t ncounters; /* 1..SP_STREAM_CTR_MAX */
+  int64_t nrows;
+} sp_stream_counters;
+
+typedef struct sp_stream_ctr_row {
+  int32_t region; /* a region id of a REGION record */
+  uint32_t reserved;
+  uint64_t calls; /* calls that ended */
+} sp_stream_ctr_row;
+
 /* One call path of a thread: node 0 is the thread's root (region -1); a
  * node's parent has a lower index. Stamps and sums in raw clock units;
  * sq_hi:sq_lo is the 128-bit sum of squared durations. */
@@ -445,6 +469,13 @@ typedef struct sp_fmt_stream_info {
 } sp_fmt_stream_info;
 
 void sp_fmt_stream_get_info(const sp_fmt_stream *s, sp_fmt_stream_info *info);
+
+/* The stream's COUNTERS records as one table (sp_ctr.h): rows per (thread,
+ * region name), threads numbered as the sources (trace) or the profile's
+ * threads (profile mode) number them. 0 with out->n 0 when the stream has
+ * none; -1 when out of memory. */
+struct sp_fmt_ctr;
+int sp_fmt_stream_counters(sp_fmt_stream *s, struct sp_fmt_ctr *out);
 const sp_fmt_meta *sp_fmt_stream_meta(const sp_fmt_stream *s);
 
 /* The stream's calls as sources, one per (thread, region name): threads

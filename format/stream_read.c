@@ -2,6 +2,7 @@
  * records (its torn tail ignored) and serves its calls as sources read from
  * the file in batches; memory grows with records, never with calls. */
 #include "sp_common.h"
+#include "sp_ctr.h"
 #include "sp_hash.h"
 #include "sp_profile.h"
 #include "sp_rank.h"
@@ -184,6 +185,10 @@ struct sp_fmt_stream {
   int64_t ncomms, capcomms;
   int32_t *tmap; /* the writer's thread numbers, ascending (sources') */
   int64_t ntmap;
+  int64_t *ctr_off; /* COUNTERS records' payload offsets, in stream order */
+  int64_t nctr, capctr;
+  uint32_t ctr_n; /* their counters */
+  unsigned char ctr_names[SP_STREAM_CTR_MAX * SP_STREAM_CTR_NAME];
 };
 
 static int fail(sp_fmt_stream *s, int64_t off, const char *fmt, ...)
@@ -656,21 +661,22 @@ typedef struct rec_read {
 /* Phase 1: the fixed part's size for the type, and the fixed part in the
  * window. */
 static int rec_head(sp_fmt_stream *s, rec_read *r) {
-  static const char *const names[] = {"REGION", "CALLS", "ENDS",  "CLOCK",
-                                      "META",   "STOP",  "PATHS", "FRAMES",
-                                      "ZCALLS", "PSNAP", "MPI",   "COMM"};
+  static const char *const names[] = {
+      "REGION", "CALLS", "ENDS",  "CLOCK", "META", "STOP",    "PATHS",
+      "FRAMES", "ZCALLS", "PSNAP", "MPI",  "COMM", "COUNTERS"};
   uint32_t type = r->type;
-  r->fixed = type == SP_STREAM_REGION   ? sizeof(sp_stream_region)
-             : type == SP_STREAM_CALLS  ? sizeof(sp_stream_calls)
-             : type == SP_STREAM_ZCALLS ? sizeof(sp_stream_zcalls)
-             : type == SP_STREAM_ENDS   ? 8
-             : type == SP_STREAM_CLOCK  ? sizeof(sp_stream_clock)
-             : type == SP_STREAM_META   ? sizeof(sp_stream_meta)
-             : type == SP_STREAM_STOP   ? sizeof(sp_stream_stop)
-             : type == SP_STREAM_PSNAP  ? sizeof(sp_stream_psnap)
-             : type == SP_STREAM_MPI    ? sizeof(sp_stream_mpi)
-             : type == SP_STREAM_COMM   ? sizeof(sp_stream_comm)
-                                        : sizeof(sp_stream_profile);
+  r->fixed = type == SP_STREAM_REGION     ? sizeof(sp_stream_region)
+             : type == SP_STREAM_CALLS    ? sizeof(sp_stream_calls)
+             : type == SP_STREAM_ZCALLS   ? sizeof(sp_stream_zcalls)
+             : type == SP_STREAM_ENDS     ? 8
+             : type == SP_STREAM_CLOCK    ? sizeof(sp_stream_clock)
+             : type == SP_STREAM_META     ? sizeof(sp_stream_meta)
+             : type == SP_STREAM_STOP     ? sizeof(sp_stream_stop)
+             : type == SP_STREAM_PSNAP    ? sizeof(sp_stream_psnap)
+             : type == SP_STREAM_MPI      ? sizeof(sp_stream_mpi)
+             : type == SP_STREAM_COMM     ? sizeof(sp_stream_comm)
+             : type == SP_STREAM_COUNTERS ? sizeof(sp_stream_counters)
+                                          : sizeof(sp_stream_profile);
   r->what = names[(type & 0xffff) - 1];
   r->is_calls = type == SP_STREAM_CALLS || type == SP_STREAM_ZCALLS;
   if (r->pl < (int64_t)r->fixed)
@@ -792,6 +798,18 @@ static int rec_fields(sp_fmt_stream *s, rec_read *r) {
                   (long long)r->count, r->size);
     want = pad8(fixed + 4 * r->count);
     break;
+  case SP_STREAM_COUNTERS: {
+    uint32_t k = get32(s, p + 4);
+    int64_t rows = (int64_t)get64(s, p + 8);
+    int64_t row = (int64_t)sizeof(sp_stream_ctr_row) + 16 * (int64_t)k;
+    int64_t room = r->pl - fixed - (int64_t)k * SP_STREAM_CTR_NAME;
+    if ((int32_t)get32(s, p) < 0 || k < 1 || k > SP_STREAM_CTR_MAX ||
+        rows < 0 || room < 0 || rows > room / row)
+      return torn(s, off, "COUNTERS record: %u counters, %lld rows in %u bytes",
+                  k, (long long)rows, r->size);
+    want = fixed + (int64_t)k * SP_STREAM_CTR_NAME + rows * row;
+    break;
+  }
   default:
     break;
   }
@@ -822,6 +840,23 @@ static int rec_contents(sp_fmt_stream *s, rec_read *r) {
         (r->kind != 'i' || r->ival < 0 || r->ival > INT32_MAX))
       return torn(s, off, "META record: rank is not an integer 0..%d",
                   INT32_MAX);
+  }
+  if (r->type == SP_STREAM_COUNTERS) {
+    uint32_t k = get32(s, r->p + 4);
+    size_t nb = (size_t)k * SP_STREAM_CTR_NAME;
+    if (need(s, r->at + (int64_t)r->fixed, nb) != 0)
+      return -1;
+    const unsigned char *v = wat(s, r->at + (int64_t)r->fixed);
+    for (uint32_t i = 0; i < k; i++) {
+      const unsigned char *nm = v + (size_t)i * SP_STREAM_CTR_NAME;
+      if (!nm[0] || !memchr(nm, 0, SP_STREAM_CTR_NAME))
+        return torn(s, off, "COUNTERS record: counter %u has no name", i);
+    }
+    if (s->ctr_n && (k != s->ctr_n || memcmp(v, s->ctr_names, nb) != 0))
+      return torn(s, off, "COUNTERS record: counters differ from the first's");
+    if (need(s, r->at, r->fixed) != 0) /* back to the fixed part */
+      return -1;
+    r->p = wat(s, r->at);
   }
   if (r->type == SP_STREAM_ENDS) {
     for (int64_t i = 0; i < r->count; i++) {
@@ -1004,6 +1039,20 @@ static int rec_take(sp_fmt_stream *s, rec_read *r) {
     return 0;
   case SP_STREAM_COMM:
     return take_comm(s, r);
+  case SP_STREAM_COUNTERS: {
+    uint32_t k = get32(s, p + 4);
+    if (!s->ctr_n) {
+      size_t nb = (size_t)k * SP_STREAM_CTR_NAME;
+      if (need(s, r->at + (int64_t)r->fixed, nb) != 0)
+        return -1;
+      memcpy(s->ctr_names, wat(s, r->at + (int64_t)r->fixed), nb);
+      s->ctr_n = k;
+    }
+    if (grow((void **)&s->ctr_off, &s->capctr, s->nctr, sizeof *s->ctr_off))
+      return fail(s, r->off, "out of memory");
+    s->ctr_off[s->nctr++] = r->at;
+    return 0;
+  }
   case SP_STREAM_PSNAP: {
     uint64_t stamp = get64(s, p);
     s->psnaps++;
@@ -1044,7 +1093,7 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
 }
 
 static int known_type(uint32_t t) {
-  return t >= SP_STREAM_REGION && t <= SP_STREAM_COMM;
+  return t >= SP_STREAM_REGION && t <= SP_STREAM_COUNTERS;
 }
 
 /* Every record from offset 32 on, up to the end or the torn tail. */
@@ -2088,6 +2137,8 @@ int sp_fmt_stream_open_hinted(const char *path, int flags,
   s->npend = s->cappend = 0;
   free(s->win);
   s->win = NULL;
+  s->wcap = 0; /* sp_fmt_stream_counters reads through a window again */
+  s->woff = s->wlen = 0;
   s->hint = NULL; /* the caller's: only the index reads it */
   s->nhint = 0;
   if (rc == 0) {
@@ -2161,6 +2212,7 @@ void sp_fmt_stream_close(sp_fmt_stream *s) {
   free(s->tmap);
   sp__hash_free(&s->reg_ix);
   sp__hash_free(&s->lane_ix);
+  free(s->ctr_off);
   free(s->recs);
   free(s->lrec);
   free(s->lanes);
@@ -2551,5 +2603,121 @@ int sp_fmt_stream_profile(sp_fmt_stream *s, sp_fmt_profile *out) {
 oom:
   sp__hash_free(&names);
   sp_fmt_profile_free(out);
+  return -1;
+}
+
+/* ---- counters (SP_COUNTERS) ----------------------------------------------
+ */
+
+typedef struct ctr_ref {
+  int32_t thread, region;
+  int64_t at; /* the row's offset; later rows win */
+} ctr_ref;
+
+static int by_ctr_ref(const void *a, const void *b) {
+  const ctr_ref *x = a, *y = b;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  if (x->region != y->region)
+    return x->region < y->region ? -1 : 1;
+  return x->at < y->at ? -1 : (x->at > y->at);
+}
+
+/* The writer's thread numbers the output numbers from 0 (the sources' in
+ * a trace, the profile's in profile mode), ascending; *n of them. */
+static int32_t *numbered_threads(sp_fmt_stream *s, int64_t *n) {
+  int64_t cap = (s->npth > s->nlanes ? s->npth : s->nlanes) + 1, k = 0;
+  int32_t *t = malloc((size_t)cap * sizeof *t);
+  if (!t)
+    return NULL;
+  if (s->npth) {
+    for (int64_t i = 0; i < s->npth; i++)
+      if (s->pth[i].nnodes >= 2)
+        t[k++] = s->pth[i].thread;
+  } else {
+    for (int64_t l = 0; l < s->nlanes; l++)
+      if (s->lanes[l].calls > 0)
+        t[k++] = s->lanes[l].thread;
+  }
+  qsort(t, (size_t)k, sizeof *t, by_int32);
+  int64_t m = 0;
+  for (int64_t i = 0; i < k; i++)
+    if (i == 0 || t[i] != t[i - 1])
+      t[m++] = t[i];
+  *n = m;
+  return t;
+}
+
+int sp_fmt_stream_counters(sp_fmt_stream *s, sp_fmt_ctr *out) {
+  memset(out, 0, sizeof *out);
+  out->rank = s->info.rank;
+  if (!s->nctr)
+    return 0;
+  uint32_t k = s->ctr_n;
+  out->n = (int32_t)k;
+  for (uint32_t i = 0; i < k; i++)
+    memcpy(out->names[i], s->ctr_names + (size_t)i * SP_STREAM_CTR_NAME,
+           SP_FMT_CTR_NAME);
+  const int64_t fixed = (int64_t)sizeof(sp_stream_counters);
+  const int64_t row = (int64_t)sizeof(sp_stream_ctr_row) + 16 * (int64_t)k;
+  ctr_ref *refs = NULL;
+  int64_t nrefs = 0, caprefs = 0, nt = 0;
+  int64_t *iv = malloc(2 * k * sizeof *iv);
+  int32_t *threads = numbered_threads(s, &nt);
+  if (!iv || !threads)
+    goto oom;
+  for (int64_t r = 0; r < s->nctr; r++) {
+    int64_t at = s->ctr_off[r];
+    if (need(s, at, (size_t)fixed) != 0)
+      goto fail;
+    const unsigned char *p = wat(s, at);
+    int32_t thread = (int32_t)get32(s, p);
+    int64_t rows = (int64_t)get64(s, p + 8);
+    at += fixed + (int64_t)k * SP_STREAM_CTR_NAME;
+    for (int64_t i = 0; i < rows; i++, at += row) {
+      if (need(s, at, 4) != 0)
+        goto fail;
+      if (grow((void **)&refs, &caprefs, nrefs, sizeof *refs))
+        goto oom;
+      refs[nrefs++] = (ctr_ref){thread, (int32_t)get32(s, wat(s, at)), at};
+    }
+  }
+  qsort(refs, (size_t)nrefs, sizeof *refs, by_ctr_ref);
+  for (int64_t i = 0; i < nrefs; i++) {
+    if (i + 1 < nrefs && refs[i + 1].thread == refs[i].thread &&
+        refs[i + 1].region == refs[i].region)
+      continue; /* a later record has this row */
+    if (need(s, refs[i].at, (size_t)row) != 0)
+      goto fail;
+    const unsigned char *p = wat(s, refs[i].at);
+    int64_t calls = (int64_t)get64(s, p + 8);
+    for (uint32_t j = 0; j < 2 * k; j++)
+      iv[j] = (int64_t)get64(s, p + 16 + 8 * j);
+    if (calls <= 0)
+      continue; /* no call counted (or a count no run reaches) */
+    const region *rg;
+    const char *name = region_name(s, refs[i].region, &rg);
+    if (!name)
+      goto oom;
+    /* A thread with counters but no call the output keeps goes after
+     * those that have some. */
+    const int32_t *t = bsearch(&refs[i].thread, threads, (size_t)nt,
+                               sizeof *threads, by_int32);
+    int32_t th = t ? (int32_t)(t - threads) : (int32_t)nt + refs[i].thread;
+    if (sp_fmt_ctr_add(out, th, name, calls, iv, iv + k) != 0)
+      goto oom;
+  }
+  sp_fmt_ctr_normalize(out);
+  free(refs);
+  free(iv);
+  free(threads);
+  return 0;
+oom:
+  fail(s, 32, "out of memory");
+fail:
+  free(refs);
+  free(iv);
+  free(threads);
+  sp_fmt_ctr_free(out);
   return -1;
 }

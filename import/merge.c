@@ -498,6 +498,8 @@ int sp__imp_merge(const sp_fmt_inputs *in, const sp_imp_claim *claims,
     sp_fmt_err_set(err, "%s: out of memory", out);
     failed = 1;
   }
+  if (!failed && sp__imp_counters(in, claims, nclaims, w, err) != 0)
+    failed = 1;
   int rc = -1;
   double t0 = now();
   if (failed || sp_fmt_h5w_meta(w, &p.meta, err) != 0) {

@@ -123,6 +123,63 @@ static int gather(one *v, int64_t n, sp_fmt_profile *m) {
   return 0;
 }
 
+/* The inputs' counters per region (SP_COUNTERS), one table per rank in
+ * ascending order; processes of one rank keep their thread numbers. */
+static int profile_counters(const sp_fmt_inputs *in, const one *v, int64_t n,
+                            sp_fmt_ctr **out, int64_t *nout, sp_fmt_err *err) {
+  sp_fmt_ctr *acc = NULL;
+  int64_t nacc = 0;
+  int rc = 0;
+  for (int64_t i = 0; rc == 0 && i < n; i++) {
+    const char *path = in->v[v[i].input].path;
+    sp_fmt_ctr *t;
+    int64_t nt;
+    if (sp_fmt_ctr_read(path, &t, &nt, err) != 0) {
+      rc = -1;
+      break;
+    }
+    for (int64_t k = 0; rc == 0 && k < nt; k++) {
+      int32_t rank = t[k].rank;
+      int64_t a = 0;
+      while (a < nacc && acc[a].rank != rank)
+        a++;
+      if (a == nacc) {
+        sp_fmt_ctr *g = realloc(acc, (size_t)(nacc + 1) * sizeof *g);
+        if (!g) {
+          sp_fmt_err_set(err, "%s: out of memory", path);
+          rc = -1;
+          break;
+        }
+        acc = g;
+        memset(&acc[nacc], 0, sizeof *acc);
+        acc[nacc++].rank = rank;
+      }
+      rc = sp__imp_ctr_append(&acc[a], &t[k], 0, path, err);
+    }
+    for (int64_t k = 0; k < nt; k++)
+      sp_fmt_ctr_free(&t[k]);
+    free(t);
+  }
+  for (int64_t a = 0; a < nacc; a++)
+    sp_fmt_ctr_normalize(&acc[a]);
+  for (int64_t a = 1; a < nacc; a++) /* ranks ascending */
+    for (int64_t b = a; b > 0 && acc[b - 1].rank > acc[b].rank; b--) {
+      sp_fmt_ctr x = acc[b];
+      acc[b] = acc[b - 1];
+      acc[b - 1] = x;
+    }
+  if (rc != 0) {
+    for (int64_t a = 0; a < nacc; a++)
+      sp_fmt_ctr_free(&acc[a]);
+    free(acc);
+    acc = NULL;
+    nacc = 0;
+  }
+  *out = acc;
+  *nout = nacc;
+  return rc;
+}
+
 int sp__imp_profiles(const sp_fmt_inputs *in, const char *out,
                      const char *label, int processes, sp_fmt_err *err) {
   one *v = calloc(in->n ? (size_t)in->n : 1, sizeof *v);
@@ -187,7 +244,16 @@ int sp__imp_profiles(const sp_fmt_inputs *in, const char *out,
       sp_fmt_meta_set_int(&meta, "calls_open_at_exit", m.open_calls) != 0) {
     sp_fmt_err_set(err, "%s: out of memory", out);
   } else {
-    rc = sp_fmt_h5_write_profile(out, NULL, &m, &meta, err) == 0 ? 1 : -1;
+    sp_fmt_ctr *ctr = NULL;
+    int64_t nctr = 0;
+    if (profile_counters(in, v, n, &ctr, &nctr, err) == 0)
+      rc =
+          sp_fmt_h5_write_profile_ctr(out, NULL, &m, &meta, ctr, nctr, err) == 0
+              ? 1
+              : -1;
+    for (int64_t i = 0; i < nctr; i++)
+      sp_fmt_ctr_free(&ctr[i]);
+    free(ctr);
   }
   sp_fmt_meta_free(&meta);
   sp_fmt_profile_free(&m);

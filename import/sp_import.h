@@ -89,6 +89,17 @@ void sp__imp_nesting_report(void);
 int sp__imp_profiles(const sp_fmt_inputs *in, const char *out,
                      const char *label, int processes, sp_fmt_err *err);
 
+/* Counters per region (SP_COUNTERS) of the claims' inputs into w: one
+ * rank<N>/likwid group per rank that has any, the threads of processes of
+ * one rank moved as their claims say. 0, or -1 with err set. */
+int sp__imp_counters(const sp_fmt_inputs *in, const sp_imp_claim *claims,
+                     int64_t nclaims, sp_fmt_h5w *w, sp_fmt_err *err);
+
+/* src's rows into dst (one rank's table), their threads moved by base;
+ * counters that differ from dst's are an error naming path. */
+int sp__imp_ctr_append(sp_fmt_ctr *dst, const sp_fmt_ctr *src, int32_t base,
+                       const char *path, sp_fmt_err *err);
+
 /* How to merge: --threads and --times. */
 typedef struct sp_imp_opts {
   int threads; /* 0 one, 1 two, -1 two when ranks are large (merge.c) */

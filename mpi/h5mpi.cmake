@@ -47,6 +47,7 @@ add_library(scopeprof_h5mpi MODULE ${PROJECT_SOURCE_DIR}/runtime/src/h5_module.c
   ${_fmt}/h5_write.c
   ${_fmt}/h5_write_raw.c ${_fmt}/h5_vfd.c ${_fmt}/h5_write_par.c
   ${_fmt}/h5_mpi_write.c
+  ${_fmt}/h5_ctr.c
   $<TARGET_OBJECTS:sp_format_obj>)
 target_include_directories(scopeprof_h5mpi PRIVATE ${_fmt}
   ${SP_HDF5_MPI_INCLUDE} ${MPI_C_INCLUDE_DIRS})

@@ -30,6 +30,10 @@ static const char USAGE[] =
     "  --min-percent P    --tree: nodes under P% of the time hidden\n"
     "  --region NAME      one region: percentiles and a histogram of its\n"
     "                     call durations\n"
+    "  --counters[=LIST]  the table with counters per region (SP_COUNTERS):\n"
+    "                     LIST of counter names (inclusive), NAME:excl,\n"
+    "                     ipc, miss-rate, branch-miss-rate, faults/call;\n"
+    "                     default every counter and what derives from them\n"
     "  --mpi              time inside MPI per rank; per MPI function its\n"
     "                     calls, total and the ranks with the least and the\n"
     "                     most, and the bytes each sent and received\n"
@@ -106,7 +110,8 @@ enum {
   OPT_MIN_PCT,
   OPT_WITH_META,
   OPT_MIN_DUR,
-  OPT_MATRIX
+  OPT_MATRIX,
+  OPT_COUNTERS
 };
 
 static const struct option OPTIONS[] = {
@@ -137,6 +142,7 @@ static const struct option OPTIONS[] = {
     {"min-percent", required_argument, NULL, OPT_MIN_PCT},
     {"with-metadata", no_argument, NULL, OPT_WITH_META},
     {"min-duration", required_argument, NULL, OPT_MIN_DUR},
+    {"counters", optional_argument, NULL, OPT_COUNTERS},
     {NULL, 0, NULL, 0}};
 
 /* ---- the outputs ---------------------------------------------------------
@@ -205,6 +211,7 @@ static const output OUTPUTS[] = {
      rp_print_tree, NULL, NULL},
     {OPT_REGION, NULL, "--region", NEED_CALLS | NEED_TRACE, rp_print_region,
      NULL, NULL},
+    {OPT_COUNTERS, NULL, "--counters", 0, rp_print_counters, NULL, NULL},
     {OPT_MPI, NULL, "--mpi", NEED_CALLS | NEED_MPI | NO_BY | NO_SORT,
      rp_print_mpi, NULL,
      "--mpi takes --top, --include, --exclude, --ranks, --wide, --export "
@@ -391,6 +398,12 @@ static int parse(int argc, char **argv, rp_opts *o, cli *c) {
         return usage("%s", "--suggest-filter= needs a file name");
       choose(c, k, NULL);
       break;
+    case OPT_COUNTERS:
+      o->counters = v ? v : "";
+      if (v && !v[0])
+        return usage("%s", "--counters= needs columns, e.g. ipc,page-faults");
+      choose(c, k, NULL);
+      break;
     case OPT_TREE:
     case OPT_MPI:
     case OPT_MATRIX:
@@ -510,8 +523,8 @@ static int check(cli *c, const rp_opts *o, const output **out) {
                            ? (matrix ? "--matrix exports as csv or json only"
                                      : "--mpi exports as csv or json only")
                            : "one of --tree, --region, --mpi, --matrix, "
-                             "--export, --svg, --diff and --suggest-filter at "
-                             "a time");
+                             "--export, --svg, --diff, --suggest-filter and "
+                             "--counters at a time");
   unsigned needs = (*out)->needs;
   if ((needs & NEED_TWO) && c->nargs != 2)
     return usage("%s", "--diff compares two profiles: A B");

@@ -511,6 +511,8 @@ int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
   int rc = 0;
   for (int64_t i = 0; rc == 0 && i < in.n; i++)
     rc = load_input(p, &in.v[i], i, o, events, &cl, &ncl, &capcl, err);
+  for (int64_t i = 0; rc == 0 && o->counters && i < in.n; i++)
+    rc = rp_load_counters(p, in.v[i].path, o, err);
   if (rc == 0 && p->profile_input && p->trace_input) {
     sp_fmt_err_set(err,
                    "%s: a profile (SP_MODE=profile) cannot be reported "
@@ -594,6 +596,9 @@ void rp_profile_free(rp_profile *p) {
   free(p->paths);
   free(p->profile_input);
   free(p->trace_input);
+  for (int64_t i = 0; i < p->nctr; i++)
+    sp_fmt_ctr_free(&p->ctr[i]);
+  free(p->ctr);
   free(p->label);
   rp_mpi_free(p);
   memset(p, 0, sizeof *p);

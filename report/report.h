@@ -4,6 +4,7 @@
 #define SP_REPORT_H
 
 #include "sp_common.h"
+#include "sp_h5.h"
 #include "sp_hash.h"
 #include "sp_profile.h"
 #include "sp_progress.h"
@@ -45,6 +46,8 @@ typedef struct rp_opts {
   double min_pct;     /* --min-percent P: tree nodes under P% hidden */
   int with_metadata;  /* --with-metadata: exports carry every metadata item */
   int64_t min_dur;    /* --min-duration NS: chrome leaves shorter calls out */
+  /* --counters[=LIST]: "" the default columns; NULL not asked */
+  const char *counters;
 } rp_opts;
 
 /* Whether an export (chrome, otf2) carries the metadata item key: the
@@ -121,6 +124,10 @@ typedef struct rp_profile {
   sp_fmt_mpi_rank *mpi;
   int64_t nmpi;
   int mpi_loaded;
+  /* --counters: the counters per region of the selected ranks (SP_COUNTERS),
+   * one table per rank and input */
+  sp_fmt_ctr *ctr;
+  int64_t nctr;
 } rp_profile;
 
 /* Loads args[0..nargs) (files or directories, sp-import's rules) as one
@@ -252,6 +259,14 @@ int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
                   sp_fmt_err *err);
 int rp_diff(const rp_profile *a, const rp_profile *b, const rp_opts *o, FILE *f,
             sp_fmt_err *err);
+/* --counters: the table's regions with their counters' sums (the columns
+ * o->counters names) and the metrics derived from them. */
+int rp_print_counters(const rp_profile *p, const rp_opts *o, FILE *f,
+                      sp_fmt_err *err);
+/* The counter tables of the input at path, of the ranks o selects, added
+ * to p. */
+int rp_load_counters(rp_profile *p, const char *path, const rp_opts *o,
+                     sp_fmt_err *err);
 /* --suggest-filter: the filter file (to o->suggest when named, else to f)
  * and, when it went to its own file, the estimates per region on f. */
 int rp_suggest_filter(const rp_profile *p, const rp_opts *o, FILE *f,

@@ -4,7 +4,7 @@ import sys
 
 import numpy as np
 
-from . import _filters, _inputs, _mpi
+from . import _filters, _inputs, _likwid, _mpi
 from .callstack import build_call_arrays, join_teams
 from .events import EventTable
 from .region import Region, SummaryOnlyError
@@ -12,22 +12,33 @@ from .region import Region, SummaryOnlyError
 NS = 1e9
 
 
-def read_h5(path):
+def read_h5(path, include_likwid=True):
     """Every call of a profile: a schema-2 .h5 (merged or per-rank), an
     .spt trace, a list of such files, or a directory of one run's per-rank
-    files (its *.spt and *_rank<N>.h5)."""
-    return ProfilingResults(_inputs.load(path, events=True))
+    files (its *.spt and *_rank<N>.h5). include_likwid: the counters per
+    region (SP_COUNTERS) as results.likwid, a DataFrame."""
+    res = ProfilingResults(_inputs.load(path, events=True))
+    if include_likwid:
+        res.likwid = _likwid.read(path)
+    return res
 
 
-def read_h5_summary(path, regions=None, ranks=None, fallback=True, **_ignored):
+def read_h5_summary(path, regions=None, ranks=None, fallback=True,
+                    include_likwid=True, **_ignored):
     """Statistics only, from rank_region_index/summary_statistics; the
     event columns are never read. regions/ranks restrict what is kept. An
     .h5 without summary records is read in full unless fallback=False (then
     ValueError); .spt traces have no such records and are always read in
-    full. Options of scope-profiler for payloads ScopeProf does not write
-    (include_likwid, include_line_profile) are accepted and ignored."""
+    full. include_likwid: the counters per region (SP_COUNTERS, the files'
+    rank<N>/likwid groups) as results.likwid, a DataFrame (docs/python.md),
+    restricted as regions and ranks say; else results.likwid is None.
+    include_line_profile, for a payload ScopeProf does not write, is
+    accepted and ignored."""
     cols = _inputs.load(path, events=False, fallback=fallback)
-    return ProfilingResults(cols, regions=regions, ranks=ranks)
+    res = ProfilingResults(cols, regions=regions, ranks=ranks)
+    if include_likwid:
+        res.likwid = _likwid.read(path, regions=regions, ranks=ranks)
+    return res
 
 
 _FRAME_COLUMNS = ["name", "rank", "threads", "num_calls", "total_duration",
@@ -49,6 +60,10 @@ def _optional_ints(values):
 class ProfilingResults:
     """One profile. Statistics come from the summary records; per-call data
     (events, percentiles, call stacks) is there when read by read_h5."""
+
+    # The counters per region (SP_COUNTERS) as a DataFrame, when read with
+    # include_likwid; None otherwise.
+    likwid = None
 
     def __init__(self, cols, regions=None, ranks=None, is_root=True):
         self._cols = cols

@@ -79,6 +79,23 @@ static int write_profile(const char *path, sp_fmt_stream *s,
   return rc;
 }
 
+/* SP_COUNTERS: the stream's sums as the rank<N>/likwid group of the .h5
+ * just written at path (nothing when the stream has none). */
+static int add_counters(const char *path, int rank, sp_fmt_stream *s,
+                        sp_fmt_err *err) {
+  sp_fmt_ctr c;
+  if (sp_fmt_stream_counters(s, &c) != 0) {
+    sp_fmt_err_set(err, "%.900s: out of memory", path);
+    return -1;
+  }
+  c.rank = rank;
+  int rc = c.n ? sp__write_h5_counters(path, &c, err) : 0;
+  sp_fmt_ctr_free(&c);
+  if (rc != 0)
+    unlink(path);
+  return rc;
+}
+
 /* Version 4 (varints) unless SP_SPT_VERSION=3 asks for the fixed-size
  * versions every reader of the earlier ones takes: 2, or 3 for threads. */
 static int spt_version(const sp_fmt_stream_info *info) {
@@ -97,6 +114,8 @@ int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
   sp_fmt_stream_get_info(s, info);
   if (sp__cfg.mode) {
     int rc = write_profile(path, s, info, err);
+    if (rc == 0)
+      rc = add_counters(path, rank, s, err);
     sp_fmt_stream_close(s);
     return rc;
   }
@@ -123,6 +142,8 @@ int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
     unlink(path);
     rc = -1;
   }
+  if (rc == 0 && sp__cfg.format_h5)
+    rc = add_counters(path, rank, s, err);
   sp_fmt_stream_close(s);
   return rc;
 }

@@ -2,6 +2,7 @@
  * what is still in memory to the stream, then writes the rank's .spt (or
  * .h5) from the stream and removes it. Memory stays bounded by the stream's
  * index, whatever the number of calls. */
+#include "counters.h"
 #include "internal.h"
 #include "profile.h"
 #include "sp_format.h"
@@ -89,6 +90,7 @@ static int append_rest(const uint64_t cnt[5]) {
     lose_in_memory();
     return -1;
   }
+  sp__cnt_close_all();
   if (sp__stream_flush(0, 1) != 0)
     return -1;
   atomic_store(&sp__stream_complete, 1);

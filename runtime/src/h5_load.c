@@ -169,6 +169,19 @@ int sp__write_h5_profile(const char *path, const struct sp_fmt_profile *p,
 #endif
 }
 
+int sp__write_h5_counters(const char *path, const struct sp_fmt_ctr *c,
+                          sp_fmt_err *err) {
+#ifndef SP_USE_HDF5
+  (void)c;
+  sp_fmt_err_set(err, "%.900s: this libscopeprof was built without HDF5", path);
+  return -1;
+#else
+  int (*write_fn)(const char *, const struct sp_fmt_ctr *, sp_fmt_err *);
+  *(void **)&write_fn = entry(path, "sp__h5_write_counters", err);
+  return write_fn ? write_fn(path, c, err) : -1;
+#endif
+}
+
 const sp__h5_merge_ops *sp__h5_merge(const char *path, sp_fmt_err *err) {
 #ifndef SP_USE_HDF5
   sp_fmt_err_set(err, "%.900s: this libscopeprof was built without HDF5", path);

@@ -25,6 +25,9 @@ typedef struct sp__h5_merge_ops {
                  sp_fmt_err *err);
   /* A rank's MPI messages (sp_fmt_h5w_mpi: m's contents move in). */
   int (*mpi)(void *w, int32_t rank, sp_fmt_mpi *m, sp_fmt_err *err);
+  /* A rank's counters per region (SP_COUNTERS) as its rank<N>/likwid
+   * group, once every rank's calls are in the file. */
+  int (*counters)(void *w, const sp_fmt_ctr *c, sp_fmt_err *err);
 } sp__h5_merge_ops;
 
 /* libscopeprof_h5mpi.so only: collective over MPI_COMM_WORLD (every rank

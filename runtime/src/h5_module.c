@@ -101,6 +101,16 @@ sp__h5_write_profile(const char *path, const sp_fmt_profile *p,
   return rc;
 }
 
+/* SP_COUNTERS: a rank's counters added to its finished file. */
+__attribute__((visibility("default"))) int
+sp__h5_write_counters(const char *path, const sp_fmt_ctr *c, sp_fmt_err *err) {
+  app_state s;
+  save(&s);
+  int rc = sp_fmt_h5_add_counters(path, c, err);
+  restore(&s);
+  return rc;
+}
+
 /* ---- SP_MERGE: rank 0's writer; HDF5 is called in open, close and abort
  * only (rows of a reserved writer wait in memory until close). */
 static void *merge_open(const char *path, int64_t events, const char **tmp,
@@ -155,10 +165,19 @@ static int merge_mpi(void *w, int32_t rank, sp_fmt_mpi *m, sp_fmt_err *err) {
   return sp_fmt_h5w_mpi(w, rank, m, err);
 }
 
+static int merge_counters(void *w, const sp_fmt_ctr *c, sp_fmt_err *err) {
+  app_state s;
+  save(&s);
+  int rc = sp_fmt_h5w_counters(w, c, err);
+  restore(&s);
+  return rc;
+}
+
 __attribute__((visibility("default"))) const sp__h5_merge_ops *
 sp__h5_merge_get(void) {
-  static const sp__h5_merge_ops ops = {merge_open,  merge_row,   merge_close,
-                                       merge_abort, merge_adopt, merge_mpi};
+  static const sp__h5_merge_ops ops = {
+      merge_open,  merge_row,   merge_close,    merge_abort,
+      merge_adopt, merge_mpi,   merge_counters};
   return &ops;
 }
 

@@ -13,7 +13,8 @@
  *   the clock when the TSC is not used; the cyg hooks' addr_slow, a
  *   per-thread cache miss. Every other rare case (disabled or paused,
  *   first call on a thread, a region new to the thread, a full chunk,
- *   nesting too deep, profile mode's misses) is a tail call (jmp) to a
+ *   nesting too deep, profile mode's misses, every end with SP_COUNTERS)
+ *   is a tail call (jmp) to a
  *   slow path; an excluded region's begin or end returns without any (not
  *   checked by the test).
  * - Those calls keep values in callee-saved registers, which the compilers
@@ -22,6 +23,7 @@
 #ifndef SP_HOTPATH_H
 #define SP_HOTPATH_H
 
+#include "counters.h"
 #include "filter.h"
 #include "internal.h"
 #include "profile.h"
@@ -92,6 +94,8 @@ static inline __attribute__((always_inline)) void sp__end_fast(int32_t id) {
   if (SP_UNLIKELY(a != 1 || !t)) {
     if (a == SP__ACTIVE_PROFILE)
       sp__prof_end_now(id);
+    else if (a >= SP__ACTIVE_COUNTERS)
+      sp__cnt_end(id);
     return; /* recording stopped, or this thread never began a call */
   }
   uint32_t d = t->depth;

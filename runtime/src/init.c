@@ -1,5 +1,6 @@
 /* init.c - life cycle of the runtime: configuration from the environment,
  * the exit handler, fork handling, and the registration API. */
+#include "counters.h"
 #include "filter.h"
 #include "internal.h"
 #include "profile.h"
@@ -110,6 +111,7 @@ static void fork_child(void) {
   }
   sp__record_after_fork();
   sp__prof_after_fork();
+  sp__cnt_after_fork();
   sp__states_unlock();
   sp__writer_after_fork();
   sp__pool_after_fork();
@@ -141,6 +143,7 @@ static void do_init(void) {
   }
   if (sp__cfg.filter[0])
     sp__filter_load(sp__cfg.filter);
+  sp__cnt_init();
   sp__clock_init();
   sp__start_mono = sp__mono_ns();
   clock_gettime(CLOCK_REALTIME, &sp__start_real);
@@ -168,7 +171,7 @@ static void do_init(void) {
   /* Instrumented objects carry a weak sp_active_ of 0 (so that they link
    * without the runtime): where the program's copy is the one in use, it
    * is switched on here. */
-  sp__set_active(sp__cfg.mode ? SP__ACTIVE_PROFILE : 1);
+  sp__set_active(sp__active_value());
   sp__abort_listen();
   if (sp__cfg.merge)
     sp__debug("recording for %s.h5 (SP_MERGE: written by the job at "

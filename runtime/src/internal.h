@@ -84,6 +84,7 @@ typedef struct sp__config {
   int enable;
   int mode;              /* SP_MODE: 0 trace, 1 profile */
   char filter[PATH_MAX]; /* SP_FILTER: run-time filter file */
+  char counters[512];    /* SP_COUNTERS: counter names */
   int profile_paths;     /* SP_PROFILE_PATHS: paths per thread */
   int profile_snapshot;  /* SP_PROFILE_SNAPSHOT: seconds, 0 none */
   uint64_t memory;       /* SP_MEMORY: bytes */
@@ -309,7 +310,6 @@ typedef struct sp__buf {
 enum {
   SP__F_INHERITED = 1, /* open at fork, in the parent's memory */
   SP__F_DROPPED = 2,   /* not recorded (no memory): its end writes nothing */
-  SP__F_PAUSED = 4,    /* begun during sp_pause(): its end writes nothing */
 };
 typedef struct sp__frame {
   int32_t region;
@@ -535,6 +535,14 @@ SP_HIDDEN int sp__write_h5_profile(const char *path,
                                    const struct sp_fmt_profile *p,
                                    const struct sp_fmt_meta *meta,
                                    struct sp_fmt_err *err);
+
+struct sp_fmt_ctr;
+/* SP_COUNTERS: c as the rank<N>/likwid group of the .h5 written at path
+ * (not yet renamed into place), through the HDF5 module; 0, or -1 with
+ * err set. */
+SP_HIDDEN int sp__write_h5_counters(const char *path,
+                                    const struct sp_fmt_ctr *c,
+                                    struct sp_fmt_err *err);
 
 struct sp__h5_merge_ops;
 /* Rank 0's writer of the merged file (h5_merge.h), from the module loaded

@@ -198,6 +198,7 @@ typedef struct share {
   sp_fmt_meta meta; /* as this rank's own .h5 would hold */
   char *per[SP_FMT_PER_RANK];
   sp_fmt_mpi mpi; /* the MPI layer's messages */
+  sp_fmt_ctr ctr; /* SP_COUNTERS' sums (n 0: none) */
 } share;
 
 static int by_row(const void *a, const void *b) {
@@ -214,6 +215,7 @@ static void share_free(share *sh) {
   sp_fmt_mpi_free(&sh->mpi);
   for (int k = 0; k < SP_FMT_PER_RANK; k++)
     free(sh->per[k]);
+  sp_fmt_ctr_free(&sh->ctr);
 }
 
 /* The complete stream's rows in schema-2 order (as sp-import orders them)
@@ -253,6 +255,11 @@ static int share_open(share *sh, int32_t rank, sp_fmt_err *err) {
   if (sp_fmt_stream_mpi(sh->s, &sh->mpi, err) != 0)
     return -1;
   sp__rank_meta(&sh->meta, sp_fmt_stream_meta(sh->s), info.open_calls);
+  if (sp_fmt_stream_counters(sh->s, &sh->ctr) != 0) {
+    sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
+    return -1;
+  }
+  sh->ctr.rank = rank;
   if (sp_fmt_per_rank_values(&sh->meta, rank, sh->per) != 0) {
     sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
     return -1;
@@ -457,6 +464,23 @@ static void put_str(buf *b, const char *s) {
     put(b, s, (size_t)len);
 }
 
+/* SP_COUNTERS' sums: int32 counters (0: none), their names, int64 rows,
+ * each int32 thread, int64 calls, region, the inclusive and exclusive
+ * sums. */
+static void put_counters(buf *b, const sp_fmt_ctr *c) {
+  put(b, &c->n, sizeof c->n);
+  for (int k = 0; k < c->n; k++)
+    put_str(b, c->names[k]);
+  put(b, &c->nrows, sizeof c->nrows);
+  for (int64_t i = 0; c->n && i < c->nrows; i++) {
+    put(b, &c->thread[i], sizeof c->thread[i]);
+    put(b, &c->calls[i], sizeof c->calls[i]);
+    put_str(b, c->region[i]);
+    put(b, c->incl + i * c->n, (size_t)c->n * sizeof *c->incl);
+    put(b, c->excl + i * c->n, (size_t)c->n * sizeof *c->excl);
+  }
+}
+
 static int pack(const share *sh, buf *b) {
   put(b, &sh->rank, sizeof sh->rank);
   put(b, &sh->n, sizeof sh->n);
@@ -485,6 +509,7 @@ static int pack(const share *sh, buf *b) {
     put(b, &m->comms[i].size, sizeof m->comms[i].size);
     put(b, m->comms[i].members, (size_t)m->comms[i].size * 4);
   }
+  put_counters(b, &sh->ctr); /* after the rows */
   return b->oom ? -1 : 0;
 }
 
@@ -571,9 +596,40 @@ typedef struct writer {
   const sp__h5_merge_ops *ops;
   void *w;
   char path[PATH_MAX + 64];
-  int32_t *ranks; /* per MPI rank, its rank in the file */
-  char **per;     /* per MPI rank, SP_FMT_PER_RANK values */
+  int32_t *ranks;  /* per MPI rank, its rank in the file */
+  char **per;      /* per MPI rank, SP_FMT_PER_RANK values */
+  sp_fmt_ctr *ctr; /* per MPI rank, its counters (written at close) */
 } writer;
+
+/* A rank's counters from its rows' message into c; 0, or -1 (cut short). */
+static int get_counters(reader *rd, sp_fmt_ctr *c) {
+  int32_t n = 0;
+  int64_t nrows = 0;
+  get(rd, &n, sizeof n);
+  if (rd->bad || n < 0 || n > SP_FMT_CTR_MAX)
+    return -1;
+  c->n = n;
+  for (int k = 0; k < n; k++) {
+    char *s = get_str(rd);
+    snprintf(c->names[k], SP_FMT_CTR_NAME, "%s", s ? s : "");
+    free(s);
+  }
+  get(rd, &nrows, sizeof nrows);
+  int64_t v[2 * SP_FMT_CTR_MAX];
+  for (int64_t i = 0; n && i < nrows && !rd->bad; i++) {
+    int32_t thread;
+    int64_t calls;
+    get(rd, &thread, sizeof thread);
+    get(rd, &calls, sizeof calls);
+    char *name = get_str(rd);
+    get(rd, v, 2 * (size_t)n * sizeof *v);
+    if (!rd->bad && name &&
+        sp_fmt_ctr_add(c, thread, name, calls, v, v + n) != 0)
+      rd->bad = 1;
+    free(name);
+  }
+  return rd->bad ? -1 : 0;
+}
 
 /* Rank r's rows (bytes b) into the index, its per-rank values kept. */
 static int add_packed(writer *wr, int r, const char *b, size_t n,
@@ -606,7 +662,8 @@ static int add_packed(writer *wr, int r, const char *b, size_t n,
       return -1;
   }
   sp_fmt_mpi m = {0, NULL, 0, NULL, 0, NULL};
-  if (rd.bad || get_mpi(&rd, &m) != 0) {
+  if (rd.bad || get_mpi(&rd, &m) != 0 ||
+      (get_counters(&rd, &wr->ctr[r]), rd.bad)) {
     sp_fmt_mpi_free(&m);
     sp_fmt_err_set(err, "%s: rank %d sent rows cut short", wr->path, r);
     return -1;
@@ -864,6 +921,9 @@ static void lead_free(lead_state *L) {
   for (size_t i = 0; L->wr.per && i < (size_t)L->j->size * SP_FMT_PER_RANK; i++)
     free(L->wr.per[i]);
   free(L->wr.per);
+  for (int r = 0; L->wr.ctr && r < L->j->size; r++)
+    sp_fmt_ctr_free(&L->wr.ctr[r]);
+  free(L->wr.ctr);
   free(L->wr.ranks);
   free(L->counts);
   free(L->j->gone);
@@ -878,11 +938,12 @@ static int lead_alloc(lead_state *L, int have) {
   L->counts = calloc((size_t)j->size, sizeof *L->counts);
   L->wr.ranks = calloc((size_t)j->size, sizeof *L->wr.ranks);
   L->wr.per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *L->wr.per);
+  L->wr.ctr = calloc((size_t)j->size, sizeof *L->wr.ctr);
   j->gone = calloc((size_t)j->size, 1);
   j->heard = calloc((size_t)j->size, 1);
   j->busy = calloc((size_t)j->size, 1);
-  L->ok = have && L->counts && L->wr.ranks && L->wr.per && j->gone &&
-          j->heard && j->busy;
+  L->ok = have && L->counts && L->wr.ranks && L->wr.per && L->wr.ctr &&
+          j->gone && j->heard && j->busy;
   if (have && !L->ok)
     sp_fmt_err_set(L->err, "%s: out of memory", sp__stream_path);
   if (!j->gone || !j->heard || !j->busy) {
@@ -1050,6 +1111,8 @@ static void lead_own_turn(lead_state *L) {
       L->wr.per[k] = sh->per[k];
       sh->per[k] = NULL;
     }
+    L->wr.ctr[0] = sh->ctr;
+    memset(&sh->ctr, 0, sizeof sh->ctr);
   }
 }
 
@@ -1072,6 +1135,12 @@ static void lead_close(lead_state *L) {
     sp_fmt_err_set(L->err, "%s: out of memory", L->wr.path);
     L->ok = 0;
   }
+  /* every rank's counters, now that no rank writes into the file */
+  for (int r = 0; L->ok && L->wr.w && r < j->size; r++)
+    if (L->wr.ctr[r].n) {
+      L->wr.ctr[r].rank = L->wr.ranks[r];
+      L->ok = L->wr.ops->counters(L->wr.w, &L->wr.ctr[r], L->err) == 0;
+    }
   if (L->wr.w) {
     if (L->ok)
       L->ok = L->wr.ops->close(L->wr.w, &m, L->err) == 0;
@@ -1233,7 +1302,7 @@ void sp__merge_at_finalize(void) {
 /* This rank's profile from its complete stream, its metadata and per-rank
  * values (as its own file would hold them). */
 static int prof_own(int32_t rank, sp_fmt_profile *p, sp_fmt_meta *meta,
-                    char **per, sp_fmt_err *err) {
+                    char **per, sp_fmt_ctr *ctr, sp_fmt_err *err) {
   int64_t nhint;
   const sp_stream_hint *hint = sp__stream_hints(&nhint);
   sp_fmt_stream *s;
@@ -1244,6 +1313,9 @@ static int prof_own(int32_t rank, sp_fmt_profile *p, sp_fmt_meta *meta,
   int rc = sp_fmt_stream_profile(s, p) < 0 ? -1 : 0;
   for (int64_t i = 0; i < p->npaths; i++)
     p->paths[i].rank = rank;
+  if (rc == 0 && sp_fmt_stream_counters(s, ctr) != 0)
+    rc = -1;
+  ctr->rank = rank;
   const sp_fmt_meta_item *it =
       sp_fmt_meta_get(sp_fmt_stream_meta(s), "profile_calls_folded");
   sp__rank_meta(meta, sp_fmt_stream_meta(s), p->open_calls);
@@ -1260,8 +1332,8 @@ static int prof_own(int32_t rank, sp_fmt_profile *p, sp_fmt_meta *meta,
 
 /* int32 rank; per-rank strings; int64 regions, each name, file, int32
  * line; int64 paths, each sp_fmt_ppath as in memory (one build). */
-static int prof_pack(buf *b, int32_t rank, char **per,
-                     const sp_fmt_profile *p) {
+static int prof_pack(buf *b, int32_t rank, char **per, const sp_fmt_profile *p,
+                     const sp_fmt_ctr *ctr) {
   put(b, &rank, sizeof rank);
   for (int k = 0; k < SP_FMT_PER_RANK; k++)
     put_str(b, per[k]);
@@ -1274,11 +1346,12 @@ static int prof_pack(buf *b, int32_t rank, char **per,
   put(b, &p->npaths, sizeof p->npaths);
   put(b, p->paths, (size_t)p->npaths * sizeof *p->paths);
   put(b, &p->open_calls, sizeof p->open_calls);
+  put_counters(b, ctr);
   return b->oom ? -1 : 0;
 }
 
 static int prof_unpack(const char *bytes, size_t n, int32_t *rank, char **per,
-                       sp_fmt_profile *p) {
+                       sp_fmt_profile *p, sp_fmt_ctr *ctr) {
   reader rd = {bytes, n, 0, 0};
   memset(p, 0, sizeof *p);
   get(&rd, rank, sizeof *rank);
@@ -1311,6 +1384,8 @@ static int prof_unpack(const char *bytes, size_t n, int32_t *rank, char **per,
     if (p->paths[i].region < 0 || p->paths[i].region >= nr ||
         p->paths[i].parent < -1 || p->paths[i].parent >= i)
       rd.bad = 1;
+  if (!rd.bad)
+    get_counters(&rd, ctr);
   return rd.bad ? -1 : 0;
 }
 
@@ -1322,9 +1397,10 @@ typedef struct prof_state {
   sp_fmt_profile *all; /* rank 0's profile, every rank's appended */
   sp_fmt_meta *meta;   /* rank 0's metadata, the job's added */
   char path[PATH_MAX + 64];
-  int32_t *ranks; /* per MPI rank, its rank in the file */
-  char **per;     /* per MPI rank, SP_FMT_PER_RANK values */
-  char *sent;     /* per MPI rank, 1: it answered (and waits for the end) */
+  int32_t *ranks;  /* per MPI rank, its rank in the file */
+  char **per;      /* per MPI rank, SP_FMT_PER_RANK values */
+  char *sent;      /* per MPI rank, 1: it answered (and waits for the end) */
+  sp_fmt_ctr *ctr; /* per MPI rank, its counters */
   int ok;
 } prof_state;
 
@@ -1357,10 +1433,10 @@ static void prof_take(prof_state *P, int r) {
     if (P->ok)
       sp_fmt_err_set(P->err, "%s: rank %d's profile did not come", P->path, r);
     P->ok = 0;
-  } else if (P->ok &&
-             (prof_unpack(b, (size_t)u.len, &P->ranks[r],
-                          P->per + (size_t)r * SP_FMT_PER_RANK, &p) != 0 ||
-              sp_fmt_profile_append(P->all, &p) != 0)) {
+  } else if (P->ok && (prof_unpack(b, (size_t)u.len, &P->ranks[r],
+                                   P->per + (size_t)r * SP_FMT_PER_RANK, &p,
+                                   &P->ctr[r]) != 0 ||
+                       sp_fmt_profile_append(P->all, &p) != 0)) {
     sp_fmt_err_set(P->err, "%s: rank %d sent a profile cut short", P->path, r);
     P->ok = 0;
   }
@@ -1400,7 +1476,13 @@ static void prof_write(prof_state *P) {
   if (!P->ok)
     return;
   sp__pending_tmp(1, tmp);
-  if (sp__write_h5_profile(tmp, P->all, P->meta, P->err) != 0) {
+  int rc = sp__write_h5_profile(tmp, P->all, P->meta, P->err);
+  for (int r = 0; rc == 0 && r < P->j->size; r++)
+    if (P->ctr[r].n) {
+      P->ctr[r].rank = P->ranks[r];
+      rc = sp__write_h5_counters(tmp, &P->ctr[r], P->err);
+    }
+  if (rc != 0) {
     unlink(tmp);
     P->ok = 0;
   } else if (sp__test_raise(), sp__place(tmp, P->path, 0) != 0) {
@@ -1411,7 +1493,8 @@ static void prof_write(prof_state *P) {
 }
 
 static int prof_lead(job *j, int32_t rank, int have, sp_fmt_profile *all,
-                     sp_fmt_meta *meta, char **per0, sp_fmt_err *err) {
+                     sp_fmt_meta *meta, char **per0, sp_fmt_ctr *ctr0,
+                     sp_fmt_err *err) {
   prof_state P;
   memset(&P, 0, sizeof P);
   P.j = j;
@@ -1421,7 +1504,8 @@ static int prof_lead(job *j, int32_t rank, int have, sp_fmt_profile *all,
   P.ranks = calloc((size_t)j->size, sizeof *P.ranks);
   P.per = calloc((size_t)j->size * SP_FMT_PER_RANK, sizeof *P.per);
   P.sent = calloc((size_t)j->size, 1);
-  P.ok = have && P.ranks && P.per && P.sent;
+  P.ctr = calloc((size_t)j->size, sizeof *P.ctr);
+  P.ok = have && P.ranks && P.per && P.sent && P.ctr;
   if (!P.ok && have)
     sp_fmt_err_set(err, "%s: out of memory", sp__stream_path);
   if (P.ok &&
@@ -1433,6 +1517,8 @@ static int prof_lead(job *j, int32_t rank, int have, sp_fmt_profile *all,
     P.ranks[0] = rank;
     for (int k = 0; k < SP_FMT_PER_RANK; k++)
       P.per[k] = per0[k], per0[k] = NULL;
+    P.ctr[0] = *ctr0;
+    memset(ctr0, 0, sizeof *ctr0);
   }
   for (int r = 1; r < j->size; r++)
     prof_take(&P, r);
@@ -1449,6 +1535,9 @@ static int prof_lead(job *j, int32_t rank, int have, sp_fmt_profile *all,
   free(P.per);
   free(P.ranks);
   free(P.sent);
+  for (int r = 0; P.ctr && r < j->size; r++)
+    sp_fmt_ctr_free(&P.ctr[r]);
+  free(P.ctr);
   return P.ok ? 0 : -1;
 }
 
@@ -1463,13 +1552,15 @@ int sp__merge_profile(int rank) {
   sp_fmt_profile p;
   sp_fmt_meta meta = {0};
   char *per[SP_FMT_PER_RANK] = {0};
-  int have = prof_own(rank, &p, &meta, per, &err) == 0;
+  sp_fmt_ctr ctr;
+  memset(&ctr, 0, sizeof ctr);
+  int have = prof_own(rank, &p, &meta, per, &ctr, &err) == 0;
   int rc = -1;
   if (j.rank == 0) {
-    rc = prof_lead(&j, rank, have, &p, &meta, per, &err);
+    rc = prof_lead(&j, rank, have, &p, &meta, per, &ctr, &err);
   } else {
     buf b = {NULL, 0, 0, 0};
-    int packed = have && prof_pack(&b, rank, per, &p) == 0;
+    int packed = have && prof_pack(&b, rank, per, &p, &ctr) == 0;
     up_msg u = {M_ROWS, packed ? 0 : -1, packed ? (int64_t)b.n : 0, 0};
     if (send_within(&j, &u, (int)sizeof u, 0, TAG_UP) == 0 &&
         (!packed ||
@@ -1482,6 +1573,7 @@ int sp__merge_profile(int rank) {
   }
   sp_fmt_profile_free(&p);
   sp_fmt_meta_free(&meta);
+  sp_fmt_ctr_free(&ctr);
   for (int k = 0; k < SP_FMT_PER_RANK; k++)
     free(per[k]);
   if (rc != 0 && err.msg[0]) {

@@ -138,7 +138,8 @@ static uint64_t open_start(const sp__thread_t *t, int region) {
   if (!d || (t->stack[d - 1].region & ~SP__DETACHED) != (uint32_t)region)
     return 0;
   const sp__frame_t *f = &t->stack[d - 1];
-  if (f->flags & (SP__F_DROPPED | SP__F_PAUSED))
+  /* flags mean something only on a detached frame (record.c) */
+  if ((f->region & SP__DETACHED) && (f->flags & SP__F_DROPPED))
     return 0;
   return (f->region & SP__DETACHED) ? f->start : f->slot->start;
 }

@@ -192,6 +192,10 @@ static inline void push(othr_t *o, int32_t id, int kind, const void *tag) {
 
 /* sp__end_fast with the end stamp given. */
 static inline void end_at(int32_t id, uint64_t stamp) {
+  if (SP_UNLIKELY(SP__ACTIVE() >= SP__ACTIVE_COUNTERS)) {
+    sp__cnt_end_at(id, stamp);
+    return;
+  }
   if (SP__ACTIVE() == SP__ACTIVE_PROFILE) {
     sp__prof_end(id, stamp);
     return;

@@ -57,7 +57,7 @@ SP_API int sp_resume(void) {
   /* finalize changes the state under this lock (sp__pause_finalizing), so
    * a resume cannot switch recording back on behind it */
   if (r == SP_OK && --depth == 0)
-    sp__set_active(sp__cfg.mode ? SP__ACTIVE_PROFILE : 1);
+    sp__set_active(sp__active_value());
   pthread_mutex_unlock(&lock);
   return r;
 }

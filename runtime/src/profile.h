@@ -9,8 +9,13 @@
 
 /* sp__active's value in profile mode (trace mode: 1). */
 #define SP__ACTIVE_PROFILE 2
+/* Its values with SP_COUNTERS: trace and profile mode; every begin takes
+ * the slow path, every end sp__cnt_end (counters.c). */
+#define SP__ACTIVE_COUNTERS 4
+#define SP__ACTIVE_PROF_COUNTERS 5
 /* The slow paths of profile mode run only while it records. */
-#define SP__PROF_ON(a) ((a) == SP__ACTIVE_PROFILE)
+#define SP__PROF_ON(a)                                                         \
+  ((a) == SP__ACTIVE_PROFILE || (a) == SP__ACTIVE_PROF_COUNTERS)
 
 /* One call path of one thread: the layout of sp_stream_pnode, so the table
  * goes to the stream as it stands. Stamps and sums are raw clock units;

@@ -262,11 +262,52 @@ static int grow_stack(sp__thread_t *t) {
   return 0;
 }
 
+static void begin_slow(int32_t id, int a);
+
 /* Every rare case of a begin: first call on this thread, a region new to
- * the thread, a full chunk, a stack to grow, recording stopped. */
+ * the thread, a full chunk, a stack to grow, recording stopped; and every
+ * begin with SP_COUNTERS, which counters.c makes. */
 __attribute__((noinline)) void sp__begin_slow(int32_t id) {
-  /* An excluded region never gets a chunk: its calls all come here. */
   int a = SP__ACTIVE();
+  if (a >= SP__ACTIVE_COUNTERS) {
+    sp__cnt_begin(id);
+    return;
+  }
+  begin_slow(id, a);
+}
+
+/* The fast path's work, which a begin with counters cannot take (the flag
+ * is not 1), then the slow path's as if recording. */
+void sp__begin_trace(int32_t id) {
+  sp__thread_t *t = sp__tls;
+  if (t && (uint32_t)id < SP__MAX_REGIONS) {
+    sp__buf_t *b = sp__buf_peek(t, id);
+    uint32_t d = t->depth;
+    if (b && b->cur != b->end && d < t->stack_cap) {
+      sp__open_call(t, b, b->cur, d, id);
+      return;
+    }
+  }
+  begin_slow(id, 1);
+}
+
+void sp__end_trace(int32_t id, uint64_t stamp) {
+  sp__thread_t *t = sp__tls;
+  if (!t)
+    return;
+  uint32_t d = t->depth;
+  if (d && t->stack[d - 1].region == id && !t->overflow) {
+    t->depth = d - 1;
+    SP__STORE(&t->stack[d - 1].slot->end, stamp ? stamp : sp__now());
+    return;
+  }
+  if (!sp__filter_out(id))
+    sp__end_slow(t, id, stamp ? stamp : sp__now());
+}
+
+/* a: the flag's value, 1 for a begin with counters (recording). */
+static void begin_slow(int32_t id, int a) {
+  /* An excluded region never gets a chunk: its calls all come here. */
   if (!a || sp__filter_drops(id))
     return;
   int g = sp__guard_enter(1);

@@ -2,6 +2,7 @@
  * is async-signal-safe (open, write, no allocation, no locks), because a
  * signal handler uses it as well as the writer thread and finalize; the
  * token says which of them may append. */
+#include "counters.h"
 #include "internal.h"
 #include "profile.h"
 
@@ -765,7 +766,11 @@ int sp__stream_flush(int cause, int normal) {
       sp__stream_snapshot() != 0 || sp__mpi_msgs_stream() != 0 ||
       sp__prof_stream() != 0 || sp__stream_clock() != 0)
     return -1;
-  return sp__stream_stop(cause);
+  /* The counters after the STOP record: a reader that predates them takes
+   * them for a torn tail, and loses nothing else. */
+  if (sp__stream_stop(cause) != 0)
+    return -1;
+  return sp__cnt_stream();
 }
 
 int sp__stream_stop(int cause) {

@@ -124,7 +124,7 @@ static int fix_checks(uint8_t *d, size_t size) {
     memcpy(&rsize, d + off + 4, 4);
     if (swap)
       type = __builtin_bswap32(type), rsize = __builtin_bswap32(rsize);
-    if (type < SP_STREAM_REGION || type > SP_STREAM_COMM || rsize < 16 ||
+    if (type < SP_STREAM_REGION || type > SP_STREAM_COUNTERS || rsize < 16 ||
         rsize % 8 || rsize > size - off)
       break;
     if ((type == SP_STREAM_CALLS || type == SP_STREAM_ZCALLS) &&
@@ -193,6 +193,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         abort();
     if (pr == 1)
       sp_fmt_profile_free(&p);
+    /* Counters (COUNTERS records): every row's numbers within its table. */
+    sp_fmt_ctr c;
+    if (sp_fmt_stream_counters(s, &c) == 0) {
+      if (c.n < 0 || c.n > SP_FMT_CTR_MAX || (c.nrows && !c.n))
+        abort();
+      for (int64_t i = 0; i < c.nrows; i++)
+        if (!c.region[i] || c.calls[i] <= 0)
+          abort();
+      sp_fmt_ctr_free(&c);
+    }
   }
   /* Right checks: exactly what TRUST reads of the raw bytes. */
   uint8_t *fixed = malloc(size + 1);

@@ -44,6 +44,20 @@ static void full(sw *w, int be, uint32_t clock) {
   sw_stop(w, 450, 11);
 }
 
+/* full's stream with COUNTERS records after its STOP: two threads, a row
+ * written twice (the later wins), a region id without REGION. */
+static void counters(sw *w, int be) {
+  full(w, be, SP_STREAM_CLOCK_NS);
+  static const char *const names[] = {"page-faults", "context-switches"};
+  static const uint64_t t5[] = {0, 1, 10, 2, 4, 2,  /* main */
+                                1, 3, 6,  0, 6, 0}, /* kernel, id 1 */
+      t2[] = {9, 1, 1, 1, 1, 1},                    /* no REGION */
+      again[] = {1, 4, 8, 1, 8, 1};                 /* kernel, later */
+  sw_counters(w, 5, 2, names, 2, t5);
+  sw_counters(w, 2, 2, names, 1, t2);
+  sw_counters(w, 5, 2, names, 1, again);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: make_corpus_stream DIR\n");
@@ -79,6 +93,13 @@ int main(int argc, char **argv) {
   save(&w, w.n - 13, "zcalls_torn_le.spts");
   full(&w, 1, SP_STREAM_CLOCK_TSC);
   save(&w, w.n, "zcalls_tsc_be.spts");
+  /* Counters per region after the STOP record, in both orders, torn. */
+  w.z = 0;
+  counters(&w, 0);
+  save(&w, w.n, "counters_le.spts");
+  save(&w, w.n - 9, "counters_torn_le.spts");
+  counters(&w, 1);
+  save(&w, w.n, "counters_be.spts");
   free(w.b);
   return 0;
 }

@@ -89,12 +89,12 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   # (pretended) hosts; -posix: turns on two hosts; fail: the parallel write
   # failing (merge.sh says more).
   set(_modes equal only kill early early0 refuse term equal-w1 equal-w2
-    only-w1 kill-w2 refuse-w1 profile)
+    only-w1 kill-w2 refuse-w1 profile counters)
   set(_par 0)
   if(SP_BUILD_H5MPI)
     set(_par 1)
     list(APPEND _modes equal-par equal-hosts equal-posix only-par refuse-par
-      term-par fail fail0)
+      term-par fail fail0 counters-par)
   endif()
   set(_h5app "")
   if(SP_BUILD_H5MPI)

@@ -71,7 +71,7 @@ sp_add_unit_test(test_runtime_registry
     ${PROJECT_SOURCE_DIR}/runtime/src/registry.c
   INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src
   DEFINITIONS SP__MAX_PAGES=2 LIBS Threads::Threads)
-# Neither library links HDF5; the module does, and exports its three entry
+# Neither library links HDF5; the module does, and exports its four entry
 # points only.
 find_program(SP_READELF NAMES readelf)
 find_program(SP_NM NAMES nm)
@@ -79,7 +79,7 @@ if(SP_READELF AND SP_NM)
   set(_sp_h5_module_check "")
   if(TARGET scopeprof_h5)
     set(_sp_h5_module_check "; '${SP_READELF}' -d '$<TARGET_FILE:scopeprof_h5>' | grep -q 'NEEDED.*libhdf5'; \
-      test \"$('${SP_NM}' -D --defined-only '$<TARGET_FILE:scopeprof_h5>' | awk '{print $3}' | tr '\\n' ' ')\" = 'sp__h5_merge_get sp__h5_write sp__h5_write_profile '")
+      test \"$('${SP_NM}' -D --defined-only '$<TARGET_FILE:scopeprof_h5>' | awk '{print $3}' | tr '\\n' ' ')\" = 'sp__h5_merge_get sp__h5_write sp__h5_write_counters sp__h5_write_profile '")
   endif()
   add_test(NAME runtime_links_no_hdf5 COMMAND sh -c
     "set -e; ! '${SP_READELF}' -d '$<TARGET_FILE:scopeprof>' | grep -i 'NEEDED.*hdf5'; \
@@ -467,3 +467,36 @@ foreach(_cc GCC CLANG)
       SKIP_RETURN_CODE 77)
   endif()
 endforeach()
+
+# SP_COUNTERS: counters_prog's regions, whose software counters are known
+# in advance (fresh pages, blocking sleeps), checked in its .h5; the
+# hardware counters' test where a PMU exists, the refusal's where none
+# does (each skipped otherwise, with the reason).
+if(TARGET scopeprof_h5)
+  add_executable(counters_prog ${CMAKE_CURRENT_LIST_DIR}/runtime/counters_prog.c)
+  target_compile_options(counters_prog PRIVATE ${SP_C_WARNINGS})
+  target_link_libraries(counters_prog PRIVATE scopeprof Threads::Threads)
+  sp_add_unit_test(test_counters
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_counters.c
+    LIBS sp_format DEFINITIONS SP_TEST_H5_MODULE="$<TARGET_FILE:scopeprof_h5>"
+    SP_TEST_IMPORT="$<TARGET_FILE:sp-import>"
+    SP_TEST_REPORT="$<TARGET_FILE:sp-report>")
+  sp_unit_test_depends(test_counters counters_prog scopeprof_h5 sp-import
+    sp-report)
+  # The same counters from Python (read_h5_summary(include_likwid=True)).
+  if(TARGET sp-import AND Python3_EXECUTABLE)
+    add_test(NAME test_scopeprof_likwid
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/test/python/test_likwid.py
+        $<TARGET_FILE:counters_prog> $<TARGET_FILE:sp-import>
+        $<TARGET_FILE:scopeprof_h5> ${CMAKE_CURRENT_BINARY_DIR}/test_likwid_work)
+    set_tests_properties(test_scopeprof_likwid PROPERTIES TIMEOUT 300
+      ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python:${PROJECT_SOURCE_DIR}/test/python")
+  endif()
+  if(TARGET test_counters)
+    foreach(_k hw refused)
+      add_test(NAME test_counters_${_k} COMMAND test_counters ${_k})
+      set_tests_properties(test_counters_${_k} PROPERTIES SKIP_RETURN_CODE 77
+        TIMEOUT 300)
+    endforeach()
+  endif()
+endif()

@@ -225,6 +225,30 @@ static inline void sw_stop(sw *w, uint64_t stamp, int32_t cause) {
   sw_end(w);
 }
 
+/* A COUNTERS record: k names, n rows of (region, calls, k inclusive, k
+ * exclusive) given as 2 + 2k words each, the first word the region. */
+static inline void sw_counters(sw *w, int32_t thread, uint32_t k,
+                               const char *const *names, int64_t n,
+                               const uint64_t *rows) {
+  sw_begin(w, SP_STREAM_COUNTERS);
+  sw_u32(w, (uint32_t)thread);
+  sw_u32(w, k);
+  sw_u64(w, (uint64_t)n);
+  for (uint32_t i = 0; i < k; i++) {
+    char name[SP_STREAM_CTR_NAME] = {0};
+    memcpy(name, names[i], strlen(names[i]));
+    sw_put(w, name, sizeof name);
+  }
+  for (int64_t r = 0; r < n; r++) {
+    const uint64_t *x = rows + (size_t)r * (2 + 2 * k);
+    sw_u32(w, (uint32_t)x[0]);
+    sw_u32(w, 0);
+    for (uint32_t j = 1; j < 2 + 2 * k; j++)
+      sw_u64(w, x[j]);
+  }
+  sw_end(w);
+}
+
 static inline int sw_save(const sw *w, const char *path, size_t len) {
   FILE *f = fopen(path, "wb");
   if (!f)

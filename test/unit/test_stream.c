@@ -615,7 +615,7 @@ static void torn_records(void **state) {
       {"record size 20 is not a multiple of 8 from 16 on", 1},
       {"record size 8 is not a multiple of 8 from 16 on", 2},
       {"REGION record: its fields take 56 bytes, its size says 48", 3},
-      {"unknown record type 0x5350000d", 4},
+      {"unknown record type 0x5350000e", 4},
       {"unknown record type 0x00000000", 5},
       {"record of 64 bytes cut short (56 left)", 6},
       {"CALLS record fails its check", 7},
@@ -627,6 +627,7 @@ static void torn_records(void **state) {
       {"CALLS record: its fields take 80 bytes, its size says 96", 13},
       {"STOP record of 24 bytes is shorter than 32", 14},
       {"PATHS record: items 1 + 1 of 0 out of range", 15},
+      {"COUNTERS record: 0 counters, 1 rows in 64 bytes", 16},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     sw w = {0};
@@ -651,7 +652,7 @@ static void torn_records(void **state) {
       break;
     case 4:
       sw_calls(&w, 0, 0, 1, 1, c);
-      sw_set32(&w, at0, SP_STREAM_COMM + 1);
+      sw_set32(&w, at0, SP_STREAM_COUNTERS + 1);
       break;
     case 5: {
       unsigned char z[64] = {0};
@@ -701,6 +702,10 @@ static void torn_records(void **state) {
       sw_calls(&w, 0, 0, 1, 1, c);
       sw_set32(&w, at0, SP_STREAM_PATHS);
       break;
+    case 16: /* a CALLS record's fields read as a COUNTERS record's */
+      sw_calls(&w, 0, 0, 1, 1, c);
+      sw_set32(&w, at0, SP_STREAM_COUNTERS);
+      break;
     }
     /* Each rule is checked before the check is computed: the rule at
      * fault is the one said, with or without TRUST. */
@@ -717,6 +722,71 @@ static void torn_records(void **state) {
     }
     free(w.b);
   }
+}
+
+/* COUNTERS records: a later row replaces an earlier one of its (thread,
+ * region), two ids of one name add up, threads are numbered as the
+ * sources are (a thread with no call after them), in both byte orders
+ * and with or without TRUST; a record naming other counters is torn. */
+static void counters_records(void **state) {
+  (void)state;
+  static const char *const names[] = {"page-faults", "task-clock"};
+  for (int be = 0; be < 2; be++)
+    for (int flags = 0; flags < 2; flags++) {
+      sw w = {0};
+      w.be = be;
+      sw_header(&w, 0, 1, SP_STREAM_CLOCK_NS);
+      sw_region(&w, 0, -1, "main", NULL, 0);
+      sw_region(&w, 1, -1, "kernel", NULL, 0);
+      sw_region(&w, 2, -1, "kernel", NULL, 0);
+      static const uint64_t c[] = {100, 200};
+      sw_calls(&w, 5, 0, 0, 1, c);
+      sw_calls(&w, 2, 1, 0, 1, c);
+      sw_clock(&w, 100, 100);
+      sw_clock(&w, 300, 300);
+      sw_stop(&w, 300, 0);
+      static const uint64_t t5[] = {0, 1, 9, 9, 9, 9},
+                            t2[] = {1, 2, 10, 100, 4, 40, 2, 1, 5, 50, 5, 50},
+                            t7[] = {0, 3, 1, 2, 3, 4},
+                            t5b[] = {0, 2, 20, 200, 7, 70};
+      sw_counters(&w, 5, 2, names, 1, t5);
+      sw_counters(&w, 2, 2, names, 2, t2);
+      sw_counters(&w, 7, 2, names, 1, t7);
+      sw_counters(&w, 5, 2, names, 1, t5b);
+      size_t whole = w.n;
+      static const char *const other[] = {"page-faults", "cycles"};
+      sw_counters(&w, 5, 2, other, 1, t5);
+      sp_fmt_stream *s = open_image(&w, w.n, flags, "ctr.spts");
+      sp_fmt_stream_info in;
+      sp_fmt_stream_get_info(s, &in);
+      assert_int_equal(in.torn_offset, (int64_t)whole);
+      assert_string_equal(in.torn_what,
+                          "COUNTERS record: counters differ from the first's");
+      sp_fmt_ctr t;
+      assert_int_equal(sp_fmt_stream_counters(s, &t), 0);
+      assert_int_equal(t.n, 2);
+      assert_string_equal(t.names[0], "page-faults");
+      assert_string_equal(t.names[1], "task-clock");
+      assert_int_equal(t.nrows, 3);
+      /* writer thread 2 is thread 0, 5 is 1, 7 (no call) 2 + 7 */
+      assert_int_equal(t.thread[0], 0);
+      assert_string_equal(t.region[0], "kernel");
+      assert_int_equal(t.calls[0], 3);
+      assert_int_equal(t.incl[0], 15);
+      assert_int_equal(t.incl[1], 150);
+      assert_int_equal(t.excl[0], 9);
+      assert_int_equal(t.excl[1], 90);
+      assert_int_equal(t.thread[1], 1);
+      assert_string_equal(t.region[1], "main");
+      assert_int_equal(t.calls[1], 2);
+      assert_int_equal(t.incl[2], 20);
+      assert_int_equal(t.excl[3], 70);
+      assert_int_equal(t.thread[2], 9);
+      assert_int_equal(t.calls[2], 3);
+      sp_fmt_ctr_free(&t);
+      sp_fmt_stream_close(s);
+      free(w.b);
+    }
 }
 
 /* With TRUST the checks are not computed: a wrong one is accepted. */
@@ -1218,6 +1288,7 @@ int main(void) {
       cmocka_unit_test(tsc_map),
       cmocka_unit_test(header_errors),
       cmocka_unit_test(torn_records),
+      cmocka_unit_test(counters_records),
       cmocka_unit_test(trust_skips_checks),
       cmocka_unit_test(hints_as_file),
       cmocka_unit_test(big_and_describe),

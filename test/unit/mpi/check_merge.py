@@ -10,6 +10,9 @@
                           PARTIAL (killed: its stream holds what its writer
                           had written) some of them, none of its own rows
                           with more
+  counters MERGED IMPORTED RANKS
+                          every rank's rank<N>/likwid group (SP_COUNTERS)
+                          of MERGED equals IMPORTED's
 """
 import sys
 
@@ -154,11 +157,34 @@ def profile(a, b, nranks, calls):
     print(f"check_merge: profile: {len(pa)} call paths, {sum(got.values())} calls")
 
 
+def counters(a, b, nranks):
+    """SP_COUNTERS: every rank's likwid group of the merged file a equals
+    the one sp-import made in b, and holds page faults of merge.c's
+    regions."""
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        for r in range(nranks):
+            key = "rank%d/likwid" % r
+            if key not in fa or key not in fb:
+                fail("%s: no %s in both files" % (a, key))
+            ga, gb = fa[key], fb[key]
+            if list(ga.attrs["counters"]) != list(gb.attrs["counters"]):
+                fail("%s: counters differ" % key)
+            for d in ("region", "thread", "calls", "inclusive", "exclusive"):
+                if not np.array_equal(ga[d][()], gb[d][()]):
+                    fail("%s/%s differs from sp-import's" % (key, d))
+            if len(ga["region"]) == 0 or int(ga["calls"][()].min()) <= 0:
+                fail("%s: no row, or a row without calls" % key)
+            if int(ga["inclusive"][()][:, 0].sum()) <= 0:
+                fail("%s: no page fault at all" % key)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "profile":
         profile(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     elif sys.argv[1] == "equal":
         equal(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "counters":
+        counters(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif sys.argv[1] == "counts":
         counts(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
                int(sys.argv[5]) if len(sys.argv) > 5 else -1)

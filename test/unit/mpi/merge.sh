@@ -17,6 +17,9 @@
 #          limit, EFBIG) while other ranks' turns are open: no merged
 #          file, no temporary, every rank's own file. refuse-par: rank 0
 #          first says that rank 3's limit rules parallel HDF5 out.
+#   counters SP_COUNTERS=page-faults,context-switches, in trace then in
+#          profile mode: each rank's rank<N>/likwid group in the merged
+#          file equals the one sp-import makes of the rank files
 #   profile SP_MODE=profile: the merged file (rank files kept) holds the
 #          call paths sp-import makes of the rank files, with merge.c's calls;
 #          without SP_MERGE_KEEP_RANK_FILES, the merged file alone and a
@@ -116,6 +119,18 @@ equal)
   "$SP_IMPORT" -o "$d/imported.h5" --label p "$d/out"/p_rank0000[0-3].h5
   check equal "$d/out/p.h5" "$d/imported.h5"
   check counts "$d/out/p.h5" 4 3000 ;;
+counters)
+  for m in trace profile; do
+    rm -f "$d/out"/*
+    # shellcheck disable=SC2046
+    "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
+      $(w) SP_MODE=$m SP_COUNTERS=page-faults,context-switches \
+      SP_MERGE_KEEP_RANK_FILES=1 SP_FORMAT=h5 $prog 1000 >/dev/null 2>"$d/err"
+    if [ -s "$d/err" ]; then cat "$d/err"; exit 1; fi
+    test -f "$d/out/p.h5" || { echo "no merged file"; ls "$d/out"; exit 1; }
+    "$SP_IMPORT" -o "$d/imported.h5" --label p "$d/out"/p_rank0000[0-2].h5
+    check counters "$d/out/p.h5" "$d/imported.h5" 3
+  done ;;
 profile)
   "$MPIRUN" --oversubscribe -np 3 env SP_OUTPUT="$d/out/p" SP_MERGE=1 \
     SP_MODE=profile SP_MERGE_KEEP_RANK_FILES=1 $prog 2000 >/dev/null 2>"$d/err"

@@ -25,7 +25,7 @@ CALLS = {
     "__cyg_profile_func_exit": {"sp__mono_ns", "addr_slow"},
 }
 SLOW = {"sp__begin_slow", "sp__end_slow", "sp__prof_begin_slow",
-        "sp__prof_end_slow", "site_enter_slow"}
+        "sp__prof_end_slow", "sp__cnt_end", "site_enter_slow"}
 # The register saves the non-tail calls above cost (hotpath.h).
 MAX_PUSHES = 5
 # Atomic read-modify-writes and fences; "xchg %ax,%ax" is a nop, so only
