@@ -166,7 +166,8 @@ int sp__h5_mpi_ranks(hid_t f, int32_t **ranks, int64_t *n) {
     free(wk.ranks);
     return -1;
   }
-  qsort(wk.ranks, (size_t)wk.n, sizeof *wk.ranks, by_rank);
+  if (wk.n > 1) /* qsort's base must not be NULL, even for 0 elements */
+    qsort(wk.ranks, (size_t)wk.n, sizeof *wk.ranks, by_rank);
   *ranks = wk.ranks;
   *n = wk.n;
   return 0;

@@ -10,6 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 
+/* MPICH defines MPI_STATUSES_IGNORE as (MPI_Status *)1, which GCC 12
+ * reads as an array of size 0 for MPI_Waitall's parameter: a false
+ * positive, and the layer must see MPI_STATUSES_IGNORE itself. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+
 #define NP 4
 
 int main(int argc, char **argv) {
