@@ -448,17 +448,17 @@ SP_HIDDEN void sp__altstack_thread(void);
 /* ---- symbols (off the hot path: called at finalize) ---- */
 /* Name of the function at addr, demangled, malloc'd; never NULL. */
 SP_HIDDEN char *sp__symbol_name(const void *addr);
-/* Where code address addr is: *file (malloc'd) and *line from the object's
- * line table (.debug_line), else *file NULL; *func (malloc'd, demangled)
- * and *off, the offset into it, else *func NULL. 0 if either was found. */
-SP_HIDDEN int sp__symbol_where(const void *addr, char **file, int *line,
-                               char **func, uintptr_t *off);
 /* Where the parallel region started by the call that returns to ret is:
  * *file (malloc'd) and *line from the call's own location record (its
  * ident_t), never from the call's row, whose line optimisation may have
  * given another statement; *line -1 when the record gives none (*file
  * then the call's row's file, or NULL). 0 if *file was found. */
 SP_HIDDEN int sp__symbol_fork(const void *ret, char **file, int *line);
+/* An OpenMP construct's region of this kind at code pointer addr: *name,
+ * *file (NULL: unknown), *line (-1: unknown), malloc'd, as sp_fmt_sym_omp
+ * makes them from the object holding addr; 0, or -1 out of memory. */
+SP_HIDDEN int sp__symbol_omp(const void *addr, int32_t kind, char **name,
+                             char **file, int *line);
 /* Names address region r (a function's, or an OpenMP construct's) unless
  * it has a name; serialised with dlclose. */
 SP_HIDDEN void sp__region_name(sp__region_t *r);
@@ -469,12 +469,6 @@ SP_HIDDEN void *sp__dl_closing(void);
 SP_HIDDEN void sp__dl_closed(void *before, int closed);
 SP_HIDDEN void sp__symbols_lock(void); /* around fork */
 SP_HIDDEN void sp__symbols_unlock(void);
-/* file:line of link-time address a in the ELF image map (lines.c); 0, or
- * -1 when no row with a line covers a. lo: the start of a's function (0
- * if unknown). In Flang's tables (Fortran files) a row of line 0 gives
- * way to the last row with a line before it in the function. */
-SP_HIDDEN int sp__lines_find(const void *map, size_t size, uintptr_t a,
-                             uintptr_t lo, char **file, int *line);
 
 /* ---- OpenMP through OMPT (ompt.c) ---- */
 /* Names region r of an OpenMP construct (its name, file and line). */

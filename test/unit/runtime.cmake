@@ -50,15 +50,17 @@ if(TARGET scopeprof_h5)
 endif()
 
 
-# Where a parallel region is, from its call's ident_t (symbols.c, lines.c on
-# their own, with libomp's two calls played by the test), at -O2 with -g
-# whatever the build type: the code a compiler emits for an optimised call.
+# Where a parallel region is, from its call's ident_t (symbols.c and the
+# format library's ELF reader on their own, with libomp's two calls played
+# by the test), at -O2 with -g whatever the build type: the code a compiler emits for an optimised call.
 sp_add_unit_test(test_fork_where
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_fork_where.c
     ${CMAKE_CURRENT_LIST_DIR}/runtime/fork_where_omp.c
     ${PROJECT_SOURCE_DIR}/runtime/src/symbols.c
-    ${PROJECT_SOURCE_DIR}/runtime/src/lines.c
-  INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src
+    ${PROJECT_SOURCE_DIR}/format/elf_sym.c
+    ${PROJECT_SOURCE_DIR}/format/elf_lines.c
+    ${PROJECT_SOURCE_DIR}/format/symbolize.c
+  INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src ${PROJECT_SOURCE_DIR}/format
   DEFINITIONS SP_BUILDING_RUNTIME LIBS Threads::Threads ${CMAKE_DL_LIBS})
 if(TARGET test_fork_where)
   target_compile_options(test_fork_where PRIVATE -O2 -g)
