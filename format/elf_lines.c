@@ -241,8 +241,7 @@ static int found(const unit_t *u, uint64_t f, int64_t ln, int have_nz,
 }
 
 static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
-                   uint64_t a, uint64_t lo, unit_t *u, char **file,
-                   int *line) {
+                   uint64_t a, uint64_t lo, unit_t *u, char **file, int *line) {
   span_t all = {dl->data, dl->data + dl->size};
   while (all.p < all.end) {
     uint64_t len, ver, hlen, v;
@@ -315,7 +314,7 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
   do {                                                                         \
     if (have_prev && prev_addr <= a && a < addr) {                             \
       /* rows do not overlap: no other row covers a */                         \
-      return found(u, prev_file, prev_line, have_nz, nz_file, nz_line, file,  \
+      return found(u, prev_file, prev_line, have_nz, nz_file, nz_line, file,   \
                    line);                                                      \
     }                                                                          \
     if (have_prev && prev_line != 0 && prev_addr >= lo)                        \

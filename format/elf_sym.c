@@ -135,7 +135,8 @@ static size_t note_build_id(const unsigned char *p, size_t n,
     memcpy(&nsz, p, 4);
     memcpy(&dsz, p + 4, 4);
     memcpy(&type, p + 8, 4);
-    size_t na = ((size_t)nsz + 3) & ~(size_t)3, da = ((size_t)dsz + 3) & ~(size_t)3;
+    size_t na = ((size_t)nsz + 3) & ~(size_t)3,
+           da = ((size_t)dsz + 3) & ~(size_t)3;
     if (na > n - 12 || da > n - 12 - na)
       return 0;
     if (type == NT_GNU_BUILD_ID && nsz == 4 && memcmp(p + 12, "GNU", 4) == 0) {
@@ -256,8 +257,8 @@ char *sp_fmt_demangle(const char *name, int load) {
  * instruction that loads it before the call. */
 /* The bytes of the object's file at link-time address a, in an allocated
  * section (executable ones if exec); *avail: how many follow in it. */
-static const unsigned char *file_bytes(const sp_fmt_elf *o, uintptr_t a, int exec,
-                                       size_t *avail) {
+static const unsigned char *file_bytes(const sp_fmt_elf *o, uintptr_t a,
+                                       int exec, size_t *avail) {
   const Elf64_Ehdr *eh = o->map;
   if (!eh || o->size < sizeof *eh ||
       memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
@@ -301,8 +302,7 @@ static uintptr_t stored_ptr(const sp_fmt_elf *o, uintptr_t a) {
   const Elf64_Shdr *sh = (const Elf64_Shdr *)((const char *)eh + eh->e_shoff);
   for (unsigned i = 0; i < eh->e_shnum; i++) {
     if (sh[i].sh_type != SHT_RELA || sh[i].sh_entsize != sizeof(Elf64_Rela) ||
-        sh[i].sh_offset > o->size ||
-        sh[i].sh_size > o->size - sh[i].sh_offset)
+        sh[i].sh_offset > o->size || sh[i].sh_size > o->size - sh[i].sh_offset)
       continue;
     const Elf64_Rela *r =
         (const Elf64_Rela *)((const char *)eh + sh[i].sh_offset);
@@ -497,8 +497,7 @@ static int psource_line(const char *p) {
   return v > 0 && v <= INT32_MAX ? (int)v : 0;
 }
 
-int sp_fmt_elf_fork(const sp_fmt_elf *o, uint64_t ret, char **file,
-                    int *line) {
+int sp_fmt_elf_fork(const sp_fmt_elf *o, uint64_t ret, char **file, int *line) {
   *file = NULL;
   *line = -1;
   if (!o || !o->map)

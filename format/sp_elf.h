@@ -24,8 +24,7 @@ void sp_fmt_elf_close(sp_fmt_elf *e);
 
 /* The bytes of the file's GNU build-id note: their count (0: none), at
  * most cap of them copied to out. */
-size_t sp_fmt_elf_build_id(const sp_fmt_elf *e, unsigned char *out,
-                           size_t cap);
+size_t sp_fmt_elf_build_id(const sp_fmt_elf *e, unsigned char *out, size_t cap);
 
 /* The (undemangled) name of the function symbol holding a, from .symtab
  * (static functions too), else .dynsym; *lo its start. NULL if none. */

@@ -49,6 +49,8 @@ enum {
   SP_STREAM_FRAMES = SP_STREAM_TAG | 8, /* profile mode: calls still open */
   SP_STREAM_ZCALLS = SP_STREAM_TAG | 9, /* CALLS with varint deltas */
   SP_STREAM_PSNAP = SP_STREAM_TAG | 10, /* profile mode: a snapshot ends */
+  SP_STREAM_MAP = SP_STREAM_TAG | 11,   /* a loaded object of code addresses */
+  SP_STREAM_ADDR = SP_STREAM_TAG | 12,  /* a region that is a code address */
 };
 
 /* Every record starts with this head; size counts the head and is a
@@ -69,6 +71,36 @@ typedef struct sp_stream_region {
   uint64_t addr; /* function address of a -finstrument-functions region,
                    or an OpenMP construct's code address */
 } sp_stream_region;
+
+/* SP_STREAM_MAP: a loaded object that address regions fall in, written
+ * before the first ADDR record that names it; then build_id_len bytes of
+ * its GNU build-id, path_len bytes of its path as loaded, zeros up to the
+ * next multiple of 8. The process numbers its objects from 0 in the order
+ * of their MAP records. */
+typedef struct sp_stream_map {
+  int32_t id;            /* the object's number */
+  uint32_t build_id_len; /* 0 (none) to SP_STREAM_BUILD_ID_MAX */
+  uint32_t path_len;     /* >= 1 */
+  uint32_t reserved;     /* 0 */
+  uint64_t bias;         /* load address - link-time address */
+  uint64_t lo, hi;       /* the span of its loaded segments */
+} sp_stream_map;
+#define SP_STREAM_BUILD_ID_MAX 64
+
+/* SP_STREAM_ADDR: region is code address addr in object map (a MAP record
+ * before it): a -finstrument-functions function (kind 0) or an OpenMP
+ * construct's code pointer (its kind, format/sp_sym.h). With
+ * SP_STREAM_ADDR_UNNAMED its REGION record's name is only the address
+ * (0x...): the process did not name it (a signal ended it first), and a
+ * reader names it from the object's file. */
+typedef struct sp_stream_addr {
+  int32_t region;
+  int32_t map;
+  int32_t kind;
+  uint32_t flags; /* SP_STREAM_ADDR_UNNAMED, or 0 */
+  uint64_t addr;
+} sp_stream_addr;
+#define SP_STREAM_ADDR_UNNAMED 1u
 
 /* SP_STREAM_CALLS: then count pairs. Calls of one (thread, region) are
  * numbered from 0 in start order; a record writes calls first..first+count-1
@@ -359,6 +391,16 @@ typedef struct sp_fmt_stream sp_fmt_stream;
  * in them has a start and an end; no stamp later than the last CLOCK or
  * STOP record). */
 #define SP_FMT_STREAM_TRUST 1
+/* Regions the process left as code addresses (ADDR records marked
+ * unnamed) are named from their objects' files (format/sp_sym.h), each
+ * file checked against the build-id its MAP record holds; an object whose
+ * file is missing or another leaves its regions as they are (the address,
+ * the object's path as their file) and says so in one line of
+ * sp_fmt_stream_warnings. */
+#define SP_FMT_STREAM_SYMBOLS 2
+/* With SP_FMT_STREAM_SYMBOLS: C++ names are demangled even when the
+ * process has no C++ runtime, by loading libstdc++ (the tools). */
+#define SP_FMT_STREAM_SYMBOLS_LOAD 4
 
 /* Indexes the stream at path: every complete record up to the first one
  * that is cut short or fails its check (the torn tail, then ignored). Keeps
@@ -392,6 +434,8 @@ typedef struct sp_fmt_stream_info {
 } sp_fmt_stream_info;
 
 void sp_fmt_stream_get_info(const sp_fmt_stream *s, sp_fmt_stream_info *info);
+/* SP_FMT_STREAM_SYMBOLS' lines ('\n'-separated, no prefix), or NULL. */
+const char *sp_fmt_stream_warnings(const sp_fmt_stream *s);
 const sp_fmt_meta *sp_fmt_stream_meta(const sp_fmt_stream *s);
 
 /* The stream's calls as sources, one per (thread, region name): threads

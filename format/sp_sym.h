@@ -42,8 +42,7 @@ char *sp_fmt_sym_func(const sp_fmt_elf *e, uint64_t a, int load);
  * *file (NULL: unknown) and *line (-1: unknown); the strings malloc'd.
  * 0, or -1 when out of memory. */
 int sp_fmt_sym_omp(const sp_fmt_elf *e, uint64_t bias, uint64_t addr,
-                   int32_t kind, int load, char **name, char **file,
-                   int *line);
+                   int32_t kind, int load, char **name, char **file, int *line);
 
 /* A loaded object as a stream records it (its MAP record). */
 typedef struct sp_fmt_sym_obj {

@@ -132,8 +132,7 @@ static sp_fmt_elf *open_obj(const sp_fmt_sym_obj *o, char *why, size_t cap) {
     return e;
   unsigned char bid[64];
   size_t n = sp_fmt_elf_build_id(e, bid, sizeof bid);
-  if (n == o->nbuild_id && n <= sizeof bid &&
-      memcmp(bid, o->build_id, n) == 0)
+  if (n == o->nbuild_id && n <= sizeof bid && memcmp(bid, o->build_id, n) == 0)
     return e;
   char want[130], got[130];
   hex(o->build_id, o->nbuild_id < 64 ? o->nbuild_id : 64, want, sizeof want);
@@ -160,10 +159,10 @@ int sp_fmt_symbolize(const sp_fmt_sym_obj *objs, int64_t nobjs,
     sp_fmt_elf *e = open_obj(o, why, sizeof why);
     if (!e) {
       char line[PATH_MAX + 512];
-      snprintf(line, sizeof line,
-               "%s: %s; %lld region%s keep%s %s address%s", o->path, why,
-               (long long)uses, uses == 1 ? "" : "s", uses == 1 ? "s" : "",
-               uses == 1 ? "its" : "their", uses == 1 ? "" : "es");
+      snprintf(line, sizeof line, "%s: %s; %lld region%s keep%s %s address%s",
+               o->path, why, (long long)uses, uses == 1 ? "" : "s",
+               uses == 1 ? "s" : "", uses == 1 ? "its" : "their",
+               uses == 1 ? "" : "es");
       if (warn_add(warn, line) != 0)
         return -1;
       continue;

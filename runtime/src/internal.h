@@ -96,6 +96,7 @@ typedef struct sp__config {
   int merge_reverse;         /* SP_MERGE_TEST_REVERSE */
   int test_raise;            /* SP_TEST_RAISE_IN_WRITE */
   int test_snapshot_fd;      /* SP_TEST_SNAPSHOT_FD, or -1 */
+  int test_no_symbols;       /* SP_TEST_NO_SYMBOLS */
 #endif
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
@@ -212,7 +213,8 @@ typedef struct sp__region {
   int line;
   int32_t kind;     /* 0: a function; else an OpenMP construct (ompt.c) */
   const void *addr; /* function address, or a construct's code pointer */
-  int gone; /* atomic: addr's object was closed (dlclose); lookups skip it */
+  int gone;    /* atomic: addr's object was closed (dlclose); lookups skip it */
+  int32_t obj; /* atomic: 1 + the index of addr's loaded object; 0 none */
 } sp__region_t;
 
 SP_HIDDEN extern _Atomic int32_t sp__nregions;
@@ -230,6 +232,23 @@ SP_HIDDEN int32_t sp__register_addr_kind(const void *addr, int32_t kind);
 SP_HIDDEN void sp__registry_lock(void);
 SP_HIDDEN void sp__registry_unlock(void);
 SP_HIDDEN void *sp__arena_alloc(size_t size); /* never freed; 16-aligned */
+
+/* ---- loaded objects of address regions (objects.c) ---- */
+typedef struct sp__obj {
+  uintptr_t bias, lo, hi; /* load bias; the span of its PT_LOAD segments */
+  unsigned char build_id[64];
+  uint32_t nbuild_id; /* 0: the object has no build-id note */
+  _Atomic int gone;   /* unloaded (dlclose): not found for new regions */
+  char path[];        /* as loaded; the program's from /proc/self/exe */
+} sp__obj_t;
+SP_HIDDEN extern _Atomic int32_t sp__nobjs;
+SP_HIDDEN const sp__obj_t *sp__obj_get(int32_t i);
+/* Sets region id's obj, if it is an address region without one: the
+ * object found by dl_iterate_phdr the first time one of its addresses is
+ * seen. Not in a signal handler. */
+SP_HIDDEN void sp__obj_note(int32_t id);
+/* The object loaded at bias whose first segment starts at lo went. */
+SP_HIDDEN void sp__obj_gone(uintptr_t bias, uintptr_t lo);
 
 /* ---- chunks: the unit of memory, hand-off and writing (pool.c) ---- */
 typedef struct sp__pair {

@@ -76,6 +76,7 @@ static __attribute__((noinline)) int32_t region_slow(int kind, const void *cp) {
   int32_t id = sp__register_addr_kind(cp, kind);
   if (id < 0)
     return -1;
+  sp__obj_note(id);
   uint64_t key = cache_key(kind, cp);
   uint32_t h = cache_slot(key);
   for (unsigned i = 0; i < CACHE_PROBES; i++) {

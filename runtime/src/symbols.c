@@ -163,7 +163,8 @@ static void set_name(sp__region_t *r, char *name) {
 }
 
 void sp__region_name(sp__region_t *r) {
-  if (__atomic_load_n(&r->name, __ATOMIC_ACQUIRE))
+  if (__atomic_load_n(&r->name, __ATOMIC_ACQUIRE) ||
+      SP__TEST_CFG(test_no_symbols, 0))
     return;
   if (r->kind) {
     pthread_mutex_lock(&sym_lock); /* against a dlclose naming it */
@@ -267,6 +268,9 @@ static void retire(snapshot_t *s) {
     }
     __atomic_store_n(&r->gone, 1, __ATOMIC_RELEASE);
   }
+  for (size_t i = 0; i < s->n; i++)
+    if (s->v[i].gone)
+      sp__obj_gone(s->v[i].bias, s->v[i].lo);
   /* A thread's own cache is its alone but for this: an entry of a closed
    * object is cleared, so its next call looks the address up again. */
   for (sp__thread_t *t = atomic_load(&sp__threads); t; t = t->next)
@@ -338,8 +342,8 @@ int sp__symbol_fork(const void *ret, char **file, int *line) {
   *line = -1;
   pthread_mutex_lock(&sym_lock);
   object_t *o = object_for(ret);
-  int rc = o ? sp_fmt_elf_fork(o->img, (uintptr_t)ret - o->bias, file, line)
-             : -1;
+  int rc =
+      o ? sp_fmt_elf_fork(o->img, (uintptr_t)ret - o->bias, file, line) : -1;
   pthread_mutex_unlock(&sym_lock);
   return rc;
 }
@@ -348,8 +352,8 @@ int sp__symbol_omp(const void *addr, int32_t kind, char **name, char **file,
                    int *line) {
   pthread_mutex_lock(&sym_lock);
   object_t *o = addr ? object_for(addr) : NULL;
-  int rc = sp_fmt_sym_omp(o ? o->img : NULL, o ? o->bias : 0,
-                          (uintptr_t)addr, kind, 0, name, file, line);
+  int rc = sp_fmt_sym_omp(o ? o->img : NULL, o ? o->bias : 0, (uintptr_t)addr,
+                          kind, 0, name, file, line);
   pthread_mutex_unlock(&sym_lock);
   return rc;
 }

@@ -57,6 +57,7 @@ sp_add_unit_test(test_fork_where
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_fork_where.c
     ${CMAKE_CURRENT_LIST_DIR}/runtime/fork_where_omp.c
     ${PROJECT_SOURCE_DIR}/runtime/src/symbols.c
+    ${PROJECT_SOURCE_DIR}/runtime/src/objects.c
     ${PROJECT_SOURCE_DIR}/format/elf_sym.c
     ${PROJECT_SOURCE_DIR}/format/elf_lines.c
     ${PROJECT_SOURCE_DIR}/format/symbolize.c
