@@ -317,6 +317,26 @@ endif()
 sp_test_programs(rt_scenario rt_scenario_static rt_cyg_prog rt_cyg_cxx
   rt_cyg_dl rt_cyg_f90 rt_f90_api rt_throw rt_gf_endings rt_abort_peer)
 
+# Regions a run killed by SIGSEGV left as code addresses (SP_TEST_NO_SYMBOLS:
+# none named in the process), named by sp-import and sp-report from the
+# binary as the process would have named them; the binary rebuilt (another
+# build-id) or removed: one warning, addresses kept. The OpenMP half is in
+# omp.cmake.
+add_executable(rt_sym_prog ${CMAKE_CURRENT_LIST_DIR}/runtime/sym_prog.c)
+add_executable(rt_sym_prog_rebuilt ${CMAKE_CURRENT_LIST_DIR}/runtime/sym_prog.c)
+target_compile_definitions(rt_sym_prog_rebuilt PRIVATE REBUILT=1)
+foreach(t rt_sym_prog rt_sym_prog_rebuilt)
+  target_compile_options(${t} PRIVATE -O1 -g -finstrument-functions)
+  target_link_options(${t} PRIVATE -Wl,--build-id)
+  target_link_libraries(${t} PRIVATE scopeprof)
+endforeach()
+if(SP_USE_HDF5 AND TARGET sp-dump AND SP_TESTING)
+  add_test(NAME runtime_symbolize_killed COMMAND sh
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/check_symbolize.sh cyg)
+  set_tests_properties(runtime_symbolize_killed PROPERTIES LABELS sanitize
+    ENVIRONMENT "PROG=$<TARGET_FILE:rt_sym_prog>;PROG2=$<TARGET_FILE:rt_sym_prog_rebuilt>;IMPORT=$<TARGET_FILE:sp-import>;REPORT=$<TARGET_FILE:sp-report>;DUMP=$<TARGET_FILE:sp-dump>;SRC=${CMAKE_CURRENT_LIST_DIR}/runtime")
+endif()
+
 # Every variable of runtime/src/env.def has its row in docs/runtime.md, with
 # the same default.
 add_executable(rt_env_table ${CMAKE_CURRENT_LIST_DIR}/runtime/env_table.c)
