@@ -49,8 +49,10 @@ enum {
   SP_STREAM_FRAMES = SP_STREAM_TAG | 8, /* profile mode: calls still open */
   SP_STREAM_ZCALLS = SP_STREAM_TAG | 9, /* CALLS with varint deltas */
   SP_STREAM_PSNAP = SP_STREAM_TAG | 10, /* profile mode: a snapshot ends */
-  SP_STREAM_MAP = SP_STREAM_TAG | 11,   /* a loaded object of code addresses */
-  SP_STREAM_ADDR = SP_STREAM_TAG | 12,  /* a region that is a code address */
+  /* code addresses and their objects: a range of their own, apart from
+   * the numbers above (11 is a reader's example of an unknown type) */
+  SP_STREAM_MAP = SP_STREAM_TAG | 0x20,  /* a loaded object of addresses */
+  SP_STREAM_ADDR = SP_STREAM_TAG | 0x21, /* a region that is an address */
 };
 
 /* Every record starts with this head; size counts the head and is a

@@ -668,6 +668,9 @@ static int rec_head(sp_fmt_stream *s, rec_read *r) {
                                       "META",   "STOP",  "PATHS", "FRAMES",
                                       "ZCALLS", "PSNAP", "MAP",   "ADDR"};
   uint32_t type = r->type;
+  /* MAP and ADDR after PSNAP in names[], apart in numbers */
+  uint32_t ix =
+      type >= SP_STREAM_MAP ? type - SP_STREAM_MAP + 10 : (type & 0xffff) - 1;
   r->fixed = type == SP_STREAM_REGION   ? sizeof(sp_stream_region)
              : type == SP_STREAM_CALLS  ? sizeof(sp_stream_calls)
              : type == SP_STREAM_ZCALLS ? sizeof(sp_stream_zcalls)
@@ -679,7 +682,7 @@ static int rec_head(sp_fmt_stream *s, rec_read *r) {
              : type == SP_STREAM_MAP    ? sizeof(sp_stream_map)
              : type == SP_STREAM_ADDR   ? sizeof(sp_stream_addr)
                                         : sizeof(sp_stream_profile);
-  r->what = names[(type & 0xffff) - 1];
+  r->what = names[ix];
   r->is_calls = type == SP_STREAM_CALLS || type == SP_STREAM_ZCALLS;
   if (r->pl < (int64_t)r->fixed)
     return torn(s, r->off, "%s record of %u bytes is shorter than %zu", r->what,
@@ -1071,7 +1074,8 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
 }
 
 static int known_type(uint32_t t) {
-  return t >= SP_STREAM_REGION && t <= SP_STREAM_ADDR;
+  return (t >= SP_STREAM_REGION && t <= SP_STREAM_PSNAP) ||
+         t == SP_STREAM_MAP || t == SP_STREAM_ADDR;
 }
 
 /* Every record from offset 32 on, up to the end or the torn tail. */

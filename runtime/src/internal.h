@@ -239,7 +239,7 @@ typedef struct sp__obj {
   unsigned char build_id[64];
   uint32_t nbuild_id; /* 0: the object has no build-id note */
   _Atomic int gone;   /* unloaded (dlclose): not found for new regions */
-  char path[];        /* as loaded; the program's from /proc/self/exe */
+  const char *path;   /* as loaded; the program's from /proc/self/exe */
 } sp__obj_t;
 SP_HIDDEN extern _Atomic int32_t sp__nobjs;
 SP_HIDDEN const sp__obj_t *sp__obj_get(int32_t i);

@@ -116,9 +116,11 @@ void sp__obj_note(int32_t id) {
         sp__registry_unlock();
       }
       if (o) {
+        char *kept = (char *)(o + 1);
+        memcpy(kept, path, (size_t)len);
+        kept[len] = 0;
         *o = c.o;
-        memcpy(o->path, path, (size_t)len);
-        o->path[len] = 0;
+        o->path = kept;
         objs[n] = o;
         atomic_store_explicit(&sp__nobjs, n + 1, memory_order_release);
         i = n;
