@@ -142,7 +142,8 @@ int sp__finalize_as(int at_exit, int merge) {
                       sizeof path) == 0;
   if (!sp__stream_acquire(0)) {
     /* a signal handler owns the stream: the process is ending */
-  } else if (!merge && sp__stream_fd < 0 && atomic_load(&sp__nregions) == 0) {
+  } else if (!merge && sp__stream_fd < 0 &&
+             atomic_load(&sp__nregions) == 0) {
     /* Nothing was ever recorded (a shell or a tool under LD_PRELOAD, a
      * program that never reached instrumented code): no file, so that a
      * directory holds only the processes that recorded something. */

@@ -239,7 +239,7 @@ void sp__signals_install(void) {
  * the program reads back is what it set, as without ScopeProf. SIG_IGN
  * goes to the kernel as it is: an ignored signal is never delivered. */
 SP_API SP_PRESANITIZER int sigaction(int sig, const struct sigaction *act,
-                                     struct sigaction *old) {
+                     struct sigaction *old) {
   sigaction_fn real = real_sigaction();
   if (!real)
     return errno = ENOSYS, -1;
