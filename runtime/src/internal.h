@@ -247,6 +247,9 @@ SP_HIDDEN const sp__obj_t *sp__obj_get(int32_t i);
  * object found by dl_iterate_phdr the first time one of its addresses is
  * seen. Not in a signal handler. */
 SP_HIDDEN void sp__obj_note(int32_t id);
+/* Around fork; taken before the registry's lock. */
+SP_HIDDEN void sp__objects_lock(void);
+SP_HIDDEN void sp__objects_unlock(void);
 /* The object loaded at bias whose first segment starts at lo went. */
 SP_HIDDEN void sp__obj_gone(uintptr_t bias, uintptr_t lo);
 

@@ -15,6 +15,9 @@ static sp__obj_t *objs[SP__MAX_OBJS];
 _Atomic int32_t sp__nobjs;
 static pthread_mutex_t obj_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void sp__objects_lock(void) { pthread_mutex_lock(&obj_lock); }
+void sp__objects_unlock(void) { pthread_mutex_unlock(&obj_lock); }
+
 const sp__obj_t *sp__obj_get(int32_t i) {
   return i >= 0 && i < atomic_load_explicit(&sp__nobjs, memory_order_acquire)
              ? objs[i]
