@@ -330,6 +330,15 @@ foreach(t rt_sym_prog rt_sym_prog_rebuilt)
   target_link_options(${t} PRIVATE -Wl,--build-id)
   target_link_libraries(${t} PRIVATE scopeprof)
 endforeach()
+if(SP_USE_HDF5 AND TARGET sp-dump AND SP_TESTING AND CMAKE_CXX_COMPILER)
+  add_executable(rt_sym_cxx ${CMAKE_CURRENT_LIST_DIR}/runtime/sym_prog.cpp)
+  target_compile_options(rt_sym_cxx PRIVATE -O1 -g -finstrument-functions)
+  target_link_libraries(rt_sym_cxx PRIVATE scopeprof)
+  add_test(NAME runtime_symbolize_killed_cxx COMMAND sh
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/check_symbolize.sh cxx)
+  set_tests_properties(runtime_symbolize_killed_cxx PROPERTIES LABELS sanitize
+    ENVIRONMENT "PROG=$<TARGET_FILE:rt_sym_cxx>;IMPORT=$<TARGET_FILE:sp-import>;REPORT=$<TARGET_FILE:sp-report>;DUMP=$<TARGET_FILE:sp-dump>;SRC=${CMAKE_CURRENT_LIST_DIR}/runtime")
+endif()
 if(SP_USE_HDF5 AND TARGET sp-dump AND SP_TESTING)
   add_test(NAME runtime_symbolize_killed COMMAND sh
     ${CMAKE_CURRENT_LIST_DIR}/runtime/check_symbolize.sh cyg)

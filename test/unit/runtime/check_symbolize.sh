@@ -2,8 +2,10 @@
 # check_symbolize.sh MODE - regions a killed run left as code addresses,
 # named by the tools from the binaries. MODE cyg: sym_prog.c built with
 # -finstrument-functions by the build ($PROG; $PROG2 the same with
-# -DREBUILT); omp: sym_omp.c built by sp-cc -fopenmp -O2 -g (LLVM's libomp,
-# through OMPT). Each program runs to its end (names made
+# -DREBUILT); cxx: sym_prog.cpp as the build built it ($PROG: C++ names,
+# which the tools demangle through libstdc++, which they do not link);
+# omp: sym_omp.c built by sp-cc -fopenmp -O2 -g (LLVM's libomp, through
+# OMPT). Each program runs to its end (names made
 # in the process), and again dying by SIGSEGV after its calls with
 # SP_TEST_NO_SYMBOLS=1 (the stream keeps every region as an address): the
 # sp-import of that stream must give the same names, files and lines, and
@@ -21,6 +23,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 export OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive SP_FORMAT=spt
 case "$mode" in
 cyg) src="$SRC/sym_prog.c"; cp "$PROG" "$d/prog" ;;
+cxx) src="$SRC/sym_prog.cpp"; cp "$PROG" "$d/prog" ;;
 omp)
   src="$SRC/sym_omp.c"
   "$SP_BIN/sp-cc" -fopenmp -g -O2 -Wl,--build-id "$src" -o "$d/prog" ;;
@@ -38,6 +41,11 @@ case "$mode" in
 cyg)
   for f in sym_outer sym_middle sym_static_leaf main; do
     grep -qx "region=$f file=- line=-1" "$d/want" || fail "no $f: $(cat "$d/want")"
+  done ;;
+cxx)
+  for f in "over(double)" "double ns::twice<double>(double)" \
+    "int ns::twice<int>(int)" main; do
+    grep -qxF "region=$f file=- line=-1" "$d/want" || fail "no $f: $(cat "$d/want")"
   done ;;
 omp)
   for m in parallel for second single; do
