@@ -2079,14 +2079,15 @@ static int symbolize(sp_fmt_stream *s) {
   sp_fmt_sym_addr *v = calloc((size_t)(s->naddrs ? s->naddrs : 1), sizeof *v);
   int64_t *reg = calloc((size_t)(s->naddrs ? s->naddrs : 1), sizeof *reg);
   sp_fmt_sym_obj *o = calloc((size_t)(s->nmaps ? s->nmaps : 1), sizeof *o);
-  int rc = v && reg && o ? 0 : -1;
+  unsigned char *seen = calloc((size_t)(s->nregs ? s->nregs : 1), 1);
+  int rc = v && reg && o && seen ? 0 : -1;
   for (int64_t i = 0; rc == 0 && i < s->naddrs; i++) {
     const sp_stream_addr *a = &s->addrs[i];
     int64_t k = table_find(&s->reg_ix, (uint32_t)a->region, -1, region_key, s);
-    int dup = 0;
-    for (int64_t j = 0; j < n && !dup; j++)
-      dup = reg[j] == k;
-    if (k < 0 || dup || !(a->flags & SP_STREAM_ADDR_UNNAMED))
+    if (k < 0 || seen[k])
+      continue;
+    seen[k] = 1; /* its first ADDR record counts */
+    if (!(a->flags & SP_STREAM_ADDR_UNNAMED))
       continue;
     reg[n] = k;
     v[n++] = (sp_fmt_sym_addr){a->kind, a->map, a->addr, NULL, NULL, -1};
@@ -2116,6 +2117,7 @@ static int symbolize(sp_fmt_stream *s) {
   free(v);
   free(reg);
   free(o);
+  free(seen);
   return rc == 0 ? 0 : fail(s, 32, "out of memory");
 }
 
