@@ -54,6 +54,10 @@ enum {
   SP_STREAM_MPI = SP_STREAM_TAG | 11,      /* MPI calls' messages and bytes */
   SP_STREAM_COMM = SP_STREAM_TAG | 12,     /* an MPI communicator's members */
   SP_STREAM_COUNTERS = SP_STREAM_TAG | 13, /* SP_COUNTERS: sums per region */
+  /* code addresses and their objects: a range of their own, apart from
+   * the numbers above */
+  SP_STREAM_MAP = SP_STREAM_TAG | 0x20,  /* a loaded object of addresses */
+  SP_STREAM_ADDR = SP_STREAM_TAG | 0x21, /* a region that is an address */
 };
 
 /* Every record starts with this head; size counts the head and is a
@@ -74,6 +78,36 @@ typedef struct sp_stream_region {
   uint64_t addr; /* function address of a -finstrument-functions region,
                    or an OpenMP construct's code address */
 } sp_stream_region;
+
+/* SP_STREAM_MAP: a loaded object that address regions fall in, written
+ * before the first ADDR record that names it; then build_id_len bytes of
+ * its GNU build-id, path_len bytes of its path as loaded, zeros up to the
+ * next multiple of 8. The process numbers its objects from 0 in the order
+ * of their MAP records. */
+typedef struct sp_stream_map {
+  int32_t id;            /* the object's number */
+  uint32_t build_id_len; /* 0 (none) to SP_STREAM_BUILD_ID_MAX */
+  uint32_t path_len;     /* >= 1 */
+  uint32_t reserved;     /* 0 */
+  uint64_t bias;         /* load address - link-time address */
+  uint64_t lo, hi;       /* the span of its loaded segments */
+} sp_stream_map;
+#define SP_STREAM_BUILD_ID_MAX 64
+
+/* SP_STREAM_ADDR: region is code address addr in object map (a MAP record
+ * before it): a -finstrument-functions function (kind 0) or an OpenMP
+ * construct's code pointer (its kind, format/sp_sym.h). With
+ * SP_STREAM_ADDR_UNNAMED its REGION record's name is only the address
+ * (0x...): the process did not name it (a signal ended it first), and a
+ * reader names it from the object's file. */
+typedef struct sp_stream_addr {
+  int32_t region;
+  int32_t map;
+  int32_t kind;
+  uint32_t flags; /* SP_STREAM_ADDR_UNNAMED, or 0 */
+  uint64_t addr;
+} sp_stream_addr;
+#define SP_STREAM_ADDR_UNNAMED 1u
 
 /* SP_STREAM_CALLS: then count pairs. Calls of one (thread, region) are
  * numbered from 0 in start order; a record writes calls first..first+count-1
@@ -436,6 +470,16 @@ typedef struct sp_fmt_stream sp_fmt_stream;
  * in them has a start and an end; no stamp later than the last CLOCK or
  * STOP record). */
 #define SP_FMT_STREAM_TRUST 1
+/* Regions the process left as code addresses (ADDR records marked
+ * unnamed) are named from their objects' files (format/sp_sym.h), each
+ * file checked against the build-id its MAP record holds; an object whose
+ * file is missing or another leaves its regions as they are (the address,
+ * the object's path as their file) and says so in one line of
+ * sp_fmt_stream_warnings. */
+#define SP_FMT_STREAM_SYMBOLS 2
+/* With SP_FMT_STREAM_SYMBOLS: C++ names are demangled even when the
+ * process has no C++ runtime, by loading libstdc++ (the tools). */
+#define SP_FMT_STREAM_SYMBOLS_LOAD 4
 
 /* Indexes the stream at path: every complete record up to the first one
  * that is cut short or fails its check (the torn tail, then ignored). Keeps
@@ -476,6 +520,9 @@ void sp_fmt_stream_get_info(const sp_fmt_stream *s, sp_fmt_stream_info *info);
  * none; -1 when out of memory. */
 struct sp_fmt_ctr;
 int sp_fmt_stream_counters(sp_fmt_stream *s, struct sp_fmt_ctr *out);
+
+/* SP_FMT_STREAM_SYMBOLS' lines ('\n'-separated, no prefix), or NULL. */
+const char *sp_fmt_stream_warnings(const sp_fmt_stream *s);
 const sp_fmt_meta *sp_fmt_stream_meta(const sp_fmt_stream *s);
 
 /* The stream's calls as sources, one per (thread, region name): threads

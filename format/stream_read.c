@@ -7,6 +7,7 @@
 #include "sp_profile.h"
 #include "sp_rank.h"
 #include "sp_stream.h"
+#include "sp_sym.h"
 #include "sp_util.h"
 
 #include <errno.h>
@@ -101,6 +102,14 @@ typedef struct region {
   char *name, *file;
 } region; /* s->regs is in stream order */
 
+/* A MAP record: a loaded object of address regions. */
+typedef struct smap {
+  char *path;
+  unsigned char build_id[SP_STREAM_BUILD_ID_MAX];
+  uint32_t nbuild_id;
+  uint64_t bias;
+} smap;
+
 /* Where a lane is read: the next call's number, piece and index. */
 typedef struct cursor {
   int64_t call, piece, index;
@@ -189,6 +198,11 @@ struct sp_fmt_stream {
   int64_t nctr, capctr;
   uint32_t ctr_n; /* their counters */
   unsigned char ctr_names[SP_STREAM_CTR_MAX * SP_STREAM_CTR_NAME];
+  smap *maps; /* MAP records, by object number */
+  int64_t nmaps, capmaps;
+  sp_stream_addr *addrs; /* ADDR records, in stream order */
+  int64_t naddrs, capaddrs;
+  char *warn; /* SP_FMT_STREAM_SYMBOLS' lines */
 };
 
 static int fail(sp_fmt_stream *s, int64_t off, const char *fmt, ...)
@@ -662,9 +676,12 @@ typedef struct rec_read {
  * window. */
 static int rec_head(sp_fmt_stream *s, rec_read *r) {
   static const char *const names[] = {
-      "REGION", "CALLS", "ENDS",  "CLOCK", "META", "STOP",    "PATHS",
-      "FRAMES", "ZCALLS", "PSNAP", "MPI",  "COMM", "COUNTERS"};
+      "REGION", "CALLS", "ENDS", "CLOCK", "META",     "STOP", "PATHS", "FRAMES",
+      "ZCALLS", "PSNAP", "MPI",  "COMM",  "COUNTERS", "MAP",  "ADDR"};
   uint32_t type = r->type;
+  /* MAP and ADDR after COUNTERS in names[], apart in numbers */
+  uint32_t ix =
+      type >= SP_STREAM_MAP ? type - SP_STREAM_MAP + 13 : (type & 0xffff) - 1;
   r->fixed = type == SP_STREAM_REGION     ? sizeof(sp_stream_region)
              : type == SP_STREAM_CALLS    ? sizeof(sp_stream_calls)
              : type == SP_STREAM_ZCALLS   ? sizeof(sp_stream_zcalls)
@@ -676,8 +693,10 @@ static int rec_head(sp_fmt_stream *s, rec_read *r) {
              : type == SP_STREAM_MPI      ? sizeof(sp_stream_mpi)
              : type == SP_STREAM_COMM     ? sizeof(sp_stream_comm)
              : type == SP_STREAM_COUNTERS ? sizeof(sp_stream_counters)
+             : type == SP_STREAM_MAP      ? sizeof(sp_stream_map)
+             : type == SP_STREAM_ADDR     ? sizeof(sp_stream_addr)
                                           : sizeof(sp_stream_profile);
-  r->what = names[(type & 0xffff) - 1];
+  r->what = names[ix];
   r->is_calls = type == SP_STREAM_CALLS || type == SP_STREAM_ZCALLS;
   if (r->pl < (int64_t)r->fixed)
     return torn(s, r->off, "%s record of %u bytes is shorter than %zu", r->what,
@@ -738,6 +757,13 @@ static int rec_fields(sp_fmt_stream *s, rec_read *r) {
     if (nl == 0)
       return torn(s, off, "REGION record: empty region name");
     want = pad8(fixed + nl + fl);
+    break;
+  }
+  case SP_STREAM_MAP: {
+    uint32_t bl = get32(s, p + 4), pl = get32(s, p + 8);
+    if (pl == 0)
+      return torn(s, off, "MAP record: empty path");
+    want = pad8(fixed + (int64_t)bl + (int64_t)pl);
     break;
   }
   case SP_STREAM_ZCALLS:
@@ -827,6 +853,14 @@ static int rec_fields(sp_fmt_stream *s, rec_read *r) {
  * the record's size). */
 static int rec_contents(sp_fmt_stream *s, rec_read *r) {
   int64_t off = r->off;
+  if (r->type == SP_STREAM_MAP) {
+    if (need(s, r->at, (size_t)r->pl) != 0)
+      return -1;
+    const unsigned char *p = r->p = wat(s, r->at);
+    uint32_t bl = get32(s, p + 4), pl = get32(s, p + 8);
+    if (has_nul(p + r->fixed + bl, pl))
+      return torn(s, off, "MAP record: the path holds a NUL byte");
+  }
   if (r->type == SP_STREAM_REGION || r->type == SP_STREAM_META) {
     if (need(s, r->at, (size_t)r->pl) != 0)
       return -1;
@@ -993,6 +1027,54 @@ static int take_comm(sp_fmt_stream *s, const rec_read *r) {
   return 0;
 }
 
+/* A MAP record, complete and checked: its fields must hold, as a writer
+ * makes them; objects are numbered in order. */
+static int take_map(sp_fmt_stream *s, const rec_read *r) {
+  if (need(s, r->at, (size_t)r->pl) != 0)
+    return -1;
+  const unsigned char *p = wat(s, r->at);
+  int32_t id = (int32_t)get32(s, p);
+  uint32_t bl = get32(s, p + 4), pl = get32(s, p + 8);
+  if (id != s->nmaps)
+    return fail(s, r->off, "MAP record: object %d where object %lld is due", id,
+                (long long)s->nmaps);
+  if (bl > SP_STREAM_BUILD_ID_MAX)
+    return fail(s, r->off, "MAP record: a build-id of %u bytes (at most %d)",
+                bl, SP_STREAM_BUILD_ID_MAX);
+  if (grow((void **)&s->maps, &s->capmaps, s->nmaps, sizeof *s->maps))
+    return fail(s, r->off, "out of memory");
+  smap *m = &s->maps[s->nmaps];
+  memset(m, 0, sizeof *m);
+  if (!(m->path = dup_bytes(p + r->fixed + bl, pl)))
+    return fail(s, r->off, "out of memory");
+  memcpy(m->build_id, p + r->fixed, bl);
+  m->nbuild_id = bl;
+  m->bias = get64(s, p + 16);
+  s->nmaps++;
+  return 0;
+}
+
+/* An ADDR record: its object must be one a MAP record gave before. */
+static int take_addr(sp_fmt_stream *s, const rec_read *r) {
+  const unsigned char *p = r->p;
+  sp_stream_addr a = {(int32_t)get32(s, p), (int32_t)get32(s, p + 4),
+                      (int32_t)get32(s, p + 8), get32(s, p + 12),
+                      get64(s, p + 16)};
+  if (a.region < 0 || a.kind < 0 || a.kind > 127 ||
+      (a.flags & ~SP_STREAM_ADDR_UNNAMED))
+    return fail(s, r->off, "ADDR record: region %d, kind %d, flags %u",
+                a.region, a.kind, a.flags);
+  if (a.map < 0 || a.map >= s->nmaps)
+    return fail(s, r->off,
+                "ADDR record: region %d in object %d, which no MAP record "
+                "before it gives",
+                a.region, a.map);
+  if (grow((void **)&s->addrs, &s->capaddrs, s->naddrs, sizeof *s->addrs))
+    return fail(s, r->off, "out of memory");
+  s->addrs[s->naddrs++] = a;
+  return 0;
+}
+
 /* Phase 5: the complete record taken in. */
 static int rec_take(sp_fmt_stream *s, rec_read *r) {
   if (need(s, r->at,
@@ -1003,6 +1085,10 @@ static int rec_take(sp_fmt_stream *s, rec_read *r) {
   switch (r->type) {
   case SP_STREAM_REGION:
     return take_region(s, r);
+  case SP_STREAM_MAP:
+    return take_map(s, r);
+  case SP_STREAM_ADDR:
+    return take_addr(s, r);
   case SP_STREAM_CALLS:
   case SP_STREAM_ZCALLS:
     if (grow((void **)&s->recs, &s->caprecs, s->nrecs, sizeof *s->recs))
@@ -1093,7 +1179,8 @@ static int record(sp_fmt_stream *s, int64_t off, uint32_t type, uint32_t size,
 }
 
 static int known_type(uint32_t t) {
-  return t >= SP_STREAM_REGION && t <= SP_STREAM_COUNTERS;
+  return (t >= SP_STREAM_REGION && t <= SP_STREAM_COUNTERS) ||
+         t == SP_STREAM_MAP || t == SP_STREAM_ADDR;
 }
 
 /* Every record from offset 32 on, up to the end or the torn tail. */
@@ -2091,6 +2178,57 @@ static int clock_map(sp_fmt_stream *s) {
   return 0;
 }
 
+/* SP_FMT_STREAM_SYMBOLS: the regions ADDR records say the process left as
+ * addresses, named from their objects' files (the first ADDR record of a
+ * region counts). One that stays unnamed because its object's file is
+ * missing or another keeps its name and gets the object's path as file. */
+static int symbolize(sp_fmt_stream *s) {
+  int64_t n = 0;
+  sp_fmt_sym_addr *v = calloc((size_t)(s->naddrs ? s->naddrs : 1), sizeof *v);
+  int64_t *reg = calloc((size_t)(s->naddrs ? s->naddrs : 1), sizeof *reg);
+  sp_fmt_sym_obj *o = calloc((size_t)(s->nmaps ? s->nmaps : 1), sizeof *o);
+  unsigned char *seen = calloc((size_t)(s->nregs ? s->nregs : 1), 1);
+  int rc = v && reg && o && seen ? 0 : -1;
+  for (int64_t i = 0; rc == 0 && i < s->naddrs; i++) {
+    const sp_stream_addr *a = &s->addrs[i];
+    int64_t k = table_find(&s->reg_ix, (uint32_t)a->region, -1, region_key, s);
+    if (k < 0 || seen[k])
+      continue;
+    seen[k] = 1; /* its first ADDR record counts */
+    if (!(a->flags & SP_STREAM_ADDR_UNNAMED))
+      continue;
+    reg[n] = k;
+    v[n++] = (sp_fmt_sym_addr){a->kind, a->map, a->addr, NULL, NULL, -1};
+  }
+  for (int64_t m = 0; rc == 0 && m < s->nmaps; m++)
+    o[m] = (sp_fmt_sym_obj){s->maps[m].path, s->maps[m].build_id,
+                            s->maps[m].nbuild_id, s->maps[m].bias};
+  if (rc == 0 && n > 0)
+    rc = sp_fmt_symbolize(o, s->nmaps, v, n,
+                          !!(s->flags & SP_FMT_STREAM_SYMBOLS_LOAD), &s->warn);
+  for (int64_t i = 0; i < n; i++) {
+    region *g = &s->regs[reg[i]];
+    if (rc == 0 && v[i].name) {
+      free(g->name);
+      free(g->file);
+      g->name = v[i].name;
+      g->file = v[i].file;
+      g->line = v[i].file ? v[i].line : -1;
+      continue;
+    }
+    free(v[i].name);
+    free(v[i].file);
+    if (rc == 0 && !g->file && s->maps[v[i].obj].path &&
+        !(g->file = strdup(s->maps[v[i].obj].path)))
+      rc = -1;
+  }
+  free(v);
+  free(reg);
+  free(o);
+  free(seen);
+  return rc == 0 ? 0 : fail(s, 32, "out of memory");
+}
+
 int sp_fmt_stream_open(const char *path, int flags, sp_fmt_stream **out,
                        sp_fmt_err *err) {
   return sp_fmt_stream_open_hinted(path, flags, NULL, 0, out, err);
@@ -2148,6 +2286,8 @@ int sp_fmt_stream_open_hinted(const char *path, int flags,
     if (!s->pairs || !s->older || !s->endseq)
       rc = fail(s, 32, "out of memory");
   }
+  if (rc == 0 && (flags & SP_FMT_STREAM_SYMBOLS))
+    rc = symbolize(s);
   if (rc == 0)
     rc = make_lanes(s);
   if (rc == 0)
@@ -2173,6 +2313,8 @@ int sp_fmt_stream_open_hinted(const char *path, int flags,
 void sp_fmt_stream_get_info(const sp_fmt_stream *s, sp_fmt_stream_info *info) {
   *info = s->info;
 }
+
+const char *sp_fmt_stream_warnings(const sp_fmt_stream *s) { return s->warn; }
 
 const sp_fmt_meta *sp_fmt_stream_meta(const sp_fmt_stream *s) {
   return &s->meta;
@@ -2204,6 +2346,11 @@ void sp_fmt_stream_close(sp_fmt_stream *s) {
   for (int64_t i = 0; i < s->nowned; i++)
     free(s->owned[i]);
   free(s->owned);
+  for (int64_t i = 0; i < s->nmaps; i++)
+    free(s->maps[i].path);
+  free(s->maps);
+  free(s->addrs);
+  free(s->warn);
   free(s->regs);
   free(s->mpioff);
   for (int64_t i = 0; i < s->ncomms; i++)
@@ -2324,7 +2471,9 @@ oom:
 int sp_fmt_stream_read(const char *path, sp_fmt_rank *out, sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
   sp_fmt_stream *s;
-  if (sp_fmt_stream_open(path, 0, &s, err) != 0)
+  if (sp_fmt_stream_open(path,
+                         SP_FMT_STREAM_SYMBOLS | SP_FMT_STREAM_SYMBOLS_LOAD, &s,
+                         err) != 0)
     return -1;
   int64_t n = s->nsrcs;
   size_t cnt = n ? (size_t)n : 1;

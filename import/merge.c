@@ -137,7 +137,7 @@ static loaded *load(const sp_fmt_input *x, int64_t input, sp_fmt_err *err) {
     rc = sp_fmt_h5_read(x->path, &l->ranks, &l->n, err);
   } else if (x->kind == SP_FMT_INPUT_STREAM) {
     /* Indexed again (the scan closed it): bounded by its records. */
-    rc = sp_fmt_stream_open(x->path, 0, &l->stream, err);
+    rc = sp_fmt_stream_open(x->path, SP__IMP_STREAM, &l->stream, err);
     if (rc == 0 && (!(l->ranks = calloc(1, sizeof *l->ranks)) ||
                     stream_rank(l->stream, l->ranks) != 0)) {
       sp_fmt_err_set(err, "%s: out of memory", x->path);

@@ -28,7 +28,7 @@ static int load(const sp_fmt_input *in, one *o, sp_fmt_err *err) {
   if (in->kind != SP_FMT_INPUT_STREAM)
     return 0;
   sp_fmt_stream *s;
-  if (sp_fmt_stream_open(in->path, 0, &s, err) != 0)
+  if (sp_fmt_stream_open(in->path, SP__IMP_STREAM, &s, err) != 0)
     return -1;
   int got = sp_fmt_stream_profile(s, &o->p);
   if (got == 1) {
@@ -37,6 +37,7 @@ static int load(const sp_fmt_input *in, one *o, sp_fmt_err *err) {
     char line[2048];
     sp_fmt_stream_describe(&info, in->path, line, sizeof line);
     fprintf(stderr, "sp-import: warning: %s\n", line);
+    sp__imp_stream_warnings(s);
     if (sp_fmt_meta_copy(&o->meta, sp_fmt_stream_meta(s)) != 0)
       got = -1;
   }

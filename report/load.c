@@ -242,6 +242,20 @@ int64_t rp_count_calls(char *const *args, int nargs, int events) {
 
 /* f's paths of selected ranks appended to p's, names and parents renumbered
  * (a path's parent is of its rank, so it is kept when it is). */
+/* How sp-report opens a stream: regions the process left as addresses
+ * named from the object files; what it could not name from said on stderr,
+ * one line an object. */
+#define RP_STREAM (SP_FMT_STREAM_SYMBOLS | SP_FMT_STREAM_SYMBOLS_LOAD)
+static void stream_warnings(const sp_fmt_stream *s) {
+  const char *w = sp_fmt_stream_warnings(s);
+  while (w && *w) {
+    const char *nl = strchr(w, '\n');
+    int len = nl ? (int)(nl - w) : (int)strlen(w);
+    fprintf(stderr, "sp-report: warning: %.*s\n", len, w);
+    w += len + (nl != NULL);
+  }
+}
+
 static int keep_paths(rp_profile *p, const sp_fmt_profile *f,
                       const rp_opts *o) {
   int64_t *at = malloc((f->npaths ? (size_t)f->npaths : 1) * sizeof *at);
@@ -290,7 +304,7 @@ static int load_profile(rp_profile *p, const sp_fmt_input *in, int64_t ix,
 #endif
   } else if (in->kind == SP_FMT_INPUT_STREAM) {
     sp_fmt_stream *s;
-    if (sp_fmt_stream_open(in->path, 0, &s, err) != 0)
+    if (sp_fmt_stream_open(in->path, RP_STREAM, &s, err) != 0)
       return -1;
     got = sp_fmt_stream_profile(s, &f);
     if (got == 1 && sp_fmt_meta_copy(&m, sp_fmt_stream_meta(s)) != 0)
@@ -301,6 +315,7 @@ static int load_profile(rp_profile *p, const sp_fmt_input *in, int64_t ix,
       char line[2048];
       sp_fmt_stream_describe(&info, in->path, line, sizeof line);
       fprintf(stderr, "sp-report: warning: %s\n", line);
+      stream_warnings(s);
     }
     sp_fmt_stream_close(s);
     if (got == -1)
@@ -392,14 +407,15 @@ static int load_input(rp_profile *p, const sp_fmt_input *in, int64_t ix,
     /* A stream (a run that has not finished, or crashed): its complete
      * records, said once on stderr as sp-import says it. */
     sp_fmt_stream *s;
-    if (sp_fmt_stream_open(in->path, 0, &s, err) != 0)
+    if (sp_fmt_stream_open(in->path, RP_STREAM, &s, err) != 0)
       return -1;
     sp_fmt_stream_info info;
     sp_fmt_stream_get_info(s, &info);
-    sp_fmt_stream_close(s);
     char line[2048];
     sp_fmt_stream_describe(&info, in->path, line, sizeof line);
     fprintf(stderr, "sp-report: warning: %s\n", line);
+    stream_warnings(s); /* the read below names them again, silently */
+    sp_fmt_stream_close(s);
     if (sp_fmt_stream_read(in->path, &one, err) != 0)
       return -1;
     rs = &one;

@@ -108,8 +108,12 @@ int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
   sp_fmt_stream *s = NULL;
   int64_t nhint;
   const sp_stream_hint *hint = sp__stream_hints(&nhint);
-  if (sp_fmt_stream_open_hinted(sp__stream_path, SP_FMT_STREAM_TRUST, hint,
-                                nhint, &s, err) != 0)
+  /* Regions still addresses (a test's SP_TEST_NO_SYMBOLS) are named here
+   * as the tools would; C++ names only if the program has a C++ runtime. */
+  int symbols =
+      SP__TEST_CFG(test_no_symbols, 0) == 2 ? 0 : SP_FMT_STREAM_SYMBOLS;
+  if (sp_fmt_stream_open_hinted(sp__stream_path, SP_FMT_STREAM_TRUST | symbols,
+                                hint, nhint, &s, err) != 0)
     return -1;
   sp_fmt_stream_get_info(s, info);
   if (sp__cfg.mode) {

@@ -19,6 +19,8 @@ static __attribute__((noinline)) int32_t addr_slow(const void *fn,
   int excluded = 0;
   if (t || (t = sp__thread_slow()))
     id = sp__register_addr(fn);
+  if (id >= 0)
+    sp__obj_note(id); /* at its first call: its object for the stream */
   if (id >= 0 && SP_UNLIKELY(SP__FILTER_ON())) {
     sp__filter_addr(id, fn); /* needs the name: at its first call only */
     if ((excluded = sp__filter_out(id)) != 0)

@@ -68,6 +68,7 @@ static void fork_prepare(void) {
    * is dropped at the guard instead of waiting for them. */
   fork_guard = sp__guard_enter(0);
   sp__symbols_lock();
+  sp__objects_lock();
   sp__meta_lock();
   sp__registry_lock();
   fork_locked = atomic_load(&sp__state) == SP__RUNNING;
@@ -86,6 +87,7 @@ static void fork_parent(void) {
   }
   sp__registry_unlock();
   sp__meta_unlock();
+  sp__objects_unlock();
   sp__symbols_unlock();
   if (fork_guard)
     sp__guard_leave(fork_guard);
@@ -98,6 +100,7 @@ static void fork_child(void) {
   sp__abort_after_fork();
   sp__registry_unlock();
   sp__meta_unlock();
+  sp__objects_unlock();
   sp__symbols_unlock();
   if (fork_guard)
     sp__guard_leave(fork_guard);

@@ -106,6 +106,7 @@ typedef struct sp__config {
   int merge_reverse;         /* SP_MERGE_TEST_REVERSE */
   int test_raise;            /* SP_TEST_RAISE_IN_WRITE */
   int test_snapshot_fd;      /* SP_TEST_SNAPSHOT_FD, or -1 */
+  int test_no_symbols;       /* SP_TEST_NO_SYMBOLS */
 #endif
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;
@@ -222,7 +223,8 @@ typedef struct sp__region {
   int line;
   int32_t kind;     /* 0: a function; else an OpenMP construct (ompt.c) */
   const void *addr; /* function address, or a construct's code pointer */
-  int gone; /* atomic: addr's object was closed (dlclose); lookups skip it */
+  int gone;    /* atomic: addr's object was closed (dlclose); lookups skip it */
+  int32_t obj; /* atomic: 1 + the index of addr's loaded object; 0 none */
 } sp__region_t;
 
 SP_HIDDEN extern _Atomic int32_t sp__nregions;
@@ -240,6 +242,26 @@ SP_HIDDEN int32_t sp__register_addr_kind(const void *addr, int32_t kind);
 SP_HIDDEN void sp__registry_lock(void);
 SP_HIDDEN void sp__registry_unlock(void);
 SP_HIDDEN void *sp__arena_alloc(size_t size); /* never freed; 16-aligned */
+
+/* ---- loaded objects of address regions (objects.c) ---- */
+typedef struct sp__obj {
+  uintptr_t bias, lo, hi; /* load bias; the span of its PT_LOAD segments */
+  unsigned char build_id[64];
+  uint32_t nbuild_id; /* 0: the object has no build-id note */
+  _Atomic int gone;   /* unloaded (dlclose): not found for new regions */
+  const char *path;   /* as loaded; the program's from /proc/self/exe */
+} sp__obj_t;
+SP_HIDDEN extern _Atomic int32_t sp__nobjs;
+SP_HIDDEN const sp__obj_t *sp__obj_get(int32_t i);
+/* Sets region id's obj, if it is an address region without one: the
+ * object found by dl_iterate_phdr the first time one of its addresses is
+ * seen. Not in a signal handler. */
+SP_HIDDEN void sp__obj_note(int32_t id);
+/* Around fork; taken before the registry's lock. */
+SP_HIDDEN void sp__objects_lock(void);
+SP_HIDDEN void sp__objects_unlock(void);
+/* The object loaded at bias whose first segment starts at lo went. */
+SP_HIDDEN void sp__obj_gone(uintptr_t bias, uintptr_t lo);
 
 /* ---- chunks: the unit of memory, hand-off and writing (pool.c) ---- */
 typedef struct sp__pair {
@@ -466,17 +488,17 @@ SP_HIDDEN void sp__altstack_thread(void);
 /* ---- symbols (off the hot path: called at finalize) ---- */
 /* Name of the function at addr, demangled, malloc'd; never NULL. */
 SP_HIDDEN char *sp__symbol_name(const void *addr);
-/* Where code address addr is: *file (malloc'd) and *line from the object's
- * line table (.debug_line), else *file NULL; *func (malloc'd, demangled)
- * and *off, the offset into it, else *func NULL. 0 if either was found. */
-SP_HIDDEN int sp__symbol_where(const void *addr, char **file, int *line,
-                               char **func, uintptr_t *off);
 /* Where the parallel region started by the call that returns to ret is:
  * *file (malloc'd) and *line from the call's own location record (its
  * ident_t), never from the call's row, whose line optimisation may have
  * given another statement; *line -1 when the record gives none (*file
  * then the call's row's file, or NULL). 0 if *file was found. */
 SP_HIDDEN int sp__symbol_fork(const void *ret, char **file, int *line);
+/* An OpenMP construct's region of this kind at code pointer addr: *name,
+ * *file (NULL: unknown), *line (-1: unknown), malloc'd, as sp_fmt_sym_omp
+ * makes them from the object holding addr; 0, or -1 out of memory. */
+SP_HIDDEN int sp__symbol_omp(const void *addr, int32_t kind, char **name,
+                             char **file, int *line);
 /* Names address region r (a function's, or an OpenMP construct's) unless
  * it has a name; serialised with dlclose. */
 SP_HIDDEN void sp__region_name(sp__region_t *r);
@@ -487,12 +509,6 @@ SP_HIDDEN void *sp__dl_closing(void);
 SP_HIDDEN void sp__dl_closed(void *before, int closed);
 SP_HIDDEN void sp__symbols_lock(void); /* around fork */
 SP_HIDDEN void sp__symbols_unlock(void);
-/* file:line of link-time address a in the ELF image map (lines.c); 0, or
- * -1 when no row with a line covers a. lo: the start of a's function (0
- * if unknown). In Flang's tables (Fortran files) a row of line 0 gives
- * way to the last row with a line before it in the function. */
-SP_HIDDEN int sp__lines_find(const void *map, size_t size, uintptr_t a,
-                             uintptr_t lo, char **file, int *line);
 
 /* ---- OpenMP through OMPT (ompt.c) ---- */
 /* Names region r of an OpenMP construct (its name, file and line). */

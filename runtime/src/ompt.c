@@ -3,6 +3,7 @@
  * calls when it starts; a program without one never calls it. */
 #include "hotpath.h"
 #include "ompt_abi.h"
+#include "sp_sym.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -44,30 +45,15 @@ enum {
   K_AT_FORK = 32,
   K_IN = 64
 };
-static const char *const construct[K_COUNT] = {
-    "omp ?",
-    "omp parallel",
-    "omp implicit task",
-    "omp for",
-    "omp sections",
-    "omp single",
-    "omp workshare",
-    "omp distribute",
-    "omp taskloop",
-    "omp scope",
-    "omp masked",
-    "omp barrier",
-    "omp barrier (implicit)",
-    "omp barrier (implementation)",
-    "omp barrier (teams)",
-    "omp taskwait",
-    "omp taskgroup",
-    "omp task",
-    "omp critical",
-    "omp lock",
-    "omp ordered",
-    "omp barrier (implicit)",
-};
+/* The names of the constructs are the format library's (sp_sym.h), which
+ * the tools use for what a stream left as an address: the kinds agree. */
+_Static_assert((int)K_PARALLEL == (int)SP_FMT_OMP_PARALLEL &&
+                   (int)K_IMPLICIT_TASK == (int)SP_FMT_OMP_IMPLICIT_TASK &&
+                   (int)K_BARRIER_PAR == (int)SP_FMT_OMP_BARRIER_PAR &&
+                   (int)K_COUNT == (int)SP_FMT_OMP_COUNT &&
+                   (int)K_AT_FORK == (int)SP_FMT_OMP_AT_FORK &&
+                   (int)K_IN == (int)SP_FMT_OMP_IN,
+               "ompt.c's construct kinds are sp_sym.h's");
 
 /* ---- (construct, code pointer) -> region id: a fixed table in front of
  * the registry, written once per construct, read without a lock ---- */
@@ -90,6 +76,7 @@ static __attribute__((noinline)) int32_t region_slow(int kind, const void *cp) {
   int32_t id = sp__register_addr_kind(cp, kind);
   if (id < 0)
     return -1;
+  sp__obj_note(id);
   uint64_t key = cache_key(kind, cp);
   uint32_t h = cache_slot(key);
   for (unsigned i = 0; i < CACHE_PROBES; i++) {
@@ -703,53 +690,14 @@ SP_API sp__ompt_start_t *ompt_start_tool(unsigned int omp_version,
 
 /* ---- names, off the hot path (the writer thread) ---- */
 void sp__ompt_name(sp__region_t *r) {
-  int kind = r->kind & ~(K_AT_FORK | K_IN);
-  const char *what =
-      kind > 0 && kind < K_COUNT ? construct[kind] : construct[0];
-  char *file = NULL, *func = NULL;
+  char *name = NULL, *file = NULL;
   int line = -1;
-  uintptr_t off = 0;
-  char where[512];
-  /* The call that starts a parallel region names the region, its
-   * implicit tasks and its end barrier, from the call's own arguments;
-   * its row gives at most the file. Any other construct: the row of the
-   * call it returns from (one byte before its return address). */
-  int fork = kind == K_PARALLEL || kind == K_IMPLICIT_TASK ||
-             kind == K_BARRIER_PAR || (r->kind & K_AT_FORK);
-  if (r->kind & K_IN)
-    fork = 0;
-  if (r->addr && fork)
-    sp__symbol_fork(r->addr, &file, &line);
-  if (r->addr && !file) {
-    sp__symbol_where((const char *)r->addr - 1, &file, &line, &func, &off);
-    if (fork || (r->kind & K_IN))
-      line = -1;
-  }
-  const char *base = file ? strrchr(file, '/') : NULL;
-  base = base ? base + 1 : file;
-  if (!r->addr)
-    snprintf(where, sizeof where, "?");
-  else if (file && line > 0)
-    snprintf(where, sizeof where, "%s:%d", base, line);
-  else if (file)
-    snprintf(where, sizeof where, "%s", base); /* the line is unknown */
-  else if (func)
-    snprintf(where, sizeof where, "%s+0x%lx", func, (unsigned long)(off + 1));
-  else
-    snprintf(where, sizeof where, "0x%lx", (unsigned long)(uintptr_t)r->addr);
-  size_t n = strlen(what) + strlen(where) + 4;
-  char *name = malloc(n); /* kept for good, as the symbol names */
-  if (!name) {
-    free(file);
-    free(func);
+  if (sp__symbol_omp(r->addr, r->kind, &name, &file, &line) != 0)
     return;
-  }
-  snprintf(name, n, "%s @ %s", what, where);
   if (file) {
-    r->file = file; /* kept for good */
-    r->line = line > 0 ? line : -1;
+    r->file = file; /* kept for good, as the name */
+    r->line = line;
   }
-  free(func);
   __atomic_store_n(&r->name, name, __ATOMIC_RELEASE);
 }
 

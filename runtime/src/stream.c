@@ -35,6 +35,7 @@ static sp_stream_hint *hints;
 static int64_t nhints;
 static int hints_off;                   /* no more: a write failed */
 static _Atomic int32_t regions_written; /* REGION records for ids below */
+static int32_t maps_written;            /* MAP records for objects below */
 static _Atomic int token;
 static unsigned char recbuf[1 << 16]; /* one record at a time (token) */
 
@@ -372,6 +373,7 @@ void sp__stream_resolve(void) {
            atomic_load_explicit(&regions_written, memory_order_relaxed);
        id < n; id++) {
     sp__region_t *r = sp__region_get(id);
+    sp__obj_note(id); /* one registered just now may have none yet */
     if (!__atomic_load_n(&r->name, __ATOMIC_ACQUIRE))
       sp__region_name(r);
   }
@@ -451,6 +453,48 @@ static int put_region(const sp_stream_region *g, const char *name,
   return put_recs(v, 5, &whole, 1);
 }
 
+/* MAP records of the objects up to n (objects.c), those not written yet:
+ * read from memory noted earlier, so a signal handler writes them too. */
+static int put_maps(int32_t n) {
+  for (; maps_written < n; maps_written++) {
+    const sp__obj_t *o = sp__obj_get(maps_written);
+    if (!o)
+      return -1;
+    sp_stream_map m = {maps_written,
+                       o->nbuild_id,
+                       (uint32_t)strlen(o->path),
+                       0,
+                       (uint64_t)o->bias,
+                       (uint64_t)o->lo,
+                       (uint64_t)o->hi};
+    size_t len = sizeof m + m.build_id_len + m.path_len;
+    if (sizeof(sp_stream_rec) + len + 7 > sizeof recbuf)
+      return -1; /* a path longer than PATH_MAX is not noted */
+    unsigned char *p = payload();
+    memcpy(p, &m, sizeof m);
+    memcpy(p + sizeof m, o->build_id, m.build_id_len);
+    memcpy(p + sizeof m + m.build_id_len, o->path, m.path_len);
+    if (put_rec(SP_STREAM_MAP, len) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* The ADDR record of address region r (id), after its object's MAP.
+ * Version 1 streams (SP_STREAM_COMPACT=0, for readers before version 2)
+ * hold none. */
+static int put_addr(int32_t id, const sp__region_t *r, int unnamed) {
+  int32_t obj = __atomic_load_n(&r->obj, __ATOMIC_ACQUIRE) - 1;
+  if (obj < 0 || !sp__cfg.stream_compact)
+    return 0;
+  if (put_maps(obj + 1) != 0)
+    return -1;
+  sp_stream_addr a = {id, obj, r->kind, unnamed ? SP_STREAM_ADDR_UNNAMED : 0,
+                      (uint64_t)(uintptr_t)r->addr};
+  memcpy(payload(), &a, sizeof a);
+  return put_rec(SP_STREAM_ADDR, sizeof a);
+}
+
 int sp__stream_regions(void) {
   int32_t n = atomic_load_explicit(&sp__nregions, memory_order_acquire);
   for (int32_t id;
@@ -458,6 +502,7 @@ int sp__stream_regions(void) {
        atomic_store_explicit(&regions_written, id + 1, memory_order_relaxed)) {
     sp__region_t *r = sp__region_get(id);
     const char *name = __atomic_load_n(&r->name, __ATOMIC_ACQUIRE);
+    int unnamed = !name;
     sp_stream_region g = {id, r->file ? r->line : -1, 0, 0,
                           (uint64_t)(uintptr_t)r->addr};
     char hex[24];
@@ -468,7 +513,8 @@ int sp__stream_regions(void) {
       name = hex;
     }
     g.file_len = r->file ? (uint32_t)strlen(r->file) : 0;
-    if (put_region(&g, name, r->file) != 0)
+    if (put_region(&g, name, r->file) != 0 ||
+        (r->addr && put_addr(id, r, unnamed) != 0))
       return -1;
   }
   return 0;
@@ -790,6 +836,7 @@ void sp__stream_after_fork(void) {
   nhints = 0;
   hints_off = 0;
   atomic_store(&regions_written, 0);
+  maps_written = 0;
   atomic_store(&token, SP__TOKEN_FREE);
   atomic_store(&sp__lost_calls, 0);
   atomic_store(&sp__stream_complete, 0);

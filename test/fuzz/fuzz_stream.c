@@ -124,8 +124,9 @@ static int fix_checks(uint8_t *d, size_t size) {
     memcpy(&rsize, d + off + 4, 4);
     if (swap)
       type = __builtin_bswap32(type), rsize = __builtin_bswap32(rsize);
-    if (type < SP_STREAM_REGION || type > SP_STREAM_COUNTERS || rsize < 16 ||
-        rsize % 8 || rsize > size - off)
+    int known = (type >= SP_STREAM_REGION && type <= SP_STREAM_COUNTERS) ||
+                type == SP_STREAM_MAP || type == SP_STREAM_ADDR;
+    if (!known || rsize < 16 || rsize % 8 || rsize > size - off)
       break;
     if ((type == SP_STREAM_CALLS || type == SP_STREAM_ZCALLS) &&
         rsize >= 16 + sizeof(sp_stream_calls)) {

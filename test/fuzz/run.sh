@@ -28,7 +28,7 @@ stream)
   # A 64-byte index window and 3-call read batches (4 MiB and 16 Ki in the
   # tools), for the same reason.
   flags="-DSP_STREAM_WINDOW=64 -DSP_STREAM_BATCH=3"
-  srcs="$fmt/stream_read.c $fmt/profile.c $fmt/ctr.c" ;;
+  srcs="$fmt/stream_read.c $fmt/profile.c $fmt/ctr.c $fmt/symbolize.c $fmt/elf_sym.c $fmt/elf_lines.c" ;;
 *)
   echo "run.sh: unknown target $target (spt or stream)" >&2
   exit 2 ;;

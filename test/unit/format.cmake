@@ -22,6 +22,14 @@ sp_add_unit_test(test_stream_window SOURCES
   ${PROJECT_SOURCE_DIR}/format/stream_read.c LIBS sp_format)
 target_compile_definitions(test_stream_window PRIVATE SP_STREAM_WINDOW=64
   SP_STREAM_BATCH=3)
+# Regions a stream left as code addresses named from this test's own binary
+# (MAP and ADDR records), another build-id, bad records' errors.
+sp_add_unit_test(test_symbolize SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/test_symbolize.c LIBS sp_format)
+if(TARGET test_symbolize)
+  target_compile_options(test_symbolize PRIVATE -g)
+  target_link_options(test_symbolize PRIVATE -Wl,--build-id)
+endif()
 # The internal hash table; calloc wrapped so a test can make it fail.
 sp_add_unit_test(test_hash SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hash.c
   LIBS sp_format)

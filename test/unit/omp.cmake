@@ -42,6 +42,15 @@ if(SP_BUILD_PASS AND SP_USE_HDF5 AND SP_PYTHON3)
     set_tests_properties(omp_${mode} PROPERTIES TIMEOUT 300 LABELS omp
       ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;PY3=${SP_PYTHON3};SRC=${_d};REPORT=$<TARGET_FILE:sp-report>;PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
   endforeach()
+  # omp_symbolize_killed: sym_omp.c killed by SIGSEGV with nothing named in
+  # the process (SP_TEST_NO_SYMBOLS); sp-import names its constructs from
+  # the binary as the process does (test/unit/runtime/check_symbolize.sh)
+  if(SP_LIBOMP AND SP_TESTING AND TARGET sp-dump)
+    add_test(NAME omp_symbolize_killed COMMAND sh
+      ${PROJECT_SOURCE_DIR}/test/unit/runtime/check_symbolize.sh omp)
+    set_tests_properties(omp_symbolize_killed PROPERTIES TIMEOUT 300 LABELS omp
+      ENVIRONMENT "SP_BIN=${PROJECT_BINARY_DIR}/bin;IMPORT=$<TARGET_FILE:sp-import>;REPORT=$<TARGET_FILE:sp-report>;DUMP=$<TARGET_FILE:sp-dump>;SRC=${PROJECT_SOURCE_DIR}/test/unit/runtime")
+  endif()
   # the same names with LLVM 19's libomp (libomp-19-dev), another OMPT
   # runtime the programs may meet
   if(SP_LIBOMP AND EXISTS /usr/lib/llvm-19/lib/libomp.so.5)

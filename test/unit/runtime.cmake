@@ -50,15 +50,18 @@ if(TARGET scopeprof_h5)
 endif()
 
 
-# Where a parallel region is, from its call's ident_t (symbols.c, lines.c on
-# their own, with libomp's two calls played by the test), at -O2 with -g
-# whatever the build type: the code a compiler emits for an optimised call.
+# Where a parallel region is, from its call's ident_t (symbols.c and the
+# format library's ELF reader on their own, with libomp's two calls played
+# by the test), at -O2 with -g whatever the build type: the code a compiler emits for an optimised call.
 sp_add_unit_test(test_fork_where
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_fork_where.c
     ${CMAKE_CURRENT_LIST_DIR}/runtime/fork_where_omp.c
     ${PROJECT_SOURCE_DIR}/runtime/src/symbols.c
-    ${PROJECT_SOURCE_DIR}/runtime/src/lines.c
-  INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src
+    ${PROJECT_SOURCE_DIR}/runtime/src/objects.c
+    ${PROJECT_SOURCE_DIR}/format/elf_sym.c
+    ${PROJECT_SOURCE_DIR}/format/elf_lines.c
+    ${PROJECT_SOURCE_DIR}/format/symbolize.c
+  INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src ${PROJECT_SOURCE_DIR}/format
   DEFINITIONS SP_BUILDING_RUNTIME LIBS Threads::Threads ${CMAKE_DL_LIBS})
 if(TARGET test_fork_where)
   target_compile_options(test_fork_where PRIVATE -O2 -g)
@@ -313,6 +316,35 @@ endif()
 # build too.
 sp_test_programs(rt_scenario rt_scenario_static rt_cyg_prog rt_cyg_cxx
   rt_cyg_dl rt_cyg_f90 rt_f90_api rt_throw rt_gf_endings rt_abort_peer)
+
+# Regions a run killed by SIGSEGV left as code addresses (SP_TEST_NO_SYMBOLS:
+# none named in the process), named by sp-import and sp-report from the
+# binary as the process would have named them; the binary rebuilt (another
+# build-id) or removed: one warning, addresses kept. The OpenMP half is in
+# omp.cmake.
+add_executable(rt_sym_prog ${CMAKE_CURRENT_LIST_DIR}/runtime/sym_prog.c)
+add_executable(rt_sym_prog_rebuilt ${CMAKE_CURRENT_LIST_DIR}/runtime/sym_prog.c)
+target_compile_definitions(rt_sym_prog_rebuilt PRIVATE REBUILT=1)
+foreach(t rt_sym_prog rt_sym_prog_rebuilt)
+  target_compile_options(${t} PRIVATE -O1 -g -finstrument-functions)
+  target_link_options(${t} PRIVATE -Wl,--build-id)
+  target_link_libraries(${t} PRIVATE scopeprof)
+endforeach()
+if(SP_USE_HDF5 AND TARGET sp-dump AND SP_TESTING AND CMAKE_CXX_COMPILER)
+  add_executable(rt_sym_cxx ${CMAKE_CURRENT_LIST_DIR}/runtime/sym_prog.cpp)
+  target_compile_options(rt_sym_cxx PRIVATE -O1 -g -finstrument-functions)
+  target_link_libraries(rt_sym_cxx PRIVATE scopeprof)
+  add_test(NAME runtime_symbolize_killed_cxx COMMAND sh
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/check_symbolize.sh cxx)
+  set_tests_properties(runtime_symbolize_killed_cxx PROPERTIES LABELS sanitize
+    ENVIRONMENT "PROG=$<TARGET_FILE:rt_sym_cxx>;IMPORT=$<TARGET_FILE:sp-import>;REPORT=$<TARGET_FILE:sp-report>;DUMP=$<TARGET_FILE:sp-dump>;SRC=${CMAKE_CURRENT_LIST_DIR}/runtime")
+endif()
+if(SP_USE_HDF5 AND TARGET sp-dump AND SP_TESTING)
+  add_test(NAME runtime_symbolize_killed COMMAND sh
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/check_symbolize.sh cyg)
+  set_tests_properties(runtime_symbolize_killed PROPERTIES LABELS sanitize
+    ENVIRONMENT "PROG=$<TARGET_FILE:rt_sym_prog>;PROG2=$<TARGET_FILE:rt_sym_prog_rebuilt>;IMPORT=$<TARGET_FILE:sp-import>;REPORT=$<TARGET_FILE:sp-report>;DUMP=$<TARGET_FILE:sp-dump>;SRC=${CMAKE_CURRENT_LIST_DIR}/runtime")
+endif()
 
 # Every variable of runtime/src/env.def has its row in docs/runtime.md, with
 # the same default.

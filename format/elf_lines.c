@@ -1,9 +1,10 @@
-/* lines.c - file:line of a code address from an ELF image's DWARF line
- * table (.debug_line, versions 2 to 5), so OpenMP constructs are named by
- * where they are in the source. Runs off the hot path only (the writer). */
-#include "internal.h"
+/* elf_lines.c - file:line of a code address from an ELF image's DWARF
+ * line table (.debug_line, versions 2 to 5), so OpenMP constructs are
+ * named by where they are in the source. */
+#include "sp_elf.h"
 
 #include <elf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,8 +241,7 @@ static int found(const unit_t *u, uint64_t f, int64_t ln, int have_nz,
 }
 
 static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
-                   uintptr_t a, uintptr_t lo, char **file, int *line) {
-  static unit_t u; /* large; the callers are serialized (the writer) */
+                   uint64_t a, uint64_t lo, unit_t *u, char **file, int *line) {
   span_t all = {dl->data, dl->data + dl->size};
   while (all.p < all.end) {
     uint64_t len, ver, hlen, v;
@@ -259,7 +259,7 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
     all.p += len;
     if (rd_u(&s, 2, &ver) || ver < 2 || ver > 5)
       continue;
-    u.version = (int)ver;
+    u->version = (int)ver;
     if (ver >= 5 && rd_u(&s, 2, &v)) /* address and segment selector size */
       continue;
     if (rd_u(&s, off64 ? 8 : 4, &hlen) || hlen > (uint64_t)(s.end - s.p))
@@ -274,16 +274,16 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
     if ((uint64_t)(s.end - s.p) < obase - 1)
       continue;
     s.p += obase - 1;
-    u.ndirs = u.nfiles = 0;
+    u->ndirs = u->nfiles = 0;
     if (ver >= 5) {
-      if (rd_entries5(&s, off64, str, lstr, u.dirs, NULL, &u.ndirs) ||
-          rd_entries5(&s, off64, str, lstr, u.files, u.file_dir, &u.nfiles))
+      if (rd_entries5(&s, off64, str, lstr, u->dirs, NULL, &u->ndirs) ||
+          rd_entries5(&s, off64, str, lstr, u->files, u->file_dir, &u->nfiles))
         continue;
     } else {
       const char *d;
       while ((d = rd_str(&s)) && *d)
-        if (u.ndirs < MAX_ENTRIES)
-          u.dirs[u.ndirs++] = d;
+        if (u->ndirs < MAX_ENTRIES)
+          u->dirs[u->ndirs++] = d;
       if (!d)
         continue;
       const char *f;
@@ -291,9 +291,9 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
         uint64_t dir, t, sz;
         if (rd_uleb(&s, &dir) || rd_uleb(&s, &t) || rd_uleb(&s, &sz))
           break;
-        if (u.nfiles < MAX_ENTRIES) {
-          u.files[u.nfiles] = f;
-          u.file_dir[u.nfiles++] = dir;
+        if (u->nfiles < MAX_ENTRIES) {
+          u->files[u->nfiles] = f;
+          u->file_dir[u->nfiles++] = dir;
         }
       }
       if (!f)
@@ -314,7 +314,7 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
   do {                                                                         \
     if (have_prev && prev_addr <= a && a < addr) {                             \
       /* rows do not overlap: no other row covers a */                         \
-      return found(&u, prev_file, prev_line, have_nz, nz_file, nz_line, file,  \
+      return found(u, prev_file, prev_line, have_nz, nz_file, nz_line, file,   \
                    line);                                                      \
     }                                                                          \
     if (have_prev && prev_line != 0 && prev_addr >= lo)                        \
@@ -389,8 +389,8 @@ static int find_in(const sect_t *dl, const sect_t *str, const sect_t *lstr,
   return 0;
 }
 
-int sp__lines_find(const void *map, size_t size, uintptr_t a, uintptr_t lo,
-                   char **file, int *line) {
+int sp__fmt_elf_lines(const void *map, size_t size, uint64_t a, uint64_t lo,
+                      char **file, int *line) {
   const Elf64_Ehdr *eh = map;
   *file = NULL;
   *line = -1;
@@ -424,5 +424,10 @@ int sp__lines_find(const void *map, size_t size, uintptr_t a, uintptr_t lo,
   }
   if (!dl.data)
     return -1;
-  return find_in(&dl, &str, &lstr, a, lo, file, line) == 1 ? 0 : -1;
+  unit_t *u = malloc(sizeof *u); /* large: the heap, not the stack */
+  if (!u)
+    return -1;
+  int rc = find_in(&dl, &str, &lstr, a, lo, u, file, line) == 1 ? 0 : -1;
+  free(u);
+  return rc;
 }
