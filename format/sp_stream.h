@@ -523,6 +523,8 @@ int sp_fmt_stream_counters(sp_fmt_stream *s, struct sp_fmt_ctr *out);
 
 /* SP_FMT_STREAM_SYMBOLS' lines ('\n'-separated, no prefix), or NULL. */
 const char *sp_fmt_stream_warnings(const sp_fmt_stream *s);
+/* Each of those lines on stderr as "PROG: warning: LINE". */
+void sp_fmt_stream_put_warnings(const sp_fmt_stream *s, const char *prog);
 const sp_fmt_meta *sp_fmt_stream_meta(const sp_fmt_stream *s);
 
 /* The stream's calls as sources, one per (thread, region name): threads

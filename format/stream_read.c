@@ -2316,6 +2316,16 @@ void sp_fmt_stream_get_info(const sp_fmt_stream *s, sp_fmt_stream_info *info) {
 
 const char *sp_fmt_stream_warnings(const sp_fmt_stream *s) { return s->warn; }
 
+void sp_fmt_stream_put_warnings(const sp_fmt_stream *s, const char *prog) {
+  const char *w = s->warn;
+  while (w && *w) {
+    const char *nl = strchr(w, '\n');
+    int len = nl ? (int)(nl - w) : (int)strlen(w);
+    fprintf(stderr, "%s: warning: %.*s\n", prog, len, w);
+    w += len + (nl != NULL);
+  }
+}
+
 const sp_fmt_meta *sp_fmt_stream_meta(const sp_fmt_stream *s) {
   return &s->meta;
 }

@@ -37,7 +37,7 @@ static int load(const sp_fmt_input *in, one *o, sp_fmt_err *err) {
     char line[2048];
     sp_fmt_stream_describe(&info, in->path, line, sizeof line);
     fprintf(stderr, "sp-import: warning: %s\n", line);
-    sp__imp_stream_warnings(s);
+    sp_fmt_stream_put_warnings(s, "sp-import");
     if (sp_fmt_meta_copy(&o->meta, sp_fmt_stream_meta(s)) != 0)
       got = -1;
   }

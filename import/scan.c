@@ -36,16 +36,6 @@ static int push(sp_imp_claim **v, int64_t *n, int64_t *cap, int32_t rank,
   return 0;
 }
 
-void sp__imp_stream_warnings(const sp_fmt_stream *s) {
-  const char *w = sp_fmt_stream_warnings(s);
-  while (w && *w) {
-    const char *nl = strchr(w, '\n');
-    int len = nl ? (int)(nl - w) : (int)strlen(w);
-    fprintf(stderr, "sp-import: warning: %.*s\n", len, w);
-    w += len + (nl != NULL);
-  }
-}
-
 int sp__imp_scan(const sp_fmt_inputs *in, int processes, sp_imp_claim **claims,
                  int64_t *nclaims, sp_fmt_err *err) {
   sp_imp_claim *v = NULL;
@@ -63,7 +53,7 @@ int sp__imp_scan(const sp_fmt_inputs *in, int processes, sp_imp_claim **claims,
         char line[2048];
         sp_fmt_stream_describe(&info, path, line, sizeof line);
         fprintf(stderr, "sp-import: warning: %s\n", line);
-        sp__imp_stream_warnings(s);
+        sp_fmt_stream_put_warnings(s, "sp-import");
         sp_fmt_stream_close(s);
         if (push(&v, &n, &cap, info.rank, i, info.calls, info.threads) != 0)
           rc = -2;

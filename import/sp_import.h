@@ -33,9 +33,6 @@ typedef struct sp_imp_claim {
 /* How sp-import opens a stream: regions the process left as addresses
  * named from the object files (C++ names demangled through libstdc++). */
 #define SP__IMP_STREAM (SP_FMT_STREAM_SYMBOLS | SP_FMT_STREAM_SYMBOLS_LOAD)
-/* The stream's warnings of objects it could not name from, one line each
- * on stderr. */
-void sp__imp_stream_warnings(const sp_fmt_stream *s);
 
 int sp__imp_scan(const sp_fmt_inputs *in, int processes, sp_imp_claim **claims,
                  int64_t *nclaims, sp_fmt_err *err);

@@ -246,15 +246,6 @@ int64_t rp_count_calls(char *const *args, int nargs, int events) {
  * named from the object files; what it could not name from said on stderr,
  * one line an object. */
 #define RP_STREAM (SP_FMT_STREAM_SYMBOLS | SP_FMT_STREAM_SYMBOLS_LOAD)
-static void stream_warnings(const sp_fmt_stream *s) {
-  const char *w = sp_fmt_stream_warnings(s);
-  while (w && *w) {
-    const char *nl = strchr(w, '\n');
-    int len = nl ? (int)(nl - w) : (int)strlen(w);
-    fprintf(stderr, "sp-report: warning: %.*s\n", len, w);
-    w += len + (nl != NULL);
-  }
-}
 
 static int keep_paths(rp_profile *p, const sp_fmt_profile *f,
                       const rp_opts *o) {
@@ -315,7 +306,7 @@ static int load_profile(rp_profile *p, const sp_fmt_input *in, int64_t ix,
       char line[2048];
       sp_fmt_stream_describe(&info, in->path, line, sizeof line);
       fprintf(stderr, "sp-report: warning: %s\n", line);
-      stream_warnings(s);
+      sp_fmt_stream_put_warnings(s, "sp-report");
     }
     sp_fmt_stream_close(s);
     if (got == -1)
@@ -414,7 +405,8 @@ static int load_input(rp_profile *p, const sp_fmt_input *in, int64_t ix,
     char line[2048];
     sp_fmt_stream_describe(&info, in->path, line, sizeof line);
     fprintf(stderr, "sp-report: warning: %s\n", line);
-    stream_warnings(s); /* the read below names them again, silently */
+    sp_fmt_stream_put_warnings(
+        s, "sp-report"); /* the read below names them again, silently */
     sp_fmt_stream_close(s);
     if (sp_fmt_stream_read(in->path, &one, err) != 0)
       return -1;
