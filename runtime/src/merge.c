@@ -111,26 +111,36 @@ static void keep_alive(job *j) {
   j->alive_at = now_ns();
 }
 
+/* Waits at most the timeout for req. A receive keeps the job alive while
+ * it waits and is cancelled when the time is up; a send's request is left
+ * to MPI then (its receiver may have given up or died). */
+static int wait_within(job *j, sp__mpi_req *req, int receiving) {
+  int flag = 0;
+  int64_t until = now_ns() + j->wait_ns, pause = 50000;
+  for (;;) {
+    if (j->m->test(req, &flag) != 0)
+      return -1;
+    if (flag)
+      return 0;
+    if (now_ns() > until) {
+      if (receiving)
+        j->m->cancel(req);
+      else
+        j->m->request_free(req);
+      return -1;
+    }
+    if (receiving)
+      keep_alive(j);
+    nap(&pause);
+  }
+}
+
 /* len bytes from src on tag, waiting at most the timeout. */
 static int recv_within(job *j, void *buf, int len, int src, int tag) {
   sp__mpi_req req;
-  int flag = 0;
   if (j->m->irecv(buf, len, src, tag, &req) != 0)
     return -1;
-  int64_t until = now_ns() + j->wait_ns, pause = 50000;
-  while (!flag) {
-    if (j->m->test(&req, &flag) != 0)
-      return -1;
-    if (flag)
-      break;
-    if (now_ns() > until) {
-      j->m->cancel(&req);
-      return -1;
-    }
-    keep_alive(j);
-    nap(&pause);
-  }
-  return 0;
+  return wait_within(j, &req, 1);
 }
 
 /* len bytes of buf to dst on tag, waiting at most the timeout for MPI to
@@ -139,7 +149,6 @@ static int recv_within(job *j, void *buf, int len, int src, int tag) {
  * MPI with a copy of the bytes (never freed: MPI may still read them). */
 static int send_within(job *j, const void *buf, int len, int dst, int tag) {
   sp__mpi_req req;
-  int flag = 0;
   void *copy = malloc(len > 0 ? (size_t)len : 1);
   if (!copy)
     return -1;
@@ -148,18 +157,8 @@ static int send_within(job *j, const void *buf, int len, int dst, int tag) {
     free(copy);
     return -1;
   }
-  int64_t until = now_ns() + j->wait_ns, pause = 50000;
-  while (!flag) {
-    if (j->m->test(&req, &flag) != 0)
-      return -1; /* copy leaked: the request may still hold it */
-    if (flag)
-      break;
-    if (now_ns() > until) {
-      j->m->request_free(&req);
-      return -1;
-    }
-    nap(&pause);
-  }
+  if (wait_within(j, &req, 0) != 0)
+    return -1; /* copy leaked: the request may still hold it */
   free(copy);
   return 0;
 }
