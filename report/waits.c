@@ -1,7 +1,9 @@
 /* waits.c - wait states for --mpi: late sender, the time a receive (or the
- * wait or test that completed it) spent before its message's send began,
- * sends and receives paired as MPI matches them (per sender, receiver, tag
- * and communicator, in the order they were sent and posted); and the time
+ * wait or test that completed it) spent before its message's send began;
+ * late receiver, the time a blocking send that ended only after its
+ * receive was posted spent before that; sends and receives paired as MPI
+ * matches them (per sender, receiver, tag and communicator, in the order
+ * they were sent and posted); and the time
  * a blocking collective spent before its last rank arrived, the k-th
  * collective on a communicator being the same one on each of its ranks. */
 #include "report.h"
@@ -13,6 +15,10 @@ typedef struct snd {
   int32_t src, dst, tag;
   uint64_t key; /* the communicator, by its members */
   int64_t at;   /* the send's start */
+  int32_t rix;  /* a blocking send's rank index, thread and name id; rix -1:
+                   no late receiver (nonblocking, or a call that receives
+                   too) */
+  int32_t thread, name;
 } snd;
 
 typedef struct rcv {
@@ -58,8 +64,8 @@ static int by_snd(const void *a, const void *b) {
 
 static int by_rcv(const void *a, const void *b) {
   const rcv *x = a, *y = b;
-  snd p = {x->src, x->dst, x->tag, x->key, x->at},
-      q = {y->src, y->dst, y->tag, y->key, y->at};
+  snd p = {x->src, x->dst, x->tag, x->key, x->at, -1, 0, 0},
+      q = {y->src, y->dst, y->tag, y->key, y->at, -1, 0, 0};
   return by_snd(&p, &q);
 }
 
@@ -116,7 +122,16 @@ static int64_t rank_ix(const rp_profile *p, int32_t rank) {
   return lo < p->nranks && p->ranks[lo] == rank ? lo : -1;
 }
 
-int rp_late_sender(const rp_profile *p, int64_t *late) {
+/* A blocking send whose call also receives (MPI_Sendrecv: the layer puts
+ * its receive right after its send) waits for both at once: its wait is
+ * the receive's, counted as late sender. */
+static int sends_only(const sp_fmt_mpi *m, int64_t i) {
+  const sp_fmt_mpimsg *g = &m->msgs[i], *h = i + 1 < m->nmsgs ? g + 1 : NULL;
+  return !(h && h->kind == 3 && h->start_ns == g->start_ns &&
+           h->thread == g->thread && h->region == g->region);
+}
+
+int rp_late_sender(const rp_profile *p, int64_t *late, int64_t *lrecv) {
   int64_t ns = 0, nr = 0;
   for (int64_t k = 0; k < p->nmpi; k++)
     for (int64_t i = 0; i < p->mpi[k].mpi.nmsgs; i++) {
@@ -142,7 +157,13 @@ int rp_late_sender(const rp_profile *p, int64_t *late) {
         continue;
       uint64_t key = comm_key(m, me, g->comm);
       if (g->kind == 1 || g->kind == 2) {
-        s[ns++] = (snd){me, g->peer, g->tag, key, g->start_ns};
+        int32_t name =
+            g->kind == 1 && rix >= 0 && g->region >= 0 && sends_only(m, i)
+                ? rp_name_find(p, m->names[g->region])
+                : -1;
+        s[ns++] = (snd){me,        g->peer,     g->tag,
+                        key,       g->start_ns, name >= 0 ? (int32_t)rix : -1,
+                        g->thread, name};
       } else if ((g->kind == 3 || (g->kind == 5 && g->origin_ns >= 0)) &&
                  rix >= 0 && g->region >= 0) {
         int32_t name = rp_name_find(p, m->names[g->region]);
@@ -173,7 +194,7 @@ int rp_late_sender(const rp_profile *p, int64_t *late) {
   }
   int64_t i = 0, j = 0;
   while (i < ns && j < nr) {
-    snd a = {r[j].src, r[j].dst, r[j].tag, r[j].key, 0};
+    snd a = {r[j].src, r[j].dst, r[j].tag, r[j].key, 0, -1, 0, 0};
     snd b = s[i];
     b.at = 0;
     int c = by_snd(&b, &a);
@@ -191,6 +212,15 @@ int rp_late_sender(const rp_profile *p, int64_t *late) {
       if (end >= x->wait)
         w[nw++] = (wt){x->rix, x->thread, x->name, x->wait,
                        (s[i].at < end ? s[i].at : end) - x->wait};
+    }
+    /* late receiver: the send ended after the receive was posted, so it
+     * could not complete before (synchronous, or too big to buffer) */
+    const snd *y = &s[i];
+    if (y->rix >= 0 && x->at > y->at) {
+      int64_t end = call_end(p, y->rix, y->thread, y->name, y->at);
+      if (end > x->at)
+        lrecv[(size_t)y->name * (size_t)p->nranks + (size_t)y->rix] +=
+            x->at - y->at;
     }
     i++, j++;
   }
