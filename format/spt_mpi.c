@@ -145,8 +145,15 @@ static int bad(rd *r, size_t at, const char *what, long long v) {
  * taking at least each bytes. */
 static int count(rd *r, size_t off, size_t each, int64_t *out) {
   int64_t v = (int64_t)get64(r->b + off);
-  if (v < 0 || (uint64_t)v > (r->n - HEAD) / each)
-    return bad(r, off, "count beyond the file's size", v);
+  if (v < 0)
+    return bad(r, off, "a negative count", v);
+  if ((uint64_t)v > (r->n - HEAD) / each) {
+    sp_fmt_err_set(r->err,
+                   "%s: offset %zu: truncated, or the count at offset %zu "
+                   "(%lld) is wrong",
+                   r->path, r->n, off, (long long)v);
+    return -1;
+  }
   *out = v;
   return 0;
 }

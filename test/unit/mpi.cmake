@@ -59,7 +59,7 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   if(SP_USE_OTF2 AND SP_OTF2_PRINT)
     set(_otf2 ";OTF2_PRINT=${SP_OTF2_PRINT}")
   endif()
-  sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge;late;off"
+  sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge;late;off;spt"
     "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;LATE=$<TARGET_FILE:mpi_late>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}${_otf2}")
 
   # One clock for the job: skewed clocks aligned to rank 0's.
