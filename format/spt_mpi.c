@@ -220,9 +220,11 @@ static int parse(rd *r, int32_t rank, int64_t spt_size, sp_fmt_mpi *m,
     int32_t size = (int32_t)get32(r->b + r->at + 4);
     if (c->id < 0 || (m->ncomms > 0 && c->id <= c[-1].id))
       return bad(r, r->at, "a communicator's id out of order", c->id);
-    if (size < 0 || (size_t)size > (r->n - r->at - 8) / 4)
+    if (size < 0)
       return bad(r, r->at + 4, "a communicator's size", size);
     r->at += 8;
+    if (need(r, (size_t)size * 4, "a communicator's members") != 0)
+      return -1;
     if (!(c->members = malloc((size_t)size * 4 + 4))) {
       sp_fmt_err_set(r->err, "%s: out of memory", r->path);
       return -1;
