@@ -99,8 +99,9 @@ def main():
     if got_cw != cw or bar != cw:
         fail("collective wait %s (MPI_Barrier %s), want %s"
              % (got_cw, bar, cw))
-    # late receiver: a blocking send (not MPI_Sendrecv's) that ended after
-    # its receive was posted, from its start to that post
+    # late receiver: a blocking send (not MPI_Sendrecv's), or the wait that
+    # completed an MPI_Isend, that ended after its receive was posted, from
+    # its start to that post
     lr = {}
     posted = {r: {} for r in (0, 1)}
     for rank in (0, 1):
@@ -109,23 +110,34 @@ def main():
                 posted[rank][m["tag"]] = m["start_ns"]
             elif m["kind"] == 5:
                 posted[rank][m["tag"]] = m["origin_ns"]
+    isend = {}
     for rank in (0, 1):
         for m in msgs(rank):
-            if m["kind"] != 1:
+            if m["kind"] == 2:
+                isend[(rank, m["tag"])] = m["start_ns"]
+            if m["kind"] not in (1, 7):
                 continue
             fn = names[m["region"]]
             at = posted[m["peer"]][m["tag"]]
             end = call_end(rank, m["thread"], fn, m["start_ns"])
             x = at - m["start_ns"] if m["start_ns"] < at < end else 0
             lr[(rank, fn)] = lr.get((rank, fn), 0) + x
+            if m["kind"] == 7 and m["tag"] == 5 and \
+                    (x == 0 or at - m["origin_ns"] < 80e6):
+                fail("MPI_Wait of MPI_Issend tag 5: %d ns late receiver, "
+                     "receive posted %d ns after the send began (80 ms "
+                     "after the message arrived)" % (x, at - m["origin_ns"]))
             if m["tag"] == 4 and x < 120e6:
                 fail("MPI_Ssend of tag 4 waited %d ns for a receive posted "
                      "120 ms after the message arrived" % x)
             if m["tag"] == 3 and x != 0:
                 fail("MPI_Send of tag 3 (buffered, received 100 ms later) "
                      "has %d ns late receiver" % x)
-    if lr.get((0, "MPI_Ssend"), 0) < 120e6:
-        fail("no MPI_Ssend late receiver on rank 0: %s" % lr)
+    if lr.get((0, "MPI_Ssend"), 0) < 120e6 or lr.get((0, "MPI_Wait"), 0) \
+            == 0:
+        fail("no MPI_Ssend or MPI_Wait late receiver on rank 0: %s" % lr)
+    if (0, 5) not in isend:
+        fail("no MPI_Issend of tag 5 recorded")
     for x in js["functions"]:
         for r, c in x["per_rank"].items():
             want_lr = lr.get((int(r), x["name"]), 0)
@@ -176,9 +188,9 @@ def main():
         fail("--mpi text without late sender:\n" + text)
     print("check_late.py: MPI_Recv %.1f ms, MPI_Wait %.1f ms late sender; "
           "rank 0 %.1f ms in collectives before the last rank; MPI_Ssend "
-          "%.1f ms late receiver; waiting %s"
+          "%.1f ms, MPI_Wait %.1f ms late receiver; waiting %s"
           % (want["MPI_Recv"] / 1e6, want["MPI_Wait"] / 1e6, cw[0] / 1e6,
-             lr[(0, "MPI_Ssend")] / 1e6, waits))
+             lr[(0, "MPI_Ssend")] / 1e6, lr[(0, "MPI_Wait")] / 1e6, waits))
 
 
 main()

@@ -5,12 +5,14 @@
  * late sender); last, rank 1 enters an MPI_Barrier 150 ms after rank 0
  * (rank 0's collective wait). Before that, a late receiver: rank 0
  * MPI_Ssends to rank 1, which sees the message arrive (MPI_Probe: the send
- * has begun), sleeps 120 ms, then posts its MPI_Recv. The delays are the
+ * has begun), sleeps 120 ms, then posts its MPI_Recv; the same with an
+ * MPI_Issend completed by MPI_Wait and 80 ms. The delays are the
  * program's own sleeps. */
 #include <mpi.h>
 #include <time.h>
 
-#define LATE_RECV_MS 120 /* check_late.py's lower bound */
+#define LATE_RECV_MS 120 /* check_late.py's lower bounds */
+#define LATE_WAIT_MS 80
 
 static void nap_ms(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -49,6 +51,16 @@ int main(int argc, char **argv) {
     MPI_Probe(0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     nap_ms(LATE_RECV_MS);
     MPI_Recv(b, 8, MPI_CHAR, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Request q;
+    MPI_Issend(b, 8, MPI_CHAR, 1, 5, MPI_COMM_WORLD, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+  } else if (rank == 1) {
+    MPI_Probe(0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    nap_ms(LATE_WAIT_MS);
+    MPI_Recv(b, 8, MPI_CHAR, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 1)
