@@ -7,7 +7,7 @@ import numpy as np
 from . import _h5
 
 KINDS = {1: "send", 2: "isend", 3: "recv", 4: "irecv", 5: "wait_recv",
-         6: "collective"}
+         6: "collective", 7: "wait_send"}
 COLUMNS = ["rank", "thread", "function", "start_ns", "kind", "peer", "tag",
            "comm", "root", "bytes_sent", "bytes_recv", "origin_function",
            "origin_ns"]
