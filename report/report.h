@@ -199,6 +199,7 @@ enum {
   RP_MPIEV_COLL_BEGIN, /* at its start */
   RP_MPIEV_RECV,       /* at its end */
   RP_MPIEV_IRECV,      /* at its end; request: the posting call's start */
+  RP_MPIEV_ISEND_DONE, /* at its end; request: the MPI_Isend's start */
   RP_MPIEV_COLL_END    /* at its end */
 };
 #define RP_NCOLL 17 /* MPI_Barrier ... MPI_Exscan (rp_coll_of) */
