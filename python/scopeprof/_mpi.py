@@ -23,7 +23,7 @@ def _names(f):
 
 def read(paths, ranks=None):
     """Every message of the .h5 files among paths, as column arrays (a
-    dict of COLUMNS); a .spt holds none."""
+    dict of COLUMNS); a .spt holds none (its .spt.mpi is for sp-import)."""
     cols = {c: [] for c in COLUMNS}
     for path in paths:
         if not _h5.is_h5(path):

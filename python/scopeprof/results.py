@@ -344,7 +344,8 @@ class ProfilingResults:
     # -- printing --------------------------------------------------------------
     # -- MPI messages ----------------------------------------------------------
     def mpi_messages(self):
-        """The MPI layer's messages (.h5 inputs; a .spt holds none) as a
+        """The MPI layer's messages (.h5 inputs; a .spt holds none: merge
+        .spt files with sp-import, which reads the .spt.mpi beside each) as a
         pandas DataFrame, one row per message, in each rank's order:
         rank, thread, function (the MPI call that made it), start_ns (that
         call's start), kind ("send", "isend", "recv", "irecv", "wait_recv",
