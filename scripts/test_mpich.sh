@@ -9,8 +9,9 @@
 # - mpi_merge_kill*, mpi_merge_refuse*: a job that goes on after one rank
 #   is killed (OpenMPI's --mca orte_enable_recovery; MPICH's launcher
 #   ends the job at once);
-# - runtime_mpirun_crash: the other ranks finishing after one crashed
-#   (MPICH's launcher kills them; what each saved is tested elsewhere);
+# - runtime_mpirun_crash, mpi_clock_crash: the other ranks finishing after
+#   one crashed (MPICH's launcher kills them a millisecond after its SIGUSR1,
+#   so what each saved depends on the race; docs/runtime.md says so);
 # - mpi_layer_flang-mpifh: flang with OpenMPI's mpif.h (mpicc --showme);
 # - test_scopeprof_manager_mpi: Debian's mpi4py is built on OpenMPI.
 set -euo pipefail
@@ -26,4 +27,4 @@ grep -q '^SP_BUILD_MPI:BOOL=ON' "$build/CMakeCache.txt" ||
   { echo "test_mpich.sh: the MPI layer was not configured with MPICH" >&2; exit 1; }
 cmake --build "$build" -j2
 cd "$build" && ctest -j2 -L mpi --output-on-failure --timeout 900 \
-  -E '^(mpi_merge_kill.*|mpi_merge_refuse.*|runtime_mpirun_crash|mpi_layer_flang-mpifh|test_scopeprof_manager_mpi)$'
+  -E '^(mpi_merge_kill.*|mpi_merge_refuse.*|runtime_mpirun_crash|mpi_clock_crash|mpi_layer_flang-mpifh|test_scopeprof_manager_mpi)$'

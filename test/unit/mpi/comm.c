@@ -2,13 +2,16 @@
  * partners (check_comm.py holds the same numbers): a ring, a 2x2 halo
  * exchange (MPI_Isend/MPI_Irecv, MPI_Waitall), every pair through an
  * MPI_Testany loop, MPI_ANY_SOURCE receives, a sub-communicator
- * (MPI_Comm_split, ranks reversed) and collectives. With the argument
- * "abort" the job ends in rank 0's MPI_Abort (3) instead, the other ranks
+ * (MPI_Comm_split, ranks reversed) and collectives. With the arguments
+ * "abort DIR" the job ends in rank 0's MPI_Abort (3) instead, the other ranks
  * waiting in an MPI_Recv that never completes: the messages must come
  * from the streams the ranks save then. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep, access */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* MPICH defines MPI_STATUSES_IGNORE as (MPI_Status *)1, which GCC 12
  * reads as an array of size 0 for MPI_Waitall's parameter: a false
@@ -98,10 +101,25 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Bcast(bytes, 8, MPI_BYTE, 0, sub);
   MPI_Comm_free(&sub);
-  if (argc > 1 && strcmp(argv[1], "abort") == 0) {
+  if (argc > 2 && strcmp(argv[1], "abort") == 0) {
+    /* Every rank must have left the barrier before rank 0 aborts, or its
+     * barrier is a call still open (MPICH's barrier lets rank 0 leave
+     * first): each other rank says so with a file in argv[2], outside
+     * MPI, which cannot tell without a call that would itself be open. */
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
+    char path[4096];
+    if (rank == 0) {
+      for (int k = 1; k < NP; k++) {
+        snprintf(path, sizeof path, "%s/left.%d", argv[2], k);
+        for (int ms = 0; access(path, F_OK) != 0 && ms < 60000; ms++)
+          nanosleep(&(struct timespec){0, 1000000}, NULL);
+      }
       MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    snprintf(path, sizeof path, "%s/left.%d", argv[2], rank);
+    FILE *f = fopen(path, "w");
+    if (f)
+      fclose(f);
     MPI_Recv(bytes, 1, MPI_CHAR, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   MPI_Finalize();

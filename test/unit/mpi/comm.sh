@@ -64,7 +64,7 @@ merge) # SP_MERGE=1: the job's one file, written at MPI_Finalize (in turns,
 abort) # the job ends in MPI_Abort: each rank's stream (.spts), read as it is
   set +e
   "$MPIRUN" --oversubscribe -np 4 env SP_OUTPUT="$d/out/p" "$COMM" abort \
-    >"$d/log" 2>&1
+    "$d" >"$d/log" 2>&1
   rc=$?
   set -e
   [ "$rc" -eq 3 ] || { cat "$d/log"; echo "comm.sh: mpirun status $rc, not 3" >&2; exit 1; }
