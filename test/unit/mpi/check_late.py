@@ -6,7 +6,8 @@ the call's end), each blocking send's time before its receive was posted
 when it ended after that (late receiver), and their sum per rank and
 function (waiting), recomputed here from the file's own stamps to the
 nanosecond, and at least most of the sleeps that made them (the late
-receiver: all of its sleep)."""
+receiver: all of its sleep; the last barrier's wait: the sleep less what
+rank 0 came after rank 1 left the barrier before, from the stamps)."""
 import csv
 import io
 import json
@@ -93,6 +94,15 @@ def main():
             if w0 < 100e6:
                 fail("rank 0 waited %d ns in the barrier rank 1 entered "
                      "150 ms late" % w0)
+            # rank 1 slept 150 ms after it left the barrier before: rank 0
+            # waited that, less what it came after rank 1 had left it
+            s0 = [c[3] for c in calls if c[0] == 0][0]
+            r1, t1, fn1, st1 = [c for c in colls[seq - 1] if c[0] == 1][0]
+            e1 = call_end(r1, t1, fn1, st1)
+            if w0 < 150e6 - max(0, s0 - e1):
+                fail("rank 0 waited %d ns in the last barrier, entered %d "
+                     "ns after rank 1 left the one before and slept 150 ms"
+                     % (w0, s0 - e1))
     got_cw = {x["rank"]: x["coll_wait_ns"] for x in js["ranks"]}
     bar = {int(k): v["coll_wait_ns"] for x in js["functions"]
            if x["name"] == "MPI_Barrier" for k, v in x["per_rank"].items()}
