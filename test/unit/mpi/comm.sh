@@ -47,7 +47,24 @@ spt) # the default SP_FORMAT: .spt files, their messages beside them
   "$SP_IMPORT" -o "$d/m.h5" "$d/out"
   "$SP_IMPORT" -o "$d/h.h5" "$d/h5"
   "$PY3" "$SRC/check_spt_mpi.py" "$d/m.h5" "$d/h.h5" "$d/out" "$SP_IMPORT" \
-    "$SP_REPORT" ;;
+    "$SP_REPORT"
+  if [ -n "${E2E:-}" ]; then
+    # a later program without the layer writes rank 1's .spt over this
+    # run's: the sidecar of the earlier .spt goes, and sp-import says so
+    cp -r "$d/out" "$d/stale"
+    SP_RANK=1 SP_OUTPUT="$d/stale/p" "$E2E"
+    if [ -e "$d/stale/p_rank00001.spt.mpi" ]; then
+      echo "comm.sh spt: a stale p_rank00001.spt.mpi left" >&2
+      exit 1
+    fi
+    "$SP_IMPORT" -o "$d/s.h5" "$d/stale" 2>"$d/err"
+    if [ "$(wc -l <"$d/err")" -ne 1 ] ||
+      ! grep -q "^sp-import: warning: $d/stale/p_rank00001.spt.mpi: offset 0: missing" "$d/err"; then
+      cat "$d/err" >&2
+      echo "comm.sh spt: want one warning, rank 1's sidecar missing" >&2
+      exit 1
+    fi
+  fi ;;
 late) # late.c on 2 ranks: sp-report --mpi's late sender (check_late.py)
   "$MPIRUN" --oversubscribe -np 2 env SP_FORMAT=h5 SP_OUTPUT="$d/out/p" "$LATE"
   "$SP_IMPORT" -o "$d/m.h5" "$d/out"
