@@ -166,6 +166,15 @@ def main():
         lines = import_warnings(imp, bad, os.path.join(tmp, "b.h5"))
         check_damage(lines, want, os.path.join(tmp, "b.h5"), [0],
                      want_calls)
+        # sp-report reads them as sp-import does: the same lines, its name
+        p = subprocess.run([report, "--matrix", bad], capture_output=True,
+                           text=True)
+        lines = [l for l in p.stderr.splitlines() if l]
+        if p.returncode != 0 or len(lines) != len(want) or any(
+                not any(t in l and l.startswith("sp-report: warning: ")
+                        for l in lines) for t in want.values()):
+            fail("sp-report --matrix of the damaged files: status %d\n%s"
+                 % (p.returncode, p.stderr))
         # a byte of a stamp changed: only the checksum tells
         shutil.rmtree(bad)
         shutil.copytree(outdir, bad)
