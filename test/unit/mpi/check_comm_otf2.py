@@ -83,7 +83,8 @@ def main():
         if ev == "MPI_IRECV":
             irecvs[(loc, int(re.search(r"Request: (\d+)", attrs).group(1)))] = 1
         if ev == "MPI_ISEND":
-            isends[(loc, int(re.search(r"Request: (\d+)", attrs).group(1)))] = 1
+            q = int(re.search(r"Request: (\d+)", attrs).group(1))
+            isends[(loc, q)] = 1
         if ev == "MPI_ISEND_COMPLETE":
             done[(loc, int(attrs.split()[-1]))] = 1
         if ev == "MPI_COLLECTIVE_END":

@@ -1,13 +1,17 @@
 #!/usr/bin/python3
-"""check_spt_mpi.py SPT.h5 H5.h5 OUTDIR SP_IMPORT SP_REPORT - the messages
+"""check_spt_mpi.py SPT.h5 H5.h5 OUTDIR SP_IMPORT SP_REPORT [PYDIR] - the
+messages
 of a default run (.spt and the .spt.mpi beside each, merged into SPT.h5)
 against an SP_FORMAT=h5 run of the same program (H5.h5): the same
 rank<N>/mpi/ (every message's kind, partner, tag, communicator, root,
 bytes, thread and function; the communicators exactly; the stamps, which
 differ between runs, each the start of a call of that function in its own
-file); then OUTDIR's sidecars damaged (cut short, a bad field, missing, a
-bad checksum): one warning line each naming the file and the byte offset,
-and every rank's calls still imported."""
+file); Python's mpi_messages() of OUTDIR (with PYDIR, the package's
+directory) the merged file's; then OUTDIR's sidecars damaged (cut short,
+a bad field, missing, a bad checksum): one warning line each naming the
+file and the byte offset (sp-import, sp-report, Python), and every rank's
+calls still imported."""
+import warnings
 import json
 import os
 import shutil
@@ -130,6 +134,19 @@ def import_warnings(imp, src, out):
 
 def main():
     spt_h5, h5_h5, outdir, imp, report = sys.argv[1:6]
+    py = None
+    if len(sys.argv) > 6:
+        sys.path.insert(0, sys.argv[6])
+        import scopeprof as py
+        dfs = [py.read_h5(x).mpi_messages() for x in (outdir, spt_h5)]
+        dfs = [d.sort_values(list(d.columns)).reset_index(drop=True)
+               for d in dfs]
+        if len(dfs[0]) == 0 or not dfs[0].equals(dfs[1]):
+            fail("Python: mpi_messages() of the .spt files\n%s\nof the "
+                 "merged file\n%s" % (dfs[0], dfs[1]))
+        cm = [py.read_h5(x).mpi_communicators() for x in (outdir, spt_h5)]
+        if cm[0] != cm[1]:
+            fail("Python: communicators %s, %s" % (cm[0], cm[1]))
     a, b = h5py.File(spt_h5, "r"), h5py.File(h5_h5, "r")
     n = same_messages(a, b)
     want_calls = calls_per_rank(a)
@@ -166,6 +183,16 @@ def main():
         lines = import_warnings(imp, bad, os.path.join(tmp, "b.h5"))
         check_damage(lines, want, os.path.join(tmp, "b.h5"), [0],
                      want_calls)
+        if py:
+            with warnings.catch_warnings(record=True) as got:
+                warnings.simplefilter("always")
+                df = py.read_h5(bad).mpi_messages()
+            lines = [str(w.message) for w in got]
+            if len(lines) != len(want) or any(
+                    not any(t in l for l in lines) for t in want.values()) \
+                    or set(df["rank"]) != {0}:
+                fail("Python of the damaged files: ranks %s, warnings\n%s"
+                     % (set(df["rank"]), "\n".join(lines)))
         # sp-report reads them as sp-import does: the same lines, its name
         p = subprocess.run([report, "--matrix", bad], capture_output=True,
                            text=True)

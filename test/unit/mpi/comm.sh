@@ -47,7 +47,7 @@ spt) # the default SP_FORMAT: .spt files, their messages beside them
   "$SP_IMPORT" -o "$d/m.h5" "$d/out"
   "$SP_IMPORT" -o "$d/h.h5" "$d/h5"
   "$PY3" "$SRC/check_spt_mpi.py" "$d/m.h5" "$d/h.h5" "$d/out" "$SP_IMPORT" \
-    "$SP_REPORT"
+    "$SP_REPORT" "$PYDIR"
   if [ -n "${E2E:-}" ]; then
     # a later program without the layer writes rank 1's .spt over this
     # run's: the sidecar of the earlier .spt goes, and sp-import says so
