@@ -344,9 +344,9 @@ class ProfilingResults:
     # -- printing --------------------------------------------------------------
     # -- MPI messages ----------------------------------------------------------
     def mpi_messages(self):
-        """The MPI layer's messages (.h5 inputs; a .spt holds none: merge
-        .spt files with sp-import, which reads the .spt.mpi beside each) as a
-        pandas DataFrame, one row per message, in each rank's order:
+        """The MPI layer's messages (.h5 inputs, the .spt.mpi beside a
+        .spt) as a pandas DataFrame, one row per message, in each rank's
+        order:
         rank, thread, function (the MPI call that made it), start_ns (that
         call's start), kind ("send", "isend", "recv", "irecv", "wait_recv",
         "collective", "wait_send"), peer (partner's MPI_COMM_WORLD rank; -1
