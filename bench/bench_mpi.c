@@ -1,8 +1,10 @@
 /* bench_mpi.c - the PMPI layer's cost on MPI_Comm_rank (a call it records
  * as a region only), or on MPI_Send to MPI_PROC_NULL on MPI_COMM_WORLD or a
  * duplicate of it (a call whose bytes and partner it records too: --call
- * send, --call send-sub), against the bare PMPI call and a plain region
- * pair; see docs/performance.md. */
+ * send, --call send-sub), or on an MPI_Isend to itself, its MPI_Recv and
+ * the MPI_Wait that completes the send (--call isend: three calls, the
+ * send's request kept and its completion recorded), against the bare PMPI
+ * calls and plain region pairs; see docs/performance.md. */
 #include <mpi.h>
 #include <scope_profiler.h>
 
@@ -21,16 +23,25 @@ static double now_ns(void) {
 }
 
 static int region;
-/* 0 MPI_Comm_rank, 1 MPI_Send on MPI_COMM_WORLD, 2 on a duplicate */
+/* 0 MPI_Comm_rank, 1 MPI_Send on MPI_COMM_WORLD, 2 on a duplicate, 3
+ * MPI_Isend, MPI_Recv, MPI_Wait to and from itself */
 static int call;
 static MPI_Comm comm;
-static const char *const call_names[] = {"rank", "send", "send-sub"};
+#define NCALLS 4
+static const char *const call_names[NCALLS] = {"rank", "send", "send-sub",
+                                               "isend"};
 
 static inline void bare_call(int *r) {
-  if (call == 0)
+  if (call == 0) {
     PMPI_Comm_rank(MPI_COMM_WORLD, r);
-  else
+  } else if (call == 3) {
+    MPI_Request q;
+    PMPI_Isend(NULL, 0, MPI_BYTE, 0, 7, comm, &q);
+    PMPI_Recv(NULL, 0, MPI_BYTE, 0, 7, comm, MPI_STATUS_IGNORE);
+    PMPI_Wait(&q, MPI_STATUS_IGNORE);
+  } else {
     PMPI_Send(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 7, comm);
+  }
 }
 
 /* One function per mode, so that valgrind --tool=callgrind counts each
@@ -42,15 +53,34 @@ static __attribute__((noinline)) void loop_bare(long n, int *r) {
 
 static __attribute__((noinline)) void loop_layer(long n, int *r) {
   for (long i = 0; i < n; i++) {
-    if (call == 0)
+    if (call == 0) {
       MPI_Comm_rank(MPI_COMM_WORLD, r);
-    else
+    } else if (call == 3) {
+      MPI_Request q;
+      MPI_Isend(NULL, 0, MPI_BYTE, 0, 7, comm, &q);
+      MPI_Recv(NULL, 0, MPI_BYTE, 0, 7, comm, MPI_STATUS_IGNORE);
+      MPI_Wait(&q, MPI_STATUS_IGNORE);
+    } else {
       MPI_Send(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 7, comm);
+    }
   }
 }
 
 static __attribute__((noinline)) void loop_pair(long n, int *r) {
   for (long i = 0; i < n; i++) {
+    if (call == 3) { /* a pair for each of the three calls */
+      MPI_Request q;
+      sp_begin(region);
+      PMPI_Isend(NULL, 0, MPI_BYTE, 0, 7, comm, &q);
+      sp_end(region);
+      sp_begin(region);
+      PMPI_Recv(NULL, 0, MPI_BYTE, 0, 7, comm, MPI_STATUS_IGNORE);
+      sp_end(region);
+      sp_begin(region);
+      PMPI_Wait(&q, MPI_STATUS_IGNORE);
+      sp_end(region);
+      continue;
+    }
     sp_begin(region);
     bare_call(r);
     sp_end(region);
@@ -110,14 +140,14 @@ int main(int argc, char **argv) {
   long n = 100000;
   int reps = 15, procs = 7;
   const char *c = getenv("BENCH_MPI_CALL");
-  for (int i = 0; c && i < 3; i++)
+  for (int i = 0; c && i < NCALLS; i++)
     if (strcmp(c, call_names[i]) == 0)
       call = i;
   if (argc > 1 && strcmp(argv[1], "--child") == 0)
     return child(n, argc > 2 ? atoi(argv[2]) : reps);
   int a = 1;
   if (argc > a + 1 && strcmp(argv[a], "--call") == 0) {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NCALLS; i++)
       if (strcmp(argv[a + 1], call_names[i]) == 0)
         call = i;
     a += 2;
@@ -134,8 +164,10 @@ int main(int argc, char **argv) {
          "process, ns per call\n\n",
          call == 0   ? "MPI_Comm_rank"
          : call == 1 ? "MPI_Send to MPI_PROC_NULL (MPI_COMM_WORLD)"
-                     : "MPI_Send to MPI_PROC_NULL (a duplicate of "
-                       "MPI_COMM_WORLD)",
+         : call == 2 ? "MPI_Send to MPI_PROC_NULL (a duplicate of "
+                       "MPI_COMM_WORLD)"
+                     : "MPI_Isend, MPI_Recv, MPI_Wait to itself (three "
+                       "calls)",
          n, reps);
   printf("%8s %9s %9s %9s %11s %11s %13s\n", "process", "bare", "layer", "pair",
          "layer-bare", "pair-bare", "layer-pair");

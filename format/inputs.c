@@ -1,8 +1,10 @@
 /* inputs.c - the tools' input discovery: files named explicitly, and
- * directories searched (not recursively) for per-rank output. */
+ * directories searched (not recursively) for per-rank output; the MPI
+ * messages found by name beside a .spt. */
 #include "sp_common.h"
 #include "sp_h5.h"
 #include "sp_inputs.h"
+#include "sp_spt.h"
 #include "sp_stream.h"
 
 #include <dirent.h>
@@ -231,4 +233,30 @@ int64_t sp_fmt_claims_drop_empty(void *claims, int64_t n, size_t size,
     }
   }
   return kept;
+}
+
+int sp_fmt_inputs_spt_mpi(const sp_fmt_inputs *in) {
+  for (int64_t i = 0; i < in->n; i++)
+    if (in->v[i].kind == SP_FMT_INPUT_SPT &&
+        sp_fmt_spt_mpi_exists(in->v[i].path))
+      return 1;
+  return 0;
+}
+
+int sp_fmt_spt_mpi_take(const char *spt, int32_t rank, int any,
+                        const char *tool, sp_fmt_mpi *m) {
+  sp_fmt_err e = {{0}};
+  int64_t lost;
+  int got = sp_fmt_spt_mpi_read(spt, rank, m, &lost, &e);
+  if (got == 0 && any)
+    sp_fmt_err_set(&e,
+                   "%.900s.mpi: offset 0: missing (other .spt inputs have "
+                   "theirs)",
+                   spt);
+  if (got < 0 || (got == 0 && any))
+    fprintf(stderr,
+            "%s: warning: %s; rank %d's calls read without its MPI "
+            "messages\n",
+            tool, e.msg, rank);
+  return got > 0;
 }

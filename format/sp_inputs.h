@@ -4,6 +4,7 @@
 #define SP_INPUTS_H
 
 #include "sp_common.h"
+#include "sp_rank.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +58,16 @@ typedef void sp_fmt_claim_fn(const void *claim, sp_fmt_claim_view *view);
 int64_t sp_fmt_claims_drop_empty(void *claims, int64_t n, size_t size,
                                  sp_fmt_claim_fn *view, const sp_fmt_inputs *in,
                                  const char *tool);
+
+/* 1 if a .spt input has its MPI messages beside it (sp_spt.h). */
+int sp_fmt_inputs_spt_mpi(const sp_fmt_inputs *in);
+/* The tools' read of them: as sp_fmt_spt_mpi_read (sp_spt.h), but a
+ * failure, or none while another .spt input has them (any), is one warning
+ * line on stderr ("<tool>: warning: <file>: offset <N>: <what>; ...") and
+ * the calls go on without messages. 1 when *m was read, else 0 (*m
+ * empty). */
+int sp_fmt_spt_mpi_take(const char *spt, int32_t rank, int any,
+                        const char *tool, sp_fmt_mpi *m);
 
 #ifdef __cplusplus
 }

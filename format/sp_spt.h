@@ -64,6 +64,26 @@ void sp_fmt_spt_calls_init(sp_fmt_spt_calls *c, int fd, const sp_fmt_rank *r,
 void sp_fmt_spt_calls_read(const sp_fmt_source *src, int64_t first, int64_t n,
                            int64_t *starts, int64_t *ends);
 
+/* A .spt's MPI messages, in a file beside it named as the .spt plus ".mpi"
+ * (docs/format.md, "Messages beside a .spt"). */
+#define SP_FMT_SPT_MPI_MAGIC "SPTMPI\r\n"
+#define SP_FMT_SPT_MPI_VERSION 1
+/* The sidecar's name of the .spt at spt, in buf; -1 when it does not fit. */
+int sp_fmt_spt_mpi_path(const char *spt, char *buf, size_t size);
+/* Writes m (rank's messages; lost: the messages the runtime dropped) to a
+ * temporary name beside path, then renames it to path; spt_size is the
+ * byte size of the .spt it goes with. 0, or -1 with err set. */
+int sp_fmt_spt_mpi_write(const char *path, int32_t rank, int64_t spt_size,
+                         const sp_fmt_mpi *m, int64_t lost, sp_fmt_err *err);
+/* Reads the messages beside the .spt at spt (of rank) into *m and *lost.
+ * 1: read; 0: it has none (*m empty); -1: they cannot be read, or are
+ * truncated, damaged or another .spt's (its rank or size differ): err is
+ * one line naming the file and the byte offset, *m empty. */
+int sp_fmt_spt_mpi_read(const char *spt, int32_t rank, sp_fmt_mpi *m,
+                        int64_t *lost, sp_fmt_err *err);
+/* 1 if the .spt at spt has a file of messages beside it. */
+int sp_fmt_spt_mpi_exists(const char *spt);
+
 /* 1 if the first bytes of the file at path are the .spt magic. */
 int sp_fmt_is_spt(const char *path);
 

@@ -305,7 +305,10 @@ enum {
   SP_MPI_K_WAITRECV = 5, /* a nonblocking receive completed (wait, test):
                             source, tag and bytes from its status */
   SP_MPI_K_COLL = 6,     /* a collective (blocking or nonblocking) */
-  SP_MPI_K_MAX = 6
+  SP_MPI_K_WAITSEND = 7, /* a nonblocking send completed (wait, test):
+                            partner and tag of its start, no bytes (the
+                            start counted them) */
+  SP_MPI_K_MAX = 7
 };
 #define SP_MPI_NONE (-1) /* no partner: MPI_PROC_NULL, a collective */
 #define SP_MPI_ANY (-2)  /* MPI_ANY_SOURCE, until its status tells */

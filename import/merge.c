@@ -71,6 +71,7 @@ typedef struct pipeline {
   int64_t next_read, next_rows, done; /* claims read, given rows, freed */
   int reading; /* a thread is reading: reads go one at a time, in order */
   loaded *cur; /* the input being read, while claims of it remain */
+  int spt_mpi; /* a .spt input has its messages beside it */
   int failed;  /* err says why */
   sp_fmt_err err;
   sp_fmt_meta meta; /* from the lowest rank that has any */
@@ -123,7 +124,8 @@ static int stream_rank(sp_fmt_stream *s, sp_fmt_rank *r) {
   return 0;
 }
 
-static loaded *load(const sp_fmt_input *x, int64_t input, sp_fmt_err *err) {
+static loaded *load(const sp_fmt_input *x, int64_t input, int spt_mpi,
+                    sp_fmt_err *err) {
   loaded *l = calloc(1, sizeof *l);
   if (!l) {
     sp_fmt_err_set(err, "%s: out of memory", x->path);
@@ -160,6 +162,10 @@ static loaded *load(const sp_fmt_input *x, int64_t input, sp_fmt_err *err) {
       rc = -1;
     } else {
       rc = sp_fmt_spt_index(x->path, l->ranks, err);
+      /* its MPI messages, from the file beside it */
+      if (rc == 0)
+        sp_fmt_spt_mpi_take(x->path, l->ranks->rank, spt_mpi, "sp-import",
+                            &l->ranks->mpi);
     }
     l->n = rc == 0;
   }
@@ -182,7 +188,7 @@ static int read_claim(pipeline *p, int64_t c, slot *s, sp_fmt_err *err) {
   if (!p->cur || p->cur->input != cl->input) {
     release(p, p->cur);
     p->cur = NULL;
-    if (!(p->cur = load(x, cl->input, err)))
+    if (!(p->cur = load(x, cl->input, p->spt_mpi, err)))
       return -1;
   }
   const sp_fmt_rank *r = NULL;
@@ -446,6 +452,7 @@ int sp__imp_merge(const sp_fmt_inputs *in, const sp_imp_claim *claims,
   pthread_mutex_init(&p.mu, NULL);
   pthread_cond_init(&p.cv, NULL);
   p.in = in;
+  p.spt_mpi = sp_fmt_inputs_spt_mpi(in);
   p.claims = claims;
   p.nclaims = nclaims;
   p.last = last;

@@ -246,11 +246,14 @@ SEND_FN(MPI_Ssend, SP_MPI_K_SEND)
 SEND_FN(MPI_Bsend, SP_MPI_K_SEND)
 SEND_FN(MPI_Rsend, SP_MPI_K_SEND)
 
+static void isend_like(int r, int ret, int count, MPI_Datatype type, int dest,
+                       int tag, MPI_Comm comm, MPI_Request *req);
 #define ISEND_FN(name)                                                         \
   int sp_mpi__x_##name(int r, const void *buf, int count, MPI_Datatype type,   \
                        int dest, int tag, MPI_Comm comm, MPI_Request *req) {   \
-    return send_like(r, P##name(buf, count, type, dest, tag, comm, req),       \
-                     SP_MPI_K_ISEND, count, type, dest, tag, comm);            \
+    int ret = P##name(buf, count, type, dest, tag, comm, req);                 \
+    isend_like(r, ret, count, type, dest, tag, comm, req);                     \
+    return ret;                                                                \
   }
 ISEND_FN(MPI_Isend)
 ISEND_FN(MPI_Issend)
@@ -318,7 +321,7 @@ int sp_mpi__x_MPI_Sendrecv_replace(int r, void *buf, int count,
   return ret;
 }
 
-/* ---- nonblocking receives: this thread's requests in flight ----
+/* ---- nonblocking receives and sends: this thread's requests in flight ----
  * Open addressing over the request's value; a request completed on
  * another thread than the one that began it is not found there, and its
  * completion goes unrecorded (the send side still counts the message). */
@@ -326,7 +329,8 @@ typedef struct pending {
   uint64_t key; /* 0: empty */
   uint64_t start;
   int32_t region;
-  int32_t pad_;
+  int32_t send;      /* 1: a send's, with its partner (world rank) and tag */
+  int32_t peer, tag; /* (a receive's come from its status) */
   const comm_info *ci;
 } pending;
 
@@ -354,7 +358,8 @@ static uint64_t hash_key(uint64_t k) {
 }
 
 static void ptable_put(uint64_t key, uint64_t start, int32_t region,
-                       const comm_info *ci) {
+                       const comm_info *ci, int32_t send, int32_t peer,
+                       int32_t tag) {
   if (!key)
     return;
   if ((pt.n + 1) * 2 > pt.cap) {
@@ -373,24 +378,29 @@ static void ptable_put(uint64_t key, uint64_t start, int32_t region,
     pt.slot = s;
     pt.cap = cap;
   }
+  /* A receive's request replaces a stale one of the same value; sends may
+   * share one (OpenMPI hands every send it completed at once the same
+   * empty request), each an entry of its own. */
   uint64_t j = hash_key(key) & (pt.cap - 1);
-  while (pt.slot[j].key && pt.slot[j].key != key)
+  while (pt.slot[j].key && (send || pt.slot[j].key != key || pt.slot[j].send))
     j = (j + 1) & (pt.cap - 1);
   if (!pt.slot[j].key)
     pt.n++;
-  pt.slot[j] = (pending){key, start, region, 0, ci};
+  pt.slot[j] = (pending){key, start, region, send, peer, tag, ci};
 }
 
-/* Takes key's entry out (backward shift: no tombstones); 0 if none. */
+/* Takes key's entry out, the earliest begun of several (backward shift:
+ * no tombstones); 0 if none. */
 static int ptable_take(uint64_t key, pending *out) {
   if (!pt.n || !key)
     return 0;
-  uint64_t mask = pt.cap - 1, j = hash_key(key) & mask;
-  while (pt.slot[j].key != key) {
-    if (!pt.slot[j].key)
-      return 0;
-    j = (j + 1) & mask;
-  }
+  uint64_t mask = pt.cap - 1, j = UINT64_MAX;
+  for (uint64_t k = hash_key(key) & mask; pt.slot[k].key; k = (k + 1) & mask)
+    if (pt.slot[k].key == key &&
+        (j == UINT64_MAX || pt.slot[k].start < pt.slot[j].start))
+      j = k;
+  if (j == UINT64_MAX)
+    return 0;
   *out = pt.slot[j];
   uint64_t hole = j;
   for (uint64_t k = (j + 1) & mask; pt.slot[k].key; k = (k + 1) & mask) {
@@ -421,9 +431,30 @@ int sp_mpi__x_MPI_Irecv(int r, void *buf, int count, MPI_Datatype type,
     m.root = -1;
     uint64_t start = sp__mpi_note(r, &m, 1);
     if (start)
-      ptable_put(req_key(*req), start, r, ci);
+      ptable_put(req_key(*req), start, r, ci, 0, 0, 0);
   }
   return ret;
+}
+
+/* A nonblocking send's record; its request kept, so that the call that
+ * completes it says when (SP_MPI_K_WAITSEND: late receiver). */
+static void isend_like(int r, int ret, int count, MPI_Datatype type, int dest,
+                       int tag, MPI_Comm comm, MPI_Request *req) {
+  comm_info *ci;
+  if (ret != MPI_SUCCESS || !(ci = info_of(comm)))
+    return;
+  sp__mpi_msg m = {0};
+  m.region = r;
+  m.origin_region = -1;
+  m.kind = SP_MPI_K_ISEND;
+  m.peer = world_of(ci, dest);
+  m.tag = tag;
+  m.comm = ci->id;
+  m.root = -1;
+  m.sent = TO(dest, (int64_t)count * tsize(type));
+  uint64_t start = sp__mpi_note(r, &m, 1);
+  if (start && dest != MPI_PROC_NULL)
+    ptable_put(req_key(*req), start, r, ci, 1, m.peer, tag);
 }
 
 int sp_mpi__x_MPI_Request_free(int r, MPI_Request *req) {
@@ -434,23 +465,24 @@ int sp_mpi__x_MPI_Request_free(int r, MPI_Request *req) {
   return PMPI_Request_free(req);
 }
 
-/* Request key completed by call r with status st: its receive's record. */
+/* Request key completed by call r with status st: its receive's record,
+ * or its send's. */
 static void completed(int r, uint64_t key, const MPI_Status *st) {
   pending p;
   int cancelled = 0;
   if (!ptable_take(key, &p) ||
       (PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && cancelled))
-    return; /* a cancelled receive received nothing */
+    return; /* a cancelled request moved nothing */
   sp__mpi_msg m = {0};
   m.origin = p.start;
   m.region = r;
   m.origin_region = p.region;
-  m.kind = SP_MPI_K_WAITRECV;
-  m.peer = world_of(p.ci, st->MPI_SOURCE);
-  m.tag = st->MPI_TAG;
+  m.kind = p.send ? SP_MPI_K_WAITSEND : SP_MPI_K_WAITRECV;
+  m.peer = p.send ? p.peer : world_of(p.ci, st->MPI_SOURCE);
+  m.tag = p.send ? p.tag : st->MPI_TAG;
   m.comm = p.ci->id;
   m.root = -1;
-  m.recvd = status_bytes(st);
+  m.recvd = p.send ? 0 : status_bytes(st);
   sp__mpi_note(r, &m, 1);
 }
 

@@ -16,6 +16,7 @@ enum {
   SP_MPI_K_IRECV = 4,
   SP_MPI_K_WAITRECV = 5,
   SP_MPI_K_COLL = 6,
+  SP_MPI_K_WAITSEND = 7,
 };
 #define SP_MPI_NONE (-1)
 #define SP_MPI_ANY (-2)

@@ -242,6 +242,9 @@ static OTF2_ErrorCode mpi_events(otf2x *x, int64_t i, const rp_call *c,
       e = OTF2_EvtWriter_MpiIrecv(x->w, NULL, ts, v->peer, v->comm, v->tag,
                                   v->recvd, v->request);
       break;
+    case RP_MPIEV_ISEND_DONE:
+      e = OTF2_EvtWriter_MpiIsendComplete(x->w, NULL, ts, v->request);
+      break;
     default:
       e = OTF2_EvtWriter_MpiCollectiveEnd(
           x->w, NULL, ts, coll_op[v->coll], v->comm,

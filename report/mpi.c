@@ -1,7 +1,8 @@
 /* mpi.c - sp-report --mpi: each rank's time inside MPI; per MPI function its
  * calls, total and the ranks with the least and the most, and the bytes the
- * MPI layer saw sent and received per rank and function (text, csv, json),
- * from a trace's calls or a profile's call paths. */
+ * MPI layer saw sent and received per rank and function, their wait states
+ * and what the rank could have saved (text, csv, json), from a trace's
+ * calls or a profile's call paths. */
 #include "report.h"
 
 #include <stdlib.h>
@@ -15,12 +16,18 @@ typedef struct {
   int64_t calls, total;
   int64_t sent, recvd; /* bytes, from the MPI layer's messages */
   int64_t late;        /* late sender, ns */
+  int64_t lrecv;       /* late receiver, ns */
   int64_t cwait;       /* collectives: before the last rank arrived, ns */
 } cell;
 
+/* What a rank could have saved: the sum of its wait states. */
+static int64_t waiting(int64_t late, int64_t lrecv, int64_t cwait) {
+  return rp_add(rp_add(late, lrecv), cwait);
+}
+
 typedef struct {
   int32_t name;
-  int64_t calls, total, sent, recvd, late, cwait;
+  int64_t calls, total, sent, recvd, late, lrecv, cwait;
   int32_t min_rank, max_rank; /* indexes into rp_profile.ranks */
 } func;
 
@@ -32,6 +39,7 @@ typedef struct {
   int64_t *mpi, *calls, *span; /* per rank index */
   int64_t *sent, *recvd;       /* per rank index: bytes */
   int64_t *late;               /* per rank index: late sender, ns */
+  int64_t *lrecv;              /* per rank index: late receiver, ns */
   int64_t *cwait;              /* per rank index: collective wait, ns */
 } view;
 
@@ -133,6 +141,7 @@ static void view_free(view *v) {
   free(v->sent);
   free(v->recvd);
   free(v->late);
+  free(v->lrecv);
   free(v->cwait);
 }
 
@@ -150,10 +159,11 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
   v->sent = calloc(nr, sizeof *v->sent);
   v->recvd = calloc(nr, sizeof *v->recvd);
   v->late = calloc(nr, sizeof *v->late);
+  v->lrecv = calloc(nr, sizeof *v->lrecv);
   v->cwait = calloc(nr, sizeof *v->cwait);
   int64_t *lo = malloc(nr * sizeof *lo), *hi = malloc(nr * sizeof *hi);
   if (!keep || !fix || !v->mpi || !v->calls || !v->span || !v->sent ||
-      !v->recvd || !v->late || !v->cwait || !lo || !hi)
+      !v->recvd || !v->late || !v->lrecv || !v->cwait || !lo || !hi)
     goto oom;
   for (int64_t i = 0; i < p->nnames; i++) {
     keep[i] =
@@ -210,23 +220,28 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
   }
   if (p->nmpi && p->nranks) {
     size_t cnt = (size_t)(p->nnames * p->nranks);
-    int64_t *late = calloc(cnt, sizeof *late), *cw = calloc(cnt, sizeof *cw);
-    if (!late || !cw || rp_late_sender(p, late) != 0 ||
+    int64_t *late = calloc(cnt, sizeof *late), *cw = calloc(cnt, sizeof *cw),
+            *lr = calloc(cnt, sizeof *lr);
+    if (!late || !cw || !lr || rp_late_sender(p, late, lr) != 0 ||
         rp_coll_wait(p, cw) != 0) {
       free(late);
       free(cw);
+      free(lr);
       goto oom;
     }
     for (int64_t id = 0; id < p->nnames; id++)
       for (int64_t r = 0; fix[id] >= 0 && r < v->nr; r++) {
         cell *c = &v->at[fix[id] * v->nr + r];
         c->late += late[id * p->nranks + r];
+        c->lrecv += lr[id * p->nranks + r];
         c->cwait += cw[id * p->nranks + r];
         v->late[r] += late[id * p->nranks + r];
+        v->lrecv[r] += lr[id * p->nranks + r];
         v->cwait[r] += cw[id * p->nranks + r];
       }
     free(late);
     free(cw);
+    free(lr);
   }
   if (p->profile_input && paths_mpi(p, keep, v->mpi) != 0)
     goto oom;
@@ -250,6 +265,7 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
       fn->sent += c[r].sent;
       fn->recvd += c[r].recvd;
       fn->late += c[r].late;
+      fn->lrecv += c[r].lrecv;
       fn->cwait += c[r].cwait;
       if (c[r].total < c[fn->min_rank].total)
         fn->min_rank = (int32_t)r;
@@ -297,6 +313,18 @@ static double pct(int64_t part, int64_t whole) {
   return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* The rank index with the most waiting (ties: the lower rank), -1 when no
+ * rank waited. */
+static int64_t waits_most(const view *v) {
+  int64_t most = -1, w = 0;
+  for (int64_t r = 0; r < v->nr; r++) {
+    int64_t x = waiting(v->late[r], v->lrecv[r], v->cwait[r]);
+    if (x > w)
+      most = r, w = x;
+  }
+  return most;
+}
+
 static void text(const view *v, const rp_opts *o, FILE *f) {
   const rp_profile *p = v->p;
   char b[4][32];
@@ -308,8 +336,8 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
   fprintf(f, "%6s %10s %10s %10s %6s", "rank", "calls", "in MPI", "span",
           "%span");
   if (bytes)
-    fprintf(f, " %14s %14s %12s %12s", "bytes sent", "bytes recv",
-            "late sender", "coll. wait");
+    fprintf(f, " %14s %14s %12s %12s %12s %12s", "bytes sent", "bytes recv",
+            "late sender", "late recv", "coll. wait", "waiting");
   fputs("\n", f);
   for (int64_t r = 0; r < v->nr; r++) {
     fprintf(f, "%6d %10lld %10s %10s %6.1f", p->ranks[r],
@@ -317,13 +345,27 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
             rp_time((double)v->mpi[r], b[0], sizeof b[0]),
             rp_time((double)v->span[r], b[1], sizeof b[1]),
             pct(v->mpi[r], v->span[r]));
-    if (bytes)
-      fprintf(f, " %14lld %14lld %12s %12s", (long long)v->sent[r],
+    if (bytes) {
+      fprintf(f, " %14lld %14lld %12s", (long long)v->sent[r],
               (long long)v->recvd[r],
-              rp_time((double)v->late[r], b[2], sizeof b[2]),
-              rp_time((double)v->cwait[r], b[3], sizeof b[3]));
+              rp_time((double)v->late[r], b[2], sizeof b[2]));
+      fprintf(f, " %12s %12s %12s",
+              rp_time((double)v->lrecv[r], b[0], sizeof b[0]),
+              rp_time((double)v->cwait[r], b[1], sizeof b[1]),
+              rp_time((double)waiting(v->late[r], v->lrecv[r], v->cwait[r]),
+                      b[3], sizeof b[3]));
+    }
     fputs("\n", f);
   }
+  int64_t most = bytes ? waits_most(v) : -1;
+  if (most >= 0)
+    fprintf(
+        f, "waiting most: rank %d, %s, %.1f%% of its time in MPI\n",
+        p->ranks[most],
+        rp_time((double)waiting(v->late[most], v->lrecv[most], v->cwait[most]),
+                b[0], sizeof b[0]),
+        pct(waiting(v->late[most], v->lrecv[most], v->cwait[most]),
+            v->mpi[most]));
   int w = 12;
   for (int64_t i = 0; i < v->nf; i++) {
     int l = rp_name_cols(p->names[v->fn[i].name]);
@@ -337,8 +379,8 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
   fprintf(f, "\n%-*s %10s %10s %10s %8s %10s %8s", w, "MPI function", "calls",
           "total", "min", "min at", "max", "max at");
   if (bytes)
-    fprintf(f, " %14s %14s %12s %12s", "bytes sent", "bytes recv",
-            "late sender", "coll. wait");
+    fprintf(f, " %14s %14s %12s %12s %12s %12s", "bytes sent", "bytes recv",
+            "late sender", "late recv", "coll. wait", "waiting");
   fputs("\n", f);
   for (int64_t i = 0; i < v->nf; i++) {
     const func *fn = &v->fn[i];
@@ -353,11 +395,16 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
             p->ranks[fn->min_rank],
             rp_time((double)c[fn->max_rank].total, b[2], sizeof b[2]),
             p->ranks[fn->max_rank]);
-    if (bytes)
-      fprintf(f, " %14lld %14lld %12s %12s", (long long)fn->sent,
+    if (bytes) {
+      fprintf(f, " %14lld %14lld %12s", (long long)fn->sent,
               (long long)fn->recvd,
-              rp_time((double)fn->late, b[3], sizeof b[3]),
-              rp_time((double)fn->cwait, b[0], sizeof b[0]));
+              rp_time((double)fn->late, b[3], sizeof b[3]));
+      fprintf(f, " %12s %12s %12s",
+              rp_time((double)fn->lrecv, b[0], sizeof b[0]),
+              rp_time((double)fn->cwait, b[1], sizeof b[1]),
+              rp_time((double)waiting(fn->late, fn->lrecv, fn->cwait), b[2],
+                      sizeof b[2]));
+    }
     fputs("\n", f);
   }
   if (fitted)
@@ -367,17 +414,18 @@ static void text(const view *v, const rp_opts *o, FILE *f) {
 static void csv(const view *v, FILE *f) {
   const rp_profile *p = v->p;
   fputs("rank,region,calls,total_ns,rank_mpi_ns,rank_span_ns,bytes_sent,"
-        "bytes_recv,late_sender_ns,coll_wait_ns\n",
+        "bytes_recv,late_sender_ns,coll_wait_ns,late_receiver_ns,waiting_ns\n",
         f);
   for (int64_t r = 0; r < v->nr; r++)
     for (int64_t i = 0; i < v->nf; i++) {
       const cell *c = &v->at[i * v->nr + r];
       fprintf(f, "%d,", p->ranks[r]);
       rp_csv_str(f, p->names[v->fn[i].name]);
-      fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n",
+      fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n",
               (long long)c->calls, (long long)c->total, (long long)v->mpi[r],
               (long long)v->span[r], (long long)c->sent, (long long)c->recvd,
-              (long long)c->late, (long long)c->cwait);
+              (long long)c->late, (long long)c->cwait, (long long)c->lrecv,
+              (long long)waiting(c->late, c->lrecv, c->cwait));
     }
 }
 
@@ -391,13 +439,23 @@ static void json(const view *v, FILE *f) {
             "%s\n  {\"rank\": %d, \"calls\": %lld, \"mpi_ns\": %lld, "
             "\"span_ns\": %lld, \"span_pct\": %.4f, \"bytes_sent\": %lld, "
             "\"bytes_recv\": %lld, \"late_sender_ns\": %lld, "
-            "\"coll_wait_ns\": %lld}",
+            "\"coll_wait_ns\": %lld, \"late_receiver_ns\": %lld, "
+            "\"waiting_ns\": %lld, \"waiting_mpi_pct\": %.4f}",
             r ? "," : "", p->ranks[r], (long long)v->calls[r],
             (long long)v->mpi[r], (long long)v->span[r],
             pct(v->mpi[r], v->span[r]), (long long)v->sent[r],
             (long long)v->recvd[r], (long long)v->late[r],
-            (long long)v->cwait[r]);
-  fputs("],\n\"functions\": [", f);
+            (long long)v->cwait[r], (long long)v->lrecv[r],
+            (long long)waiting(v->late[r], v->lrecv[r], v->cwait[r]),
+            pct(waiting(v->late[r], v->lrecv[r], v->cwait[r]), v->mpi[r]));
+  int64_t most = waits_most(v);
+  if (most >= 0)
+    fprintf(f, "],\n\"waiting_most\": {\"rank\": %d, \"waiting_ns\": %lld}",
+            p->ranks[most],
+            (long long)waiting(v->late[most], v->lrecv[most], v->cwait[most]));
+  else
+    fputs("],\n\"waiting_most\": null", f);
+  fputs(",\n\"functions\": [", f);
   for (int64_t i = 0; i < v->nf; i++) {
     const func *fn = &v->fn[i];
     const cell *c = &v->at[i * v->nr];
@@ -408,20 +466,25 @@ static void json(const view *v, FILE *f) {
             "\"min_ns\": %lld, \"max_rank\": %d, \"max_ns\": %lld, "
             "\"bytes_sent\": %lld, \"bytes_recv\": %lld, "
             "\"late_sender_ns\": %lld, \"coll_wait_ns\": %lld, "
+            "\"late_receiver_ns\": %lld, \"waiting_ns\": %lld, "
             "\"per_rank\": {",
             (long long)fn->calls, (long long)fn->total, p->ranks[fn->min_rank],
             (long long)c[fn->min_rank].total, p->ranks[fn->max_rank],
             (long long)c[fn->max_rank].total, (long long)fn->sent,
-            (long long)fn->recvd, (long long)fn->late, (long long)fn->cwait);
+            (long long)fn->recvd, (long long)fn->late, (long long)fn->cwait,
+            (long long)fn->lrecv,
+            (long long)waiting(fn->late, fn->lrecv, fn->cwait));
     for (int64_t r = 0; r < v->nr; r++)
       fprintf(f,
               "%s\"%d\": {\"calls\": %lld, \"total_ns\": %lld, "
               "\"bytes_sent\": %lld, \"bytes_recv\": %lld, "
-              "\"late_sender_ns\": %lld, \"coll_wait_ns\": %lld}",
+              "\"late_sender_ns\": %lld, \"coll_wait_ns\": %lld, "
+              "\"late_receiver_ns\": %lld, \"waiting_ns\": %lld}",
               r ? ", " : "", p->ranks[r], (long long)c[r].calls,
               (long long)c[r].total, (long long)c[r].sent,
               (long long)c[r].recvd, (long long)c[r].late,
-              (long long)c[r].cwait);
+              (long long)c[r].cwait, (long long)c[r].lrecv,
+              (long long)waiting(c[r].late, c[r].lrecv, c[r].cwait));
     fputs("}}", f);
   }
   fputs("]}\n", f);

@@ -123,6 +123,12 @@ static void add(rp_mpievents *e, const sp_fmt_mpimsg *m, int64_t t,
     v.kind = m->origin_ns >= 0 && origin >= 0 ? RP_MPIEV_IRECV : RP_MPIEV_RECV;
     v.request = (uint64_t)m->origin_ns;
     break;
+  case SP_MPI_K_WAITSEND:
+    if (m->origin_ns < 0 || origin < 0 || m->peer < 0)
+      return;
+    v.kind = RP_MPIEV_ISEND_DONE;
+    v.request = (uint64_t)m->origin_ns;
+    break;
   case SP_MPI_K_COLL:
     v.coll = rp_coll_of(e->names_of[name]);
     if (v.coll < 0)

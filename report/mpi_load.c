@@ -1,10 +1,11 @@
 /* mpi_load.c - the MPI messages of the inputs (rank<N>/mpi of an .h5, the
- * MPI records of a stream; a .spt has none) for --matrix and --mpi's
- * bytes. */
+ * MPI records of a stream, the file beside a .spt) for --matrix, --mpi's
+ * bytes and wait states, and the OTF2 export's messages. */
 #include "report.h"
 
 #include "sp_h5.h"
 #include "sp_inputs.h"
+#include "sp_spt.h"
 #include "sp_stream.h"
 
 #include <stdlib.h>
@@ -39,7 +40,7 @@ int rp_load_mpi(char *const *args, int nargs, const rp_opts *o, rp_profile *p,
   sp_fmt_inputs in;
   if (sp_fmt_inputs_find(args, nargs, &in, err) != 0)
     return -1;
-  int rc = 0;
+  int rc = 0, spt_mpi = sp_fmt_inputs_spt_mpi(&in);
   for (int64_t i = 0; rc == 0 && i < in.n; i++) {
     const sp_fmt_input *x = &in.v[i];
     if (x->kind == SP_FMT_INPUT_H5) {
@@ -65,6 +66,15 @@ int rp_load_mpi(char *const *args, int nargs, const rp_opts *o, rp_profile *p,
       sp_fmt_stream_close(s);
       if (rc == 0)
         rc = keep(p, o, info.rank, &m, x->path, err);
+    } else if (x->kind == SP_FMT_INPUT_SPT) {
+      sp_fmt_rank r;
+      sp_fmt_mpi m;
+      if ((rc = sp_fmt_spt_index(x->path, &r, err)) != 0)
+        break;
+      int32_t rank = r.rank;
+      sp_fmt_rank_free(&r);
+      if (sp_fmt_spt_mpi_take(x->path, rank, spt_mpi, "sp-report", &m))
+        rc = keep(p, o, rank, &m, x->path, err);
     }
   }
   sp_fmt_inputs_free(&in);

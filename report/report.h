@@ -199,6 +199,7 @@ enum {
   RP_MPIEV_COLL_BEGIN, /* at its start */
   RP_MPIEV_RECV,       /* at its end */
   RP_MPIEV_IRECV,      /* at its end; request: the posting call's start */
+  RP_MPIEV_ISEND_DONE, /* at its end; request: the MPI_Isend's start */
   RP_MPIEV_COLL_END    /* at its end */
 };
 #define RP_NCOLL 17 /* MPI_Barrier ... MPI_Exscan (rp_coll_of) */
@@ -238,9 +239,11 @@ int rp_load_mpi(char *const *args, int nargs, const rp_opts *o, rp_profile *p,
 void rp_mpi_free(rp_profile *p);
 /* Late sender (waits.c): into late[name * p->nranks + rank index], the
  * ns each receiving call (MPI_Recv, or the wait or test that completed an
- * MPI_Irecv) spent before the matching send began, up to its own end
- * (late: p->nnames * p->nranks zeros). 0, or -1 out of memory. */
-int rp_late_sender(const rp_profile *p, int64_t *late);
+ * MPI_Irecv) spent before the matching send began, up to its own end;
+ * and late receiver, into lrecv likewise: the ns each blocking send that
+ * ended after its receive was posted spent before that (late, lrecv:
+ * p->nnames * p->nranks zeros). 0, or -1 out of memory. */
+int rp_late_sender(const rp_profile *p, int64_t *late, int64_t *lrecv);
 /* Into wait[name * p->nranks + rank index], as rp_late_sender: the ns each
  * blocking collective (MPI_Barrier, MPI_Allreduce, ...) spent before the
  * last of its communicator's ranks entered it, up to its own end. Only

@@ -1,7 +1,9 @@
 /* waits.c - wait states for --mpi: late sender, the time a receive (or the
- * wait or test that completed it) spent before its message's send began,
- * sends and receives paired as MPI matches them (per sender, receiver, tag
- * and communicator, in the order they were sent and posted); and the time
+ * wait or test that completed it) spent before its message's send began;
+ * late receiver, the time a blocking send that ended only after its
+ * receive was posted spent before that; sends and receives paired as MPI
+ * matches them (per sender, receiver, tag and communicator, in the order
+ * they were sent and posted); and the time
  * a blocking collective spent before its last rank arrived, the k-th
  * collective on a communicator being the same one on each of its ranks. */
 #include "report.h"
@@ -13,6 +15,12 @@ typedef struct snd {
   int32_t src, dst, tag;
   uint64_t key; /* the communicator, by its members */
   int64_t at;   /* the send's start */
+  int32_t rix;  /* the call that waited for it: rank index, thread, name id
+                   and start (a blocking send itself, or the wait or test
+                   that completed an MPI_Isend); rix -1: none (not
+                   recorded, or a call that receives too) */
+  int32_t thread, name;
+  int64_t wait;
 } snd;
 
 typedef struct rcv {
@@ -58,8 +66,8 @@ static int by_snd(const void *a, const void *b) {
 
 static int by_rcv(const void *a, const void *b) {
   const rcv *x = a, *y = b;
-  snd p = {x->src, x->dst, x->tag, x->key, x->at},
-      q = {y->src, y->dst, y->tag, y->key, y->at};
+  snd p = {x->src, x->dst, x->tag, x->key, x->at, -1, 0, 0, 0},
+      q = {y->src, y->dst, y->tag, y->key, y->at, -1, 0, 0, 0};
   return by_snd(&p, &q);
 }
 
@@ -116,7 +124,92 @@ static int64_t rank_ix(const rp_profile *p, int32_t rank) {
   return lo < p->nranks && p->ranks[lo] == rank ? lo : -1;
 }
 
-int rp_late_sender(const rp_profile *p, int64_t *late) {
+/* A blocking send whose call also receives (MPI_Sendrecv: the layer puts
+ * its receive right after its send) waits for both at once: its wait is
+ * the receive's, counted as late sender. */
+static int sends_only(const sp_fmt_mpi *m, int64_t i) {
+  const sp_fmt_mpimsg *g = &m->msgs[i], *h = i + 1 < m->nmsgs ? g + 1 : NULL;
+  return !(h && h->kind == 3 && h->start_ns == g->start_ns &&
+           h->thread == g->thread && h->region == g->region);
+}
+
+/* A send's completion (SP_MPI_K_WAITSEND) by the MPI_Isend it completed:
+ * thread, that call's start and region. */
+typedef struct done {
+  int32_t thread, origin_region, region;
+  int64_t origin, start;
+} done;
+
+static int by_done(const void *a, const void *b) {
+  const done *x = a, *y = b;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  if (x->origin != y->origin)
+    return x->origin < y->origin ? -1 : 1;
+  return (x->origin_region > y->origin_region) -
+         (x->origin_region < y->origin_region);
+}
+
+/* One entry per waiting call, the most it waited (sorted by by_wt). */
+static int64_t per_call(wt *w, int64_t n) {
+  qsort(w, (size_t)n, sizeof *w, by_wt);
+  int64_t out = 0;
+  for (int64_t k = 0; k < n;) {
+    int64_t most = 0, e = k;
+    for (; e < n && by_wt(&w[e], &w[k]) == 0; e++)
+      most = w[e].late > most ? w[e].late : most;
+    w[out] = w[k];
+    w[out++].late = most;
+    k = e;
+  }
+  return out;
+}
+
+/* This rank's sends into s (from *ns on): a blocking send waits in itself,
+ * an MPI_Isend in the call that completed it. */
+static int rank_sends(const rp_profile *p, const sp_fmt_mpi *m, int32_t me,
+                      int64_t rix, snd *s, int64_t *ns) {
+  int64_t nd = 0;
+  for (int64_t i = 0; i < m->nmsgs; i++)
+    nd += m->msgs[i].kind == 7;
+  done *d = malloc((size_t)nd * sizeof *d + 1);
+  if (!d)
+    return -1;
+  nd = 0;
+  for (int64_t i = 0; i < m->nmsgs; i++) {
+    const sp_fmt_mpimsg *g = &m->msgs[i];
+    if (g->kind == 7 && g->origin_ns >= 0 && g->region >= 0)
+      d[nd++] = (done){g->thread, g->origin_region, g->region, g->origin_ns,
+                       g->start_ns};
+  }
+  qsort(d, (size_t)nd, sizeof *d, by_done);
+  for (int64_t i = 0; i < m->nmsgs; i++) {
+    const sp_fmt_mpimsg *g = &m->msgs[i];
+    if (g->peer < 0 || (g->kind != 1 && g->kind != 2))
+      continue;
+    int32_t name = -1, region = g->region;
+    int64_t wait = g->start_ns;
+    if (g->kind == 2) {
+      done x = {g->thread, g->region, 0, g->start_ns, 0};
+      const done *y = bsearch(&x, d, (size_t)nd, sizeof *d, by_done);
+      region = y ? y->region : -1;
+      wait = y ? y->start : 0;
+    } else if (!sends_only(m, i)) {
+      region = -1;
+    }
+    if (rix >= 0 && region >= 0)
+      name = rp_name_find(p, m->names[region]);
+    s[(*ns)++] = (snd){me,          g->peer,
+                       g->tag,      comm_key(m, me, g->comm),
+                       g->start_ns, name >= 0 ? (int32_t)rix : -1,
+                       g->thread,   name,
+                       wait};
+  }
+  free(d);
+  return 0;
+}
+
+int rp_late_sender(const rp_profile *p, int64_t *late, int64_t *lrecv) {
   int64_t ns = 0, nr = 0;
   for (int64_t k = 0; k < p->nmpi; k++)
     for (int64_t i = 0; i < p->mpi[k].mpi.nmsgs; i++) {
@@ -126,54 +219,49 @@ int rp_late_sender(const rp_profile *p, int64_t *late) {
     }
   snd *s = malloc((size_t)ns * sizeof *s + 1);
   rcv *r = malloc((size_t)nr * sizeof *r + 1);
-  if (!s || !r) {
-    free(s);
-    free(r);
-    return -1;
-  }
+  wt *w = malloc((size_t)nr * sizeof *w + 1);
+  wt *v = malloc((size_t)ns * sizeof *v + 1);
+  int rc = s && r && w && v ? 0 : -1;
   ns = nr = 0;
-  for (int64_t k = 0; k < p->nmpi; k++) {
+  for (int64_t k = 0; rc == 0 && k < p->nmpi; k++) {
     const sp_fmt_mpi *m = &p->mpi[k].mpi;
     int32_t me = p->mpi[k].rank;
     int64_t rix = rank_ix(p, me);
-    for (int64_t i = 0; i < m->nmsgs; i++) {
+    rc = rank_sends(p, m, me, rix, s, &ns);
+    for (int64_t i = 0; rc == 0 && i < m->nmsgs; i++) {
       const sp_fmt_mpimsg *g = &m->msgs[i];
-      if (g->peer < 0)
+      if (g->peer < 0 || rix < 0 || g->region < 0 ||
+          !(g->kind == 3 || (g->kind == 5 && g->origin_ns >= 0)))
         continue;
-      uint64_t key = comm_key(m, me, g->comm);
-      if (g->kind == 1 || g->kind == 2) {
-        s[ns++] = (snd){me, g->peer, g->tag, key, g->start_ns};
-      } else if ((g->kind == 3 || (g->kind == 5 && g->origin_ns >= 0)) &&
-                 rix >= 0 && g->region >= 0) {
-        int32_t name = rp_name_find(p, m->names[g->region]);
-        if (name < 0)
-          continue;
-        r[nr++] = (rcv){g->peer,
-                        me,
-                        g->tag,
-                        key,
-                        g->kind == 3 ? g->start_ns : g->origin_ns,
-                        g->start_ns,
-                        (int32_t)rix,
-                        g->thread,
-                        name};
-      }
+      int32_t name = rp_name_find(p, m->names[g->region]);
+      if (name < 0)
+        continue;
+      r[nr++] = (rcv){g->peer,
+                      me,
+                      g->tag,
+                      comm_key(m, me, g->comm),
+                      g->kind == 3 ? g->start_ns : g->origin_ns,
+                      g->start_ns,
+                      (int32_t)rix,
+                      g->thread,
+                      name};
     }
+  }
+  if (rc != 0) {
+    free(s);
+    free(r);
+    free(w);
+    free(v);
+    return -1;
   }
   qsort(s, (size_t)ns, sizeof *s, by_snd);
   qsort(r, (size_t)nr, sizeof *r, by_rcv);
   /* the k-th receive of a (sender, receiver, tag, communicator) matches
    * its k-th send: MPI's messages do not overtake one another */
-  wt *w = malloc((size_t)nr * sizeof *w + 1);
-  int64_t nw = 0;
-  if (!w) {
-    free(s);
-    free(r);
-    return -1;
-  }
+  int64_t nw = 0, nv = 0;
   int64_t i = 0, j = 0;
   while (i < ns && j < nr) {
-    snd a = {r[j].src, r[j].dst, r[j].tag, r[j].key, 0};
+    snd a = {r[j].src, r[j].dst, r[j].tag, r[j].key, 0, -1, 0, 0, 0};
     snd b = s[i];
     b.at = 0;
     int c = by_snd(&b, &a);
@@ -192,17 +280,36 @@ int rp_late_sender(const rp_profile *p, int64_t *late) {
         w[nw++] = (wt){x->rix, x->thread, x->name, x->wait,
                        (s[i].at < end ? s[i].at : end) - x->wait};
     }
+    /* late receiver: the call that waited for the send ended after the
+     * receive was posted, so the send could not complete before
+     * (synchronous, or too big to buffer) */
+    const snd *y = &s[i];
+    if (y->rix >= 0 && x->at > y->wait) {
+      int64_t end = call_end(p, y->rix, y->thread, y->name, y->wait);
+      if (end > x->at)
+        v[nv++] = (wt){y->rix, y->thread, y->name, y->wait, x->at - y->wait};
+    }
     i++, j++;
   }
-  qsort(w, (size_t)nw, sizeof *w, by_wt);
-  for (int64_t k = 0; k < nw;) {
-    int64_t most = 0, e = k;
-    for (; e < nw && by_wt(&w[e], &w[k]) == 0; e++)
-      most = w[e].late > most ? w[e].late : most;
-    late[(size_t)w[k].name * (size_t)p->nranks + (size_t)w[k].rix] += most;
-    k = e;
+  /* A call that completed several messages waited for the latest of them,
+   * once; one that waited for both a send and a receive (MPI_Waitall of
+   * both) counts late sender first and late receiver beyond it: both run
+   * from the call's start. */
+  nw = per_call(w, nw);
+  nv = per_call(v, nv);
+  for (int64_t k = 0, e = 0; k < nv; k++) {
+    while (e < nw && by_wt(&w[e], &v[k]) < 0)
+      e++;
+    if (e < nw && by_wt(&w[e], &v[k]) == 0)
+      v[k].late = v[k].late > w[e].late ? v[k].late - w[e].late : 0;
   }
+  for (int64_t k = 0; k < nw; k++)
+    late[(size_t)w[k].name * (size_t)p->nranks + (size_t)w[k].rix] += w[k].late;
+  for (int64_t k = 0; k < nv; k++)
+    lrecv[(size_t)v[k].name * (size_t)p->nranks + (size_t)v[k].rix] +=
+        v[k].late;
   free(w);
+  free(v);
   free(s);
   free(r);
   return 0;

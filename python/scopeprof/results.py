@@ -344,14 +344,16 @@ class ProfilingResults:
     # -- printing --------------------------------------------------------------
     # -- MPI messages ----------------------------------------------------------
     def mpi_messages(self):
-        """The MPI layer's messages (.h5 inputs; a .spt holds none) as a
-        pandas DataFrame, one row per message, in each rank's order:
+        """The MPI layer's messages (.h5 inputs, the .spt.mpi beside a
+        .spt) as a pandas DataFrame, one row per message, in each rank's
+        order:
         rank, thread, function (the MPI call that made it), start_ns (that
         call's start), kind ("send", "isend", "recv", "irecv", "wait_recv",
-        "collective"), peer (partner's MPI_COMM_WORLD rank; -1 none, -2 any
-        source), tag, comm (the rank's communicator id, 0 MPI_COMM_WORLD),
-        root, bytes_sent, bytes_recv, origin_function and origin_ns (a
-        wait_recv's MPI_Irecv; None and -1 otherwise)."""
+        "collective", "wait_send"), peer (partner's MPI_COMM_WORLD rank; -1
+        none, -2 any source), tag, comm (the rank's communicator id, 0
+        MPI_COMM_WORLD), root, bytes_sent, bytes_recv, origin_function and
+        origin_ns (a wait_recv's MPI_Irecv, a wait_send's MPI_Isend; None
+        and -1 otherwise)."""
         import pandas as pd
         cols = _mpi.read(self._cols.paths, set(self.ranks))
         return pd.DataFrame({k: cols[k] for k in _mpi.COLUMNS},

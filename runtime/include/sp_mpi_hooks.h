@@ -70,7 +70,8 @@ typedef struct sp__mpi_msg {
   int32_t region, origin_region;
   int32_t kind; /* SP_MPI_K_* of sp_stream.h: 1 send, 2 isend, 3 recv,
                    4 irecv, 5 a receive completed by a wait or test,
-                   6 a collective */
+                   6 a collective, 7 a send completed by a wait or
+                   test */
   int32_t peer; /* MPI_COMM_WORLD rank; -1 none, -2 any source */
   int32_t tag, comm, root, reserved;
   int64_t sent, recvd;

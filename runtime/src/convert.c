@@ -5,8 +5,11 @@
 #include "sp_profile.h"
 #include "sp_progress.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The clock alignment's keys (clock_sync_method, clock_offset_init_ns, ...)
@@ -96,6 +99,35 @@ static int add_counters(const char *path, int rank, sp_fmt_stream *s,
   return rc;
 }
 
+/* The MPI layer's messages beside the .spt at path (its own layout has no
+ * room for them), in <path>.mpi (sp_fmt_spt_mpi_path): written whenever the
+ * layer is loaded, empty if it recorded none, so that every rank of an MPI job
+ * has one and a missing one means something to sp-import. */
+static int add_sidecar(const char *path, int rank, sp_fmt_stream *s,
+                       sp_fmt_err *err) {
+  sp_fmt_mpi mpi;
+  if (sp_fmt_stream_mpi(s, &mpi, err) != 0)
+    return -1;
+  int rc = 0;
+  if (sp__mpi_get() || mpi.nmsgs || mpi.ncomms) {
+    char side[PATH_MAX + 80];
+    struct stat st;
+    if (sp_fmt_spt_mpi_path(path, side, sizeof side) != 0) {
+      sp_fmt_err_set(err, "%.900s.mpi: name too long", path);
+      rc = -1;
+    } else if (stat(path, &st) != 0) {
+      sp_fmt_err_set(err, "%.900s: %s", path, strerror(errno));
+      rc = -1;
+    } else {
+      sp__pending_tmp(1, side);
+      rc = sp_fmt_spt_mpi_write(side, rank, (int64_t)st.st_size, &mpi,
+                                (int64_t)sp__mpi_msgs_lost(), err);
+    }
+  }
+  sp_fmt_mpi_free(&mpi);
+  return rc;
+}
+
 /* Version 4 (varints) unless SP_SPT_VERSION=3 asks for the fixed-size
  * versions every reader of the earlier ones takes: 2, or 3 for threads. */
 static int spt_version(const sp_fmt_stream_info *info) {
@@ -148,6 +180,10 @@ int sp__convert(const char *path, int rank, sp_fmt_stream_info *info,
   }
   if (rc == 0 && sp__cfg.format_h5)
     rc = add_counters(path, rank, s, err);
+  else if (rc == 0 && add_sidecar(path, rank, s, err) != 0) {
+    unlink(path);
+    rc = -1;
+  }
   sp_fmt_stream_close(s);
   return rc;
 }

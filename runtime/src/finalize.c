@@ -98,6 +98,30 @@ static int append_rest(const uint64_t cnt[5]) {
   return 0;
 }
 
+static void unlink_side(const char *spt) {
+  char side[PATH_MAX + 80];
+  if (sp_fmt_spt_mpi_path(spt, side, sizeof side) == 0)
+    unlink(side);
+}
+
+/* The .spt's messages (convert.c) after it to its final name; none: a
+ * sidecar of an earlier run of that name is removed, as it is not this
+ * .spt's. */
+static void place_side(const char *tmp, const char *placed) {
+  char from[PATH_MAX + 80], to[PATH_MAX + 80];
+  if (sp__cfg.format_h5 || sp__cfg.mode ||
+      sp_fmt_spt_mpi_path(tmp, from, sizeof from) != 0 ||
+      sp_fmt_spt_mpi_path(placed, to, sizeof to) != 0)
+    return;
+  if (rename(from, to) == 0)
+    return;
+  if (errno == ENOENT)
+    unlink(to);
+  else
+    sp__warn("error: %s: %s (the .spt's MPI messages are lost)", to,
+             strerror(errno));
+}
+
 /* at_exit: 1 when the exit handler runs it, 0 for the program's own call;
  * merge: 1 at MPI_Finalize under SP_MERGE. */
 int sp__finalize_as(int at_exit, int merge) {
@@ -130,7 +154,7 @@ int sp__finalize_as(int at_exit, int merge) {
   }
   int rank = sp__final_rank();
   sp__rank_guess = rank;
-  char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
+  char path[PATH_MAX + 32], tmp[PATH_MAX + 64], placed[PATH_MAX + 64];
   sp_fmt_err err = {{0}};
   sp_fmt_stream_info info;
   memset(&info, 0, sizeof info);
@@ -164,12 +188,16 @@ int sp__finalize_as(int at_exit, int merge) {
              (sp__pending_tmp(0, tmp), sp__convert(tmp, rank, &info, &err)) !=
                  0) {
     unlink(tmp);
+    unlink_side(tmp);
     sp__rename_in_msg(err.msg, sizeof err.msg, tmp, path);
     sp__warn("error: %s (the calls are kept in %s)",
              err.msg[0] ? err.msg : path, sp__stream_path);
-  } else if (sp__test_raise(), sp__place(tmp, path, rank) != 0) {
+  } else if (sp__test_raise(),
+             sp__place(tmp, path, rank, placed, sizeof placed) != 0) {
     unlink(tmp);
+    unlink_side(tmp);
   } else {
+    place_side(tmp, placed);
     unlink(sp__stream_path);
     result = SP_OK;
     if (sp__cfg.mode)
@@ -179,6 +207,7 @@ int sp__finalize_as(int at_exit, int merge) {
                 (long long)info.calls, info.threads);
   }
   sp__pending_tmp(0, NULL); /* renamed into place, or removed */
+  sp__pending_tmp(1, NULL);
   if (sp__stream_fd >= 0) {
     close(sp__stream_fd);
     sp__stream_fd = -1;

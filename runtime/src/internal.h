@@ -153,8 +153,10 @@ SP_HIDDEN void sp__test_raise(void);
 SP_HIDDEN void sp__rename_in_msg(char *msg, size_t size, const char *tmp,
                                  const char *path);
 /* tmp to path, never silently replacing a file another process wrote there
- * while this one ran; 0, or -1 with one line said. */
-SP_HIDDEN int sp__place(const char *tmp, const char *path, int rank);
+ * while this one ran (then to another name beside it); the name it got in
+ * placed (NULL: not wanted). 0, or -1 with one line said. */
+SP_HIDDEN int sp__place(const char *tmp, const char *path, int rank,
+                        char *placed, size_t size);
 struct sp_fmt_stream_info;
 struct sp_fmt_err;
 /* The complete stream into the file path, .spt or .h5 (SP_FORMAT); 0, or

@@ -1484,7 +1484,7 @@ static void prof_write(prof_state *P) {
   if (rc != 0) {
     unlink(tmp);
     P->ok = 0;
-  } else if (sp__test_raise(), sp__place(tmp, P->path, 0) != 0) {
+  } else if (sp__test_raise(), sp__place(tmp, P->path, 0, NULL, 0) != 0) {
     unlink(tmp);
     P->ok = 0;
   }

@@ -94,7 +94,10 @@ void sp__rename_in_msg(char *msg, size_t size, const char *tmp,
  * prefix without %p): that one is kept, this profile goes beside it under
  * a name with the pid, and one line says so. A file from before this run
  * (the last run's) is replaced, as always. */
-int sp__place(const char *tmp, const char *path, int rank) {
+int sp__place(const char *tmp, const char *path, int rank, char *placed,
+              size_t size) {
+  if (placed)
+    snprintf(placed, size, "%s", path);
   if (link(tmp, path) == 0)
     return unlink(tmp), 0;
   int e = errno;
@@ -108,6 +111,8 @@ int sp__place(const char *tmp, const char *path, int rank) {
              sp__cfg.format_h5 ? ".h5" : ".spt");
     if (sp__output_path(sp__cfg.prefix, rank, ext, alt, sizeof alt) == 0 &&
         rename(tmp, alt) == 0) {
+      if (placed)
+        snprintf(placed, size, "%s", alt);
       sp__warn("warning: %s was written by another process while this one "
                "ran; this profile is %s (put %%p in SP_OUTPUT)",
                path, alt);

@@ -39,3 +39,7 @@ endif()
 # The tools' rule for an input with no call of a rank another one holds.
 sp_add_unit_test(test_claims SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_claims.c
   LIBS sp_format)
+# The messages beside a .spt (<name>.spt.mpi): round trip, every cut,
+# every byte changed, another rank's or .spt's.
+sp_add_unit_test(test_spt_mpi SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_spt_mpi.c
+  LIBS sp_format)

@@ -59,8 +59,12 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   if(SP_USE_OTF2 AND SP_OTF2_PRINT)
     set(_otf2 ";OTF2_PRINT=${SP_OTF2_PRINT}")
   endif()
-  sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge;late;off"
-    "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;LATE=$<TARGET_FILE:mpi_late>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}${_otf2}")
+  set(_e2e "")
+  if(TARGET e2e_import_prog)
+    set(_e2e ";E2E=$<TARGET_FILE:e2e_import_prog>")
+  endif()
+  sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge;late;off;spt"
+    "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;LATE=$<TARGET_FILE:mpi_late>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}${_otf2}${_e2e}")
 
   # One clock for the job: skewed clocks aligned to rank 0's.
   add_executable(mpi_clock ${_d}/clock.c)

@@ -22,6 +22,13 @@ if(TARGET sp-report AND SP_USE_HDF5)
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
       $<TARGET_FILE:sp-import> ${CMAKE_CURRENT_BINARY_DIR}/test_report_mpi_work)
   set_tests_properties(test_report_mpi PROPERTIES TIMEOUT 300 LABELS sanitize)
+  # Wait states set by hand (.spt and .spt.mpi files): late receiver,
+  # waiting, the rules for waits of several messages and MPI_Sendrecv.
+  add_test(NAME test_report_waits
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_waits.py
+      $<TARGET_FILE:sp-report> $<TARGET_FILE:sp-import>
+      ${CMAKE_CURRENT_BINARY_DIR}/test_report_waits_work)
+  set_tests_properties(test_report_waits PROPERTIES TIMEOUT 300)
   add_test(NAME test_report_chromium
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_chromium.py
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>

@@ -13,7 +13,7 @@ import sys
 import h5py
 
 NP = 4
-SEND, ISEND, RECV, IRECV, WAITRECV, COLL = 1, 2, 3, 4, 5, 6
+SEND, ISEND, RECV, IRECV, WAITRECV, COLL, WAITSEND = 1, 2, 3, 4, 5, 6, 7
 
 
 def expected_matrix():
@@ -118,11 +118,28 @@ def main():
                 [(p, 16) for p in range(NP) if p != r]:
             fail("rank %d: MPI_Testany's receives %s" % (r, ta))
         irecv = {m["start_ns"] for m in rows if m["kind"] == IRECV}
-        for m in ta + [m for m in rows if m["region"] == "MPI_Waitall"]:
+        for m in ta + [m for m in rows if m["region"] == "MPI_Waitall" and
+                       m["kind"] != WAITSEND]:
             if m["kind"] != WAITRECV or m["origin_region"] != "MPI_Irecv" \
                     or m["origin_ns"] not in irecv:
                 fail("rank %d: a completion not tied to its MPI_Irecv: %s"
                      % (r, m))
+        # the MPI_Waitalls completed the halo's and the pairs' sends, each
+        # tied to its MPI_Isend (partner and tag; no bytes: counted there)
+        isend = {(m["start_ns"], m["peer"], m["tag"]) for m in rows
+                 if m["kind"] == ISEND}
+        ws = [m for m in rows if m["kind"] == WAITSEND]
+        if sorted((m["peer"], m["tag"]) for m in ws) != sorted(
+                [(r ^ 1, 2), (r ^ 2, 3)] + [(p, 4) for p in range(NP)
+                                            if p != r]):
+            fail("rank %d: sends completed %s" % (r, ws))
+        for m in ws:
+            if m["region"] != "MPI_Waitall" or \
+                    m["origin_region"] != "MPI_Isend" or \
+                    (m["origin_ns"], m["peer"], m["tag"]) not in isend or \
+                    m["bytes_sent"] or m["bytes_recv"]:
+                fail("rank %d: a send's completion not tied to its "
+                     "MPI_Isend: %s" % (r, m))
         # collectives (bytes per rank; roots in MPI_COMM_WORLD numbers)
         coll = {(m["region"], m["comm"]): m for m in rows
                 if m["kind"] == COLL}

@@ -61,7 +61,7 @@ def main():
                                           attrs).group(1))][1]]
 
     sent, recvd, colls = {}, {}, {}
-    requests, irecvs = {}, {}
+    requests, irecvs, isends, done = {}, {}, {}, {}
     counts = {}
     for line in run([printer, anchor]).splitlines():
         m = EV.match(line)
@@ -82,6 +82,11 @@ def main():
             requests[(loc, int(attrs.split()[-1]))] = 1
         if ev == "MPI_IRECV":
             irecvs[(loc, int(re.search(r"Request: (\d+)", attrs).group(1)))] = 1
+        if ev == "MPI_ISEND":
+            q = int(re.search(r"Request: (\d+)", attrs).group(1))
+            isends[(loc, q)] = 1
+        if ev == "MPI_ISEND_COMPLETE":
+            done[(loc, int(attrs.split()[-1]))] = 1
         if ev == "MPI_COLLECTIVE_END":
             op = re.search(r"Operation: (\w+)", attrs).group(1)
             root = re.search(r"Root: (\w+)", attrs).group(1)
@@ -103,13 +108,18 @@ def main():
     blocking = NP + (NP - 1) + 2
     got = {k: counts.get(k, 0) for k in
            ("MPI_SEND", "MPI_ISEND", "MPI_RECV", "MPI_IRECV",
-            "MPI_IRECV_REQUEST", "MPI_COLLECTIVE_BEGIN", "MPI_COLLECTIVE_END")}
+            "MPI_IRECV_REQUEST", "MPI_ISEND_COMPLETE",
+            "MPI_COLLECTIVE_BEGIN", "MPI_COLLECTIVE_END")}
     exp = {"MPI_SEND": blocking, "MPI_ISEND": nb, "MPI_RECV": blocking,
            "MPI_IRECV": nb, "MPI_IRECV_REQUEST": nb,
+           "MPI_ISEND_COMPLETE": nb,
            "MPI_COLLECTIVE_BEGIN": (5 + barriers) * NP,
            "MPI_COLLECTIVE_END": (5 + barriers) * NP}
     if got != exp:
         fail("event counts %s, want %s" % (got, exp))
+    if set(done) != set(isends):
+        fail("MPI_ISEND_COMPLETE requests %s not those of MPI_ISEND %s" %
+             (sorted(done), sorted(isends)))
     if set(irecvs) != set(requests):
         fail("MPI_IRECV requests %s not those posted %s" %
              (sorted(irecvs), sorted(requests)))

@@ -2,8 +2,14 @@
 """check_late.py MERGED.h5 SP_REPORT - late.c's wait states as sp-report
 --mpi gives them: each receiving call's time before its message's send
 began, each collective's time before the last rank entered it (both up to
-the call's end), recomputed here from the file's own stamps to the
-nanosecond, and at least most of the sleeps that made them."""
+the call's end), each blocking send's time before its receive was posted
+when it ended after that (late receiver), and their sum per rank and
+function (waiting), recomputed here from the file's own stamps to the
+nanosecond, and at least most of the sleeps that made them (the late
+receiver: all of its sleep; the last barrier's wait: the sleep less what
+rank 0 came after rank 1 left the barrier before, from the stamps)."""
+import csv
+import io
 import json
 import subprocess
 import sys
@@ -88,19 +94,113 @@ def main():
             if w0 < 100e6:
                 fail("rank 0 waited %d ns in the barrier rank 1 entered "
                      "150 ms late" % w0)
+            # rank 1 slept 150 ms after it left the barrier before: rank 0
+            # waited that, less what it came after rank 1 had left it
+            s0 = [c[3] for c in calls if c[0] == 0][0]
+            r1, t1, fn1, st1 = [c for c in colls[seq - 1] if c[0] == 1][0]
+            e1 = call_end(r1, t1, fn1, st1)
+            if w0 < 150e6 - max(0, s0 - e1):
+                fail("rank 0 waited %d ns in the last barrier, entered %d "
+                     "ns after rank 1 left the one before and slept 150 ms"
+                     % (w0, s0 - e1))
     got_cw = {x["rank"]: x["coll_wait_ns"] for x in js["ranks"]}
     bar = {int(k): v["coll_wait_ns"] for x in js["functions"]
            if x["name"] == "MPI_Barrier" for k, v in x["per_rank"].items()}
     if got_cw != cw or bar != cw:
         fail("collective wait %s (MPI_Barrier %s), want %s"
              % (got_cw, bar, cw))
+    # late receiver: a blocking send (not MPI_Sendrecv's), or the wait that
+    # completed an MPI_Isend, that ended after its receive was posted, from
+    # its start to that post
+    lr = {}
+    posted = {r: {} for r in (0, 1)}
+    for rank in (0, 1):
+        for m in msgs(rank):
+            if m["kind"] == 3:
+                posted[rank][m["tag"]] = m["start_ns"]
+            elif m["kind"] == 5:
+                posted[rank][m["tag"]] = m["origin_ns"]
+    isend = {}
+    for rank in (0, 1):
+        for m in msgs(rank):
+            if m["kind"] == 2:
+                isend[(rank, m["tag"])] = m["start_ns"]
+            if m["kind"] not in (1, 7):
+                continue
+            fn = names[m["region"]]
+            at = posted[m["peer"]][m["tag"]]
+            end = call_end(rank, m["thread"], fn, m["start_ns"])
+            x = at - m["start_ns"] if m["start_ns"] < at < end else 0
+            lr[(rank, fn)] = lr.get((rank, fn), 0) + x
+            if m["kind"] == 7 and m["tag"] == 5 and \
+                    (x == 0 or at - m["origin_ns"] < 80e6):
+                fail("MPI_Wait of MPI_Issend tag 5: %d ns late receiver, "
+                     "receive posted %d ns after the send began (80 ms "
+                     "after the message arrived)" % (x, at - m["origin_ns"]))
+            if m["tag"] == 4 and x < 120e6:
+                fail("MPI_Ssend of tag 4 waited %d ns for a receive posted "
+                     "120 ms after the message arrived" % x)
+            if m["tag"] == 3 and x != 0:
+                fail("MPI_Send of tag 3 (buffered, received 100 ms later) "
+                     "has %d ns late receiver" % x)
+    if lr.get((0, "MPI_Ssend"), 0) < 120e6 or lr.get((0, "MPI_Wait"), 0) \
+            == 0:
+        fail("no MPI_Ssend or MPI_Wait late receiver on rank 0: %s" % lr)
+    if (0, 5) not in isend:
+        fail("no MPI_Issend of tag 5 recorded")
+    for x in js["functions"]:
+        for r, c in x["per_rank"].items():
+            want_lr = lr.get((int(r), x["name"]), 0)
+            if c["late_receiver_ns"] != want_lr:
+                fail("%s rank %s: late receiver %d ns, want %d"
+                     % (x["name"], r, c["late_receiver_ns"], want_lr))
+            w = c["late_sender_ns"] + want_lr + c["coll_wait_ns"]
+            if c["waiting_ns"] != w:
+                fail("%s rank %s: waiting %d ns, want %d (the sum)"
+                     % (x["name"], r, c["waiting_ns"], w))
+        if x["late_receiver_ns"] != sum(v for (r, fn), v in lr.items()
+                                        if fn == x["name"]):
+            fail("%s: late receiver %d ns" % (x["name"],
+                                               x["late_receiver_ns"]))
+    waits = {}
+    for x in js["ranks"]:
+        r = x["rank"]
+        want_lr = sum(v for (k, fn), v in lr.items() if k == r)
+        w = want["MPI_Recv"] + want["MPI_Wait"] if r == 0 else 0
+        w += want_lr + cw[r]
+        waits[r] = w
+        if x["late_receiver_ns"] != want_lr or x["waiting_ns"] != w:
+            fail("rank %d: late receiver %d, waiting %d ns; want %d, %d"
+                 % (r, x["late_receiver_ns"], x["waiting_ns"], want_lr, w))
+        if abs(x["waiting_mpi_pct"] - 100.0 * w / x["mpi_ns"]) > 1e-3:
+            fail("rank %d: waiting %.4f%% of %d ns in MPI"
+                 % (r, x["waiting_mpi_pct"], x["mpi_ns"]))
+    most = max(sorted(waits), key=lambda r: waits[r])
+    if js["waiting_most"] != {"rank": most, "waiting_ns": waits[most]}:
+        fail("waiting_most %s, want rank %d %d ns" % (js["waiting_most"],
+                                                      most, waits[most]))
+    rows = list(csv.DictReader(io.StringIO(subprocess.run(
+        [report, "--mpi", "--export", "csv", path], check=True,
+        capture_output=True, text=True).stdout)))
+    for row in rows:
+        r, fn = int(row["rank"]), row["region"]
+        c = [x for x in js["functions"] if x["name"] == fn]
+        c = c[0]["per_rank"][str(r)] if c else None
+        if c is None or int(row["late_receiver_ns"]) != \
+                c["late_receiver_ns"] or \
+                int(row["waiting_ns"]) != c["waiting_ns"]:
+            fail("csv row %s, json %s" % (row, c))
     text = subprocess.run([report, "--mpi", path], check=True,
                           capture_output=True, text=True).stdout
-    if "late sender" not in text or "coll. wait" not in text:
+    if "late sender" not in text or "coll. wait" not in text or \
+            "late recv" not in text or \
+            "waiting most: rank %d," % most not in text:
         fail("--mpi text without late sender:\n" + text)
     print("check_late.py: MPI_Recv %.1f ms, MPI_Wait %.1f ms late sender; "
-          "rank 0 %.1f ms in collectives before the last rank"
-          % (want["MPI_Recv"] / 1e6, want["MPI_Wait"] / 1e6, cw[0] / 1e6))
+          "rank 0 %.1f ms in collectives before the last rank; MPI_Ssend "
+          "%.1f ms, MPI_Wait %.1f ms late receiver; waiting %s"
+          % (want["MPI_Recv"] / 1e6, want["MPI_Wait"] / 1e6, cw[0] / 1e6,
+             lr[(0, "MPI_Ssend")] / 1e6, lr[(0, "MPI_Wait")] / 1e6, waits))
 
 
 main()

@@ -2,7 +2,9 @@
 # comm.sh MODE - comm.c on 4 ranks with the layer, each rank writing its
 # .h5 (MODE h5), the job one file (SP_MERGE=1, MODE merge) or ending in
 # MPI_Abort, each rank's stream left (MODE abort), or with SP_MPI_MESSAGES=0
-# (MODE off: regions, no messages); sp-import merges the ranks' files; MODE
+# (MODE off: regions, no messages), or in the default format (MODE spt: each
+# .spt with its messages beside it, compared with an SP_FORMAT=h5 run and
+# then damaged, check_spt_mpi.py); sp-import merges the ranks' files; MODE
 # late runs late.c instead (LATE) for the late sender. check_comm.py checks
 # the messages, --matrix and Python's view of them, and (with OTF2_PRINT,
 # modes h5, abort and merge) check_comm_otf2.py the OTF2 export's MPI
@@ -39,6 +41,30 @@ if any(k[4:].isdigit() for k in f.keys() if k.startswith("rank")) or \
 PY
   "$SP_REPORT" --matrix "$d/m.h5" | grep -q "no point-to-point messages"
   exit 0 ;;
+spt) # the default SP_FORMAT: .spt files, their messages beside them
+  "$MPIRUN" --oversubscribe -np 4 env SP_OUTPUT="$d/out/p" "$COMM"
+  "$MPIRUN" --oversubscribe -np 4 env SP_FORMAT=h5 SP_OUTPUT="$d/h5/p" "$COMM"
+  "$SP_IMPORT" -o "$d/m.h5" "$d/out"
+  "$SP_IMPORT" -o "$d/h.h5" "$d/h5"
+  "$PY3" "$SRC/check_spt_mpi.py" "$d/m.h5" "$d/h.h5" "$d/out" "$SP_IMPORT" \
+    "$SP_REPORT" "$PYDIR"
+  if [ -n "${E2E:-}" ]; then
+    # a later program without the layer writes rank 1's .spt over this
+    # run's: the sidecar of the earlier .spt goes, and sp-import says so
+    cp -r "$d/out" "$d/stale"
+    SP_RANK=1 SP_OUTPUT="$d/stale/p" "$E2E"
+    if [ -e "$d/stale/p_rank00001.spt.mpi" ]; then
+      echo "comm.sh spt: a stale p_rank00001.spt.mpi left" >&2
+      exit 1
+    fi
+    "$SP_IMPORT" -o "$d/s.h5" "$d/stale" 2>"$d/err"
+    if [ "$(wc -l <"$d/err")" -ne 1 ] ||
+      ! grep -q "^sp-import: warning: $d/stale/p_rank00001.spt.mpi: offset 0: missing" "$d/err"; then
+      cat "$d/err" >&2
+      echo "comm.sh spt: want one warning, rank 1's sidecar missing" >&2
+      exit 1
+    fi
+  fi ;;
 late) # late.c on 2 ranks: sp-report --mpi's late sender (check_late.py)
   "$MPIRUN" --oversubscribe -np 2 env SP_FORMAT=h5 SP_OUTPUT="$d/out/p" "$LATE"
   "$SP_IMPORT" -o "$d/m.h5" "$d/out"

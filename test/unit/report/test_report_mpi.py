@@ -79,7 +79,7 @@ check([(f["name"], f["calls"], f["total_ns"], f["min_rank"], f["min_ns"],
       f"json functions {j['functions']}")
 # (no MPI layer messages in these files: their bytes and waits are 0)
 none = {"bytes_sent": 0, "bytes_recv": 0, "late_sender_ns": 0,
-        "coll_wait_ns": 0}
+        "coll_wait_ns": 0, "late_receiver_ns": 0, "waiting_ns": 0}
 check(j["functions"][1]["per_rank"] == {
     "0": {"calls": 1, "total_ns": 100, **none},
     "1": {"calls": 1, "total_ns": 1100, **none},
