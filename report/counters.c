@@ -223,19 +223,12 @@ int rp_print_counters(const rp_profile *p, const rp_opts *o, FILE *f,
     sp_fmt_err_set(err, "%s: no region matches the filters", p->label);
     goto out;
   }
-  int w = 6;
-  for (int64_t i = 0; i < n; i++) {
-    int l = rp_name_cols(p->names[v[i].name]);
-    if (l > w)
-      w = l;
-  }
-  if (w > 48 && !o->wide)
-    w = 48;
   rp_fit fit;
-  if (rp_fit_names(&fit, (const char *const *)p->names, p->nnames, w) != 0) {
+  if (rp_fit_rows(&fit, p, o, v, n) != 0) {
     sp_fmt_err_set(err, "%s: out of memory", p->label);
     goto out;
   }
+  int w = fit.width;
   int cw[64];
   fprintf(f,
           "%s: counters per region, inclusive (the calls with what runs "

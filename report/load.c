@@ -612,6 +612,18 @@ void rp_profile_free(rp_profile *p) {
   memset(p, 0, sizeof *p);
 }
 
+int64_t rp_rank_index(const rp_profile *p, int32_t rank) {
+  int64_t lo = 0, hi = p->nranks;
+  while (lo < hi) {
+    int64_t m = (lo + hi) / 2;
+    if (p->ranks[m] < rank)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo < p->nranks && p->ranks[lo] == rank ? lo : -1;
+}
+
 int64_t rp_mpi_size(const rp_profile *p) {
   const sp_fmt_meta_item *m = sp_fmt_meta_get(&p->meta, "mpi_size");
   if (m && m->type == SP_FMT_META_INT && m->i64 > 0)

@@ -43,18 +43,6 @@ typedef struct {
   int64_t *cwait;              /* per rank index: collective wait, ns */
 } view;
 
-static int64_t rank_ix(const rp_profile *p, int32_t rank) {
-  int64_t lo = 0, hi = p->nranks;
-  while (lo < hi) {
-    int64_t m = (lo + hi) / 2;
-    if (p->ranks[m] < rank)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo < p->nranks && p->ranks[lo] == rank ? lo : -1;
-}
-
 typedef struct {
   int64_t s, e;
 } span;
@@ -114,7 +102,7 @@ static int paths_mpi(const rp_profile *p, const char *keep, int64_t *mpi) {
     int32_t up = x->parent;
     under[i] =
         (char)(up >= 0 && up < i && (under[up] || keep[p->paths[up].region]));
-    int64_t r = rank_ix(p, x->rank);
+    int64_t r = rp_rank_index(p, x->rank);
     if (r < 0 || under[i] || !keep[x->region] || x->s.calls <= 0)
       continue;
     mpi[r] = rp_add(mpi[r], x->s.outer);
@@ -185,7 +173,7 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
   }
   for (int64_t i = 0; i < p->nrows; i++) {
     const rp_row *w = &p->rows[i];
-    int64_t r = rank_ix(p, w->rank);
+    int64_t r = rp_rank_index(p, w->rank);
     if (r < 0 || w->st.calls == 0)
       continue;
     if (w->st.first_start_ns < lo[r])
@@ -204,7 +192,7 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
   /* Bytes: every message record of a kept function (sends, receives,
    * completions, collectives; a posted receive has none yet). */
   for (int64_t k = 0; k < p->nmpi; k++) {
-    int64_t r = rank_ix(p, p->mpi[k].rank);
+    int64_t r = rp_rank_index(p, p->mpi[k].rank);
     const sp_fmt_mpi *m = &p->mpi[k].mpi;
     for (int64_t i = 0; r >= 0 && i < m->nmsgs; i++) {
       const sp_fmt_mpimsg *g = &m->msgs[i];
@@ -247,7 +235,7 @@ static int view_build(const rp_profile *p, const rp_opts *o, view *v,
     goto oom;
   for (int64_t i = 0; i < p->nthreads; i++) {
     const rp_thread *t = &p->threads[i];
-    int64_t r = rank_ix(p, t->rank), x;
+    int64_t r = rp_rank_index(p, t->rank), x;
     if (r < 0 || !rp_rank_selected(o, t->rank))
       continue;
     if (thread_mpi(t, keep, &x) != 0)

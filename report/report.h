@@ -158,6 +158,8 @@ int32_t rp_name_id(rp_profile *p, const char *name); /* -1: out of memory */
 int32_t rp_name_find(const rp_profile *p, const char *name); /* -1: none */
 /* mpi_size from the metadata, else the number of ranks. */
 int64_t rp_mpi_size(const rp_profile *p);
+/* The index of rank in p->ranks (sorted), or -1. */
+int64_t rp_rank_index(const rp_profile *p, int32_t rank);
 
 /* ---- statistics per region (or per region and rank) -------------------- */
 
@@ -453,6 +455,11 @@ typedef struct rp_fit {
 int rp_fit_names(rp_fit *fit, const char *const *names, int64_t n, int width);
 void rp_fit_put(FILE *f, const rp_fit *fit, int64_t i); /* padded */
 void rp_fit_free(rp_fit *fit);
+/* The names of rows v[0..n) fitted for a table: as wide as the widest,
+ * at least 6 and, unless o->wide, at most 48 columns. 0, or -1 when out
+ * of memory. */
+int rp_fit_rows(rp_fit *fit, const rp_profile *p, const rp_opts *o,
+                const rp_agg *v, int64_t n);
 
 /* ---- pictures' shared pieces (svg.c) ------------------------------------ */
 

@@ -275,6 +275,19 @@ int rp_aggregate(const rp_profile *p, const rp_opts *o, int by, rp_agg **out,
   return 0;
 }
 
+int rp_fit_rows(rp_fit *fit, const rp_profile *p, const rp_opts *o,
+                const rp_agg *v, int64_t n) {
+  int w = 6;
+  for (int64_t i = 0; i < n; i++) {
+    int l = rp_name_cols(p->names[v[i].name]);
+    if (l > w)
+      w = l;
+  }
+  if (w > 48 && !o->wide)
+    w = 48;
+  return rp_fit_names(fit, (const char *const *)p->names, p->nnames, w);
+}
+
 int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
                    sp_fmt_err *err) {
   rp_agg *v;
@@ -286,20 +299,13 @@ int rp_print_table(const rp_profile *p, const rp_opts *o, FILE *f,
     sp_fmt_err_set(err, "%s: no region matches the filters", p->label);
     return -1;
   }
-  int w = 6;
-  for (int64_t i = 0; i < n; i++) {
-    int l = rp_name_cols(p->names[v[i].name]);
-    if (l > w)
-      w = l;
-  }
-  if (w > 48 && !o->wide)
-    w = 48;
   rp_fit fit;
-  if (rp_fit_names(&fit, (const char *const *)p->names, p->nnames, w) != 0) {
+  if (rp_fit_rows(&fit, p, o, v, n) != 0) {
     free(v);
     sp_fmt_err_set(err, "%s: out of memory", p->label);
     return -1;
   }
+  int w = fit.width;
   char b[9][32];
   double span =
       p->span_hi > p->span_lo ? (double)p->span_hi - (double)p->span_lo : 0;

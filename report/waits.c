@@ -112,18 +112,6 @@ static int64_t call_end(const rp_profile *p, int32_t rix, int32_t t,
   return -1;
 }
 
-static int64_t rank_ix(const rp_profile *p, int32_t rank) {
-  int64_t lo = 0, hi = p->nranks;
-  while (lo < hi) {
-    int64_t m = (lo + hi) / 2;
-    if (p->ranks[m] < rank)
-      lo = m + 1;
-    else
-      hi = m;
-  }
-  return lo < p->nranks && p->ranks[lo] == rank ? lo : -1;
-}
-
 /* A blocking send whose call also receives (MPI_Sendrecv: the layer puts
  * its receive right after its send) waits for both at once: its wait is
  * the receive's, counted as late sender. */
@@ -226,7 +214,7 @@ int rp_late_sender(const rp_profile *p, int64_t *late, int64_t *lrecv) {
   for (int64_t k = 0; rc == 0 && k < p->nmpi; k++) {
     const sp_fmt_mpi *m = &p->mpi[k].mpi;
     int32_t me = p->mpi[k].rank;
-    int64_t rix = rank_ix(p, me);
+    int64_t rix = rp_rank_index(p, me);
     rc = rank_sends(p, m, me, rix, s, &ns);
     for (int64_t i = 0; rc == 0 && i < m->nmsgs; i++) {
       const sp_fmt_mpimsg *g = &m->msgs[i];
@@ -351,7 +339,7 @@ int rp_coll_wait(const rp_profile *p, int64_t *wait) {
   for (int64_t k = 0; k < p->nmpi; k++) {
     const sp_fmt_mpi *m = &p->mpi[k].mpi;
     int32_t me = p->mpi[k].rank;
-    int64_t rix = rank_ix(p, me), first = n;
+    int64_t rix = rp_rank_index(p, me), first = n;
     for (int64_t i = 0; rix >= 0 && i < m->nmsgs; i++) {
       const sp_fmt_mpimsg *g = &m->msgs[i];
       if (g->kind != 6 || g->region < 0 || !blocking_coll(m->names[g->region]))
