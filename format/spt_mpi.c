@@ -203,13 +203,15 @@ static int parse(rd *r, int32_t rank, int64_t spt_size, sp_fmt_mpi *m,
     }
     memcpy(s, r->b + r->at, l);
     s[l] = 0;
-    m->names[m->nnames] = s;
     for (uint32_t k = 0; k < l;) {
       int c = sp_fmt_utf8_len((const unsigned char *)s + k);
-      if (c == 0 || s[k] == 0)
+      if (c == 0 || s[k] == 0) {
+        free(s);
         return bad(r, r->at + k, "a name that is not UTF-8 text", l);
+      }
       k += (uint32_t)c;
     }
+    m->names[m->nnames] = s;
     r->at += l;
   }
   for (; m->ncomms < nc; m->ncomms++) {
