@@ -269,33 +269,48 @@ typedef struct sp_stream_stop {
   uint32_t reserved;
 } sp_stream_stop;
 
-/* SP_STREAM_MPI: this header, then count sp_stream_mpimsg of one thread,
- * in the order its MPI calls made them. */
+/* SP_STREAM_MPI: this header, then count 32-byte slots of one thread, in
+ * the order its MPI calls made them: each message one sp_stream_mpislot,
+ * followed by one sp_stream_mpiext when it needs more than a send does. */
 typedef struct sp_stream_mpi {
   int32_t thread; /* as in CALLS records */
   uint32_t reserved;
-  int64_t count;
+  int64_t count; /* slots */
 } sp_stream_mpi;
 
 /* What one MPI call sent or received (a call may make two: MPI_Sendrecv).
- * kinds: SP_MPI_K_* below. */
-typedef struct sp_stream_mpimsg {
-  uint64_t start;        /* the call's start stamp: with (thread, region),
-                            which call of the calls records it belongs to */
+ * 32 bytes hold what a send needs, which the layer writes in place with a
+ * few stores; other messages add an ext slot only when they must. */
+typedef struct sp_stream_mpislot {
+  uint64_t start; /* the call's start stamp: with (thread, region), which
+                     call of the calls records it belongs to */
+  int64_t bytes;  /* sent (kinds SEND, ISEND, COLL, WAITSEND) or received
+                     (RECV, IRECV, WAITRECV) by this rank */
+  int32_t region; /* the call's region id */
+  int32_t peer;   /* partner's MPI_COMM_WORLD rank; SP_MPI_NONE,
+                     SP_MPI_ANY (a receive not completed yet) */
+  int32_t tag;    /* -1 for collectives */
+  uint32_t kind;  /* SP_MPI_K_* in bits 0-6; SP_MPI_SLOT_EXT: an ext slot
+                     follows; the communicator (below) in bits 8-31 */
+} sp_stream_mpislot;
+#define SP_MPI_SLOT_EXT 0x80u
+#define SP_MPI_SLOT_KIND(k) ((int32_t)((k)&0x7fu))
+#define SP_MPI_SLOT_COMM(k) ((int32_t)((k) >> 8))
+#define SP_MPI_SLOT_COMMS (1 << 24) /* communicators a slot can name */
+
+/* The rest of a message whose fields differ from a send's defaults: a
+ * completion's origin, a collective's root or received bytes, a
+ * communicator of SP_MPI_SLOT_COMMS or more. */
+typedef struct sp_stream_mpiext {
   uint64_t origin;       /* a completion: the start stamp of the call that
                             began the request (MPI_Irecv); 0 = none */
-  int32_t region;        /* the call's region id */
+  int64_t other;         /* bytes the other way (a collective's received) */
   int32_t origin_region; /* that call's region id; -1 = none */
-  int32_t kind;          /* SP_MPI_K_* */
-  int32_t peer;          /* partner's MPI_COMM_WORLD rank; SP_MPI_NONE,
-                            SP_MPI_ANY (a receive not completed yet) */
-  int32_t tag;           /* -1 for collectives */
+  int32_t root;          /* world rank of a rooted collective's root, or -1 */
   int32_t comm;          /* the process's communicator number (COMM records);
                             0 = MPI_COMM_WORLD */
-  int32_t root;          /* world rank of a rooted collective's root, or -1 */
-  int32_t reserved;
-  int64_t sent, recvd; /* bytes: what this rank sent and received */
-} sp_stream_mpimsg;
+  uint32_t kind;         /* 0: never a message's first slot */
+} sp_stream_mpiext;
 
 enum {
   SP_MPI_K_SEND = 1,     /* blocking send (any mode), MPI_Sendrecv's send */
@@ -317,7 +332,7 @@ enum {
  * communicator's ranks in order; an intercommunicator's remote group),
  * zeros up to a multiple of 8. A later record of an id replaces it. */
 typedef struct sp_stream_comm {
-  int32_t id; /* as sp_stream_mpimsg.comm */
+  int32_t id; /* as sp_stream_mpiext.comm */
   int32_t size;
 } sp_stream_comm;
 

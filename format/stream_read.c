@@ -812,10 +812,10 @@ static int rec_fields(sp_fmt_stream *s, rec_read *r) {
     r->count = (int64_t)get64(s, p + 8);
     if ((int32_t)get32(s, p) < 0 || r->count < 0 ||
         (uint64_t)r->count >
-            (uint64_t)(r->pl - fixed) / sizeof(sp_stream_mpimsg))
-      return torn(s, off, "MPI record: %lld messages do not fit in %u bytes",
+            (uint64_t)(r->pl - fixed) / sizeof(sp_stream_mpislot))
+      return torn(s, off, "MPI record: %lld slots do not fit in %u bytes",
                   (long long)r->count, r->size);
-    want = fixed + (int64_t)sizeof(sp_stream_mpimsg) * r->count;
+    want = fixed + (int64_t)sizeof(sp_stream_mpislot) * r->count;
     break;
   case SP_STREAM_COMM:
     r->count = (int32_t)get32(s, p + 4);
@@ -2396,6 +2396,52 @@ void sp_fmt_stream_close(sp_fmt_stream *s) {
   free(s);
 }
 
+/* The message at slot *j of an MPI record's n (buf) into out, *j moved to
+ * its last slot; a slot that begins no message (a kind out of range, an
+ * ext slot missing or stray) is passed over. -1: out of memory. */
+static int take_slot(sp_fmt_stream *s, sp_fmt_mpi *out,
+                     const unsigned char *buf, int64_t n, int64_t *j,
+                     int32_t thread) {
+  const unsigned char *m = buf + *j * 32, *e = NULL;
+  uint32_t kw = get32(s, m + 28);
+  int32_t kind = SP_MPI_SLOT_KIND(kw);
+  if (kw & SP_MPI_SLOT_EXT) {
+    if (*j + 1 >= n || get32(s, m + 60) != 0)
+      return 0;
+    e = m + 32;
+    ++*j;
+  }
+  if (kind < 1 || kind > SP_MPI_K_MAX)
+    return 0;
+  sp_fmt_mpimsg x;
+  const region *rg;
+  const char *nm = region_name(s, (int32_t)get32(s, m + 16), &rg);
+  x.region = nm ? sp_fmt_mpi_name(out, nm) : -1;
+  x.origin_region = -1;
+  int32_t oreg = e ? (int32_t)get32(s, e + 16) : -1;
+  if (oreg >= 0 && (nm = region_name(s, oreg, &rg)))
+    x.origin_region = sp_fmt_mpi_name(out, nm);
+  if (x.region < 0 || (oreg >= 0 && x.origin_region < 0))
+    return -1;
+  uint64_t origin = e ? get64(s, e) : 0;
+  int64_t bytes = (int64_t)get64(s, m + 8),
+          other = e ? (int64_t)get64(s, e + 8) : 0;
+  int in = kind == SP_MPI_K_RECV || kind == SP_MPI_K_IRECV ||
+           kind == SP_MPI_K_WAITRECV;
+  x.start_ns = conv(s, get64(s, m));
+  x.origin_ns = origin ? conv(s, origin) : -1;
+  x.thread = thread;
+  x.kind = kind;
+  x.peer = (int32_t)get32(s, m + 20);
+  x.tag = (int32_t)get32(s, m + 24);
+  x.comm = e ? (int32_t)get32(s, e + 24) : SP_MPI_SLOT_COMM(kw);
+  x.root = e ? (int32_t)get32(s, e + 20) : -1;
+  x.sent = in ? other : bytes;
+  x.recvd = in ? bytes : other;
+  out->msgs[out->nmsgs++] = x;
+  return 0;
+}
+
 int sp_fmt_stream_mpi(sp_fmt_stream *s, sp_fmt_mpi *out, sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
   unsigned char *buf = NULL;
@@ -2430,38 +2476,14 @@ int sp_fmt_stream_mpi(sp_fmt_stream *s, sp_fmt_mpi *out, sp_fmt_err *err) {
     const int32_t *t =
         bsearch(&wt, s->tmap, (size_t)s->ntmap, sizeof *s->tmap, by_int32);
     free(buf);
-    if (!(buf = malloc((size_t)n * 64 + 1)))
+    if (!(buf = malloc((size_t)n * 32 + 1)))
       goto oom;
-    if (pread_all(s->fd, buf, (size_t)n * 64, s->mpioff[i] + 16) != 0)
+    if (pread_all(s->fd, buf, (size_t)n * 32, s->mpioff[i] + 16) != 0)
       goto rd;
-    for (int64_t j = 0; j < n; j++) {
-      const unsigned char *m = buf + j * 64;
-      /* a thread that made MPI records but no call: not a call of any */
-      if (!t)
-        continue;
-      sp_fmt_mpimsg x;
-      const region *rg;
-      const char *nm = region_name(s, (int32_t)get32(s, m + 16), &rg);
-      x.region = nm ? sp_fmt_mpi_name(out, nm) : -1;
-      x.origin_region = -1;
-      int32_t oreg = (int32_t)get32(s, m + 20);
-      if (oreg >= 0 && (nm = region_name(s, oreg, &rg)))
-        x.origin_region = sp_fmt_mpi_name(out, nm);
-      if (x.region < 0 || (oreg >= 0 && x.origin_region < 0))
+    /* a thread that made MPI records but no call: not a call of any */
+    for (int64_t j = 0; t && j < n; j++)
+      if (take_slot(s, out, buf, n, &j, (int32_t)(t - s->tmap)) != 0)
         goto oom;
-      uint64_t origin = get64(s, m + 8);
-      x.start_ns = conv(s, get64(s, m));
-      x.origin_ns = origin ? conv(s, origin) : -1;
-      x.thread = (int32_t)(t - s->tmap);
-      x.kind = (int32_t)get32(s, m + 24);
-      x.peer = (int32_t)get32(s, m + 28);
-      x.tag = (int32_t)get32(s, m + 32);
-      x.comm = (int32_t)get32(s, m + 36);
-      x.root = (int32_t)get32(s, m + 40);
-      x.sent = (int64_t)get64(s, m + 48);
-      x.recvd = (int64_t)get64(s, m + 56);
-      out->msgs[out->nmsgs++] = x;
-    }
   }
   free(buf);
   return 0;

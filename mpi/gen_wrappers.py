@@ -154,16 +154,21 @@ def fortran_symbols(nm, libs):
 
 def recorded_names():
     """The MPI functions comm.c records (sp_mpi__x_<name>, or made by its
-    SEND_FN/ISEND_FN macros)."""
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                           "comm.c")) as f:
+    SEND_FN/ISEND_FN macros), and those comm_wrap.h records inline
+    (sp_mpi__xe_<name>, or made by its XE_SEND macro), which end their
+    region themselves."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "comm.c")) as f:
         text = f.read()
-    return set(re.findall(r"(?:sp_mpi__x_|SEND_FN\()(MPI_\w+)", text))
+    with open(os.path.join(here, "comm_wrap.h")) as f:
+        inline = set(re.findall(r"(?:sp_mpi__xe_|XE_SEND\()(MPI_\w+)",
+                                f.read()))
+    return set(re.findall(r"(?:sp_mpi__x_|SEND_FN\()(MPI_\w+)", text)), inline
 
 
 def main():
     out_path, mpi_i = sys.argv[1], sys.argv[2]
-    recorded = recorded_names()
+    recorded, inline = recorded_names()
     with open(mpi_i) as f:
         protos = [p for p in prototypes(f.read()) if p[0] not in LEFT_OUT]
     seen, uniq = set(), []
@@ -197,6 +202,10 @@ def main():
         args = ", ".join(names)
         w.append("SP_MPI_EXPORT int %s(%s) {" % (name, params))
         w.append("  int r_ = sp_mpi__enter(%d);" % i)
+        if name in inline:
+            # the message and the region's end in one call to the runtime
+            w.append("  if (r_ >= 0 && sp_mpi__msgs_on)")
+            w.append("    return sp_mpi__xe_%s(r_, %s);" % (name, args))
         if name in recorded:
             w.append("  int ret_ = r_ >= 0 && sp_mpi__msgs_on ? "
                      "sp_mpi__x_%s(r_%s) : P%s(%s);"

@@ -61,10 +61,10 @@ void sp__mpi_clock_measured(const char *phase, const char *method, int rank,
 /* In MPI_Finalize, MPI still alive, after the clock alignment: SP_MERGE's
  * write of the job's file. */
 void sp__mpi_finalizing(void);
-/* What one MPI call sent or received, as the stream keeps it (the layout
- * of sp_stream_mpimsg in format/sp_stream.h, which mpi_msgs.c checks). */
+/* What one MPI call sent or received (the stream keeps it as one or two
+ * 32-byte slots, sp_stream_mpislot in format/sp_stream.h). */
 typedef struct sp__mpi_msg {
-  uint64_t start;  /* set by sp__mpi_note */
+  uint64_t start;  /* unused: sp__mpi_note gives every message its call's */
   uint64_t origin; /* a completion: the start sp__mpi_note gave the call
                       that began the request; 0 = none */
   int32_t region, origin_region;
@@ -82,7 +82,16 @@ typedef struct sp__mpi_msg {
  * stamp, which is returned; 0 when the call is not recorded. No lock and
  * no system call: into a per-thread chunk that goes to the stream when
  * full and at finalize. */
-uint64_t sp__mpi_note(int region, sp__mpi_msg *m, int n);
+uint64_t sp__mpi_note(int region, const sp__mpi_msg *m, int n);
+/* The same for one message with no origin, no root and bytes one way
+ * only (sent by the send kinds, received by the receive kinds), passed as
+ * they are: written in place, the commonest messages' path. */
+uint64_t sp__mpi_note1(int32_t region, int32_t kind, int32_t comm, int32_t peer,
+                       int32_t tag, int64_t bytes);
+/* sp__mpi_note1, then sp_end(region): a blocking call's message and end
+ * in one call. */
+void sp__mpi_note1_end(int32_t region, int32_t kind, int32_t comm, int32_t peer,
+                       int32_t tag, int64_t bytes);
 /* Communicator id's members (size MPI_COMM_WORLD ranks), into the stream
  * now: once per communicator. */
 void sp__mpi_comm(int32_t id, int32_t size, const int32_t *world);

@@ -2,6 +2,7 @@
  * per-thread chunks of message records, handed to the writer thread when
  * full and written with everything else at a flush; communicators'
  * members as COMM records. */
+#include "hotpath.h"
 #include "internal.h"
 #include "sp_mpi_hooks.h"
 
@@ -11,18 +12,17 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 
-_Static_assert(sizeof(sp__mpi_msg) == sizeof(sp_stream_mpimsg) &&
-                   offsetof(sp__mpi_msg, sent) ==
-                       offsetof(sp_stream_mpimsg, sent) &&
-                   offsetof(sp__mpi_msg, kind) ==
-                       offsetof(sp_stream_mpimsg, kind),
-               "sp__mpi_msg is the stream's sp_stream_mpimsg");
+_Static_assert(sizeof(sp_stream_mpislot) == 32 &&
+                   sizeof(sp_stream_mpiext) == 32 &&
+                   offsetof(sp_stream_mpiext, kind) ==
+                       offsetof(sp_stream_mpislot, kind),
+               "a message is one or two 32-byte slots");
 
 /* One thread's records, 64 KiB, laid out so that from rec on it is the
  * stream record as written (when written from its first record). The
  * owner appends at n (published with a release store); whoever holds the
  * stream's token writes [done, n). */
-#define SP__MSG_CAP ((65536 - 96) / sizeof(sp_stream_mpimsg))
+#define SP__MSG_CAP ((65536 - 96) / sizeof(sp_stream_mpislot))
 typedef struct sp__msgs {
   struct sp__msgs *next;  /* every chunk ever made, newest first */
   struct sp__msgs *queue; /* the full list or the free list */
@@ -31,7 +31,7 @@ typedef struct sp__msgs {
   uint32_t pad_[3];
   sp_stream_rec rec;
   sp_stream_mpi head;
-  sp_stream_mpimsg m[SP__MSG_CAP];
+  sp_stream_mpislot m[SP__MSG_CAP];
 } sp__msgs_t;
 _Static_assert(offsetof(sp__msgs_t, head) ==
                        offsetof(sp__msgs_t, rec) + sizeof(sp_stream_rec) &&
@@ -55,13 +55,13 @@ static int put_msgs(sp__msgs_t *c) {
   if (n <= done)
     return 0;
   uint32_t size = (uint32_t)(sizeof(sp_stream_rec) + sizeof(sp_stream_mpi) +
-                             (size_t)(n - done) * sizeof(sp_stream_mpimsg));
+                             (size_t)(n - done) * sizeof(sp_stream_mpislot));
   sp_stream_rec *rec = &c->rec;
   if (done) { /* a flush wrote the first ones: the rest through a copy */
     static _Alignas(8) unsigned char
         whole[sizeof(sp_stream_rec) + sizeof(sp_stream_mpi) + sizeof c->m];
     memcpy(whole + sizeof *rec + sizeof c->head, &c->m[done],
-           (size_t)(n - done) * sizeof(sp_stream_mpimsg));
+           (size_t)(n - done) * sizeof(sp_stream_mpislot));
     rec = (sp_stream_rec *)(void *)whole;
   }
   sp_stream_mpi *head = (sp_stream_mpi *)(void *)(rec + 1);
@@ -144,33 +144,125 @@ static uint64_t open_start(const sp__thread_t *t, int region) {
   return (f->region & SP__DETACHED) ? f->start : f->slot->start;
 }
 
-SP_API uint64_t sp__mpi_note(int region, sp__mpi_msg *m, int n) {
+/* Room for k slots in this thread's chunk, a full one handed to the
+ * writer thread; NULL when no chunk can be had (n messages lost). */
+static __attribute__((noinline)) sp__msgs_t *room_slow(const sp__thread_t *t,
+                                                       int64_t k, int n) {
+  sp__msgs_t *c = my_msgs;
+  if (c && c->thread == t->index &&
+      __atomic_load_n(&c->n, __ATOMIC_RELAXED) + k <= (int64_t)SP__MSG_CAP)
+    return c;
+  if (c && c->n) { /* full: to the writer thread */
+    c->queue = atomic_load(&full);
+    while (!atomic_compare_exchange_weak(&full, &c->queue, c))
+      ;
+  }
+  if (!(c = my_msgs = get_msgs(t->index)))
+    atomic_fetch_add(&msgs_lost, (uint64_t)n);
+  return c;
+}
+
+static inline sp__msgs_t *room(const sp__thread_t *t, int64_t k, int n) {
+  sp__msgs_t *c = my_msgs;
+  if (SP_LIKELY(c && c->thread == t->index && c->n + k <= (int64_t)SP__MSG_CAP))
+    return c;
+  return room_slow(t, k, n);
+}
+
+/* The call of region open on this thread, or 0 if none is recorded. */
+static inline uint64_t call_start(sp__thread_t **tp, int region) {
   sp__thread_t *t = sp__tls;
-  if (!t || n <= 0 || n > 2 || atomic_load(&sp__state) != SP__RUNNING)
+  *tp = t;
+  if (SP_UNLIKELY(!t || atomic_load_explicit(
+                            &sp__state, memory_order_relaxed) != SP__RUNNING))
     return 0;
-  uint64_t start = open_start(t, region);
+  return open_start(t, region);
+}
+
+static inline uint64_t note1(int32_t region, int32_t kind, int32_t comm,
+                             int32_t peer, int32_t tag, int64_t bytes) {
+  sp__thread_t *t;
+  uint64_t start = call_start(&t, region);
   if (!start)
     return 0;
-  sp__msgs_t *c = my_msgs;
-  int64_t at = c ? c->n : 0;
-  if (SP_UNLIKELY(!c || c->thread != t->index ||
-                  at + n > (int64_t)SP__MSG_CAP)) {
-    if (c && at) { /* full: to the writer thread */
-      c->queue = atomic_load(&full);
-      while (!atomic_compare_exchange_weak(&full, &c->queue, c))
-        ;
-    }
-    if (!(c = my_msgs = get_msgs(t->index))) {
-      atomic_fetch_add(&msgs_lost, (uint64_t)n);
-      return start;
-    }
-    at = 0;
+  if (SP_UNLIKELY((uint32_t)comm >= SP_MPI_SLOT_COMMS)) {
+    sp__mpi_msg m = {.region = region,
+                     .origin_region = -1,
+                     .kind = kind,
+                     .peer = peer,
+                     .tag = tag,
+                     .comm = comm,
+                     .root = -1};
+    *(kind == SP_MPI_K_RECV || kind == SP_MPI_K_IRECV ||
+              kind == SP_MPI_K_WAITRECV
+          ? &m.recvd
+          : &m.sent) = bytes;
+    return sp__mpi_note(region, &m, 1);
   }
-  for (int i = 0; i < n; i++) {
-    m[i].start = start;
-    c->m[at + i] = *(const sp_stream_mpimsg *)(const void *)&m[i];
-  }
-  __atomic_store_n(&c->n, at + n, __ATOMIC_RELEASE);
+  sp__msgs_t *c = room(t, 1, 1);
+  if (SP_UNLIKELY(!c))
+    return start;
+  int64_t at = c->n;
+  sp_stream_mpislot *s = &c->m[at];
+  s->start = start;
+  s->bytes = bytes;
+  s->region = region;
+  s->peer = peer;
+  s->tag = tag;
+  s->kind = (uint32_t)kind | (uint32_t)comm << 8;
+  __atomic_store_n(&c->n, at + 1, __ATOMIC_RELEASE);
+  return start;
+}
+
+SP_API uint64_t sp__mpi_note1(int32_t region, int32_t kind, int32_t comm,
+                              int32_t peer, int32_t tag, int64_t bytes) {
+  return note1(region, kind, comm, peer, tag, bytes);
+}
+
+SP_API void sp__mpi_note1_end(int32_t region, int32_t kind, int32_t comm,
+                              int32_t peer, int32_t tag, int64_t bytes) {
+  note1(region, kind, comm, peer, tag, bytes);
+  sp__end_fast(region);
+}
+
+/* m's slots at s: 2 if it needs an ext slot, else 1. */
+static int put_slots(sp_stream_mpislot *s, const sp__mpi_msg *m,
+                     uint64_t start) {
+  int in = m->kind == SP_MPI_K_RECV || m->kind == SP_MPI_K_IRECV ||
+           m->kind == SP_MPI_K_WAITRECV;
+  int64_t bytes = in ? m->recvd : m->sent, other = in ? m->sent : m->recvd;
+  int ext = m->origin || m->origin_region >= 0 || m->root >= 0 || other ||
+            (uint32_t)m->comm >= SP_MPI_SLOT_COMMS;
+  *s = (sp_stream_mpislot){start,
+                           bytes,
+                           m->region,
+                           m->peer,
+                           m->tag,
+                           ((uint32_t)m->kind & 0x7fu) |
+                               (ext ? SP_MPI_SLOT_EXT : 0) |
+                               (ext ? 0 : (uint32_t)m->comm << 8)};
+  if (!ext)
+    return 1;
+  sp_stream_mpiext *e = (sp_stream_mpiext *)(void *)(s + 1);
+  *e = (sp_stream_mpiext){m->origin, other,   m->origin_region,
+                          m->root,   m->comm, 0};
+  return 2;
+}
+
+SP_API uint64_t sp__mpi_note(int region, const sp__mpi_msg *m, int n) {
+  sp__thread_t *t;
+  if (n <= 0 || n > 2)
+    return 0;
+  uint64_t start = call_start(&t, region);
+  if (!start)
+    return 0;
+  sp__msgs_t *c = room(t, 2 * n, n);
+  if (SP_UNLIKELY(!c))
+    return start;
+  int64_t at = c->n;
+  for (int i = 0; i < n; i++)
+    at += put_slots(&c->m[at], &m[i], start);
+  __atomic_store_n(&c->n, at, __ATOMIC_RELEASE);
   return start;
 }
 
