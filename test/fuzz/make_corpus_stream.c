@@ -58,6 +58,25 @@ static void counters(sw *w, int be) {
   sw_counters(w, 5, 2, names, 1, again);
 }
 
+/* full's stream with MPI records: a send (one slot), a completed receive
+ * and a collective (an ext slot each), a communicator past what a slot
+ * names, then a slot whose ext is missing. */
+static void mpi(sw *w, int be) {
+  full(w, be, SP_STREAM_CLOCK_NS);
+#define W(lo, hi) ((uint64_t)(uint32_t)(lo) | (uint64_t)(uint32_t)(hi) << 32)
+  static const uint64_t m[] = {
+      120, 64, W(1, 3),   W(7, 1 | 2 << 8), /* send to 3 on comm 2 */
+      130, 40, W(1, 2),   W(9, 5 | 0x80),   /* a receive completed */
+      120, 0,  W(1, -1),  0,                /* its origin */
+      140, 8,  W(0, -1),  W(-1, 6 | 0x80),  /* a collective */
+      0,   24, W(-1, 1),  0,                /* its root 1, 24 received */
+      150, 4,  W(1, 0),   W(3, 1 | 0x80),   /* a send */
+      0,   0,  W(-1, -1), 1 << 24,          /* on comm 2^24 */
+      160, 4,  W(1, 0),   W(3, 1 | 0x80)};  /* its ext missing */
+#undef W
+  sw_mpi(w, 5, 8, m);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: make_corpus_stream DIR\n");
@@ -100,6 +119,11 @@ int main(int argc, char **argv) {
   save(&w, w.n - 9, "counters_torn_le.spts");
   counters(&w, 1);
   save(&w, w.n, "counters_be.spts");
+  /* Messages of MPI calls, in both orders. */
+  mpi(&w, 0);
+  save(&w, w.n, "mpi_le.spts");
+  mpi(&w, 1);
+  save(&w, w.n, "mpi_be.spts");
   free(w.b);
   return 0;
 }

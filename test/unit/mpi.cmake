@@ -53,6 +53,11 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   target_link_libraries(mpi_late PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
   target_compile_options(mpi_late PRIVATE ${SP_C_WARNINGS})
   target_compile_definitions(mpi_late PRIVATE _GNU_SOURCE)
+  find_package(Threads REQUIRED)
+  add_executable(mpi_threads ${_d}/threads.c)
+  target_link_libraries(mpi_threads PRIVATE scopeprof_mpi scopeprof MPI::MPI_C
+    Threads::Threads)
+  target_compile_options(mpi_threads PRIVATE ${SP_C_WARNINGS})
   # With OTF2, the export's MPI events are checked against the same numbers.
   find_program(SP_OTF2_PRINT otf2-print)
   set(_otf2 "")
@@ -63,8 +68,8 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   if(TARGET e2e_import_prog)
     set(_e2e ";E2E=$<TARGET_FILE:e2e_import_prog>")
   endif()
-  sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge;late;off;spt"
-    "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;LATE=$<TARGET_FILE:mpi_late>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}${_otf2}${_e2e}")
+  sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge;late;off;spt;threads"
+    "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;LATE=$<TARGET_FILE:mpi_late>;THREADS=$<TARGET_FILE:mpi_threads>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}${_otf2}${_e2e}")
 
   # One clock for the job: skewed clocks aligned to rank 0's.
   add_executable(mpi_clock ${_d}/clock.c)

@@ -249,6 +249,26 @@ static inline void sw_counters(sw *w, int32_t thread, uint32_t k,
   sw_end(w);
 }
 
+/* An MPI record of thread: n 32-byte slots given as 4 words each, (start,
+ * bytes, region | peer << 32, tag | kind << 32) for a message's first
+ * slot, (origin, other, origin_region | root << 32, comm) for an ext. */
+static inline void sw_mpi(sw *w, int32_t thread, int64_t n,
+                          const uint64_t *slots) {
+  sw_begin(w, SP_STREAM_MPI);
+  sw_u32(w, (uint32_t)thread);
+  sw_u32(w, 0);
+  sw_u64(w, (uint64_t)n);
+  for (const uint64_t *x = slots; x < slots + 4 * n; x += 4) {
+    sw_u64(w, x[0]);
+    sw_u64(w, x[1]);
+    for (int j = 2; j < 4; j++) {
+      sw_u32(w, (uint32_t)x[j]);
+      sw_u32(w, (uint32_t)(x[j] >> 32));
+    }
+  }
+  sw_end(w);
+}
+
 static inline int sw_save(const sw *w, const char *path, size_t len) {
   FILE *f = fopen(path, "wb");
   if (!f)

@@ -789,6 +789,70 @@ static void counters_records(void **state) {
     }
 }
 
+/* MPI records' 32-byte slots: a send in one, a completed receive and a
+ * collective with an ext slot each, a communicator only an ext names, a
+ * slot whose ext is missing passed over, in both byte orders. */
+static void mpi_slots(void **state) {
+  (void)state;
+#define W(lo, hi) ((uint64_t)(uint32_t)(lo) | (uint64_t)(uint32_t)(hi) << 32)
+  static const uint64_t m[] = {120, 64, W(1, 3),   W(7, 1 | 2 << 8),
+                               130, 40, W(1, 2),   W(9, 5 | 0x80),
+                               120, 0,  W(1, -1),  0,
+                               140, 8,  W(0, -1),  W(-1, 6 | 0x80),
+                               0,   24, W(-1, 1),  0,
+                               150, 4,  W(1, 0),   W(3, 1 | 0x80),
+                               0,   0,  W(-1, -1), 1 << 24,
+                               160, 4,  W(1, 0),   W(3, 1 | 0x80)};
+#undef W
+  for (int be = 0; be < 2; be++) {
+    sw w = {0};
+    w.be = be;
+    sw_header(&w, 0, 1, SP_STREAM_CLOCK_NS);
+    sw_region(&w, 0, -1, "MPI_Bcast", NULL, 0);
+    sw_region(&w, 1, -1, "MPI_Send", NULL, 0);
+    static const uint64_t c[] = {100, 200};
+    sw_calls(&w, 5, 0, 0, 1, c);
+    sw_mpi(&w, 5, 8, m);
+    sp_fmt_stream *s = open_image(&w, w.n, 0, "mpi.spts");
+    sp_fmt_mpi x;
+    sp_fmt_err err = {0};
+    assert_int_equal(sp_fmt_stream_mpi(s, &x, &err), 0);
+    assert_int_equal(x.nmsgs, 4);
+    const sp_fmt_mpimsg *g = x.msgs;
+    assert_string_equal(x.names[g[0].region], "MPI_Send");
+    assert_int_equal(g[0].start_ns, 120);
+    assert_int_equal(g[0].origin_ns, -1);
+    assert_int_equal(g[0].origin_region, -1);
+    assert_int_equal(g[0].kind, 1);
+    assert_int_equal(g[0].peer, 3);
+    assert_int_equal(g[0].tag, 7);
+    assert_int_equal(g[0].comm, 2);
+    assert_int_equal(g[0].root, -1);
+    assert_int_equal(g[0].sent, 64);
+    assert_int_equal(g[0].recvd, 0);
+    assert_int_equal(g[1].kind, 5);
+    assert_int_equal(g[1].peer, 2);
+    assert_int_equal(g[1].tag, 9);
+    assert_int_equal(g[1].origin_ns, 120);
+    assert_string_equal(x.names[g[1].origin_region], "MPI_Send");
+    assert_int_equal(g[1].sent, 0);
+    assert_int_equal(g[1].recvd, 40);
+    assert_int_equal(g[1].comm, 0);
+    assert_string_equal(x.names[g[2].region], "MPI_Bcast");
+    assert_int_equal(g[2].kind, 6);
+    assert_int_equal(g[2].root, 1);
+    assert_int_equal(g[2].sent, 8);
+    assert_int_equal(g[2].recvd, 24);
+    assert_int_equal(g[2].origin_region, -1);
+    assert_int_equal(g[3].start_ns, 150);
+    assert_int_equal(g[3].comm, 1 << 24);
+    assert_int_equal(g[3].sent, 4);
+    sp_fmt_mpi_free(&x);
+    sp_fmt_stream_close(s);
+    free(w.b);
+  }
+}
+
 /* With TRUST the checks are not computed: a wrong one is accepted. */
 static void trust_skips_checks(void **state) {
   (void)state;
@@ -1289,6 +1353,7 @@ int main(void) {
       cmocka_unit_test(header_errors),
       cmocka_unit_test(torn_records),
       cmocka_unit_test(counters_records),
+      cmocka_unit_test(mpi_slots),
       cmocka_unit_test(trust_skips_checks),
       cmocka_unit_test(hints_as_file),
       cmocka_unit_test(big_and_describe),

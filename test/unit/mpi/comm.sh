@@ -5,7 +5,9 @@
 # (MODE off: regions, no messages), or in the default format (MODE spt: each
 # .spt with its messages beside it, compared with an SP_FORMAT=h5 run and
 # then damaged, check_spt_mpi.py); sp-import merges the ranks' files; MODE
-# late runs late.c instead (LATE) for the late sender. check_comm.py checks
+# late runs late.c instead (LATE) for the late sender, MODE threads
+# threads.c (THREADS, check_threads.py) for requests completed on another
+# thread. check_comm.py checks
 # the messages, --matrix and Python's view of them, and (with OTF2_PRINT,
 # modes h5, abort and merge) check_comm_otf2.py the OTF2 export's MPI
 # events.
@@ -65,6 +67,11 @@ spt) # the default SP_FORMAT: .spt files, their messages beside them
       exit 1
     fi
   fi ;;
+threads) # threads.c on 2 ranks: requests completed on another thread
+  "$MPIRUN" --oversubscribe -np 2 env SP_FORMAT=h5 SP_OUTPUT="$d/out/p" \
+    "$THREADS"
+  "$SP_IMPORT" -o "$d/m.h5" "$d/out"
+  exec "$PY3" "$SRC/check_threads.py" "$d/m.h5" ;;
 late) # late.c on 2 ranks: sp-report --mpi's late sender (check_late.py)
   "$MPIRUN" --oversubscribe -np 2 env SP_FORMAT=h5 SP_OUTPUT="$d/out/p" "$LATE"
   "$SP_IMPORT" -o "$d/m.h5" "$d/out"
