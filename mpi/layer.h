@@ -61,8 +61,9 @@ sp_mpi__ffn sp_mpi__fortran_or_next(sp_mpi__ffn *cache, sp_mpi__ffn linked,
  * MPI's Fortran binding may call (MPICH's do) is part of that call. */
 extern __thread int sp_mpi__in_fortran;
 
-/* Opens a call of function fn's region; returns the region to close. */
-static inline int sp_mpi__enter(int fn) {
+/* Opens a call of function fn's region; returns the region to close.
+ * Inline in every wrapper: a call of its own costs as much as its body. */
+static inline __attribute__((always_inline)) int sp_mpi__enter(int fn) {
   if (!sp_mpi__on || !SP_ACTIVE_ || sp_mpi__in_fortran)
     return -1;
   int id = __atomic_load_n(&sp_mpi__ids[fn], __ATOMIC_RELAXED) - 1;
@@ -72,7 +73,7 @@ static inline int sp_mpi__enter(int fn) {
   return id;
 }
 
-static inline void sp_mpi__leave(int id) {
+static inline __attribute__((always_inline)) void sp_mpi__leave(int id) {
   if (id >= 0)
     sp_end(id);
 }

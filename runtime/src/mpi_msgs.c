@@ -133,7 +133,8 @@ static sp__msgs_t *get_msgs(int32_t thread) {
 }
 
 /* The start stamp of the call of region open on t, or 0. */
-static uint64_t open_start(const sp__thread_t *t, int region) {
+static inline __attribute__((always_inline)) uint64_t
+open_start(const sp__thread_t *t, int region) {
   uint32_t d = t->depth;
   if (!d || (t->stack[d - 1].region & ~SP__DETACHED) != (uint32_t)region)
     return 0;
@@ -179,52 +180,6 @@ static inline uint64_t call_start(sp__thread_t **tp, int region) {
   return open_start(t, region);
 }
 
-static inline uint64_t note1(int32_t region, int32_t kind, int32_t comm,
-                             int32_t peer, int32_t tag, int64_t bytes) {
-  sp__thread_t *t;
-  uint64_t start = call_start(&t, region);
-  if (!start)
-    return 0;
-  if (SP_UNLIKELY((uint32_t)comm >= SP_MPI_SLOT_COMMS)) {
-    sp__mpi_msg m = {.region = region,
-                     .origin_region = -1,
-                     .kind = kind,
-                     .peer = peer,
-                     .tag = tag,
-                     .comm = comm,
-                     .root = -1};
-    *(kind == SP_MPI_K_RECV || kind == SP_MPI_K_IRECV ||
-              kind == SP_MPI_K_WAITRECV
-          ? &m.recvd
-          : &m.sent) = bytes;
-    return sp__mpi_note(region, &m, 1);
-  }
-  sp__msgs_t *c = room(t, 1, 1);
-  if (SP_UNLIKELY(!c))
-    return start;
-  int64_t at = c->n;
-  sp_stream_mpislot *s = &c->m[at];
-  s->start = start;
-  s->bytes = bytes;
-  s->region = region;
-  s->peer = peer;
-  s->tag = tag;
-  s->kind = (uint32_t)kind | (uint32_t)comm << 8;
-  __atomic_store_n(&c->n, at + 1, __ATOMIC_RELEASE);
-  return start;
-}
-
-SP_API uint64_t sp__mpi_note1(int32_t region, int32_t kind, int32_t comm,
-                              int32_t peer, int32_t tag, int64_t bytes) {
-  return note1(region, kind, comm, peer, tag, bytes);
-}
-
-SP_API void sp__mpi_note1_end(int32_t region, int32_t kind, int32_t comm,
-                              int32_t peer, int32_t tag, int64_t bytes) {
-  note1(region, kind, comm, peer, tag, bytes);
-  sp__end_fast(region);
-}
-
 /* m's slots at s: 2 if it needs an ext slot, else 1. */
 static int put_slots(sp_stream_mpislot *s, const sp__mpi_msg *m,
                      uint64_t start) {
@@ -247,6 +202,72 @@ static int put_slots(sp_stream_mpislot *s, const sp__mpi_msg *m,
   *e = (sp_stream_mpiext){m->origin, other,   m->origin_region,
                           m->root,   m->comm, 0};
   return 2;
+}
+
+/* note1's message through sp__mpi_note (a communicator a slot cannot
+ * name) or into a new chunk: out of line, so that the common path keeps
+ * its arguments in registers. */
+static __attribute__((noinline)) void
+note1_slow(const sp__thread_t *t, uint64_t start, const sp__mpi_msg *m) {
+  int in = m->kind == SP_MPI_K_RECV || m->kind == SP_MPI_K_IRECV ||
+           m->kind == SP_MPI_K_WAITRECV;
+  sp__msgs_t *c = room(t, 2, 1);
+  if (!c)
+    return;
+  sp__mpi_msg one = *m;
+  if (in)
+    one.recvd = m->sent, one.sent = 0;
+  int64_t at = c->n;
+  at += put_slots(&c->m[at], &one, start);
+  __atomic_store_n(&c->n, at, __ATOMIC_RELEASE);
+}
+
+static inline __attribute__((always_inline)) uint64_t
+note1(int32_t region, int32_t kind, int32_t comm, int32_t peer, int32_t tag,
+      int64_t bytes) {
+  sp__thread_t *t = sp__tls;
+  if (SP_UNLIKELY(!t || atomic_load_explicit(
+                            &sp__state, memory_order_relaxed) != SP__RUNNING))
+    return 0;
+  uint64_t start = open_start(t, region);
+  if (!start)
+    return 0;
+  sp__msgs_t *c = my_msgs;
+  if (SP_UNLIKELY(!c || c->thread != t->index || c->n >= (int64_t)SP__MSG_CAP ||
+                  (uint32_t)comm >= SP_MPI_SLOT_COMMS)) {
+    /* bytes one way: as sent here, put_slots' way by kind in note1_slow */
+    sp__mpi_msg m = {.region = region,
+                     .origin_region = -1,
+                     .kind = kind,
+                     .peer = peer,
+                     .tag = tag,
+                     .comm = comm,
+                     .root = -1,
+                     .sent = bytes};
+    note1_slow(t, start, &m);
+    return start;
+  }
+  int64_t at = c->n;
+  sp_stream_mpislot *s = &c->m[at];
+  s->start = start;
+  s->bytes = bytes;
+  s->region = region;
+  s->peer = peer;
+  s->tag = tag;
+  s->kind = (uint32_t)kind | (uint32_t)comm << 8;
+  __atomic_store_n(&c->n, at + 1, __ATOMIC_RELEASE);
+  return start;
+}
+
+SP_API uint64_t sp__mpi_note1(int32_t region, int32_t kind, int32_t comm,
+                              int32_t peer, int32_t tag, int64_t bytes) {
+  return note1(region, kind, comm, peer, tag, bytes);
+}
+
+SP_API void sp__mpi_note1_end(int32_t region, int32_t kind, int32_t comm,
+                              int32_t peer, int32_t tag, int64_t bytes) {
+  note1(region, kind, comm, peer, tag, bytes);
+  sp__end_fast(region);
 }
 
 SP_API uint64_t sp__mpi_note(int region, const sp__mpi_msg *m, int n) {
