@@ -66,9 +66,9 @@ static inline int64_t sp_mpi__status_bytes(const MPI_Status *st) {
 }
 
 /* A blocking send's message and its region's end. */
-static inline void sp_mpi__send_end(int r, int ret, int count,
-                                    MPI_Datatype type, int dest, int tag,
-                                    MPI_Comm comm) {
+static inline __attribute__((always_inline)) void
+sp_mpi__send_end(int r, int ret, int count, MPI_Datatype type, int dest,
+                 int tag, MPI_Comm comm) {
   sp_mpi__comm_info *ci;
   if (ret != MPI_SUCCESS || !(ci = sp_mpi__info_of(comm))) {
     sp_mpi__leave(r);

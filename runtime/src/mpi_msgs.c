@@ -208,17 +208,24 @@ static int put_slots(sp_stream_mpislot *s, const sp__mpi_msg *m,
  * name) or into a new chunk: out of line, so that the common path keeps
  * its arguments in registers. */
 static __attribute__((noinline)) void
-note1_slow(const sp__thread_t *t, uint64_t start, const sp__mpi_msg *m) {
-  int in = m->kind == SP_MPI_K_RECV || m->kind == SP_MPI_K_IRECV ||
-           m->kind == SP_MPI_K_WAITRECV;
+note1_slow(const sp__thread_t *t, uint64_t start, int32_t region, int32_t kind,
+           int32_t comm, int32_t peer, int32_t tag, int64_t bytes) {
+  int in = kind == SP_MPI_K_RECV || kind == SP_MPI_K_IRECV ||
+           kind == SP_MPI_K_WAITRECV;
+  sp__mpi_msg m = {.region = region,
+                   .origin_region = -1,
+                   .kind = kind,
+                   .peer = peer,
+                   .tag = tag,
+                   .comm = comm,
+                   .root = -1,
+                   .sent = in ? 0 : bytes,
+                   .recvd = in ? bytes : 0};
   sp__msgs_t *c = room(t, 2, 1);
   if (!c)
     return;
-  sp__mpi_msg one = *m;
-  if (in)
-    one.recvd = m->sent, one.sent = 0;
   int64_t at = c->n;
-  at += put_slots(&c->m[at], &one, start);
+  at += put_slots(&c->m[at], &m, start);
   __atomic_store_n(&c->n, at, __ATOMIC_RELEASE);
 }
 
@@ -235,16 +242,7 @@ note1(int32_t region, int32_t kind, int32_t comm, int32_t peer, int32_t tag,
   sp__msgs_t *c = my_msgs;
   if (SP_UNLIKELY(!c || c->thread != t->index || c->n >= (int64_t)SP__MSG_CAP ||
                   (uint32_t)comm >= SP_MPI_SLOT_COMMS)) {
-    /* bytes one way: as sent here, put_slots' way by kind in note1_slow */
-    sp__mpi_msg m = {.region = region,
-                     .origin_region = -1,
-                     .kind = kind,
-                     .peer = peer,
-                     .tag = tag,
-                     .comm = comm,
-                     .root = -1,
-                     .sent = bytes};
-    note1_slow(t, start, &m);
+    note1_slow(t, start, region, kind, comm, peer, tag, bytes);
     return start;
   }
   int64_t at = c->n;
