@@ -8,6 +8,7 @@
 
 #include "layer.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* sp__mpi_msg kinds and partners: the values of sp_stream.h's SP_MPI_K_*,

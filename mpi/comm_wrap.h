@@ -30,7 +30,7 @@ static inline sp_mpi__comm_info *sp_mpi__info_of(MPI_Comm c) {
     return &sp_mpi__world_info;
   sp_mpi__last *l = &sp_mpi__last_seen;
   if (l->ci && l->c == c &&
-      l->cgen == __atomic_load_n(&sp_mpi__comm_gen, __ATOMIC_RELAXED))
+      l->cgen == atomic_load_explicit(&sp_mpi__comm_gen, memory_order_relaxed))
     return l->ci;
   return sp_mpi__info_slow(c);
 }
@@ -38,7 +38,7 @@ static inline sp_mpi__comm_info *sp_mpi__info_of(MPI_Comm c) {
 static inline int64_t sp_mpi__tsize(MPI_Datatype t) {
   sp_mpi__last *l = &sp_mpi__last_seen;
   if (l->t == t && l->tsize >= 0 &&
-      l->tgen == __atomic_load_n(&sp_mpi__type_gen, __ATOMIC_RELAXED))
+      l->tgen == atomic_load_explicit(&sp_mpi__type_gen, memory_order_relaxed))
     return l->tsize;
   return sp_mpi__tsize_slow(t);
 }

@@ -229,6 +229,21 @@ note1_slow(const sp__thread_t *t, uint64_t start, int32_t region, int32_t kind,
   __atomic_store_n(&c->n, at, __ATOMIC_RELEASE);
 }
 
+/* One slot at the end of c (room checked), published. */
+static inline __attribute__((always_inline)) void
+put1(sp__msgs_t *c, uint64_t start, int32_t region, int32_t kind, int32_t comm,
+     int32_t peer, int32_t tag, int64_t bytes) {
+  int64_t at = c->n;
+  sp_stream_mpislot *s = &c->m[at];
+  s->start = start;
+  s->bytes = bytes;
+  s->region = region;
+  s->peer = peer;
+  s->tag = tag;
+  s->kind = (uint32_t)kind | (uint32_t)comm << 8;
+  __atomic_store_n(&c->n, at + 1, __ATOMIC_RELEASE);
+}
+
 static inline __attribute__((always_inline)) uint64_t
 note1(int32_t region, int32_t kind, int32_t comm, int32_t peer, int32_t tag,
       int64_t bytes) {
@@ -245,15 +260,7 @@ note1(int32_t region, int32_t kind, int32_t comm, int32_t peer, int32_t tag,
     note1_slow(t, start, region, kind, comm, peer, tag, bytes);
     return start;
   }
-  int64_t at = c->n;
-  sp_stream_mpislot *s = &c->m[at];
-  s->start = start;
-  s->bytes = bytes;
-  s->region = region;
-  s->peer = peer;
-  s->tag = tag;
-  s->kind = (uint32_t)kind | (uint32_t)comm << 8;
-  __atomic_store_n(&c->n, at + 1, __ATOMIC_RELEASE);
+  put1(c, start, region, kind, comm, peer, tag, bytes);
   return start;
 }
 
@@ -262,8 +269,27 @@ SP_API uint64_t sp__mpi_note1(int32_t region, int32_t kind, int32_t comm,
   return note1(region, kind, comm, peer, tag, bytes);
 }
 
+/* The common case in one pass over the thread's state: the call open in
+ * an attached frame on top of its stack (as sp_end's fast path wants it),
+ * room in the chunk; the message, then the call's end. */
 SP_API void sp__mpi_note1_end(int32_t region, int32_t kind, int32_t comm,
                               int32_t peer, int32_t tag, int64_t bytes) {
+  sp__thread_t *t = sp__tls;
+  sp__msgs_t *c = my_msgs;
+  uint32_t d;
+  if (SP_LIKELY(t && SP__ACTIVE() == 1 && (d = t->depth) && !t->overflow &&
+                t->stack[d - 1].region == region && c &&
+                c->thread == t->index && c->n < (int64_t)SP__MSG_CAP &&
+                (uint32_t)comm < SP_MPI_SLOT_COMMS &&
+                atomic_load_explicit(&sp__state, memory_order_relaxed) ==
+                    SP__RUNNING)) {
+    sp__pair_t *p = t->stack[d - 1].slot;
+    put1(c, p->start, region, kind, comm, peer, tag, bytes);
+    uint64_t now = sp__now();
+    t->depth = d - 1;
+    SP__STORE(&p->end, now);
+    return;
+  }
   note1(region, kind, comm, peer, tag, bytes);
   sp__end_fast(region);
 }
