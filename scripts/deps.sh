@@ -22,7 +22,8 @@ test)
          python3-venv python3-pip python3-setuptools python3-wheel
          otf2-tools python3-otf2 python3-mpi4py
          llvm-19-dev llvm-19-tools clang-19 flang-19
-         chromium autoconf libblas-dev mpich libmpich-dev "${aarch64[@]}")
+         chromium autoconf libblas-dev mpich libmpich-dev valgrind
+         "${aarch64[@]}")
   ;;
 aarch64) want=("${aarch64[@]}") ;;
 mpich) want=(build-essential cmake gfortran libhdf5-dev llvm-22-dev clang-22
