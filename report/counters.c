@@ -59,7 +59,8 @@ static int columns(const rp_profile *p, const char *spec, rp_ctrs *u,
       size_t len = strcspn(s, ",");
       char tok[64];
       if (len == 0 || len >= sizeof tok) {
-        sp_fmt_err_set(err, "--counters: empty or long column in '%s'", spec);
+        sp_fmt_err_set(err, "%s: --counters: empty or long column in '%s'",
+                       p->label, spec);
         return -1;
       }
       memcpy(tok, s, len);
