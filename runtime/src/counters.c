@@ -330,8 +330,9 @@ static int enter(void) {
 
 static void leave(void) { atomic_fetch_sub(&sp__in_slow, 1); }
 
-/* The frame opened, the counters read last: what the trace's begin costs
- * (its state made on a first call) counts in its caller. */
+/* The frame opened (this thread's counters opened on its first call),
+ * the counters read last: none of the runtime's own setup counts in the
+ * call. */
 static void open_frame(int32_t id) {
   int g = sp__guard_enter(0);
   if (!g)
@@ -369,9 +370,17 @@ void sp__cnt_begin(int32_t id) {
   int a = SP__ACTIVE();
   if (a != SP__ACTIVE_COUNTERS && a != SP__ACTIVE_PROF_COUNTERS)
     return;
+  /* The trace's or profile's making of what the begin needs first, then
+   * the counters, then the begin (its clock): the counts of the call do
+   * not include the runtime's setup of the thread or of the region. */
   if (!sp__filter_drops(id) && (uint32_t)id < SP__MAX_REGIONS &&
-      (uint32_t)id < (uint32_t)atomic_load(&sp__nregions))
+      (uint32_t)id < (uint32_t)atomic_load(&sp__nregions)) {
+    if (a == SP__ACTIVE_COUNTERS)
+      sp__trace_ready(id);
+    else
+      sp__prof_ready();
     open_frame(id);
+  }
   if (a == SP__ACTIVE_COUNTERS)
     sp__begin_trace(id);
   else

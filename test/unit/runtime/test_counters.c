@@ -403,6 +403,33 @@ static void test_odd_endings(void **state) {
   assert_between(val(1, "held", "page-faults", 0), 24, 32);
 }
 
+/* The first call of the process and of a new thread: the runtime makes
+ * the thread's state before reading the counters, so the call counts its
+ * own pages and, at most, the few of its frame and buffer (1 in trace, 2
+ * in profile mode here; making the thread's state faults about 5 more). */
+static void check_fresh(const char *mode) {
+  char m[64];
+  FMT(m, "SP_MODE=%s", mode);
+  const char *env[] = {"SP_COUNTERS=page-faults", m, NULL};
+  assert_int_equal(run4(env, "fresh", "32", NULL, NULL), 0);
+  assert_string_equal(errtext, "");
+  load();
+  assert_int_equal(tabs[0].calls[row(0, "fresh_main")], 1);
+  assert_int_equal(tabs[0].calls[row(1, "fresh_worker")], 1);
+  assert_between(val(0, "fresh_main", "page-faults", 0), 32, 35);
+  assert_between(val(1, "fresh_worker", "page-faults", 0), 32, 35);
+}
+
+static void test_fresh_trace(void **state) {
+  (void)state;
+  check_fresh("trace");
+}
+
+static void test_fresh_profile(void **state) {
+  (void)state;
+  check_fresh("profile");
+}
+
 /* 1 if this process may open the hardware counter config; why in *why. */
 static int have_hw(uint64_t config, const char **why) {
   struct perf_event_attr a;
@@ -482,6 +509,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(test_import_stream, setup, teardown),
       cmocka_unit_test_setup_teardown(test_report, setup, teardown),
       cmocka_unit_test_setup_teardown(test_odd_endings, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fresh_trace, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fresh_profile, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
