@@ -1,7 +1,8 @@
-/* counters.c - SP_COUNTERS: each thread's counters (one perf_event_open
- * group, opened at its first call) read at a region's begin and end, and
- * summed per (thread, region) as inclusive and exclusive counts; the sums
- * into the stream as COUNTERS records. */
+/* counters.c - SP_COUNTERS: each thread's counters (perf_event_open
+ * groups, opened at its first call) read at a region's begin and end
+ * (read(), or rdpmc where the kernel allows it), and summed per (thread,
+ * region) as inclusive and exclusive counts; the sums into the stream as
+ * COUNTERS records. */
 #include "counters.h"
 #include "filter.h"
 #include "hotpath.h"
@@ -67,7 +68,7 @@ typedef struct cthread {
   int order[K_MAX]; /* counter indices, group after group */
   int ngroups;
   /* per counter, its event's mapped page (NULL: none); per group, 1 when
-   * every member has one that allowed rdpmc when mapped */
+   * every member has one (rdpmc tried first) */
   const volatile struct perf_event_mmap_page *pg[K_MAX];
   unsigned char gpmc[K_MAX];
   unsigned char used[K_MAX]; /* test builds: 1 read() gave it, 2 rdpmc */
@@ -324,6 +325,8 @@ static void map_pages(cthread *c) {
       }
       c->pg[i] = pg;
       ok = pg != NULL;
+      if (ok) /* its first touch faults now, not in a call's counts */
+        (void)pg->lock;
     }
     c->gpmc[g] = (unsigned char)ok;
   }
