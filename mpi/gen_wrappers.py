@@ -20,7 +20,9 @@ MPI_Init and MPI_Init_thread (C and Fortran) then call the clock alignment
 Recorded: the C functions comm.c defines a sp_mpi__x_<name> for (its
 point-to-point and collective calls) hand the call there while their region
 is open, which makes the PMPI call and notes bytes and partners; their
-prototypes, from mpi.h, go into comm_decl.h beside OUT.c. Their Fortran
+prototypes, from mpi.h, go into comm_decl.h beside OUT.c. Those comm_wrap.h
+defines a sp_mpi__xe_<name> for (the blocking sends, MPI_Recv) call it
+inline instead, and it also ends the call's region. Their Fortran
 entry points forward to MPI's own Fortran bindings, which call PMPI_
 directly: regions, without bytes.
 Fortran: mpi_x_ (mpif.h, use mpi) and mpi_x_f08_ (use mpi_f08) for each
