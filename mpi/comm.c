@@ -4,6 +4,7 @@
  * wrappers hand these calls here (sp_mpi__x_<name>) while their region is
  * open; each makes the PMPI call and gives the runtime its records. */
 #include "comm.h"
+#include "comm_int.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -416,9 +417,9 @@ static int ptable_take(uint64_t key, pending *out) {
   return 1;
 }
 
-int sp_mpi__x_MPI_Irecv(int r, void *buf, int count, MPI_Datatype type,
-                        int source, int tag, MPI_Comm comm, MPI_Request *req) {
-  int ret = PMPI_Irecv(buf, count, type, source, tag, comm, req);
+/* A nonblocking receive's record; its request kept for the completion. */
+static void irecv_like(int r, int ret, int source, int tag, MPI_Comm comm,
+                       MPI_Request *req) {
   comm_info *ci;
   if (ret == MPI_SUCCESS && (ci = info_of(comm))) {
     sp__mpi_msg m = {0};
@@ -433,6 +434,12 @@ int sp_mpi__x_MPI_Irecv(int r, void *buf, int count, MPI_Datatype type,
     if (start)
       ptable_put(req_key(*req), start, r, ci, 0, 0, 0);
   }
+}
+
+int sp_mpi__x_MPI_Irecv(int r, void *buf, int count, MPI_Datatype type,
+                        int source, int tag, MPI_Comm comm, MPI_Request *req) {
+  int ret = PMPI_Irecv(buf, count, type, source, tag, comm, req);
+  irecv_like(r, ret, source, tag, comm, req);
   return ret;
 }
 
@@ -455,14 +462,6 @@ static void isend_like(int r, int ret, int count, MPI_Datatype type, int dest,
   uint64_t start = sp__mpi_note(r, &m, 1);
   if (start && dest != MPI_PROC_NULL)
     ptable_put(req_key(*req), start, r, ci, 1, m.peer, tag);
-}
-
-int sp_mpi__x_MPI_Request_free(int r, MPI_Request *req) {
-  pending p;
-  if (pt.n)
-    ptable_take(req_key(*req), &p);
-  (void)r;
-  return PMPI_Request_free(req);
 }
 
 /* Request key completed by call r with status st: its receive's record,
@@ -830,8 +829,67 @@ static int64_t sum_w(const int counts[], const MPI_Datatype types[], int n,
 int sp_mpi__x_MPI_Alltoallw(int r, const void *s, const int scs[],
                             const int sds[], const MPI_Datatype sts[], void *d,
                             const int rcs[], const int rds[],
-                            const MPI_Datatype rts[], MPI_Comm comm) {
-  COLL_BODY(PMPI_Alltoallw(s, scs, sds, sts, d, rcs, rds, rts, comm), -1,
-            s == MPI_IN_PLACE ? sum_w(rcs, rts, n, me) : sum_w(scs, sts, n, me),
-            sum_w(rcs, rts, n, me))
+                            const MPI_Datatype rts[], MPI_Comm comm){
+    COLL_BODY(PMPI_Alltoallw(s, scs, sds, sts, d, rcs, rds, rts, comm), -1,
+              s == MPI_IN_PLACE ? sum_w(rcs, rts, n, me)
+                                : sum_w(scs, sts, n, me),
+              sum_w(rcs, rts, n, me))}
+
+/* ---- comm_int.h: the records of calls made elsewhere (fcomm.c: the
+ * Fortran bindings; persist.c: persistent requests, matched receives) ---- */
+
+int64_t sp_mpi__tsize(MPI_Datatype t) {
+  return tsize(t);
+}
+
+int sp_mpi__shape(MPI_Comm c, int *n, int *me) {
+  comm_info *ci = info_of(c);
+  if (!ci)
+    return -1;
+  *n = ci->size;
+  *me = ci->me;
+  return 0;
+}
+
+void sp_mpi__rec_send(int r, int kind, int count, MPI_Datatype t, int dest,
+                      int tag, MPI_Comm c) {
+  send_like(r, MPI_SUCCESS, kind, count, t, dest, tag, c);
+}
+
+void sp_mpi__rec_isend(int r, int count, MPI_Datatype t, int dest, int tag,
+                       MPI_Comm c, MPI_Request *req) {
+  isend_like(r, MPI_SUCCESS, count, t, dest, tag, c, req);
+}
+
+void sp_mpi__rec_recv(int r, MPI_Comm c, const MPI_Status *st) {
+  comm_info *ci = info_of(c);
+  if (ci)
+    one(r, SP_MPI_K_RECV, ci, st->MPI_SOURCE, st->MPI_TAG, 0, status_bytes(st));
+}
+
+void sp_mpi__rec_irecv(int r, int source, int tag, MPI_Comm c,
+                       MPI_Request *req) {
+  irecv_like(r, MPI_SUCCESS, source, tag, c, req);
+}
+
+int sp_mpi__pending(void) { return pt.n != 0; }
+
+void sp_mpi__rec_done(int r, MPI_Request before, const MPI_Status *st) {
+  completed(r, req_key(before), st);
+}
+
+void sp_mpi__rec_forget(MPI_Request q) {
+  pending p;
+  if (pt.n)
+    ptable_take(req_key(q), &p);
+}
+
+void sp_mpi__rec_coll(int r, MPI_Comm c, int root, int64_t sent,
+                      int64_t recvd) {
+  coll(r, MPI_SUCCESS, info_of(c), root, sent, recvd);
+}
+
+void sp_mpi__handles_freed(void) {
+  atomic_fetch_add(&comm_gen, 1);
+  atomic_fetch_add(&type_gen, 1);
 }

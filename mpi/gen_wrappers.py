@@ -158,12 +158,26 @@ def recorded_names():
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                            "comm.c")) as f:
         text = f.read()
-    return set(re.findall(r"(?:sp_mpi__x_|SEND_FN\()(MPI_\w+)", text))
+    names = set(re.findall(r"(?:sp_mpi__x_|SEND_FN\()(MPI_\w+)", text))
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "persist.c")) as f:
+        names |= set(re.findall(r"sp_mpi__x_(MPI_\w+)", f.read()))
+    return names
+
+
+def fortran_recorded():
+    """The Fortran bindings fcomm.c records from their own arguments
+    (sp_mpi__fx_<name>, or made by its FX_* macros), lower case."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "fcomm.c")) as f:
+        text = f.read()
+    return set(re.findall(r"(?:sp_mpi__fx_|FX_\w+\()(mpi_\w+)", text))
 
 
 def main():
     out_path, mpi_i = sys.argv[1], sys.argv[2]
     recorded = recorded_names()
+    frecorded = fortran_recorded()
     with open(mpi_i) as f:
         protos = [p for p in prototypes(f.read()) if p[0] not in LEFT_OUT]
     seen, uniq = set(), []
@@ -198,8 +212,9 @@ def main():
         w.append("SP_MPI_EXPORT int %s(%s) {" % (name, params))
         w.append("  int r_ = sp_mpi__enter(%d);" % i)
         if name in recorded:
-            w.append("  int ret_ = r_ >= 0 && sp_mpi__msgs_on ? "
-                     "sp_mpi__x_%s(r_%s) : P%s(%s);"
+            w.append("  int m_ = r_ >= 0 ? r_ : sp_mpi__inner();")
+            w.append("  int ret_ = m_ >= 0 && sp_mpi__msgs_on ? "
+                     "sp_mpi__x_%s(m_%s) : P%s(%s);"
                      % (name, ", " + args if args else "", name, args))
         else:
             w.append("  int ret_ = P%s(%s);" % (name, args))
@@ -233,7 +248,23 @@ def main():
                          % (target, target))
             w.append("  int r_ = sp_mpi__enter(%d);" % i)
             w.append("  sp_mpi__in_fortran++;")
-            w.append("  f(%s);" % fpass)
+            # recorded: from the Fortran arguments (fcomm.c), or, where
+            # the binding is MPI's own (own) or fcomm.c has none, by the
+            # C function MPI's binding calls, if it calls one
+            fx = None
+            if low in frecorded and not own:
+                fx = "sp_mpi__fx_" + low
+            elif name in recorded or low in frecorded:
+                fx = "sp_mpi__fx_plain"
+            if fx:
+                w.append("  if (r_ >= 0 && sp_mpi__msgs_on) {")
+                w.append("    void *a_[%d] = {%s};" % (F_ARGS, fpass))
+                w.append("    %s(r_, f, a_);" % fx)
+                w.append("  } else {")
+                w.append("    f(%s);" % fpass)
+                w.append("  }")
+            else:
+                w.append("  f(%s);" % fpass)
             w.append("  sp_mpi__in_fortran--;")
             w.append("  sp_mpi__leave(r_);")
             if name in AFTER_INIT:
@@ -250,6 +281,11 @@ def main():
         if name in recorded:
             decl.append("int sp_mpi__x_%s(int r_%s);"
                         % (name, ", " + params if names else ""))
+    decl.append("void sp_mpi__fx_plain(int r_, sp_mpi__ffn f, "
+                "void *const *a);")
+    for low in sorted(frecorded):
+        decl.append("void sp_mpi__fx_%s(int r_, sp_mpi__ffn f, "
+                    "void *const *a);" % low)
     with open(os.path.join(os.path.dirname(out_path), "comm_decl.h"),
               "w") as f:
         f.write("\n".join(decl) + "\n")
