@@ -161,7 +161,8 @@ def recorded_names():
     names = set(re.findall(r"(?:sp_mpi__x_|SEND_FN\()(MPI_\w+)", text))
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                            "persist.c")) as f:
-        names |= set(re.findall(r"sp_mpi__x_(MPI_\w+)", f.read()))
+        names |= set(re.findall(r"(?:sp_mpi__x_|INIT_FN\()(MPI_\w+)",
+                                f.read()))
     return names
 
 
