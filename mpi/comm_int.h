@@ -34,4 +34,14 @@ void sp_mpi__rec_coll(int r, MPI_Comm c, int root, int64_t sent, int64_t recvd);
  * (a Fortran binding): handles kept for speed are not trusted again. */
 void sp_mpi__handles_freed(void);
 
+/* persist.c's: persistent request q made (send: 1 for a send, peer its
+ * destination or source), started by call r, freed; message m probed on c
+ * with status st, taken at its receive (0: not known). */
+void sp_mpi__persist_add(int send, int count, MPI_Datatype t, int peer, int tag,
+                         MPI_Comm c, MPI_Request q);
+void sp_mpi__persist_started(int r, MPI_Request q);
+void sp_mpi__persist_forget(MPI_Request q);
+void sp_mpi__probed(MPI_Message m, MPI_Comm c, const MPI_Status *st);
+int sp_mpi__probed_take(MPI_Message m, MPI_Comm *c, int *source, int *tag);
+
 #endif

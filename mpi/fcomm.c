@@ -57,22 +57,11 @@ int sp_mpi__f_statuses_ignore(const void *p) {
   return !p || is_sentinel(S_STATUSES, p);
 }
 
-/* ---- arguments ---- */
-
-/* The arguments, in b, a copy that may take this layer's own status. */
-#define ARGS                                                                   \
-  void *b[SP_MPI_FARGS];                                                       \
-  memcpy(b, a, sizeof b)
-#define I(k) (*(const MPI_Fint *)b[k])
-#define COMM(k) PMPI_Comm_f2c(I(k))
-#define TYPE(k) PMPI_Type_f2c(I(k))
-#define TSIZE(k) sp_mpi__tsize(TYPE(k))
-
 /* MPI's binding f called: 1 if it succeeded and the call is left to record
  * here, 0 if it failed (ierror, at argument ierr, absent in mpi_f08 when
  * null, not MPI_SUCCESS) or a recorded C function it called recorded it;
  * ierr -1: not looked at. */
-static int call(int r, sp_mpi__ffn f, void *const *b, int ierr) {
+int sp_mpi__fcall(int r, sp_mpi__ffn f, void *const *b, int ierr) {
   int region = sp_mpi__f_region, claimed = sp_mpi__f_claimed;
   sp_mpi__f_region = r;
   sp_mpi__f_claimed = 0;
@@ -84,10 +73,14 @@ static int call(int r, sp_mpi__ffn f, void *const *b, int ierr) {
          (ierr < 0 || !b[ierr] || *(const MPI_Fint *)b[ierr] == MPI_SUCCESS);
 }
 
+void sp_mpi__fstatus_c(const void *fst, int i, MPI_Status *st) {
+  PMPI_Status_f2c((const MPI_Fint *)fst + (size_t)i * SP_MPI_FSTATUS, st);
+}
+
 /* Entry points recorded by the C function MPI's binding calls, if any. */
 void sp_mpi__fx_plain(int r, sp_mpi__ffn f, void *const *a) {
   ARGS;
-  (void)call(r, f, b, -1);
+  (void)sp_mpi__fcall(r, f, b, -1);
 }
 
 /* This thread's scratch: C requests (their values before the call) and
@@ -115,16 +108,12 @@ static int scratch(int n) {
   return 0;
 }
 
-static void status_c(const void *fst, int i, MPI_Status *st) {
-  PMPI_Status_f2c((const MPI_Fint *)fst + (size_t)i * SP_MPI_FSTATUS, st);
-}
-
 /* ---- point-to-point ---- */
 
 #define FX_SEND(name)                                                          \
   void sp_mpi__fx_##name(int r, sp_mpi__ffn f, void *const *a) {               \
     ARGS;                                                                      \
-    if (call(r, f, b, 6))                                                      \
+    if (sp_mpi__fcall(r, f, b, 6))                                             \
       sp_mpi__rec_send(r, SP_MPI_K_SEND, I(1), TYPE(2), I(3), I(4), COMM(5));  \
   }
 FX_SEND(mpi_send)
@@ -135,7 +124,7 @@ FX_SEND(mpi_rsend)
 #define FX_ISEND(name)                                                         \
   void sp_mpi__fx_##name(int r, sp_mpi__ffn f, void *const *a) {               \
     ARGS;                                                                      \
-    if (call(r, f, b, 7)) {                                                    \
+    if (sp_mpi__fcall(r, f, b, 7)) {                                           \
       MPI_Request q = PMPI_Request_f2c(I(6));                                  \
       sp_mpi__rec_isend(r, I(1), TYPE(2), I(3), I(4), COMM(5), &q);            \
     }                                                                          \
@@ -147,24 +136,18 @@ FX_ISEND(mpi_irsend)
 
 void sp_mpi__fx_mpi_irecv(int r, sp_mpi__ffn f, void *const *a) {
   ARGS;
-  if (call(r, f, b, 7)) {
+  if (sp_mpi__fcall(r, f, b, 7)) {
     MPI_Request q = PMPI_Request_f2c(I(6));
     sp_mpi__rec_irecv(r, I(3), I(4), COMM(5), &q);
   }
 }
 
-/* Argument k, a status: this layer's own when the caller ignores it. */
-#define OWN_STATUS(k)                                                          \
-  MPI_Fint own_[SP_MPI_FSTATUS];                                               \
-  if (sp_mpi__f_status_ignore(b[k]))                                           \
-  b[k] = own_
-
 void sp_mpi__fx_mpi_recv(int r, sp_mpi__ffn f, void *const *a) {
   ARGS;
   OWN_STATUS(6);
-  if (call(r, f, b, 7)) {
+  if (sp_mpi__fcall(r, f, b, 7)) {
     MPI_Status st;
-    status_c(b[6], 0, &st);
+    sp_mpi__fstatus_c(b[6], 0, &st);
     sp_mpi__rec_recv(r, COMM(5), &st);
   }
 }
@@ -172,9 +155,9 @@ void sp_mpi__fx_mpi_recv(int r, sp_mpi__ffn f, void *const *a) {
 void sp_mpi__fx_mpi_sendrecv(int r, sp_mpi__ffn f, void *const *a) {
   ARGS;
   OWN_STATUS(11);
-  if (call(r, f, b, 12)) {
+  if (sp_mpi__fcall(r, f, b, 12)) {
     MPI_Status st;
-    status_c(b[11], 0, &st);
+    sp_mpi__fstatus_c(b[11], 0, &st);
     sp_mpi__rec_send(r, SP_MPI_K_SEND, I(1), TYPE(2), I(3), I(4), COMM(10));
     sp_mpi__rec_recv(r, COMM(10), &st);
   }
@@ -183,9 +166,9 @@ void sp_mpi__fx_mpi_sendrecv(int r, sp_mpi__ffn f, void *const *a) {
 void sp_mpi__fx_mpi_sendrecv_replace(int r, sp_mpi__ffn f, void *const *a) {
   ARGS;
   OWN_STATUS(8);
-  if (call(r, f, b, 9)) {
+  if (sp_mpi__fcall(r, f, b, 9)) {
     MPI_Status st;
-    status_c(b[8], 0, &st);
+    sp_mpi__fstatus_c(b[8], 0, &st);
     sp_mpi__rec_send(r, SP_MPI_K_SEND, I(1), TYPE(2), I(3), I(4), COMM(7));
     sp_mpi__rec_recv(r, COMM(7), &st);
   }
@@ -201,9 +184,9 @@ void sp_mpi__fx_mpi_wait(int r, sp_mpi__ffn f, void *const *a) {
   }
   OWN_STATUS(1);
   MPI_Request q = PMPI_Request_f2c(I(0));
-  if (call(r, f, b, 2)) {
+  if (sp_mpi__fcall(r, f, b, 2)) {
     MPI_Status st;
-    status_c(b[1], 0, &st);
+    sp_mpi__fstatus_c(b[1], 0, &st);
     sp_mpi__rec_done(r, q, &st);
   }
 }
@@ -216,9 +199,9 @@ void sp_mpi__fx_mpi_test(int r, sp_mpi__ffn f, void *const *a) {
   }
   OWN_STATUS(2);
   MPI_Request q = PMPI_Request_f2c(I(0));
-  if (call(r, f, b, 3) && I(1)) {
+  if (sp_mpi__fcall(r, f, b, 3) && I(1)) {
     MPI_Status st;
-    status_c(b[2], 0, &st);
+    sp_mpi__fstatus_c(b[2], 0, &st);
     sp_mpi__rec_done(r, q, &st);
   }
 }
@@ -226,8 +209,10 @@ void sp_mpi__fx_mpi_test(int r, sp_mpi__ffn f, void *const *a) {
 void sp_mpi__fx_mpi_request_free(int r, sp_mpi__ffn f, void *const *a) {
   ARGS;
   MPI_Request q = PMPI_Request_f2c(I(0));
-  if (call(r, f, b, 1))
+  if (sp_mpi__fcall(r, f, b, 1)) {
     sp_mpi__rec_forget(q);
+    sp_mpi__persist_forget(q);
+  }
 }
 
 /* The n requests at b[k] as C requests, into this thread's scratch; -1
@@ -246,7 +231,7 @@ static void done_at(int r, int n, int idx, const void *fst, int i) {
   if (idx == MPI_UNDEFINED || idx < 1 || idx > n)
     return;
   MPI_Status st;
-  status_c(fst, i, &st);
+  sp_mpi__fstatus_c(fst, i, &st);
   sp_mpi__rec_done(r, fs.q[idx - 1], &st);
 }
 
@@ -261,7 +246,7 @@ static void any(int r, sp_mpi__ffn f, void *const *a, int flag) {
   }
   int sk = flag ? 4 : 3;
   OWN_STATUS(sk);
-  if (call(r, f, b, sk + 1) && (!flag || I(3)))
+  if (sp_mpi__fcall(r, f, b, sk + 1) && (!flag || I(3)))
     done_at(r, n, I(2), b[sk], 0);
 }
 void sp_mpi__fx_mpi_waitany(int r, sp_mpi__ffn f, void *const *a) {
@@ -289,7 +274,7 @@ static void all(int r, sp_mpi__ffn f, void *const *a, int flag) {
   }
   int sk = flag ? 3 : 2;
   own_statuses(b, sk);
-  if (call(r, f, b, sk + 1) && (!flag || I(2)))
+  if (sp_mpi__fcall(r, f, b, sk + 1) && (!flag || I(2)))
     for (int i = 0; i < n; i++)
       done_at(r, n, i + 1, b[sk], i);
 }
@@ -310,7 +295,7 @@ static void some(int r, sp_mpi__ffn f, void *const *a) {
     return;
   }
   own_statuses(b, 4);
-  if (!call(r, f, b, 5) || I(2) == MPI_UNDEFINED)
+  if (!sp_mpi__fcall(r, f, b, 5) || I(2) == MPI_UNDEFINED)
     return;
   const MPI_Fint *idx = b[3];
   for (int i = 0; i < I(2); i++)
@@ -328,7 +313,7 @@ void sp_mpi__fx_mpi_testsome(int r, sp_mpi__ffn f, void *const *a) {
 #define FX_FREE(name)                                                          \
   void sp_mpi__fx_##name(int r, sp_mpi__ffn f, void *const *a) {               \
     ARGS;                                                                      \
-    (void)call(r, f, b, 1);                                                    \
+    (void)sp_mpi__fcall(r, f, b, 1);                                           \
     sp_mpi__handles_freed();                                                   \
   }
 FX_FREE(mpi_comm_free)
@@ -362,7 +347,7 @@ static int64_t sum_w(const void *counts, const void *types, int n, int skip) {
   void sp_mpi__fx_##name(int r, sp_mpi__ffn f, void *const *a) {               \
     ARGS;                                                                      \
     int n, me;                                                                 \
-    if (!call(r, f, b, ek) || sp_mpi__shape(COMM(ck), &n, &me) != 0)           \
+    if (!sp_mpi__fcall(r, f, b, ek) || sp_mpi__shape(COMM(ck), &n, &me) != 0)  \
       return;                                                                  \
     sp_mpi__rec_coll(r, COMM(ck), __VA_ARGS__);                                \
   }

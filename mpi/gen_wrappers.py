@@ -167,12 +167,16 @@ def recorded_names():
 
 
 def fortran_recorded():
-    """The Fortran bindings fcomm.c records from their own arguments
-    (sp_mpi__fx_<name>, or made by its FX_* macros), lower case."""
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                           "fcomm.c")) as f:
-        text = f.read()
-    return set(re.findall(r"(?:sp_mpi__fx_|FX_\w+\()(mpi_\w+)", text))
+    """The Fortran bindings fcomm.c and fpersist.c record from their own
+    arguments (sp_mpi__fx_<name>, or made by their FX_* macros), lower
+    case."""
+    names = set()
+    for src in ("fcomm.c", "fpersist.c"):
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                               src)) as f:
+            names |= set(re.findall(r"(?:sp_mpi__fx_|FX_\w+\()(mpi_\w+)",
+                                    f.read()))
+    return names
 
 
 def main():

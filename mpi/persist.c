@@ -23,19 +23,23 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
   int n, cap;
 } pr;
 
-static int init_like(int ret, int send, int count, MPI_Datatype type, int peer,
-                     int tag, MPI_Comm comm, const MPI_Request *q) {
-  if (ret != MPI_SUCCESS)
-    return ret;
+void sp_mpi__persist_add(int send, int count, MPI_Datatype t, int peer, int tag,
+                         MPI_Comm c, MPI_Request q) {
   if (pr.n == pr.cap) {
     int cap = pr.cap ? pr.cap * 2 : 16;
     preq *v = realloc(pr.v, (size_t)cap * sizeof *v);
     if (!v)
-      return ret;
+      return;
     pr.v = v;
     pr.cap = cap;
   }
-  pr.v[pr.n++] = (preq){*q, send, count, peer, tag, type, comm};
+  pr.v[pr.n++] = (preq){q, send, count, peer, tag, t, c};
+}
+
+static int init_like(int ret, int send, int count, MPI_Datatype type, int peer,
+                     int tag, MPI_Comm comm, const MPI_Request *q) {
+  if (ret == MPI_SUCCESS)
+    sp_mpi__persist_add(send, count, type, peer, tag, comm, *q);
   return ret;
 }
 
@@ -68,8 +72,8 @@ static preq *find(MPI_Request q) {
 
 /* Request q started by call r: the nonblocking send's or receive's record,
  * the request kept for the call that completes it. */
-static void started(int r, MPI_Request q) {
-  preq *p = find(q);
+void sp_mpi__persist_started(int r, MPI_Request q) {
+  preq *p = pr.n ? find(q) : NULL;
   if (!p)
     return;
   if (p->send)
@@ -81,7 +85,7 @@ static void started(int r, MPI_Request q) {
 int sp_mpi__x_MPI_Start(int r, MPI_Request *q) {
   int ret = PMPI_Start(q);
   if (ret == MPI_SUCCESS && pr.n)
-    started(r, *q);
+    sp_mpi__persist_started(r, *q);
   return ret;
 }
 
@@ -89,7 +93,7 @@ int sp_mpi__x_MPI_Startall(int r, int n, MPI_Request q[]) {
   int ret = PMPI_Startall(n, q);
   if (ret == MPI_SUCCESS && pr.n)
     for (int i = 0; i < n; i++)
-      started(r, q[i]);
+      sp_mpi__persist_started(r, q[i]);
   return ret;
 }
 
@@ -102,10 +106,14 @@ int sp_mpi__x_MPI_Request_free(int r, MPI_Request *q) {
   if (ret != MPI_SUCCESS)
     return ret;
   sp_mpi__rec_forget(before);
-  preq *p = find(before);
+  sp_mpi__persist_forget(before);
+  return ret;
+}
+
+void sp_mpi__persist_forget(MPI_Request q) {
+  preq *p = pr.n ? find(q) : NULL;
   if (p)
     *p = pr.v[--pr.n];
-  return ret;
 }
 
 /* ---- matched receives: each message's communicator, source and tag from
@@ -121,7 +129,7 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
   int n, cap;
 } pm;
 
-static void probe_like(MPI_Message m, MPI_Comm comm, const MPI_Status *st) {
+void sp_mpi__probed(MPI_Message m, MPI_Comm comm, const MPI_Status *st) {
   if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
     return;
   if (pm.n == pm.cap) {
@@ -146,6 +154,16 @@ static int probed_take(MPI_Message m, probed *out) {
   return 0;
 }
 
+int sp_mpi__probed_take(MPI_Message m, MPI_Comm *c, int *source, int *tag) {
+  probed p;
+  if (!pm.n || !probed_take(m, &p))
+    return 0;
+  *c = p.comm;
+  *source = p.source;
+  *tag = p.tag;
+  return 1;
+}
+
 int sp_mpi__x_MPI_Mprobe(int r, int source, int tag, MPI_Comm comm,
                          MPI_Message *m, MPI_Status *st) {
   (void)r;
@@ -154,7 +172,7 @@ int sp_mpi__x_MPI_Mprobe(int r, int source, int tag, MPI_Comm comm,
     st = &own;
   int ret = PMPI_Mprobe(source, tag, comm, m, st);
   if (ret == MPI_SUCCESS)
-    probe_like(*m, comm, st);
+    sp_mpi__probed(*m, comm, st);
   return ret;
 }
 
@@ -166,7 +184,7 @@ int sp_mpi__x_MPI_Improbe(int r, int source, int tag, MPI_Comm comm, int *flag,
     st = &own;
   int ret = PMPI_Improbe(source, tag, comm, flag, m, st);
   if (ret == MPI_SUCCESS && *flag)
-    probe_like(*m, comm, st);
+    sp_mpi__probed(*m, comm, st);
   return ret;
 }
 

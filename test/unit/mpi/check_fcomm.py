@@ -3,7 +3,8 @@
 ranks (any of its three bindings), as the merged file holds them, as
 sp-report --matrix shows them and (with PYDIR) as Python's mpi_messages()
 and mpi_matrix() give them: each message once, with the bytes, partner,
-tag and communicator f_comm.F90 gave it."""
+tag and communicator f_comm.F90 gave it; persistent requests' starts and
+completions tied; the probed message received."""
 import csv
 import io
 import subprocess
@@ -35,6 +36,10 @@ def expected_matrix():
     add(2, 3, 40)                            # MPI_Isend, MPI_Wait
     add(2, 0, 24)                            # the sub-communicators
     add(3, 1, 24)
+    for r in range(NP):
+        for _ in range(2):
+            add(r, (r + 1) % NP, 16)         # persistent, MPI_Startall
+    add(1, 0, 12)                            # MPI_Mprobe, MPI_Mrecv
     return m
 
 
@@ -79,12 +84,14 @@ def check_rank(r, rows, comms):
                 for m in rows if m["kind"] == WAITRECV
                 and m["region"] == "MPI_Waitall")
     if wr != sorted([(left, 2, 800, "MPI_Irecv"),
-                     (right, 2, 800, "MPI_Irecv")]):
+                     (right, 2, 800, "MPI_Irecv")] +
+                    2 * [(left, 7, 16, "MPI_Startall")]):
         fail("rank %d: MPI_Waitall's receives %s" % (r, wr))
     ws = sorted((m["region"], m["peer"], m["tag"], m["origin_region"])
                 for m in rows if m["kind"] == WAITSEND)
     want_ws = [("MPI_Waitall", left, 2, "MPI_Isend"),
-               ("MPI_Waitall", right, 2, "MPI_Isend")]
+               ("MPI_Waitall", right, 2, "MPI_Isend")] + \
+        2 * [("MPI_Waitall", right, 7, "MPI_Startall")]
     if r == 2:
         want_ws.append(("MPI_Wait", 3, 4, "MPI_Isend"))
     if ws != sorted(want_ws):
@@ -103,6 +110,12 @@ def check_rank(r, rows, comms):
         if got != want:
             fail("rank %d: MPI_ANY_SOURCE receive %s, want %s"
                  % (r, got, want))
+    # the probed message, received by MPI_Mrecv (status ignored)
+    mr = [(m["region"], m["kind"], m["peer"], m["bytes_recv"]) for m in rows
+          if m["tag"] == 8]
+    if mr != ([("MPI_Mrecv", RECV, 1, 12)] if r == 0 else
+              [("MPI_Send", SEND, 0, 0)] if r == 1 else []):
+        fail("rank %d: the probed message %s" % (r, mr))
     # collectives: MPI_IN_PLACE's share not counted; roots in world numbers
     sub = [i for i in comms if i != 0]
     if comms.get(0) != list(range(NP)) or len(sub) != 1 or \

@@ -1,8 +1,9 @@
 ! f_comm.F90 - known messages from Fortran on 4 ranks, built once per MPI
 ! binding (SP_F08: use mpi_f08, SP_USE_MPI: use mpi, else mpif.h) for
 ! check_fcomm.py: a ring (MPI_Sendrecv), a halo (MPI_Isend/Irecv, MPI_Waitall
-! ignoring statuses), MPI_ANY_SOURCE, MPI_Wait, MPI_IN_PLACE collectives and
-! a sub-communicator.
+! ignoring statuses), MPI_ANY_SOURCE, MPI_Wait, MPI_IN_PLACE collectives, a
+! sub-communicator, persistent requests (MPI_Startall) and MPI_Mprobe with
+! MPI_Mrecv.
 program f_comm
 #if defined(SP_F08)
   use mpi_f08
@@ -24,9 +25,12 @@ program f_comm
 #endif
   integer :: ierr, me, np, left, right, i, sme
   integer :: ring_s(250), ring_r(250), a(3), g(8), x(10), b(6)
+  ! written by MPI between calls that do not name it (persistent requests)
+  integer, volatile :: p(4, 2)
   double precision :: hs(100, 2), hr(100, 2)
   HANDLE(MPI_Request) :: reqs(4), q
   HANDLE(MPI_Comm) :: sub
+  HANDLE(MPI_Message) :: msg
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, me, ierr)
@@ -104,5 +108,27 @@ program f_comm
   call MPI_Bcast(b, 2, MPI_INTEGER, 0, sub, ierr)
   if (b(1) /= 2 + mod(me, 2)) error stop 8
   call MPI_Comm_free(sub, ierr)
+
+  ! persistent: 4 integers (16 bytes) to the right, tag 7, twice
+  call MPI_Send_init(p(1, 1), 4, MPI_INTEGER, right, 7, MPI_COMM_WORLD, &
+                     reqs(1), ierr)
+  call MPI_Recv_init(p(1, 2), 4, MPI_INTEGER, left, 7, MPI_COMM_WORLD, &
+                     reqs(2), ierr)
+  do i = 1, 2
+    p(:, 1) = me + i
+    call MPI_Startall(2, reqs, ierr)
+    call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
+    if (p(4, 2) /= left + i) error stop 9
+  end do
+  call MPI_Request_free(reqs(1), ierr)
+  call MPI_Request_free(reqs(2), ierr)
+
+  ! rank 1 to rank 0: 3 integers (12 bytes), tag 8, probed and received
+  if (me == 1) call MPI_Send(a, 3, MPI_INTEGER, 0, 8, MPI_COMM_WORLD, ierr)
+  if (me == 0) then
+    call MPI_Mprobe(MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, msg, st, ierr)
+    call MPI_Mrecv(a, 3, MPI_INTEGER, msg, MPI_STATUS_IGNORE, ierr)
+    if (SOURCE /= 1 .or. a(3) /= 7) error stop 10
+  end if
   call MPI_Finalize(ierr)
 end program f_comm
