@@ -1,6 +1,7 @@
-/* comm.h - the calls whose bytes and partners the layer records (comm.c):
- * the generated wrappers hand each to sp_mpi__x_<name> while its region is
- * open (comm_decl.h, generated from mpi.h, declares them). */
+/* comm.h - the calls whose bytes and partners the layer records (comm.c,
+ * persist.c; Fortran: fcomm.c, fpersist.c): the generated wrappers hand each
+ * to sp_mpi__x_<name> or sp_mpi__fx_<name> while its region is open
+ * (comm_decl.h, generated from mpi.h, declares them). */
 #ifndef SP_MPI_COMM_H
 #define SP_MPI_COMM_H
 

@@ -17,17 +17,23 @@ Wrapped: every MPI_ function that returns int (an error code). Left out:
   Fortran 2008 library.
 MPI_Init and MPI_Init_thread (C and Fortran) then call the clock alignment
 (sp_mpi__after_init in runtime.c, after the call's region).
-Recorded: the C functions comm.c defines a sp_mpi__x_<name> for (its
-point-to-point and collective calls) hand the call there while their region
-is open, which makes the PMPI call and notes bytes and partners; their
-prototypes, from mpi.h, go into comm_decl.h beside OUT.c. Their Fortran
-entry points forward to MPI's own Fortran bindings, which call PMPI_
-directly: regions, without bytes.
+Recorded: the C functions comm.c and persist.c define a sp_mpi__x_<name>
+for (point-to-point and collective calls, persistent requests, matched
+receives) hand the call there while their region is open, which makes the
+PMPI call and notes bytes and partners; their prototypes, from mpi.h, go
+into comm_decl.h beside OUT.c. The Fortran entry points fcomm.c and
+fpersist.c define a sp_mpi__fx_<name> for (lower case, no suffix: one for
+mpi_x_ and mpi_x_f08_) hand their arguments there, which forwards them to
+MPI's binding and records from the Fortran handles. The other entry points
+of recorded C functions, and those that forward to MPI's own f08 binding
+(no PMPI twin; its argument layout unknown), go through sp_mpi__fx_plain: where MPI's binding
+calls the C function (MPICH), its C wrapper records the call under the
+Fortran call's region (sp_mpi__inner), once.
 Fortran: mpi_x_ (mpif.h, use mpi) and mpi_x_f08_ (use mpi_f08) for each
 wrapped function whose pmpi_x_ / pmpi_x_f08_ a given library defines; the
 libraries' sonames go into sp_mpi__flibs, for a program whose link dropped
-them (sp_mpi__fortran in layer.c). While one runs, the C wrappers record
-nothing (sp_mpi__in_fortran): MPICH's Fortran bindings call the C MPI_
+them (sp_mpi__fortran in layer.c). While one runs, the C wrappers open no
+region (sp_mpi__in_fortran): MPICH's Fortran bindings call the C MPI_
 functions, OpenMPI's the PMPI_ ones, and a call is one region either way.
 """
 import os

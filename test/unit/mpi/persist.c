@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
   int big[100], small[50], seven[7];
   double three[3];
   MPI_Request q[2];
+  MPI_Status sts[2];
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -30,8 +31,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < ROUNDS; i++) {
       big[0] = i;
       MPI_Startall(2, q);
-      MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
-      bad |= check(small[0] == 10 + i, "rank 0's round");
+      MPI_Waitall(2, q, sts);
+      bad |= check(small[0] == 10 + i && sts[1].MPI_SOURCE == 1,
+                   "rank 0's round");
     }
   } else {
     MPI_Recv_init(big, 100, MPI_INT, 0, 10, MPI_COMM_WORLD, &q[0]);
