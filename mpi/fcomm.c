@@ -12,8 +12,9 @@
 #include "comm_int.h"
 
 /* ---- the Fortran sentinels: addresses of MPI's Fortran library's common
- * blocks, which mpif.h, use mpi and use mpi_f08 name alike ---- */
-enum { S_IN_PLACE, S_STATUS, S_STATUSES, S_N, S_VARIANTS = 4 };
+ * blocks, which mpif.h, use mpi and use mpi_f08 name alike (OpenMPI), or
+ * of the objects of MPICH's use mpi_f08 ---- */
+enum { S_IN_PLACE, S_STATUS, S_STATUSES, S_N, S_VARIANTS = 5 };
 static const void *sentinel[S_N][S_VARIANTS];
 static _Atomic int sentinels_state; /* 0 not looked up, 2 done */
 
@@ -21,9 +22,12 @@ static void sentinels(void) {
   static const char *const base[S_N] = {"mpi_fortran_in_place",
                                         "mpi_fortran_status_ignore",
                                         "mpi_fortran_statuses_ignore"};
-  static const char *const suffix[S_VARIANTS] = {"", "_", "__", "upper"};
-  for (int s = 0; s < S_N; s++)
-    for (int v = 0; v < S_VARIANTS; v++) {
+  static const char *const mpich08[S_N] = {"MPIR_F08_MPI_IN_PLACE",
+                                           "MPIR_F08_MPI_STATUS_IGNORE_OBJ",
+                                           "MPIR_F08_MPI_STATUSES_IGNORE_OBJ"};
+  static const char *const suffix[S_VARIANTS - 1] = {"", "_", "__", "upper"};
+  for (int s = 0; s < S_N; s++) {
+    for (int v = 0; v < S_VARIANTS - 1; v++) {
       char name[64];
       size_t k = strlen(base[s]);
       memcpy(name, base[s], k + 1);
@@ -35,6 +39,8 @@ static void sentinels(void) {
         strcat(name, suffix[v]);
       sentinel[s][v] = dlsym(RTLD_DEFAULT, name);
     }
+    sentinel[s][S_VARIANTS - 1] = dlsym(RTLD_DEFAULT, mpich08[s]);
+  }
   /* two threads may both look up: they store the same addresses */
   __atomic_store_n(&sentinels_state, 2, __ATOMIC_RELEASE);
 }

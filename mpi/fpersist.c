@@ -61,10 +61,11 @@ void sp_mpi__fx_mpi_improbe(int r, sp_mpi__ffn f, void *const *a) {
 void sp_mpi__fx_mpi_mrecv(int r, sp_mpi__ffn f, void *const *a) {
   ARGS;
   OWN_STATUS(4);
+  /* taken after the call: a C MPI_Mrecv the binding calls takes it */
+  MPI_Message m = PMPI_Message_f2c(I(3));
   MPI_Comm c;
   int source, tag;
-  int known = sp_mpi__probed_take(PMPI_Message_f2c(I(3)), &c, &source, &tag);
-  if (sp_mpi__fcall(r, f, b, 5) && known) {
+  if (sp_mpi__fcall(r, f, b, 5) && sp_mpi__probed_take(m, &c, &source, &tag)) {
     MPI_Status st;
     sp_mpi__fstatus_c(b[4], 0, &st);
     sp_mpi__rec_recv(r, c, &st);
@@ -74,10 +75,10 @@ void sp_mpi__fx_mpi_mrecv(int r, sp_mpi__ffn f, void *const *a) {
 /* imrecv(buffer, count, datatype, message, request, ierror) */
 void sp_mpi__fx_mpi_imrecv(int r, sp_mpi__ffn f, void *const *a) {
   ARGS;
+  MPI_Message m = PMPI_Message_f2c(I(3));
   MPI_Comm c;
   int source, tag;
-  int known = sp_mpi__probed_take(PMPI_Message_f2c(I(3)), &c, &source, &tag);
-  if (sp_mpi__fcall(r, f, b, 5) && known) {
+  if (sp_mpi__fcall(r, f, b, 5) && sp_mpi__probed_take(m, &c, &source, &tag)) {
     MPI_Request q = PMPI_Request_f2c(I(4));
     sp_mpi__rec_irecv(r, source, tag, c, &q);
   }

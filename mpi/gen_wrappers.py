@@ -24,11 +24,10 @@ PMPI call and notes bytes and partners; their prototypes, from mpi.h, go
 into comm_decl.h beside OUT.c. The Fortran entry points fcomm.c and
 fpersist.c define a sp_mpi__fx_<name> for (lower case, no suffix: one for
 mpi_x_ and mpi_x_f08_) hand their arguments there, which forwards them to
-MPI's binding and records from the Fortran handles. The other entry points
-of recorded C functions, and those that forward to MPI's own f08 binding
-(no PMPI twin; its argument layout unknown), go through sp_mpi__fx_plain: where MPI's binding
+MPI's binding and records from the Fortran handles; the other entry points
+of recorded C functions go through sp_mpi__fx_plain. Where MPI's binding
 calls the C function (MPICH), its C wrapper records the call under the
-Fortran call's region (sp_mpi__inner), once.
+Fortran call's region (sp_mpi__inner), once, and the entry point does not.
 Fortran: mpi_x_ (mpif.h, use mpi) and mpi_x_f08_ (use mpi_f08) for each
 wrapped function whose pmpi_x_ / pmpi_x_f08_ a given library defines; the
 libraries' sonames go into sp_mpi__flibs, for a program whose link dropped
@@ -259,13 +258,12 @@ def main():
                          % (target, target))
             w.append("  int r_ = sp_mpi__enter(%d);" % i)
             w.append("  sp_mpi__in_fortran++;")
-            # recorded: from the Fortran arguments (fcomm.c), or, where
-            # the binding is MPI's own (own) or fcomm.c has none, by the
-            # C function MPI's binding calls, if it calls one
+            # recorded: by the C function MPI's binding calls, if it calls
+            # one, else from the Fortran arguments (fcomm.c, fpersist.c)
             fx = None
-            if low in frecorded and not own:
+            if low in frecorded:
                 fx = "sp_mpi__fx_" + low
-            elif name in recorded or low in frecorded:
+            elif name in recorded:
                 fx = "sp_mpi__fx_plain"
             if fx:
                 w.append("  if (r_ >= 0 && sp_mpi__msgs_on) {")

@@ -87,6 +87,12 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
       endif()
       target_link_libraries(mpi_fcomm_${b} PRIVATE scopeprof_mpi scopeprof
         MPI::MPI_Fortran)
+      # MPICH's mpif.h sentinels (MPI_IN_PLACE) are common blocks its
+      # Fortran library must share with the program: not when --as-needed
+      # dropped that library and the layer loaded it (docs/runtime.md).
+      if(MPI_C_LIBRARIES MATCHES "mpich")
+        target_link_options(mpi_fcomm_${b} PRIVATE -Wl,--no-as-needed)
+      endif()
       add_test(NAME mpi_msgs_f_${b} COMMAND ${_d}/msgs.sh 4 check_fcomm.py)
       set_tests_properties(mpi_msgs_f_${b} PROPERTIES TIMEOUT 300 LABELS mpi
         ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_fcomm_${b}>")
