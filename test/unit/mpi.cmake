@@ -79,14 +79,14 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
     ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_persist>")
   if(MPI_Fortran_FOUND AND TARGET MPI::MPI_Fortran)
     foreach(b mpifh mpi f08)
-      add_executable(mpi_fcomm_${b} ${_d}/f_comm.F90)
+      add_executable(mpi_fcomm_${b} ${_d}/f_comm.F90 ${_d}/f_comm_wait.c)
       if(b STREQUAL "mpi")
         target_compile_definitions(mpi_fcomm_${b} PRIVATE SP_USE_MPI)
       elseif(b STREQUAL "f08")
         target_compile_definitions(mpi_fcomm_${b} PRIVATE SP_F08)
       endif()
       target_link_libraries(mpi_fcomm_${b} PRIVATE scopeprof_mpi scopeprof
-        MPI::MPI_Fortran)
+        MPI::MPI_Fortran MPI::MPI_C)
       # MPICH's mpif.h sentinels (MPI_IN_PLACE) are common blocks its
       # Fortran library must share with the program: not when --as-needed
       # dropped that library and the layer loaded it (docs/runtime.md).

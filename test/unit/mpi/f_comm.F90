@@ -1,9 +1,9 @@
 ! f_comm.F90 - known messages from Fortran on 4 ranks, built once per MPI
 ! binding (SP_F08: use mpi_f08, SP_USE_MPI: use mpi, else mpif.h) for
 ! check_fcomm.py: a ring (MPI_Sendrecv), a halo (MPI_Isend/Irecv, MPI_Waitall
-! ignoring statuses), MPI_ANY_SOURCE, MPI_Wait, MPI_IN_PLACE collectives, a
-! sub-communicator, persistent requests (MPI_Startall) and MPI_Mprobe with
-! MPI_Mrecv.
+! ignoring statuses), MPI_ANY_SOURCE, MPI_Wait (from Fortran, and from C:
+! f_comm_wait.c), MPI_IN_PLACE collectives, a sub-communicator, persistent
+! requests (MPI_Startall) and MPI_Mprobe with MPI_Mrecv.
 program f_comm
 #if defined(SP_F08)
   use mpi_f08
@@ -74,8 +74,12 @@ program f_comm
   else if (me == 3) then
     call MPI_Irecv(hr, 5, MPI_DOUBLE_PRECISION, MPI_ANY_SOURCE, 4, &
                    MPI_COMM_WORLD, q, ierr)
-    call MPI_Wait(q, st, ierr)
-    if (SOURCE /= 2) error stop 5
+#ifdef SP_F08
+    call f_comm_wait(q%MPI_VAL, i)
+#else
+    call f_comm_wait(q, i)
+#endif
+    if (i /= 2) error stop 5
   end if
 
   ! in place: 10 integers summed (40 bytes), 2 integers from each rank
