@@ -33,7 +33,10 @@ static const char USAGE[] =
     "  --counters[=LIST]  the table with counters per region (SP_COUNTERS):\n"
     "                     LIST of counter names (inclusive), NAME:excl,\n"
     "                     ipc, miss-rate, branch-miss-rate, faults/call;\n"
-    "                     default every counter and what derives from them\n"
+    "                     default every counter and what derives from them;\n"
+    "                     with --tree per node ('-': not known exactly),\n"
+    "                     with --region per rank and thread (shown there\n"
+    "                     without --counters too when recorded)\n"
     "  --mpi              time inside MPI per rank; per MPI function its\n"
     "                     calls, total and the ranks with the least and the\n"
     "                     most, and the bytes each sent and received\n"
@@ -501,7 +504,14 @@ static int check(cli *c, const rp_opts *o, const output **out) {
       else
         mpi = i;
     }
+  /* --tree and --region take --counters as their columns */
+  int tree_or_region = 0;
+  for (int i = 0; i < NOUTPUTS; i++)
+    tree_or_region |= c->chosen[i] && (OUTPUTS[i].opt == OPT_TREE ||
+                                       OUTPUTS[i].opt == OPT_REGION);
   for (int i = 0; i < NOUTPUTS; i++) {
+    if (tree_or_region && OUTPUTS[i].opt == OPT_COUNTERS)
+      c->chosen[i] = 0;
     if (!c->chosen[i])
       continue;
     /* --mpi writes its own csv and json: the one export it combines
@@ -524,7 +534,8 @@ static int check(cli *c, const rp_opts *o, const output **out) {
                                      : "--mpi exports as csv or json only")
                            : "one of --tree, --region, --mpi, --matrix, "
                              "--export, --svg, --diff, --suggest-filter and "
-                             "--counters at a time");
+                             "--counters at a time (--counters goes with "
+                             "--tree and --region)");
   unsigned needs = (*out)->needs;
   if ((needs & NEED_TWO) && c->nargs != 2)
     return usage("%s", "--diff compares two profiles: A B");

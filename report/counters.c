@@ -20,21 +20,8 @@ static const derived DERIVED[] = {
 };
 #define NDERIVED ((int)(sizeof DERIVED / sizeof DERIVED[0]))
 
-/* A column: counter k inclusive or exclusive, or derived metric d. */
-typedef struct column {
-  int k, excl, d;
-  char title[48];
-} column;
-
-/* One row of a table, indexed for the join with the table's rows. */
-typedef struct entry {
-  int32_t name, rank, thread;
-  int32_t t;
-  int64_t r;
-} entry;
-
 static int by_entry(const void *a, const void *b) {
-  const entry *x = a, *y = b;
+  const rp_ctr_entry *x = a, *y = b;
   if (x->name != y->name)
     return x->name < y->name ? -1 : 1;
   if (x->rank != y->rank)
@@ -42,41 +29,38 @@ static int by_entry(const void *a, const void *b) {
   return x->thread < y->thread ? -1 : (x->thread > y->thread);
 }
 
-/* The counters of every table, in order of first appearance. */
-typedef struct names {
-  int n;
-  char v[64][SP_FMT_CTR_NAME];
-} names;
-
-static int name_of(const names *u, const char *s) {
+static int name_of(const rp_ctrs *u, const char *s) {
   for (int i = 0; i < u->n; i++)
-    if (!strcmp(u->v[i], s))
+    if (!strcmp(u->names[i], s))
       return i;
   return -1;
 }
 
-static int derivable(const names *u, const derived *d) {
+static int derivable(const rp_ctrs *u, const derived *d) {
   return name_of(u, d->num) >= 0 &&
          (!strcmp(d->den, "calls") || name_of(u, d->den) >= 0);
 }
 
-/* The columns --counters[=LIST] asks for; -1 with err set. */
-static int columns(const rp_profile *p, const char *spec, const names *u,
-                   column *c, int *nc, sp_fmt_err *err) {
+/* The columns --counters[=LIST] asks for into u->col; -1 with err set. */
+static int columns(const rp_profile *p, const char *spec, rp_ctrs *u,
+                   sp_fmt_err *err) {
+  rp_ctr_col *c = u->col;
+  int *nc = &u->ncol;
   *nc = 0;
   if (!spec || !*spec) { /* every counter, then what derives from them */
-    for (int i = 0; i < u->n && *nc < 64; i++, ++*nc)
-      c[*nc] = (column){i, 0, -1, ""};
-    for (int d = 0; d < NDERIVED && *nc < 64; d++)
+    for (int i = 0; i < u->n && *nc < RP_CTR_MAX; i++, ++*nc)
+      c[*nc] = (rp_ctr_col){i, 0, -1, "", 0};
+    for (int d = 0; d < NDERIVED && *nc < RP_CTR_MAX; d++)
       if (derivable(u, &DERIVED[d]))
-        c[(*nc)++] = (column){-1, 0, d, ""};
+        c[(*nc)++] = (rp_ctr_col){-1, 0, d, "", 0};
   } else {
     const char *s = spec;
-    while (*s && *nc < 64) {
+    while (*s && *nc < RP_CTR_MAX) {
       size_t len = strcspn(s, ",");
       char tok[64];
       if (len == 0 || len >= sizeof tok) {
-        sp_fmt_err_set(err, "--counters: empty or long column in '%s'", spec);
+        sp_fmt_err_set(err, "%s: --counters: empty or long column in '%s'",
+                       p->label, spec);
         return -1;
       }
       memcpy(tok, s, len);
@@ -101,7 +85,7 @@ static int columns(const rp_profile *p, const char *spec, const names *u,
         char have[512] = "";
         for (int i = 0; i < u->n; i++)
           snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s",
-                   i ? ", " : "", u->v[i]);
+                   i ? ", " : "", u->names[i]);
         sp_fmt_err_set(err,
                        "%s: --counters: no column '%s' (counters: %s, each "
                        "also as NAME:excl; derived: ipc, miss-rate, "
@@ -109,72 +93,24 @@ static int columns(const rp_profile *p, const char *spec, const names *u,
                        p->label, tok, have);
         return -1;
       }
-      c[(*nc)++] = (column){k, excl, d, ""};
+      c[(*nc)++] = (rp_ctr_col){k, excl, d, "", 0};
     }
   }
-  for (int i = 0; i < *nc; i++)
+  for (int i = 0; i < *nc; i++) {
     if (c[i].d >= 0)
       snprintf(c[i].title, sizeof c[i].title, "%s", DERIVED[c[i].d].name);
     else
-      snprintf(c[i].title, sizeof c[i].title, "%s%s", u->v[c[i].k],
+      snprintf(c[i].title, sizeof c[i].title, "%s%s", u->names[c[i].k],
                c[i].excl ? ":excl" : "");
+    int l = (int)strlen(c[i].title);
+    c[i].w = l > 12 ? l : 12;
+  }
   return 0;
 }
 
-/* Sums of the rows matching agg a (rank, thread -1: any) into incl and
- * excl (per union counter) and *calls. */
-static void sums(const rp_profile *p, const entry *e, int64_t ne,
-                 const int *map_of_table, const names *u, const rp_agg *a,
-                 int64_t *incl, int64_t *excl, int64_t *calls) {
-  memset(incl, 0, (size_t)u->n * sizeof *incl);
-  memset(excl, 0, (size_t)u->n * sizeof *excl);
-  *calls = 0;
-  entry key = {a->name, a->rank < 0 ? INT32_MIN : a->rank,
-               a->thread < 0 ? INT32_MIN : a->thread, 0, 0};
-  int64_t lo = 0, hi = ne;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (by_entry(&e[mid], &key) < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  for (int64_t i = lo; i < ne && e[i].name == a->name; i++) {
-    if (a->rank >= 0 && e[i].rank != a->rank)
-      break;
-    if (a->thread >= 0 && e[i].thread != a->thread)
-      break;
-    const sp_fmt_ctr *t = &p->ctr[e[i].t];
-    const int *map = map_of_table + (size_t)e[i].t * SP_FMT_CTR_MAX;
-    for (int j = 0; j < t->n; j++) {
-      incl[map[j]] += t->incl[e[i].r * t->n + j];
-      excl[map[j]] += t->excl[e[i].r * t->n + j];
-    }
-    *calls += t->calls[e[i].r];
-  }
-}
-
-static void put_value(FILE *f, const column *c, const names *u,
-                      const int64_t *incl, const int64_t *excl, int64_t calls,
-                      int w) {
-  if (c->d < 0) {
-    fprintf(f, " %*lld", w, (long long)(c->excl ? excl : incl)[c->k]);
-    return;
-  }
-  const derived *d = &DERIVED[c->d];
-  double num = (double)incl[name_of(u, d->num)];
-  double den = !strcmp(d->den, "calls") ? (double)calls
-                                        : (double)incl[name_of(u, d->den)];
-  if (den <= 0)
-    fprintf(f, " %*s", w, "-");
-  else if (d->percent)
-    fprintf(f, " %*.2f%%", w - 1, 100.0 * num / den);
-  else
-    fprintf(f, " %*.3f", w, num / den);
-}
-
-int rp_print_counters(const rp_profile *p, const rp_opts *o, FILE *f,
-                      sp_fmt_err *err) {
+int rp_ctrs_open(rp_ctrs *u, const rp_profile *p, const char *spec,
+                 sp_fmt_err *err) {
+  memset(u, 0, sizeof *u);
   if (!p->nctr) {
     sp_fmt_err_set(err,
                    "%s: no counters in the profile (record with "
@@ -182,41 +118,122 @@ int rp_print_counters(const rp_profile *p, const rp_opts *o, FILE *f,
                    p->label);
     return -1;
   }
-  names u = {0};
-  int *map = calloc((size_t)p->nctr * SP_FMT_CTR_MAX, sizeof *map);
   int64_t ne = 0;
   for (int64_t t = 0; t < p->nctr; t++)
     ne += p->ctr[t].nrows;
-  entry *e = malloc((ne ? (size_t)ne : 1) * sizeof *e);
-  rp_agg *v = NULL;
-  int64_t n = 0;
-  int rc = -1;
-  if (!map || !e) {
+  u->map = calloc((size_t)p->nctr * SP_FMT_CTR_MAX, sizeof *u->map);
+  u->e = malloc((ne ? (size_t)ne : 1) * sizeof *u->e);
+  if (!u->map || !u->e) {
+    rp_ctrs_free(u);
     sp_fmt_err_set(err, "%s: out of memory", p->label);
-    goto out;
+    return -1;
   }
-  ne = 0;
   for (int64_t t = 0; t < p->nctr; t++) {
     const sp_fmt_ctr *c = &p->ctr[t];
     for (int j = 0; j < c->n; j++) {
-      int k = name_of(&u, c->names[j]);
-      if (k < 0 && u.n < 64) {
-        k = u.n++;
-        memcpy(u.v[k], c->names[j], SP_FMT_CTR_NAME);
+      int k = name_of(u, c->names[j]);
+      if (k < 0 && u->n < RP_CTR_MAX) {
+        k = u->n++;
+        memcpy(u->names[k], c->names[j], SP_FMT_CTR_NAME);
       }
-      map[t * SP_FMT_CTR_MAX + j] = k < 0 ? 0 : k;
+      u->map[t * SP_FMT_CTR_MAX + j] = k < 0 ? 0 : k;
     }
     for (int64_t r = 0; r < c->nrows; r++) {
       int32_t name = rp_name_find(p, c->region[r]);
       if (name >= 0)
-        e[ne++] = (entry){name, c->rank, c->thread[r], (int32_t)t, r};
+        u->e[u->ne++] =
+            (rp_ctr_entry){name, c->rank, c->thread[r], (int32_t)t, r};
     }
   }
-  qsort(e, (size_t)ne, sizeof *e, by_entry);
-  column col[64];
-  int nc;
-  if (columns(p, o->counters, &u, col, &nc, err) != 0)
-    goto out;
+  qsort(u->e, (size_t)u->ne, sizeof *u->e, by_entry);
+  if (columns(p, spec, u, err) != 0) {
+    rp_ctrs_free(u);
+    return -1;
+  }
+  return 0;
+}
+
+void rp_ctrs_free(rp_ctrs *u) {
+  free(u->e);
+  free(u->map);
+  u->e = NULL;
+  u->map = NULL;
+}
+
+int64_t rp_ctrs_first(const rp_ctrs *u, int32_t name, int32_t rank,
+                      int32_t thread) {
+  rp_ctr_entry key = {name, rank < 0 ? INT32_MIN : rank,
+                      thread < 0 ? INT32_MIN : thread, 0, 0};
+  int64_t lo = 0, hi = u->ne;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (by_entry(&u->e[mid], &key) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+int64_t rp_ctrs_sum(const rp_ctrs *u, const rp_profile *p, int32_t name,
+                    int32_t rank, int32_t thread, rp_ctr_sum *s) {
+  memset(s, 0, sizeof *s);
+  int64_t rows = 0;
+  for (int64_t i = rp_ctrs_first(u, name, rank, thread);
+       i < u->ne && u->e[i].name == name; i++) {
+    const rp_ctr_entry *e = &u->e[i];
+    if ((rank >= 0 && e->rank != rank) || (thread >= 0 && e->thread != thread))
+      break;
+    const sp_fmt_ctr *t = &p->ctr[e->t];
+    const int *map = u->map + (size_t)e->t * SP_FMT_CTR_MAX;
+    for (int j = 0; j < t->n; j++) {
+      s->incl[map[j]] += t->incl[e->r * t->n + j];
+      s->excl[map[j]] += t->excl[e->r * t->n + j];
+    }
+    s->calls += t->calls[e->r];
+    rows++;
+  }
+  return rows;
+}
+
+void rp_ctrs_titles(const rp_ctrs *u, FILE *f) {
+  for (int i = 0; i < u->ncol; i++)
+    fprintf(f, " %*s", u->col[i].w, u->col[i].title);
+}
+
+void rp_ctrs_values(const rp_ctrs *u, FILE *f, const rp_ctr_sum *s) {
+  for (int i = 0; i < u->ncol; i++) {
+    const rp_ctr_col *c = &u->col[i];
+    int w = c->w;
+    if (!s) {
+      fprintf(f, " %*s", w, "-");
+      continue;
+    }
+    if (c->d < 0) {
+      fprintf(f, " %*lld", w, (long long)(c->excl ? s->excl : s->incl)[c->k]);
+      continue;
+    }
+    const derived *d = &DERIVED[c->d];
+    double num = (double)s->incl[name_of(u, d->num)];
+    double den = !strcmp(d->den, "calls") ? (double)s->calls
+                                          : (double)s->incl[name_of(u, d->den)];
+    if (den <= 0)
+      fprintf(f, " %*s", w, "-");
+    else if (d->percent)
+      fprintf(f, " %*.2f%%", w - 1, 100.0 * num / den);
+    else
+      fprintf(f, " %*.3f", w, num / den);
+  }
+}
+
+int rp_print_counters(const rp_profile *p, const rp_opts *o, FILE *f,
+                      sp_fmt_err *err) {
+  rp_ctrs u;
+  if (rp_ctrs_open(&u, p, o->counters, err) != 0)
+    return -1;
+  rp_agg *v = NULL;
+  int64_t n = 0;
+  int rc = -1;
   if (rp_aggregate(p, o, o->by, &v, &n, err) != 0)
     goto out;
   if (n == 0) {
@@ -229,7 +246,6 @@ int rp_print_counters(const rp_profile *p, const rp_opts *o, FILE *f,
     goto out;
   }
   int w = fit.width;
-  int cw[64];
   fprintf(f,
           "%s: counters per region, inclusive (the calls with what runs "
           "inside them); NAME:excl without the regions inside\n",
@@ -240,13 +256,9 @@ int rp_print_counters(const rp_profile *p, const rp_opts *o, FILE *f,
   if (o->by == RP_BY_THREAD)
     fprintf(f, " %6s", "thread");
   fprintf(f, " %10s %10s", "calls", "total");
-  for (int i = 0; i < nc; i++) {
-    int l = (int)strlen(col[i].title);
-    cw[i] = l > 12 ? l : 12;
-    fprintf(f, " %*s", cw[i], col[i].title);
-  }
+  rp_ctrs_titles(&u, f);
   fputc('\n', f);
-  int64_t incl[64], excl[64], calls;
+  rp_ctr_sum s;
   char b[32];
   for (int64_t i = 0; i < n; i++) {
     const rp_agg *a = &v[i];
@@ -255,19 +267,17 @@ int rp_print_counters(const rp_profile *p, const rp_opts *o, FILE *f,
       fprintf(f, " %5d", a->rank);
     if (o->by == RP_BY_THREAD)
       fprintf(f, " %6d", a->thread);
-    sums(p, e, ne, map, &u, a, incl, excl, &calls);
+    rp_ctrs_sum(&u, p, a->name, a->rank, a->thread, &s);
     fprintf(f, " %10lld %10s", (long long)a->calls,
             rp_time((double)a->total, b, sizeof b));
-    for (int k = 0; k < nc; k++)
-      put_value(f, &col[k], &u, incl, excl, calls, cw[k]);
+    rp_ctrs_values(&u, f, &s);
     fputc('\n', f);
   }
   rp_fit_free(&fit);
   rc = 0;
 out:
   free(v);
-  free(e);
-  free(map);
+  rp_ctrs_free(&u);
   return rc;
 }
 

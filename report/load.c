@@ -519,7 +519,8 @@ int rp_load(char *const *args, int nargs, const rp_opts *o, int events,
   int rc = 0;
   for (int64_t i = 0; rc == 0 && i < in.n; i++)
     rc = load_input(p, &in.v[i], i, o, events, &cl, &ncl, &capcl, err);
-  for (int64_t i = 0; rc == 0 && o->counters && i < in.n; i++)
+  /* --region shows a region's counters whenever the profile has some */
+  for (int64_t i = 0; rc == 0 && (o->counters || o->region) && i < in.n; i++)
     rc = rp_load_counters(p, in.v[i].path, o, err);
   if (rc == 0 && p->profile_input && p->trace_input) {
     sp_fmt_err_set(err,

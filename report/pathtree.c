@@ -52,7 +52,6 @@ static void fold_depth(rp_node *x, int32_t depth) {
 
 static int on_open(void *ctx, const rp_thread *th, rp_call *c,
                    const rp_call *parent) {
-  (void)th;
   rp_tree *t = ctx;
   int64_t up = parent ? parent->node : -1;
   if (up >= 0 && (t->v[up].name == c->name || t->v[up].name == RP_FOLDED)) {
@@ -61,7 +60,8 @@ static int on_open(void *ctx, const rp_thread *th, rp_call *c,
     c->node = up;
     t->v[up].rec++;
     fold_depth(&t->v[up], c->depth);
-    return 0;
+    return t->hook &&
+           t->hook->seen(t->hook->ctx, th->rank, th->thread, c->name, up, 1);
   }
   int32_t depth = up >= 0 ? t->v[up].depth + 1 : 0;
   c->node = child(t, up, depth < RP_TREE_DEPTH ? c->name : RP_FOLDED, depth);
@@ -71,7 +71,8 @@ static int on_open(void *ctx, const rp_thread *th, rp_call *c,
   x->calls++;
   x->total = rp_add(x->total, rp_sub(c->end, c->start));
   fold_depth(x, c->depth);
-  return 0;
+  return t->hook &&
+         t->hook->seen(t->hook->ctx, th->rank, th->thread, c->name, c->node, 0);
 }
 
 static int on_close(void *ctx, const rp_thread *th, const rp_call *c) {
@@ -106,6 +107,10 @@ static int tree_from_paths(const rp_profile *p, const rp_opts *o, rp_tree *t,
     n->calls += x->s.calls;
     n->total = rp_add(n->total, x->s.outer);
     n->excl = rp_add(n->excl, x->s.excl);
+    /* outer below total: calls of the path inside calls of it */
+    if (t->hook && t->hook->seen(t->hook->ctx, x->rank, x->thread, x->region,
+                                 node[i], x->s.outer != x->s.total))
+      goto oom;
   }
   free(node);
   return 0;
@@ -118,7 +123,13 @@ oom:
 
 int rp_tree_build(const rp_profile *p, const rp_opts *o, rp_tree *t,
                   sp_fmt_err *err) {
+  return rp_tree_build_hooked(p, o, t, NULL, err);
+}
+
+int rp_tree_build_hooked(const rp_profile *p, const rp_opts *o, rp_tree *t,
+                         const rp_tree_hook *hook, sp_fmt_err *err) {
   memset(t, 0, sizeof *t);
+  t->hook = hook;
   if (p->profile_input)
     return tree_from_paths(p, o, t, err);
   rp_visitor v = {on_open, on_close, t};

@@ -71,11 +71,8 @@ static int32_t resolve(const rp_profile *p, const char *name, sp_fmt_err *err) {
   return -1;
 }
 
-int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
-                    sp_fmt_err *err) {
-  int32_t id = resolve(p, o->region, err);
-  if (id == -2)
-    return -1;
+static int times(const rp_profile *p, const rp_opts *o, int32_t id, FILE *f,
+                 sp_fmt_err *err) {
   int64_t n = 0, threads = 0, nranks = 0;
   int32_t last_rank = INT32_MIN;
   for (int64_t i = 0; id >= 0 && i < p->nthreads; i++) {
@@ -178,4 +175,23 @@ int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
   }
   free(d);
   return 0;
+}
+
+int rp_print_region(const rp_profile *p, const rp_opts *o, FILE *f,
+                    sp_fmt_err *err) {
+  int32_t id = resolve(p, o->region, err);
+  if (id == -2)
+    return -1;
+  /* Counters when the profile has them, or asked for (then an error when
+   * it has none); their columns checked before anything is written. */
+  rp_ctrs u;
+  int ctr = p->nctr > 0 || o->counters;
+  if (ctr && rp_ctrs_open(&u, p, o->counters, err) != 0)
+    return -1;
+  int rc = times(p, o, id, f, err);
+  if (rc == 0 && ctr)
+    rp_region_counters(p, &u, id, f);
+  if (ctr)
+    rp_ctrs_free(&u);
+  return rc;
 }

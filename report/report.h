@@ -272,6 +272,52 @@ int rp_print_counters(const rp_profile *p, const rp_opts *o, FILE *f,
  * to p. */
 int rp_load_counters(rp_profile *p, const char *path, const rp_opts *o,
                      sp_fmt_err *err);
+/* A profile's counters indexed for sums (counters.c): the counters of
+ * every table in order of first appearance, each table's row as an entry
+ * sorted by (region name, rank, thread), and the columns --counters[=LIST]
+ * asks for (each with its title and width). */
+#define RP_CTR_MAX 64
+typedef struct rp_ctr_entry {
+  int32_t name, rank, thread;
+  int32_t t; /* p->ctr index */
+  int64_t r; /* its row */
+} rp_ctr_entry;
+typedef struct rp_ctr_col {
+  int k, excl, d; /* counter k (inclusive or excl), or derived metric d */
+  char title[48];
+  int w;
+} rp_ctr_col;
+typedef struct rp_ctrs {
+  int n;
+  char names[RP_CTR_MAX][SP_FMT_CTR_NAME];
+  int *map; /* table t's counter j: names[map[t * SP_FMT_CTR_MAX + j]] */
+  rp_ctr_entry *e;
+  int64_t ne;
+  rp_ctr_col col[RP_CTR_MAX];
+  int ncol;
+} rp_ctrs;
+/* Sums of counters (indices into rp_ctrs.names) and the calls counted. */
+typedef struct rp_ctr_sum {
+  int64_t incl[RP_CTR_MAX], excl[RP_CTR_MAX], calls;
+} rp_ctr_sum;
+/* 0, or -1 with err set: no counters, a column spec names none, memory. */
+int rp_ctrs_open(rp_ctrs *u, const rp_profile *p, const char *spec,
+                 sp_fmt_err *err);
+void rp_ctrs_free(rp_ctrs *u);
+/* The first entry at or after (name, rank, thread) (-1: the lowest). */
+int64_t rp_ctrs_first(const rp_ctrs *u, int32_t name, int32_t rank,
+                      int32_t thread);
+/* Into s the rows of name on rank and thread (-1: any; a thread only with
+ * a rank); the number of rows summed. */
+int64_t rp_ctrs_sum(const rp_ctrs *u, const rp_profile *p, int32_t name,
+                    int32_t rank, int32_t thread, rp_ctr_sum *s);
+/* The columns' titles, and their values from s (NULL: '-', unknown). */
+void rp_ctrs_titles(const rp_ctrs *u, FILE *f);
+void rp_ctrs_values(const rp_ctrs *u, FILE *f, const rp_ctr_sum *s);
+/* --region NAME's counters (ctr_sums.c): region id's per rank and thread
+ * and over them all, in u's columns. */
+void rp_region_counters(const rp_profile *p, const rp_ctrs *u, int32_t id,
+                        FILE *f);
 /* --suggest-filter: the filter file (to o->suggest when named, else to f)
  * and, when it went to its own file, the estimates per region on f. */
 int rp_suggest_filter(const rp_profile *p, const rp_opts *o, FILE *f,
@@ -364,15 +410,29 @@ typedef struct rp_node {
   int64_t first_child, next_sibling; /* -1 = none; filled by rp_tree_link */
 } rp_node;
 
+/* Told, while a tree is built, of each call (or stored call path) of
+ * region on (rank, thread) and the node it went to; folded: a recursive
+ * call folded into its caller's node. Nonzero stops the build (out of
+ * memory). */
+typedef struct rp_tree_hook {
+  int (*seen)(void *ctx, int32_t rank, int32_t thread, int32_t region,
+              int64_t node, int folded);
+  void *ctx;
+} rp_tree_hook;
+
 typedef struct rp_tree {
   rp_node *v;
   int64_t n, cap;
-  sp__hash ix;        /* (parent, name) to the node's index in v */
-  int64_t first_root; /* filled by rp_tree_link */
+  sp__hash ix;              /* (parent, name) to the node's index in v */
+  int64_t first_root;       /* filled by rp_tree_link */
+  const rp_tree_hook *hook; /* NULL: none */
 } rp_tree;
 
 int rp_tree_build(const rp_profile *p, const rp_opts *o, rp_tree *t,
                   sp_fmt_err *err);
+/* rp_tree_build telling hook (NULL: none) of every call. */
+int rp_tree_build_hooked(const rp_profile *p, const rp_opts *o, rp_tree *t,
+                         const rp_tree_hook *hook, sp_fmt_err *err);
 /* Children lists ordered by region name. */
 void rp_tree_link(rp_tree *t, const rp_profile *p);
 void rp_tree_free(rp_tree *t);
@@ -390,6 +450,22 @@ const char *rp_tree_name(const rp_tree *t, const rp_profile *p, int64_t x,
 void rp_tree_fpath(const rp_tree *t, const rp_profile *p, int64_t node,
                    const char *sep, FILE *f,
                    void (*put)(FILE *f, const char *s));
+
+/* --tree --counters (ctr_sums.c): a node's counters are the sums per
+ * region and thread of the (rank, thread)s whose calls reach it when on
+ * each of them every call of its region reached this node, none folded
+ * in from inside; else unknown ('-'). new: the columns o->counters
+ * names, NULL with err set; its hook goes to rp_tree_build_hooked; done
+ * (0, or -1 with err set) sums after the build. */
+typedef struct rp_ctr_tree rp_ctr_tree;
+rp_ctr_tree *rp_ctr_tree_new(const rp_profile *p, const rp_opts *o,
+                             sp_fmt_err *err);
+const rp_tree_hook *rp_ctr_tree_hook(rp_ctr_tree *c);
+int rp_ctr_tree_done(rp_ctr_tree *c, const rp_tree *t, sp_fmt_err *err);
+void rp_ctr_tree_titles(const rp_ctr_tree *c, FILE *f);
+void rp_ctr_tree_put(const rp_ctr_tree *c, const rp_tree *t, int64_t x,
+                     FILE *f);
+void rp_ctr_tree_free(rp_ctr_tree *c); /* NULL: nothing */
 
 /* ---- outputs ------------------------------------------------------------ */
 

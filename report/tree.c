@@ -42,19 +42,28 @@ static int mark_top(const rp_tree *t, int64_t top, char *hide) {
 int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
                   sp_fmt_err *err) {
   rp_tree t;
-  if (rp_tree_build(p, o, &t, err) != 0)
+  rp_ctr_tree *ct = NULL; /* --counters */
+  if (o->counters && !(ct = rp_ctr_tree_new(p, o, err)))
     return -1;
-  rp_tree_link(&t, p);
-  if (t.first_root < 0) {
-    rp_tree_free(&t);
-    sp_fmt_err_set(err, "%s: no region matches the filters", p->label);
+  if (rp_tree_build_hooked(p, o, &t, ct ? rp_ctr_tree_hook(ct) : NULL, err) !=
+      0) {
+    rp_ctr_tree_free(ct);
     return -1;
   }
-  char *hide = calloc(t.n ? (size_t)t.n : 1, 1);
-  if (!hide || (o->top > 0 && mark_top(&t, o->top, hide) != 0)) {
+  rp_tree_link(&t, p);
+  char *hide = NULL;
+  int failed = 1;
+  if (t.first_root < 0)
+    sp_fmt_err_set(err, "%s: no region matches the filters", p->label);
+  else if (!(hide = calloc(t.n ? (size_t)t.n : 1, 1)) ||
+           (o->top > 0 && mark_top(&t, o->top, hide) != 0))
+    sp_fmt_err_set(err, "%s: out of memory", p->label);
+  else
+    failed = ct && rp_ctr_tree_done(ct, &t, err) != 0;
+  if (failed) {
     free(hide);
     rp_tree_free(&t);
-    sp_fmt_err_set(err, "%s: out of memory", p->label);
+    rp_ctr_tree_free(ct);
     return -1;
   }
   /* The share of each node: of the roots' time, all ranks and threads. */
@@ -62,10 +71,15 @@ int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
   for (int64_t x = t.first_root; x >= 0; x = t.v[x].next_sibling)
     all = rp_add(all, t.v[x].total);
   char b[2][32];
-  fprintf(f, "%s: %lld rank%s, call tree over ranks and threads\n", p->label,
-          (long long)p->nranks, p->nranks == 1 ? "" : "s");
-  fprintf(f, "%10s %10s %10s %6s  %s\n", "calls", "total", "excl", "%",
-          "region");
+  fprintf(f, "%s: %lld rank%s, call tree over ranks and threads%s\n", p->label,
+          (long long)p->nranks, p->nranks == 1 ? "" : "s",
+          ct ? "; counters inclusive (NAME:excl without the regions inside), "
+               "'-' where a node's are not known exactly"
+             : "");
+  fprintf(f, "%10s %10s %10s %6s", "calls", "total", "excl", "%");
+  if (ct)
+    rp_ctr_tree_titles(ct, f);
+  fprintf(f, "  %s\n", "region");
   int64_t hidden = 0;
   /* Depth-first, children in name order, as the folded export. */
   for (int64_t x = t.first_root; x >= 0;) {
@@ -77,9 +91,12 @@ int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
       x = rp_tree_skip(&t, x);
       continue;
     }
-    fprintf(f, "%10lld %10s %10s %6.1f  %*s", (long long)n->calls,
+    fprintf(f, "%10lld %10s %10s %6.1f", (long long)n->calls,
             rp_time((double)n->total, b[0], sizeof b[0]),
-            rp_time((double)n->excl, b[1], sizeof b[1]), pct, 2 * n->depth, "");
+            rp_time((double)n->excl, b[1], sizeof b[1]), pct);
+    if (ct)
+      rp_ctr_tree_put(ct, &t, x, f);
+    fprintf(f, "  %*s", 2 * n->depth, "");
     char nb[64];
     const char *name = rp_tree_name(&t, p, x, nb, sizeof nb);
     int cols = rp_name_cols(name);
@@ -94,5 +111,6 @@ int rp_print_tree(const rp_profile *p, const rp_opts *o, FILE *f,
             (long long)hidden, hidden == 1 ? "" : "s");
   free(hide);
   rp_tree_free(&t);
+  rp_ctr_tree_free(ct);
   return 0;
 }

@@ -55,11 +55,9 @@ layer) # libscopeprof_mpi.so's MPI_Init_thread, MPI_Barrier regions
   check MPI_Barrier "$offsets" --drift "$ppm" ;;
 barrier-ends) # the clock target: rank 1's clock 10 s ahead of rank 0's
   # and 50 ppm fast, 800 MPI_Barrier calls of the layer over some seconds:
-  # on the merged timeline the k-th barrier ends at the same time on both
-  # ranks within 50 us, for the best few barriers of each quarter of the run
-  # (single barriers end milliseconds apart when a rank is descheduled).
-  # Two ranks: three on two cores always leave one rank off the CPU when a
-  # barrier releases them, and no barrier ends within a millisecond.
+  # on the merged timeline no rank leaves the k-th barrier before the other
+  # entered it, within 50 us, in each quarter of the run (a descheduled
+  # rank only leaves later, which that order allows).
   NP=2 run SP_FORMAT=h5 PRELOAD="$SP_LIBDIR/libscopeprof_mpi.so:$SP_LIBDIR/libscopeprof.so" \
     DRIFT=1 PPM1=50 "$d/skew.sh" "$CLOCK_PLAIN" "$d/raw" ends
   "$PY3" "$SRC/check_barrier_ends.py" "$d/out" "$SP_IMPORT" 2 800 50000 ;;

@@ -87,12 +87,52 @@ static int odd(int pages) {
   return rc == 0 ? 0 : 5;
 }
 
+/* "paths": regions at one call path and at several, on two threads, for
+ * sp-report --tree --counters. once: under pa only (2 pages on thread 1);
+ * leaf: under pa and pb; mixed: a root on both threads, also under pb on
+ * thread 1; rec: inside itself (thread 0). */
+static void *paths_thread(void *arg) {
+  int pages = *(int *)arg & 0xffff, tid = *(int *)arg >> 16;
+  int a = sp_region("pa"), b = sp_region("pb"), leaf = sp_region("leaf");
+  int mixed = sp_region("mixed"), rec = sp_region("rec");
+  sp_begin(sp_region("warm"));
+  sp_end(sp_region("warm"));
+  sp_begin(a);
+  touch(sp_region("once"), pages + 2 * tid);
+  touch(leaf, pages);
+  sp_end(a);
+  sp_begin(b);
+  touch(leaf, 2 * pages);
+  if (tid)
+    touch(mixed, pages);
+  sp_end(b);
+  touch(mixed, pages);
+  if (!tid) {
+    sp_begin(rec);
+    touch(rec, pages);
+    sp_end(rec);
+  }
+  return NULL;
+}
+
+static int paths(int pages) {
+  int arg0 = pages, arg1 = pages | 1 << 16;
+  paths_thread(&arg0);
+  pthread_t th;
+  if (pthread_create(&th, NULL, paths_thread, &arg1) != 0 ||
+      pthread_join(th, NULL) != 0)
+    return 4;
+  return sp_finalize() == 0 ? 0 : 5;
+}
+
 /* argv: pages naps worker_pages [term: ends by SIGTERM, a region open]
- *       or odd pages */
+ *       or odd pages, or paths pages */
 int main(int argc, char **argv) {
   page = sysconf(_SC_PAGESIZE);
   if (argc == 3 && !strcmp(argv[1], "odd"))
     return odd(atoi(argv[2]));
+  if (argc == 3 && !strcmp(argv[1], "paths"))
+    return paths(atoi(argv[2]));
   if (argc < 4)
     return 2;
   int pages = atoi(argv[1]), naps = atoi(argv[2]), wpages = atoi(argv[3]);

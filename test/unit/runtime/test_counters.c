@@ -354,6 +354,215 @@ static void test_report(void **state) {
   assert_non_null(strstr(errtext, "no column 'bogus'"));
 }
 
+/* The calls counter table t counted of region on thread. */
+static int64_t calls_of(int t, int thread, const char *region) {
+  const sp_fmt_ctr *c = &tabs[t];
+  for (int64_t r = 0; r < c->nrows; r++)
+    if (c->thread[r] == thread && strcmp(c->region[r], region) == 0)
+      return c->calls[r];
+  fail_msg("rank %d: no row for thread %d, region %s", c->rank, thread, region);
+  return -1;
+}
+
+/* counters_prog paths on two ranks (8 and 16 pages), imported. */
+static void run_paths(const char *mode, int counters) {
+  char m[64];
+  FMT(m, "SP_MODE=%s", mode);
+  for (int r = 0; r < 2; r++) {
+    char rank[32];
+    FMT(rank, "SP_RANK=%d", r);
+    const char *env[] = {
+        m, rank, counters ? "SP_COUNTERS=page-faults,context-switches" : NULL,
+        NULL};
+    assert_int_equal(run4(env, "paths", r ? "16" : "8", NULL, NULL), 0);
+  }
+  assert_int_equal(import(), 0);
+  if (counters)
+    load_from("m.h5", 2);
+}
+
+/* The columns the tree and region tests ask for, and what a node or row
+ * of region on (rank, thread) adds to them; -1: any. */
+#define PATH_COLS "--counters=page-faults,page-faults:excl,faults/call"
+typedef struct want {
+  int64_t pf, pfx, calls;
+} want;
+
+static void add_want(want *w, const char *region, int rank, int thread) {
+  for (int t = 0; t < 2; t++)
+    for (int th = 0; th < 2; th++)
+      if ((rank < 0 || rank == t) && (thread < 0 || thread == th)) {
+        w->pf += val_of(t, th, region, "page-faults", 0);
+        w->pfx += val_of(t, th, region, "page-faults", 1);
+        w->calls += calls_of(t, th, region);
+      }
+}
+
+static void assert_cols(const char *pf, const char *pfx, const char *fpc,
+                        const want *w) {
+  char b[3][32];
+  FMT(b[0], "%lld", (long long)w->pf);
+  FMT(b[1], "%lld", (long long)w->pfx);
+  FMT(b[2], "%.3f", (double)w->pf / (double)w->calls);
+  assert_string_equal(pf, b[0]);
+  assert_string_equal(pfx, b[1]);
+  assert_string_equal(fpc, b[2]);
+}
+
+/* --tree with counters on the paths: each region at one call path on
+ * every thread reaching its node has the sums of its rows over ranks and
+ * threads, exactly; the others '-'. */
+static void check_tree(const char *mode) {
+  run_paths(mode, 1);
+  assert_int_equal(report("--tree " PATH_COLS), 0);
+  assert_string_equal(errtext, "");
+  /* calls, total, excl, % (39 columns), the counters (1 + 12, 1 + 16,
+   * 1 + 12), then two blanks and the name indented two a level */
+  const char *head = strstr(report_out, "\n     calls");
+  assert_non_null(head);
+  assert_non_null(strstr(head, "page-faults page-faults:excl  faults/call  "
+                               "region\n"));
+  static const char *const order[] = {"mixed",    "pa",  "pa/leaf",
+                                      "pa/once",  "pb",  "pb/leaf",
+                                      "pb/mixed", "rec", "warm"};
+  int seen = 0;
+  char top[64] = "";
+  for (char *l = strtok(strchr(head + 1, '\n'), "\n"); l;
+       l = strtok(NULL, "\n")) {
+    assert_true(strlen(l) > 84);
+    char pf[32], pfx[32], fpc[32], path[160];
+    assert_int_equal(sscanf(l + 39, "%31s %31s %31s", pf, pfx, fpc), 3);
+    const char *name = l + 84;
+    int depth = 0;
+    for (; *name == ' '; name++)
+      depth++;
+    char nm[64];
+    assert_int_equal(sscanf(name, "%63s", nm), 1);
+    if (depth == 0)
+      FMT(top, "%s", nm);
+    if (depth == 0)
+      FMT(path, "%s", nm);
+    else
+      FMT(path, "%s/%s", top, nm);
+    assert_true(seen < 9);
+    assert_string_equal(path, order[seen++]);
+    want w = {0, 0, 0};
+    if (!strcmp(path, "pa/once")) { /* under pa on every thread */
+      add_want(&w, "once", -1, -1);
+      assert_cols(pf, pfx, fpc, &w);
+      /* 8 + 10 + 16 + 18 pages and the faults the runtime takes */
+      assert_true(w.pf >= 52 && w.calls == 4);
+    } else if (!strcmp(path, "pa") || !strcmp(path, "pb") ||
+               !strcmp(path, "warm")) {
+      add_want(&w, path, -1, -1);
+      assert_cols(pf, pfx, fpc, &w);
+      assert_int_equal(w.calls, 4);
+    } else {
+      /* leaf: under pa and pb; mixed: a root, and under pb on thread 1
+       * (the root known on thread 0, not on 1: not known); rec: inside
+       * itself */
+      assert_string_equal(pf, "-");
+      assert_string_equal(pfx, "-");
+      assert_string_equal(fpc, "-");
+    }
+  }
+  assert_int_equal(seen, 9);
+  /* a column no counter or metric answers: one line, nothing written */
+  assert_int_equal(report("--tree --counters=bogus"), 1);
+  assert_int_equal(lines(errtext), 1);
+  assert_non_null(strstr(errtext, "m.h5: --counters: no column 'bogus'"));
+  assert_string_equal(report_out, "");
+  assert_int_equal(report("--tree --counters=page-faults,,cycles"), 1);
+  assert_int_equal(lines(errtext), 1);
+  assert_non_null(strstr(errtext, "m.h5: --counters: empty or long column"));
+}
+
+static void test_tree_trace(void **state) {
+  (void)state;
+  check_tree("trace");
+}
+
+static void test_tree_profile(void **state) {
+  (void)state;
+  check_tree("profile");
+}
+
+/* --region with counters: a row per rank and thread with that table's
+ * sums, and "all" their sums; the default columns without --counters. */
+static void test_region(void **state) {
+  (void)state;
+  run_paths("trace", 1);
+  static const char *const regions[] = {"once", "leaf"};
+  for (int k = 0; k < 2; k++) {
+    char args[128];
+    FMT(args, "--region %s " PATH_COLS, regions[k]);
+    assert_int_equal(report(args), 0);
+    assert_string_equal(errtext, "");
+    char *at = strstr(report_out, "\ncounters of the region");
+    assert_non_null(at);
+    /* the times come first, as without counters */
+    assert_non_null(strstr(report_out, "call durations"));
+    assert_true(strstr(report_out, "call durations") < at);
+    int rows = 0, all = 0;
+    for (char *l = strtok(at, "\n"); l; l = strtok(NULL, "\n")) {
+      int rank, thread;
+      long long calls;
+      char pf[32], pfx[32], fpc[32];
+      want w = {0, 0, 0};
+      if (sscanf(l, "%d %d %lld %31s %31s %31s", &rank, &thread, &calls, pf,
+                 pfx, fpc) == 6) {
+        assert_int_equal(rank, rows / 2); /* ranks, then threads, in order */
+        assert_int_equal(thread, rows % 2);
+        add_want(&w, regions[k], rank, thread);
+        rows++;
+      } else if (sscanf(l, "all %lld %31s %31s %31s", &calls, pf, pfx, fpc) ==
+                 4) {
+        add_want(&w, regions[k], -1, -1);
+        all++;
+      } else {
+        continue;
+      }
+      assert_int_equal(calls, w.calls);
+      assert_cols(pf, pfx, fpc, &w);
+    }
+    assert_int_equal(rows, 4);
+    assert_int_equal(all, 1);
+  }
+  /* leaf: 1 + 2 times the pages on each thread, two calls */
+  assert_int_equal(calls_of(1, 1, "leaf"), 2);
+  assert_true(val_of(1, 1, "leaf", "page-faults", 0) >= 48);
+  assert_int_equal(report("--region once"), 0);
+  assert_non_null(strstr(report_out, " rank thread      calls  page-faults "
+                                     "context-switches  faults/call\n"));
+  assert_non_null(strstr(report_out, "\nall   "));
+  assert_int_equal(report("--region once --counters=ipc"), 1);
+  assert_int_equal(lines(errtext), 1);
+  assert_non_null(
+      strstr(errtext, "ipc needs the counters instructions and cycles"));
+  assert_string_equal(report_out, "");
+}
+
+/* No counters recorded: --region as always, without error; asked for
+ * with --counters, one line. */
+static void test_region_none(void **state) {
+  (void)state;
+  run_paths("trace", 0);
+  assert_int_equal(report("--region once"), 0);
+  assert_string_equal(errtext, "");
+  assert_non_null(strstr(report_out, "region once, 4 calls on 2 ranks, 4 "
+                                     "threads\n"));
+  assert_non_null(strstr(report_out, "call durations"));
+  assert_null(strstr(report_out, "counters of the region"));
+  assert_null(strstr(report_out, "page-faults"));
+  assert_int_equal(report("--region once --counters"), 1);
+  assert_int_equal(lines(errtext), 1);
+  assert_non_null(strstr(errtext, "m.h5: no counters in the profile"));
+  assert_string_equal(report_out, "");
+  assert_int_equal(report("--tree --counters=page-faults"), 1);
+  assert_int_equal(lines(errtext), 1);
+  assert_non_null(strstr(errtext, "m.h5: no counters in the profile"));
+}
+
 static void test_import_profile(void **state) {
   (void)state;
   check_import("profile");
@@ -482,6 +691,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(test_import_stream, setup, teardown),
       cmocka_unit_test_setup_teardown(test_report, setup, teardown),
       cmocka_unit_test_setup_teardown(test_odd_endings, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tree_trace, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tree_profile, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_region, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_region_none, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
