@@ -16,7 +16,7 @@
  * of the objects of MPICH's use mpi_f08 ---- */
 enum { S_IN_PLACE, S_STATUS, S_STATUSES, S_N, S_VARIANTS = 5 };
 static const void *sentinel[S_N][S_VARIANTS];
-static _Atomic int sentinels_state; /* 0 not looked up, 2 done */
+static int sentinels_state; /* 0 not looked up, 2 done */
 
 static void sentinels(void) {
   static const char *const base[S_N] = {"mpi_fortran_in_place",
