@@ -381,11 +381,18 @@ FX_COLL(mpi_ireduce, 6, 8, REDUCE_F)
 FX_COLL(mpi_allreduce, 5, 6, ALL_F)
 FX_COLL(mpi_iallreduce, 5, 7, ALL_F)
 FX_COLL(mpi_reduce_scatter_block, 5, 6, ALL_F)
-FX_COLL(mpi_reduce_scatter, 5, 6, -1, sum_but(b[2], n, me) * TSIZE(3),
-        (int64_t)((const MPI_Fint *)b[2])[me] * TSIZE(3) * (n - 1))
+/* reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm) */
+#define RS_F                                                                   \
+  -1, sum_but(b[2], n, me) * TSIZE(3),                                         \
+      (int64_t)((const MPI_Fint *)b[2])[me] * TSIZE(3) * (n - 1)
+FX_COLL(mpi_reduce_scatter, 5, 6, RS_F)
+FX_COLL(mpi_ireduce_scatter, 5, 7, RS_F)
+FX_COLL(mpi_ireduce_scatter_block, 5, 7, ALL_F)
 #define SCAN_F -1, I(2) * TSIZE(3) * (n - 1 - me), I(2) * TSIZE(3) * me
 FX_COLL(mpi_scan, 5, 6, SCAN_F)
 FX_COLL(mpi_exscan, 5, 6, SCAN_F)
+FX_COLL(mpi_iscan, 5, 7, SCAN_F)
+FX_COLL(mpi_iexscan, 5, 7, SCAN_F)
 
 /* gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
  * comm) */
@@ -396,8 +403,11 @@ FX_COLL(mpi_gather, 7, 8, GATHER_F)
 FX_COLL(mpi_igather, 7, 9, GATHER_F)
 /* gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
  * recvtype, root, comm) */
-FX_COLL(mpi_gatherv, 8, 9, I(7), me == I(7) ? 0 : I(1) * TSIZE(2),
-        me == I(7) ? sum_but(b[4], n, I(7)) * TSIZE(6) : 0)
+#define GATHERV_F                                                              \
+  I(7), me == I(7) ? 0 : I(1) * TSIZE(2),                                      \
+      me == I(7) ? sum_but(b[4], n, I(7)) * TSIZE(6) : 0
+FX_COLL(mpi_gatherv, 8, 9, GATHERV_F)
+FX_COLL(mpi_igatherv, 8, 10, GATHERV_F)
 
 /* scatter: gather's arguments */
 #define SCATTER_F                                                              \
@@ -407,9 +417,11 @@ FX_COLL(mpi_scatter, 7, 8, SCATTER_F)
 FX_COLL(mpi_iscatter, 7, 9, SCATTER_F)
 /* scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
  * recvtype, root, comm) */
-FX_COLL(mpi_scatterv, 8, 9, I(7),
-        me == I(7) ? sum_but(b[1], n, I(7)) * TSIZE(3) : 0,
-        me == I(7) ? 0 : I(5) * TSIZE(6))
+#define SCATTERV_F                                                             \
+  I(7), me == I(7) ? sum_but(b[1], n, I(7)) * TSIZE(3) : 0,                    \
+      me == I(7) ? 0 : I(5) * TSIZE(6)
+FX_COLL(mpi_scatterv, 8, 9, SCATTERV_F)
+FX_COLL(mpi_iscatterv, 8, 10, SCATTERV_F)
 
 /* allgather and alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
  * recvtype, comm); MPI_IN_PLACE: this rank's share is in the receive
@@ -425,19 +437,28 @@ FX_COLL(mpi_alltoall, 6, 7, AG_F)
 FX_COLL(mpi_ialltoall, 6, 8, AG_F)
 /* allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
  * recvtype, comm) */
-FX_COLL(mpi_allgatherv, 7, 8, -1,
-        (sp_mpi__f_in_place(b[0]) ? ((const MPI_Fint *)b[4])[me] * TSIZE(6)
-                                  : I(1) * TSIZE(2)) *
-            (n - 1),
-        sum_but(b[4], n, me) * TSIZE(6))
+#define AGV_F                                                                  \
+  -1,                                                                          \
+      (sp_mpi__f_in_place(b[0]) ? ((const MPI_Fint *)b[4])[me] * TSIZE(6)      \
+                                : I(1) * TSIZE(2)) *                           \
+          (n - 1),                                                             \
+      sum_but(b[4], n, me) * TSIZE(6)
+FX_COLL(mpi_allgatherv, 7, 8, AGV_F)
+FX_COLL(mpi_iallgatherv, 7, 9, AGV_F)
 /* alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
  * rdispls, recvtype, comm) */
-FX_COLL(mpi_alltoallv, 8, 9, -1,
-        sp_mpi__f_in_place(b[0]) ? sum_but(b[5], n, me) * TSIZE(7)
-                                 : sum_but(b[1], n, me) * TSIZE(3),
-        sum_but(b[5], n, me) * TSIZE(7))
+#define A2AV_F                                                                 \
+  -1,                                                                          \
+      sp_mpi__f_in_place(b[0]) ? sum_but(b[5], n, me) * TSIZE(7)               \
+                               : sum_but(b[1], n, me) * TSIZE(3),              \
+      sum_but(b[5], n, me) * TSIZE(7)
+FX_COLL(mpi_alltoallv, 8, 9, A2AV_F)
+FX_COLL(mpi_ialltoallv, 8, 10, A2AV_F)
 /* alltoallw: alltoallv's, with a type per rank */
-FX_COLL(mpi_alltoallw, 8, 9, -1,
-        sp_mpi__f_in_place(b[0]) ? sum_w(b[5], b[7], n, me)
-                                 : sum_w(b[1], b[3], n, me),
-        sum_w(b[5], b[7], n, me))
+#define A2AW_F                                                                 \
+  -1,                                                                          \
+      sp_mpi__f_in_place(b[0]) ? sum_w(b[5], b[7], n, me)                      \
+                               : sum_w(b[1], b[3], n, me),                     \
+      sum_w(b[5], b[7], n, me)
+FX_COLL(mpi_alltoallw, 8, 9, A2AW_F)
+FX_COLL(mpi_ialltoallw, 8, 10, A2AW_F)

@@ -17,9 +17,9 @@ Wrapped: every MPI_ function that returns int (an error code). Left out:
   Fortran 2008 library.
 MPI_Init and MPI_Init_thread (C and Fortran) then call the clock alignment
 (sp_mpi__after_init in runtime.c, after the call's region).
-Recorded: the C functions comm.c and persist.c define a sp_mpi__x_<name>
-for (point-to-point and collective calls, persistent requests, matched
-receives) hand the call there while their region is open, which makes the
+Recorded: the C functions comm.c, icoll.c and persist.c define a
+sp_mpi__x_<name> for (point-to-point and collective calls, persistent
+requests, matched receives) hand the call there while their region is open, which makes the
 PMPI call and notes bytes and partners; their prototypes, from mpi.h, go
 into comm_decl.h beside OUT.c. The Fortran entry points fcomm.c and
 fpersist.c define a sp_mpi__fx_<name> for (lower case, no suffix: one for
@@ -164,10 +164,11 @@ def recorded_names():
                            "comm.c")) as f:
         text = f.read()
     names = set(re.findall(r"(?:sp_mpi__x_|SEND_FN\()(MPI_\w+)", text))
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                           "persist.c")) as f:
-        names |= set(re.findall(r"(?:sp_mpi__x_|INIT_FN\()(MPI_\w+)",
-                                f.read()))
+    for src in ("persist.c", "icoll.c"):
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                               src)) as f:
+            names |= set(re.findall(r"(?:sp_mpi__x_|INIT_FN\()(MPI_\w+)",
+                                    f.read()))
     return names
 
 

@@ -128,6 +128,7 @@ def check_rank(r, rows, comms):
         ("MPI_Allreduce", 0, 40 * (NP - 1), 40 * (NP - 1), -1),
         ("MPI_Allgather", 0, 8 * (NP - 1), 8 * (NP - 1), -1),
         ("MPI_Barrier", 0, 0, 0, -1),
+        ("MPI_Iallgatherv", 0, 4 * (r + 1) * (NP - 1), 4 * (9 - r), -1),
         ("MPI_Bcast", sub[0], 8 if r == first else 0,
          0 if r == first else 8, first)])
     if coll != want_c:

@@ -3,7 +3,8 @@
 each MPI_Start(all) of a persistent request recorded as the nonblocking
 call it starts, its MPI_Wait(all) as the completion tied to that start, and
 the matched receives (MPI_Mrecv, MPI_Imrecv) with the bytes and source of
-their message."""
+their message; the nonblocking v/w collectives, scan and reduce-scatter
+with their bytes per rank."""
 import csv
 import io
 import os
@@ -11,8 +12,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_fcomm import (ISEND, IRECV, RECV, SEND, WAITRECV,  # noqa: E402
-                         WAITSEND, matrix, read)
+from check_fcomm import (COLL, ISEND, IRECV, RECV, SEND,  # noqa: E402
+                         WAITRECV, WAITSEND, matrix, read)
 
 ROUNDS = 3
 
@@ -25,7 +26,7 @@ def rows_of(rows):
     return sorted((m["region"], m["kind"], m["peer"], m["tag"],
                    m["bytes_sent"], m["bytes_recv"],
                    m["origin_region"] if m["origin_region"] != -1 else "")
-                  for m in rows)
+                  for m in rows if m["kind"] != COLL)
 
 
 def main():
@@ -53,6 +54,17 @@ def main():
         ("MPI_Mrecv", RECV, 0, 12, 0, 28, ""),
         ("MPI_Imrecv", IRECV, 0, 13, 0, 0, ""),
         ("MPI_Wait", WAITRECV, 0, 13, 0, 24, "MPI_Imrecv")]
+    # the nonblocking collectives at their start: (sent, received, root)
+    want_c = {0: {"MPI_Igatherv": (0, 8, 0), "MPI_Ialltoallw": (8, 4, -1),
+                  "MPI_Iscan": (12, 0, -1), "MPI_Ireduce_scatter": (4, 4, -1)},
+              1: {"MPI_Igatherv": (8, 0, 0), "MPI_Ialltoallw": (4, 8, -1),
+                  "MPI_Iscan": (0, 12, -1), "MPI_Ireduce_scatter": (4, 4, -1)}}
+    for r in (0, 1):
+        got = {m["region"]: (m["bytes_sent"], m["bytes_recv"], m["root"])
+               for m in msgs[r] if m["kind"] == COLL}
+        if got != want_c[r] or \
+                sum(m["kind"] == COLL for m in msgs[r]) != len(want_c[r]):
+            fail("rank %d: collectives %s, want %s" % (r, got, want_c[r]))
     for r, w in ((0, want0), (1, want1)):
         if rows_of(msgs[r]) != sorted(w):
             fail("rank %d: %s, want %s" % (r, rows_of(msgs[r]), sorted(w)))

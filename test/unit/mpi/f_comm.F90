@@ -2,8 +2,9 @@
 ! binding (SP_F08: use mpi_f08, SP_USE_MPI: use mpi, else mpif.h) for
 ! check_fcomm.py: a ring (MPI_Sendrecv), a halo (MPI_Isend/Irecv, MPI_Waitall
 ! ignoring statuses), MPI_ANY_SOURCE, MPI_Wait (from Fortran, and from C:
-! f_comm_wait.c), MPI_IN_PLACE collectives, a sub-communicator, persistent
-! requests (MPI_Startall) and MPI_Mprobe with MPI_Mrecv.
+! f_comm_wait.c), MPI_IN_PLACE collectives (one nonblocking), a
+! sub-communicator, persistent requests (MPI_Startall) and MPI_Mprobe with
+! MPI_Mrecv.
 program f_comm
 #if defined(SP_F08)
   use mpi_f08
@@ -24,7 +25,8 @@ program f_comm
   integer :: st(MPI_STATUS_SIZE)
 #endif
   integer :: ierr, me, np, left, right, i, sme
-  integer :: ring_s(250), ring_r(250), a(3), g(8), x(10), b(6)
+  integer :: ring_s(250), ring_r(250), a(3), g(8), x(10), b(6), v(10)
+  integer :: cnt(4) = (/1, 2, 3, 4/), dsp(4) = (/0, 1, 3, 6/)
   ! written by MPI between calls that do not name it (persistent requests)
   integer, volatile :: p(4, 2)
   double precision :: hs(100, 2), hr(100, 2)
@@ -93,6 +95,13 @@ program f_comm
   do i = 0, np - 1
     if (g(2 * i + 1) /= i .or. g(2 * i + 2) /= i) error stop 7
   end do
+  ! nonblocking, in place: rank k's k + 1 integers gathered everywhere
+  v = -1
+  v(dsp(me + 1) + 1:dsp(me + 1) + me + 1) = me
+  call MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, v, cnt, dsp, &
+                       MPI_INTEGER, MPI_COMM_WORLD, q, ierr)
+  call MPI_Wait(q, MPI_STATUS_IGNORE, ierr)
+  if (v(1) /= 0 .or. v(7) /= 3 .or. v(10) /= 3) error stop 11
 #ifdef SP_F08
   call MPI_Barrier(MPI_COMM_WORLD)
 #else

@@ -32,8 +32,8 @@ int main(int argc, char **argv) {
       big[0] = i;
       MPI_Startall(2, q);
       MPI_Waitall(2, q, sts);
-      bad |= check(small[0] == 10 + i && sts[1].MPI_SOURCE == 1,
-                   "rank 0's round");
+      bad |=
+          check(small[0] == 10 + i && sts[1].MPI_SOURCE == 1, "rank 0's round");
     }
   } else {
     MPI_Recv_init(big, 100, MPI_INT, 0, 10, MPI_COMM_WORLD, &q[0]);
@@ -68,6 +68,22 @@ int main(int argc, char **argv) {
     MPI_Imrecv(three, 3, MPI_DOUBLE, &m, &q[0]);
     MPI_Wait(&q[0], MPI_STATUS_IGNORE);
   }
+  /* rank k: k + 1 integers gathered at 0; k + 1 integers to rank k from
+   * each; scans and reduce-scatters of 3 and 1 integers each */
+  int gs[2] = {me, me}, gv[3] = {0}, rcs[2] = {1, 2}, dis[2] = {0, 1};
+  int a2[3] = {0}, r2[3], scs[2] = {1, 2}, wr[2] = {me + 1, me + 1},
+      wd[2] = {0, (int)sizeof(int)};
+  int sc[3] = {1, 2, 3}, sr[3], ones[2] = {1, 1}, rsin[2] = {1, 1}, rsout;
+  MPI_Datatype ints[2] = {MPI_INT, MPI_INT};
+  MPI_Request cq[4];
+  MPI_Igatherv(gs, me + 1, MPI_INT, gv, rcs, dis, MPI_INT, 0, MPI_COMM_WORLD,
+               &cq[0]);
+  MPI_Ialltoallw(a2, scs, wd, ints, r2, wr, wd, ints, MPI_COMM_WORLD, &cq[1]);
+  MPI_Iscan(sc, sr, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &cq[2]);
+  MPI_Ireduce_scatter(rsin, &rsout, ones, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                      &cq[3]);
+  MPI_Waitall(4, cq, MPI_STATUSES_IGNORE);
+  bad |= check(sr[2] == 3 * (me + 1) && rsout == 2, "the collectives");
   MPI_Finalize();
   return bad;
 }
