@@ -76,13 +76,14 @@ int main(int argc, char **argv) {
   int sc[3] = {1, 2, 3}, sr[3], ones[2] = {1, 1}, rsin[2] = {1, 1}, rsout;
   MPI_Datatype ints[2] = {MPI_INT, MPI_INT};
   MPI_Request cq[4];
+  MPI_Status cst[4];
   MPI_Igatherv(gs, me + 1, MPI_INT, gv, rcs, dis, MPI_INT, 0, MPI_COMM_WORLD,
                &cq[0]);
   MPI_Ialltoallw(a2, scs, wd, ints, r2, wr, wd, ints, MPI_COMM_WORLD, &cq[1]);
   MPI_Iscan(sc, sr, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &cq[2]);
   MPI_Ireduce_scatter(rsin, &rsout, ones, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
                       &cq[3]);
-  MPI_Waitall(4, cq, MPI_STATUSES_IGNORE);
+  MPI_Waitall(4, cq, cst);
   bad |= check(sr[2] == 3 * (me + 1) && rsout == 2, "the collectives");
   MPI_Finalize();
   return bad;
