@@ -1,10 +1,12 @@
-/* counters.c - SP_COUNTERS: each thread's counters (one perf_event_open
- * group, opened at its first call) read at a region's begin and end, and
- * summed per (thread, region) as inclusive and exclusive counts; the sums
- * into the stream as COUNTERS records. */
+/* counters.c - SP_COUNTERS: each thread's counters (perf_event_open
+ * groups, opened at its first call) read at a region's begin and end
+ * (read(), or rdpmc where the kernel allows it), and summed per (thread,
+ * region) as inclusive and exclusive counts; the sums into the stream as
+ * COUNTERS records. */
 #include "counters.h"
 #include "filter.h"
 #include "hotpath.h"
+#include "rdpmc.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -65,7 +67,12 @@ typedef struct cthread {
   int gn[K_MAX];    /* counters in the group */
   int order[K_MAX]; /* counter indices, group after group */
   int ngroups;
-  int32_t thread; /* the stream's thread number, -1 until known */
+  /* per counter, its event's mapped page (NULL: none); per group, 1 when
+   * every member has one (rdpmc tried first) */
+  const volatile struct perf_event_mmap_page *pg[K_MAX];
+  unsigned char gpmc[K_MAX];
+  unsigned char used[K_MAX]; /* test builds: 1 read() gave it, 2 rdpmc */
+  int32_t thread;            /* the stream's thread number, -1 until known */
   uint32_t depth, cap;
   uint64_t *stack;
   uint64_t **pages; /* NPAGES pointers to ROWS_PER_PAGE rows */
@@ -192,10 +199,21 @@ void sp__cnt_init(void) {
 #endif
 }
 
+static void unmap_pages(cthread *c) {
+  for (int i = 0; i < sp__cnt_n; i++)
+    if (c->pg[i]) {
+      munmap((void *)(uintptr_t)c->pg[i], (size_t)sysconf(_SC_PAGESIZE));
+      c->pg[i] = NULL;
+    }
+  for (int g = 0; g < c->ngroups; g++)
+    c->gpmc[g] = 0;
+}
+
 static void thread_exit(void *arg) {
   cthread *c = arg;
   if (!c || c == &dead)
     return;
+  unmap_pages(c);
   for (int i = 0; i < sp__cnt_n; i++)
     if (c->fd[i] >= 0) {
       close(c->fd[i]);
@@ -251,6 +269,69 @@ static void open_group(cthread *c) {
   }
 }
 
+#ifdef SP_TESTING
+/* SP_TEST_RDPMC: a page made as the kernel would make one for an event
+ * whose count is 1000 at the first read and one more at each, with a
+ * 48-bit counter below an offset of 2^46 (so the raw value needs its sign
+ * extended); 2: index 0, 3: no cap_user_rdpmc (read() then). */
+typedef struct fake_page {
+  struct perf_event_mmap_page pg;
+  uint64_t next; /* the count the next read finds */
+} fake_page;
+
+static uint64_t fake_pmc(const volatile struct perf_event_mmap_page *pg,
+                         uint32_t idx) {
+  fake_page *f = (fake_page *)(uintptr_t)pg;
+  (void)idx;
+  uint64_t count = f->next++;
+  return (count - (uint64_t)f->pg.offset) & ((1ull << f->pg.pmc_width) - 1);
+}
+
+static const volatile struct perf_event_mmap_page *fake_map(int i, int how) {
+  fake_page *f = map((size_t)sysconf(_SC_PAGESIZE));
+  if (!f)
+    return NULL;
+  f->pg.index = how == 2 ? 0 : (uint32_t)i + 1;
+  f->pg.cap_user_rdpmc = how != 3;
+  f->pg.pmc_width = 48;
+  f->pg.offset = (int64_t)1 << 46;
+  f->next = 1000;
+  return &f->pg;
+}
+#endif
+
+/* Each group that may be read with rdpmc (hardware counters, this CPU
+ * able to) gets its events' pages mapped; one page that cannot be leaves
+ * the group to read(). Whether the kernel allows rdpmc is the page's
+ * word at each read, not now: the kernel sets cap_user_rdpmc only after
+ * the mapping, when it next updates the page. */
+static void map_pages(cthread *c) {
+  size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+  int fake = SP__TEST_CFG(test_rdpmc, 0);
+  for (int g = 0; g < c->ngroups; g++) {
+    if (!fake && (!SP__HAVE_RDPMC || kind_of(ev[c->order[c->gat[g]]]) != 0))
+      continue;
+    int ok = 1;
+    for (int j = 0; j < c->gn[g] && ok; j++) {
+      int i = c->order[c->gat[g] + j];
+      const volatile struct perf_event_mmap_page *pg = NULL;
+#ifdef SP_TESTING
+      if (fake)
+        pg = fake_map(i, fake);
+#endif
+      if (!fake) {
+        void *m = mmap(NULL, psz, PROT_READ, MAP_SHARED, c->fd[i], 0);
+        pg = m == MAP_FAILED ? NULL : m;
+      }
+      c->pg[i] = pg;
+      ok = pg != NULL;
+      if (ok) /* its first touch faults now, not in a call's counts */
+        (void)pg->lock;
+    }
+    c->gpmc[g] = (unsigned char)ok;
+  }
+}
+
 static cthread *cthread_new(void) {
   pthread_once(&key_once, make_key);
   cthread *c = map(sizeof *c);
@@ -269,6 +350,7 @@ static cthread *cthread_new(void) {
   }
   c->thread = -1;
   open_group(c);
+  map_pages(c);
   cthread *head = atomic_load(&threads);
   do
     c->next = head;
@@ -277,15 +359,45 @@ static cthread *cthread_new(void) {
   return ctls = c;
 }
 
-/* The thread's counters now into v; a group that cannot be read gives 0s. */
-static void read_all(const cthread *c, uint64_t *v) {
+#ifdef SP_TESTING
+#define USED(c, i, how) ((c)->used[i] |= (how))
+#else
+#define USED(c, i, how) ((void)0)
+#endif
+
+/* Group g's counters into v with rdpmc (0), or -1: read() them. */
+static int pmc_group(cthread *c, int g, uint64_t *v) {
+  for (int j = 0; j < c->gn[g]; j++) {
+    int i = c->order[c->gat[g] + j];
+    int r;
+#ifdef SP_TESTING
+    if (SP__TEST_CFG(test_rdpmc, 0))
+      r = sp__pmc_read(c->pg[i], fake_pmc, &v[i]);
+    else
+#endif
+      r = sp__pmc_read(c->pg[i], sp__rdpmc_insn, &v[i]);
+    if (r != 0)
+      return -1;
+    USED(c, i, 2);
+  }
+  return 0;
+}
+
+/* The thread's counters now into v; a group that cannot be read gives 0s.
+ * self: c is the calling thread's (rdpmc reads only the caller's own
+ * counters: another thread's go through read()). */
+static void read_all(cthread *c, uint64_t *v, int self) {
   for (int g = 0; g < c->ngroups; g++) {
+    if (self && c->gpmc[g] && pmc_group(c, g, v) == 0)
+      continue;
     uint64_t buf[1 + K_MAX];
     ssize_t r = read(c->gfd[g], buf, sizeof buf);
     int n = c->gn[g];
-    for (int j = 0; j < n; j++)
+    for (int j = 0; j < n; j++) {
       v[c->order[c->gat[g] + j]] =
           r >= (ssize_t)(8 * (j + 2)) && (int)buf[0] > j ? buf[1 + j] : 0;
+      USED(c, c->order[c->gat[g] + j], 1);
+    }
   }
   for (int i = 0; i < sp__cnt_n; i++)
     if (c->fd[i] < 0)
@@ -330,8 +442,9 @@ static int enter(void) {
 
 static void leave(void) { atomic_fetch_sub(&sp__in_slow, 1); }
 
-/* The frame opened, the counters read last: what the trace's begin costs
- * (its state made on a first call) counts in its caller. */
+/* The frame opened (this thread's counters opened on its first call),
+ * the counters read last: none of the runtime's own setup counts in the
+ * call. */
 static void open_frame(int32_t id) {
   int g = sp__guard_enter(0);
   if (!g)
@@ -348,7 +461,7 @@ static void open_frame(int32_t id) {
     f[0] = (uint32_t)id;
     memset(f + 1 + sp__cnt_n, 0, (size_t)sp__cnt_n * 8);
     c->depth++;
-    read_all(c, f + 1);
+    read_all(c, f + 1, 1);
   }
   leave();
   sp__guard_leave(g);
@@ -369,9 +482,17 @@ void sp__cnt_begin(int32_t id) {
   int a = SP__ACTIVE();
   if (a != SP__ACTIVE_COUNTERS && a != SP__ACTIVE_PROF_COUNTERS)
     return;
+  /* The trace's or profile's making of what the begin needs first, then
+   * the counters, then the begin (its clock): the counts of the call do
+   * not include the runtime's setup of the thread or of the region. */
   if (!sp__filter_drops(id) && (uint32_t)id < SP__MAX_REGIONS &&
-      (uint32_t)id < (uint32_t)atomic_load(&sp__nregions))
+      (uint32_t)id < (uint32_t)atomic_load(&sp__nregions)) {
+    if (a == SP__ACTIVE_COUNTERS)
+      sp__trace_ready(id);
+    else
+      sp__prof_ready();
     open_frame(id);
+  }
   if (a == SP__ACTIVE_COUNTERS)
     sp__begin_trace(id);
   else
@@ -418,7 +539,7 @@ static void close_frame(int32_t id) {
   cthread *c = ctls;
   if (c && c != &dead && c->depth) {
     uint64_t now[K_MAX];
-    read_all(c, now);
+    read_all(c, now, 1);
     uint32_t i = c->depth;
     while (i > 0 && (int32_t)c->stack[(i - 1) * FW(sp__cnt_n)] != id)
       i--;
@@ -450,10 +571,24 @@ void sp__cnt_close_all(void) {
     if (!c->depth || !c->ngroups)
       continue;
     uint64_t now[K_MAX];
-    read_all(c, now); /* another thread's group reads as well */
+    read_all(c, now, c == ctls); /* another thread's group reads as well */
     while (c->depth)
       pop(c, now);
   }
+#ifdef SP_TESTING
+  if (sp__cfg.test_ctr_sources) {
+    static const char *const how[] = {"none", "read", "rdpmc", "rdpmc+read"};
+    char line[1024] = "";
+    for (int i = 0; i < sp__cnt_n; i++) {
+      int u = 0;
+      for (cthread *c = atomic_load(&threads); c; c = c->next)
+        u |= c->used[i];
+      size_t at = strlen(line);
+      snprintf(line + at, sizeof line - at, " %s=%s", ev[i]->name, how[u & 3]);
+    }
+    sp__warn("test: counter sources:%s", line);
+  }
+#endif
 }
 
 /* ---- into the stream: records of at most 64 KiB, rows copied with the
@@ -538,8 +673,10 @@ void sp__cnt_after_fork(void) {
   cthread *self = ctls;
   atomic_store(&threads, NULL);
   ctls = NULL;
-  if (self && self != &dead)
+  if (self && self != &dead) {
+    unmap_pages(self);
     for (int i = 0; i < sp__cnt_n; i++)
       if (self->fd[i] >= 0)
         close(self->fd[i]);
+  }
 }

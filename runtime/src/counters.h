@@ -32,5 +32,8 @@ SP_HIDDEN void sp__cnt_after_fork(void);
  * the end reads the clock. */
 SP_HIDDEN void sp__begin_trace(int32_t id);
 SP_HIDDEN void sp__end_trace(int32_t id, uint64_t stamp);
+/* record.c: what sp__begin_trace(id) needs made (thread, buffer, stack),
+ * made before the counters are read. */
+SP_HIDDEN void sp__trace_ready(int32_t id);
 
 #endif /* SP_COUNTERS_H */

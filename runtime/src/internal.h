@@ -107,6 +107,8 @@ typedef struct sp__config {
   int test_raise;            /* SP_TEST_RAISE_IN_WRITE */
   int test_snapshot_fd;      /* SP_TEST_SNAPSHOT_FD, or -1 */
   int test_no_symbols;       /* SP_TEST_NO_SYMBOLS */
+  int test_rdpmc;            /* SP_TEST_RDPMC */
+  int test_ctr_sources;      /* SP_TEST_COUNTER_SOURCES */
 #endif
 } sp__config_t;
 SP_HIDDEN extern sp__config_t sp__cfg;

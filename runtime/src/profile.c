@@ -158,6 +158,11 @@ static void push(sp__ptable_t *p, sp__pnode_t *n, int32_t id, uint32_t flags) {
 /* Every rare case of a begin: the thread's first call, a child not in the
  * one-entry cache of its caller's node, a stack to grow, the bound. A
  * region a filter excludes would be refused here, before any node. */
+void sp__prof_ready(void) {
+  if (!sp__ptls)
+    table_new();
+}
+
 __attribute__((noinline)) void sp__prof_begin_slow(int32_t id) {
   /* An excluded region is never a node's cached child: its calls all come
    * here, and push nothing, so its callees count in its caller's path. */

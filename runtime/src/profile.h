@@ -75,6 +75,9 @@ SP_HIDDEN extern __thread sp__ptable_t *sp__ptls;
 #define SP__PSTORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
 SP_HIDDEN void sp__prof_begin_slow(int32_t id);
+/* With counters, before they are read: the thread's table made if it has
+ * none, so that the begin read next does not count its making. */
+SP_HIDDEN void sp__prof_ready(void);
 SP_HIDDEN void sp__prof_end_slow(sp__ptable_t *p, int32_t id, uint64_t now);
 
 /* Counts call f, ending at now, in its node and in its caller's frame. */

@@ -305,6 +305,40 @@ void sp__end_trace(int32_t id, uint64_t stamp) {
     sp__end_slow(t, id, stamp ? stamp : sp__now());
 }
 
+/* What sp__begin_trace would make for id (the thread's state, the
+ * region's buffer with room, a deeper stack), made now, so that it takes
+ * the fast path; a call it cannot make ready is left to it (dropped and
+ * counted there). */
+void sp__trace_ready(int32_t id) {
+  sp__thread_t *t = sp__tls;
+  if (t && (uint32_t)id < SP__MAX_REGIONS) {
+    sp__buf_t *b = sp__buf_peek(t, id);
+    if (b && b->cur != b->end && t->depth < t->stack_cap)
+      return;
+  }
+  if (sp__filter_drops(id))
+    return;
+  int g = sp__guard_enter(1);
+  if (!g)
+    return;
+  if (!enter()) {
+    sp__guard_leave(g);
+    return;
+  }
+  t = sp__self;
+  if ((t || (t = sp__thread_slow())) &&
+      (uint32_t)id <
+          (uint32_t)atomic_load_explicit(&sp__nregions, memory_order_acquire) &&
+      (t->depth < t->stack_cap ||
+       (t->stack_cap < SP__STACK_MAX && grow_stack(t) == 0))) {
+    sp__buf_t *b = buf_get(t, id);
+    if (b && b->cur == b->end)
+      refill(t, b, id);
+  }
+  leave();
+  sp__guard_leave(g);
+}
+
 /* a: the flag's value, 1 for a begin with counters (recording). */
 static void begin_slow(int32_t id, int a) {
   /* An excluded region never gets a chunk: its calls all come here. */

@@ -500,6 +500,11 @@ foreach(_cc GCC CLANG)
   endif()
 endforeach()
 
+# rdpmc.h's read loop on pages made in memory.
+sp_add_unit_test(test_rdpmc
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/runtime/test_rdpmc.c
+  INCLUDES ${PROJECT_SOURCE_DIR}/runtime/src)
+
 # SP_COUNTERS: counters_prog's regions, whose software counters are known
 # in advance (fresh pages, blocking sleeps), checked in its .h5; the
 # hardware counters' test where a PMU exists, the refusal's where none

@@ -125,14 +125,32 @@ static int paths(int pages) {
   return sp_finalize() == 0 ? 0 : 5;
 }
 
+/* "fresh": the first call of the process and of a second thread touch n
+ * pages each, nothing recorded before them. */
+static void *fresh_worker(void *arg) {
+  touch(sp_region("fresh_worker"), *(int *)arg);
+  return NULL;
+}
+
+static int fresh(int pages) {
+  touch(sp_region("fresh_main"), pages);
+  pthread_t th;
+  if (pthread_create(&th, NULL, fresh_worker, &pages) != 0 ||
+      pthread_join(th, NULL) != 0)
+    return 4;
+  return sp_finalize() == 0 ? 0 : 5;
+}
+
 /* argv: pages naps worker_pages [term: ends by SIGTERM, a region open]
- *       or odd pages, or paths pages */
+ *       or odd pages, or paths pages, or fresh pages */
 int main(int argc, char **argv) {
   page = sysconf(_SC_PAGESIZE);
   if (argc == 3 && !strcmp(argv[1], "odd"))
     return odd(atoi(argv[2]));
   if (argc == 3 && !strcmp(argv[1], "paths"))
     return paths(atoi(argv[2]));
+  if (argc == 3 && !strcmp(argv[1], "fresh"))
+    return fresh(atoi(argv[2]));
   if (argc < 4)
     return 2;
   int pages = atoi(argv[1]), naps = atoi(argv[2]), wpages = atoi(argv[3]);

@@ -612,6 +612,93 @@ static void test_odd_endings(void **state) {
   assert_between(val(1, "held", "page-faults", 0), 24, 32);
 }
 
+/* The first call of the process and of a new thread: the runtime makes
+ * the thread's state before reading the counters, so the call counts its
+ * own pages and, at most, the few of its frame and buffer (1 in trace, 2
+ * in profile mode here; making the thread's state faults about 5 more). */
+static void check_fresh(const char *mode) {
+  char m[64];
+  FMT(m, "SP_MODE=%s", mode);
+  const char *env[] = {"SP_COUNTERS=page-faults", m, NULL};
+  assert_int_equal(run4(env, "fresh", "32", NULL, NULL), 0);
+  assert_string_equal(errtext, "");
+  load();
+  assert_int_equal(tabs[0].calls[row(0, "fresh_main")], 1);
+  assert_int_equal(tabs[0].calls[row(1, "fresh_worker")], 1);
+  assert_between(val(0, "fresh_main", "page-faults", 0), 32, 35);
+  assert_between(val(1, "fresh_worker", "page-faults", 0), 32, 35);
+}
+
+static void test_fresh_trace(void **state) {
+  (void)state;
+  check_fresh("trace");
+}
+
+static void test_fresh_profile(void **state) {
+  (void)state;
+  check_fresh("profile");
+}
+
+/* Software counters are read with read(), whatever else is read how. */
+static void test_sources_software(void **state) {
+  (void)state;
+  const char *env[] = {"SP_COUNTERS=page-faults,context-switches,task-clock",
+                       "SP_TEST_COUNTER_SOURCES=1", NULL};
+  assert_int_equal(run(env, "16", "1", "16"), 0);
+  assert_string_equal(errtext, "scopeprof: test: counter sources: "
+                               "page-faults=read context-switches=read "
+                               "task-clock=read\n");
+  load();
+  assert_between(val(0, "touch", "page-faults", 0), 16, 24);
+}
+
+/* Every counter through the rdpmc path, from pages in memory whose count
+ * is one more at each read: a call counts the reads inside it, plus one,
+ * exactly (outer: its own 2 and 2 for each of its 5 calls inside, less
+ * one), in each thread. */
+static void test_rdpmc_fake(void **state) {
+  (void)state;
+  const char *env[] = {"SP_COUNTERS=page-faults,task-clock", "SP_TEST_RDPMC=1",
+                       "SP_TEST_COUNTER_SOURCES=1", NULL};
+  assert_int_equal(run(env, "16", "3", "16"), 0);
+  assert_string_equal(
+      errtext,
+      "scopeprof: test: counter sources: page-faults=rdpmc task-clock=rdpmc\n");
+  load();
+  for (int j = 0; j < 2; j++) {
+    const char *n = tabs[0].names[j];
+    assert_int_equal(val(0, "touch", n, 0), 1);
+    assert_int_equal(val(0, "nap", n, 0), 3);
+    assert_int_equal(val(0, "spin", n, 0), 1);
+    assert_int_equal(val(0, "outer", n, 0), 11);
+    assert_int_equal(val(0, "outer", n, 1), 6);
+    assert_int_equal(val(1, "warm", n, 0), 1);
+    assert_int_equal(val(1, "worker_touch", n, 0), 1);
+  }
+  assert_nesting();
+}
+
+/* A page with index 0, or without cap_user_rdpmc: read() instead, the
+ * kernel's counts. */
+static void test_rdpmc_fallback(void **state) {
+  (void)state;
+  for (int how = 2; how <= 3; how++) {
+    char t[32];
+    FMT(t, "SP_TEST_RDPMC=%d", how);
+    const char *env[] = {"SP_COUNTERS=page-faults", t,
+                         "SP_TEST_COUNTER_SOURCES=1", NULL};
+    assert_int_equal(run(env, "16", "0", "0"), 0);
+    assert_string_equal(errtext,
+                        "scopeprof: test: counter sources: page-faults=read\n");
+    load();
+    assert_between(val(0, "touch", "page-faults", 0), 16, 24);
+    sp_fmt_ctr_free(&tabs[0]);
+    free(tabs);
+    tabs = NULL;
+    ntabs = 0;
+  }
+}
+
 /* 1 if this process may open the hardware counter config; why in *why. */
 static int have_hw(uint64_t config, const char **why) {
   struct perf_event_attr a;
@@ -648,12 +735,18 @@ static void test_refused(void **state) {
   assert_between(val(0, "touch", "page-faults", 0), 16, 24);
 }
 
-/* A PMU: instructions of a loop of a million iterations, nesting exact. */
+/* A PMU: instructions of a loop of a million iterations, nesting exact;
+ * read with rdpmc where the kernel allows it (or read()), page-faults
+ * with read(). */
 static void test_hardware(void **state) {
   (void)state;
-  const char *env[] = {"SP_COUNTERS=instructions,page-faults", NULL};
+  const char *env[] = {"SP_COUNTERS=instructions,page-faults",
+                       "SP_TEST_COUNTER_SOURCES=1", NULL};
   assert_int_equal(run(env, "16", "1", "0"), 0);
-  assert_string_equal(errtext, "");
+  assert_non_null(strstr(errtext, "scopeprof: test: counter sources: "
+                                  "instructions="));
+  assert_non_null(strstr(errtext, " page-faults=read\n"));
+  assert_int_equal(lines(errtext), 1);
   load();
   assert_int_equal(tabs[0].n, 2);
   assert_true(val(0, "spin", "instructions", 0) >= 2000000);
@@ -695,6 +788,11 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(test_tree_profile, setup, teardown),
       cmocka_unit_test_setup_teardown(test_region, setup, teardown),
       cmocka_unit_test_setup_teardown(test_region_none, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fresh_trace, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fresh_profile, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sources_software, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_rdpmc_fake, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_rdpmc_fallback, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
