@@ -5,6 +5,7 @@
  * open; each makes the PMPI call and gives the runtime its records (the
  * commonest are inline in the wrappers: comm_wrap.h). */
 #include "comm.h"
+#include "comm_int.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -257,15 +258,21 @@ int sp_mpi__x_MPI_Sendrecv_replace(int r, void *buf, int count,
  * until the call that completes them, which makes the completion's
  * message ---- */
 
-int sp_mpi__x_MPI_Irecv(int r, void *buf, int count, MPI_Datatype type,
-                        int source, int tag, MPI_Comm comm, MPI_Request *req) {
-  int ret = PMPI_Irecv(buf, count, type, source, tag, comm, req);
+/* A nonblocking receive's record; its request kept for the completion. */
+static void irecv_like(int r, int ret, int source, int tag, MPI_Comm comm,
+                       MPI_Request *req) {
   comm_info *ci;
   if (ret == MPI_SUCCESS && (ci = sp_mpi__info_of(comm))) {
     uint64_t start = sp__mpi_note1(r, SP_MPI_K_IRECV, ci->id,
                                    sp_mpi__world_of(ci, source), tag, 0);
     sp_mpi__req_begun(start, r, ci, 0, 0, 0, *req);
   }
+}
+
+int sp_mpi__x_MPI_Irecv(int r, void *buf, int count, MPI_Datatype type,
+                        int source, int tag, MPI_Comm comm, MPI_Request *req) {
+  int ret = PMPI_Irecv(buf, count, type, source, tag, comm, req);
+  irecv_like(r, ret, source, tag, comm, req);
   return ret;
 }
 
@@ -282,12 +289,6 @@ static void isend_like(int r, int ret, int count, MPI_Datatype type, int dest,
                     TO(dest, (int64_t)count * sp_mpi__tsize(type)));
   if (dest != MPI_PROC_NULL)
     sp_mpi__req_begun(start, r, ci, 1, peer, tag, *req);
-}
-
-int sp_mpi__x_MPI_Request_free(int r, MPI_Request *req) {
-  (void)r;
-  sp_mpi__req_forget(*req);
-  return PMPI_Request_free(req);
 }
 
 int sp_mpi__x_MPI_Wait(int r, MPI_Request *req, MPI_Status *st) {
@@ -632,4 +633,59 @@ int sp_mpi__x_MPI_Alltoallw(int r, const void *s, const int scs[],
   COLL_BODY(PMPI_Alltoallw(s, scs, sds, sts, d, rcs, rds, rts, comm), -1,
             s == MPI_IN_PLACE ? sum_w(rcs, rts, n, me) : sum_w(scs, sts, n, me),
             sum_w(rcs, rts, n, me))
+}
+
+/* ---- comm_int.h: the records of calls made elsewhere (fcomm.c: the
+ * Fortran bindings; persist.c: persistent requests, matched receives) ---- */
+
+int sp_mpi__shape(MPI_Comm c, int *n, int *me) {
+  comm_info *ci = sp_mpi__info_of(c);
+  if (!ci)
+    return -1;
+  *n = ci->size;
+  *me = ci->me;
+  return 0;
+}
+
+void sp_mpi__rec_send(int r, int kind, int count, MPI_Datatype t, int dest,
+                      int tag, MPI_Comm c) {
+  comm_info *ci = sp_mpi__info_of(c);
+  if (ci)
+    sp_mpi__one(r, kind, ci, dest, tag,
+                TO(dest, (int64_t)count * sp_mpi__tsize(t)), 0);
+}
+
+void sp_mpi__rec_isend(int r, int count, MPI_Datatype t, int dest, int tag,
+                       MPI_Comm c, MPI_Request *req) {
+  isend_like(r, MPI_SUCCESS, count, t, dest, tag, c, req);
+}
+
+void sp_mpi__rec_recv(int r, MPI_Comm c, const MPI_Status *st) {
+  comm_info *ci = sp_mpi__info_of(c);
+  if (ci)
+    sp_mpi__one(r, SP_MPI_K_RECV, ci, st->MPI_SOURCE, st->MPI_TAG, 0,
+                sp_mpi__status_bytes(st));
+}
+
+void sp_mpi__rec_irecv(int r, int source, int tag, MPI_Comm c,
+                       MPI_Request *req) {
+  irecv_like(r, MPI_SUCCESS, source, tag, c, req);
+}
+
+int sp_mpi__pending(void) { return sp_mpi__reqs_any(); }
+
+void sp_mpi__rec_done(int r, MPI_Request before, const MPI_Status *st) {
+  sp_mpi__req_done(r, before, st);
+}
+
+void sp_mpi__rec_forget(MPI_Request q) { sp_mpi__req_forget(q); }
+
+void sp_mpi__rec_coll(int r, MPI_Comm c, int root, int64_t sent,
+                      int64_t recvd) {
+  coll(r, MPI_SUCCESS, sp_mpi__info_of(c), root, sent, recvd);
+}
+
+void sp_mpi__handles_freed(void) {
+  atomic_fetch_add(&sp_mpi__comm_gen, 1);
+  atomic_fetch_add(&sp_mpi__type_gen, 1);
 }

@@ -1,6 +1,7 @@
-/* comm.h - the calls whose bytes and partners the layer records (comm.c),
- * and what another file of the layer needs to record one: the generated
- * wrappers hand each call to sp_mpi__x_<name> while its region is open
+/* comm.h - the calls whose bytes and partners the layer records (comm.c,
+ * icoll.c, persist.c; Fortran: fcomm.c, fpersist.c), and what another file
+ * of the layer needs to record one: the generated wrappers hand each call
+ * to sp_mpi__x_<name> or sp_mpi__fx_<name> while its region is open
  * (comm_decl.h, generated from mpi.h, declares them), or record it inline
  * (comm_wrap.h: sp_mpi__xe_<name>, which also ends the region). */
 #ifndef SP_MPI_COMM_H

@@ -17,19 +17,25 @@ Wrapped: every MPI_ function that returns int (an error code). Left out:
   Fortran 2008 library.
 MPI_Init and MPI_Init_thread (C and Fortran) then call the clock alignment
 (sp_mpi__after_init in runtime.c, after the call's region).
-Recorded: the C functions comm.c defines a sp_mpi__x_<name> for (its
-point-to-point and collective calls) hand the call there while their region
-is open, which makes the PMPI call and notes bytes and partners; their
+Recorded: the C functions comm.c, icoll.c and persist.c define a
+sp_mpi__x_<name> for (point-to-point and collective calls, persistent
+requests, matched receives) hand the call there while their region is
+open, which makes the PMPI call and notes bytes and partners; their
 prototypes, from mpi.h, go into comm_decl.h beside OUT.c. Those comm_wrap.h
 defines a sp_mpi__xe_<name> for (the blocking sends, MPI_Recv) call it
-inline instead, and it also ends the call's region. Their Fortran
-entry points forward to MPI's own Fortran bindings, which call PMPI_
-directly: regions, without bytes.
+inline instead, and it also ends the call's region. The Fortran entry
+points fcomm.c and fpersist.c define a sp_mpi__fx_<name> for (lower case,
+no suffix: one for mpi_x_ and mpi_x_f08_) hand their arguments there, which
+forwards them to MPI's binding and records from the Fortran handles; the
+other entry points of recorded C functions go through sp_mpi__fx_plain.
+Where MPI's binding calls the C function (MPICH), its C wrapper records the
+call under the Fortran call's region (sp_mpi__inner), once, and the entry
+point does not.
 Fortran: mpi_x_ (mpif.h, use mpi) and mpi_x_f08_ (use mpi_f08) for each
 wrapped function whose pmpi_x_ / pmpi_x_f08_ a given library defines; the
 libraries' sonames go into sp_mpi__flibs, for a program whose link dropped
-them (sp_mpi__fortran in layer.c). While one runs, the C wrappers record
-nothing (sp_mpi__in_fortran): MPICH's Fortran bindings call the C MPI_
+them (sp_mpi__fortran in layer.c). While one runs, the C wrappers open no
+region (sp_mpi__in_fortran): MPICH's Fortran bindings call the C MPI_
 functions, OpenMPI's the PMPI_ ones, and a call is one region either way.
 """
 import os
@@ -162,15 +168,34 @@ def recorded_names():
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "comm.c")) as f:
         text = f.read()
+    names = set(re.findall(r"(?:sp_mpi__x_|SEND_FN\()(MPI_\w+)", text))
+    for src in ("persist.c", "icoll.c"):
+        with open(os.path.join(here, src)) as f:
+            names |= set(re.findall(r"(?:sp_mpi__x_|INIT_FN\()(MPI_\w+)",
+                                    f.read()))
     with open(os.path.join(here, "comm_wrap.h")) as f:
         inline = set(re.findall(r"(?:sp_mpi__xe_|XE_SEND\()(MPI_\w+)",
                                 f.read()))
-    return set(re.findall(r"(?:sp_mpi__x_|SEND_FN\()(MPI_\w+)", text)), inline
+    return names, inline
+
+
+def fortran_recorded():
+    """The Fortran bindings fcomm.c and fpersist.c record from their own
+    arguments (sp_mpi__fx_<name>, or made by their FX_* macros), lower
+    case."""
+    names = set()
+    for src in ("fcomm.c", "fpersist.c"):
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                               src)) as f:
+            names |= set(re.findall(r"(?:sp_mpi__fx_|FX_\w+\()(mpi_\w+)",
+                                    f.read()))
+    return names
 
 
 def main():
     out_path, mpi_i = sys.argv[1], sys.argv[2]
     recorded, inline = recorded_names()
+    frecorded = fortran_recorded()
     with open(mpi_i) as f:
         protos = [p for p in prototypes(f.read()) if p[0] not in LEFT_OUT]
     seen, uniq = set(), []
@@ -209,8 +234,9 @@ def main():
             w.append("  if (r_ >= 0 && sp_mpi__msgs_on)")
             w.append("    return sp_mpi__xe_%s(r_, %s);" % (name, args))
         if name in recorded:
-            w.append("  int ret_ = r_ >= 0 && sp_mpi__msgs_on ? "
-                     "sp_mpi__x_%s(r_%s) : P%s(%s);"
+            w.append("  int m_ = r_ >= 0 ? r_ : sp_mpi__inner();")
+            w.append("  int ret_ = m_ >= 0 && sp_mpi__msgs_on ? "
+                     "sp_mpi__x_%s(m_%s) : P%s(%s);"
                      % (name, ", " + args if args else "", name, args))
         else:
             w.append("  int ret_ = P%s(%s);" % (name, args))
@@ -244,7 +270,22 @@ def main():
                          % (target, target))
             w.append("  int r_ = sp_mpi__enter(%d);" % i)
             w.append("  sp_mpi__in_fortran++;")
-            w.append("  f(%s);" % fpass)
+            # recorded: by the C function MPI's binding calls, if it calls
+            # one, else from the Fortran arguments (fcomm.c, fpersist.c)
+            fx = None
+            if low in frecorded:
+                fx = "sp_mpi__fx_" + low
+            elif name in recorded:
+                fx = "sp_mpi__fx_plain"
+            if fx:
+                w.append("  if (r_ >= 0 && sp_mpi__msgs_on) {")
+                w.append("    void *a_[%d] = {%s};" % (F_ARGS, fpass))
+                w.append("    %s(r_, f, a_);" % fx)
+                w.append("  } else {")
+                w.append("    f(%s);" % fpass)
+                w.append("  }")
+            else:
+                w.append("  f(%s);" % fpass)
             w.append("  sp_mpi__in_fortran--;")
             w.append("  sp_mpi__leave(r_);")
             if name in AFTER_INIT:
@@ -261,6 +302,11 @@ def main():
         if name in recorded:
             decl.append("int sp_mpi__x_%s(int r_%s);"
                         % (name, ", " + params if names else ""))
+    decl.append("void sp_mpi__fx_plain(int r_, sp_mpi__ffn f, "
+                "void *const *a);")
+    for low in sorted(frecorded):
+        decl.append("void sp_mpi__fx_%s(int r_, sp_mpi__ffn f, "
+                    "void *const *a);" % low)
     with open(os.path.join(os.path.dirname(out_path), "comm_decl.h"),
               "w") as f:
         f.write("\n".join(decl) + "\n")

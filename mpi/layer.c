@@ -12,6 +12,7 @@ int sp_mpi__ids[SP_MPI_NFUNCS];
 int sp_mpi__on = 1;
 int sp_mpi__msgs_on = 1;
 __thread int sp_mpi__in_fortran;
+__thread int sp_mpi__f_region = -1, sp_mpi__f_claimed;
 
 /* sp_region is thread-safe and gives the same id for the same name: two
  * threads that race here store the same value, so no lock and no CAS. */

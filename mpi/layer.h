@@ -60,6 +60,20 @@ sp_mpi__ffn sp_mpi__fortran_or_next(sp_mpi__ffn *cache, sp_mpi__ffn linked,
 /* Non-zero while this thread is in a Fortran entry point: the C function
  * MPI's Fortran binding may call (MPICH's do) is part of that call. */
 extern __thread int sp_mpi__in_fortran;
+/* While a recorded Fortran entry point runs: its region (-1: none), and
+ * whether a C wrapper it reached has recorded the call for it. */
+extern __thread int sp_mpi__f_region, sp_mpi__f_claimed;
+
+/* The region a recorded C function called from MPI's Fortran binding
+ * records under (MPICH's bindings call the C functions: the call recorded
+ * there, from its C arguments, and not again by the entry point); -1 when
+ * not called from one, or when another C call already recorded it. */
+static inline int sp_mpi__inner(void) {
+  if (!sp_mpi__in_fortran || sp_mpi__f_region < 0 || sp_mpi__f_claimed)
+    return -1;
+  sp_mpi__f_claimed = 1;
+  return sp_mpi__f_region;
+}
 
 /* Opens a call of function fn's region; returns the region to close.
  * Inline in every wrapper: a call of its own costs as much as its body. */

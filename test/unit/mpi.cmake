@@ -71,6 +71,39 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   sp_mpi_tests(comm ${_d}/comm.sh "h5;abort;merge;late;off;spt;threads"
     "MPIRUN=${SP_MPIRUN};COMM=$<TARGET_FILE:mpi_comm>;LATE=$<TARGET_FILE:mpi_late>;THREADS=$<TARGET_FILE:mpi_threads>;SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python;PAR=${_par}${_otf2}${_e2e}")
 
+  # Persistent requests (MPI_Start, MPI_Startall) and matched receives
+  # (MPI_Mprobe/Mrecv, MPI_Improbe/Imrecv) on 2 ranks; f_comm.F90's
+  # messages on 4 ranks through each Fortran binding: mpif.h, use mpi and
+  # use mpi_f08, the MPI layer linked ahead of MPI's Fortran libraries.
+  set(_env "MPIRUN=${SP_MPIRUN};SP_IMPORT=$<TARGET_FILE:sp-import>;SP_REPORT=$<TARGET_FILE:sp-report>;PY3=${SP_PYTHON3};SRC=${_d};PYDIR=${PROJECT_SOURCE_DIR}/python")
+  add_executable(mpi_persist ${_d}/persist.c)
+  target_link_libraries(mpi_persist PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
+  target_compile_options(mpi_persist PRIVATE ${SP_C_WARNINGS})
+  add_test(NAME mpi_msgs_persist COMMAND ${_d}/msgs.sh 2 check_persist.py)
+  set_tests_properties(mpi_msgs_persist PROPERTIES TIMEOUT 300 LABELS mpi
+    ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_persist>")
+  if(MPI_Fortran_FOUND AND TARGET MPI::MPI_Fortran)
+    foreach(b mpifh mpi f08)
+      add_executable(mpi_fcomm_${b} ${_d}/f_comm.F90 ${_d}/f_comm_wait.c)
+      if(b STREQUAL "mpi")
+        target_compile_definitions(mpi_fcomm_${b} PRIVATE SP_USE_MPI)
+      elseif(b STREQUAL "f08")
+        target_compile_definitions(mpi_fcomm_${b} PRIVATE SP_F08)
+      endif()
+      target_link_libraries(mpi_fcomm_${b} PRIVATE scopeprof_mpi scopeprof
+        MPI::MPI_Fortran MPI::MPI_C)
+      # MPICH's mpif.h sentinels (MPI_IN_PLACE) are common blocks its
+      # Fortran library must share with the program: not when --as-needed
+      # dropped that library and the layer loaded it (docs/runtime.md).
+      if(MPI_C_LIBRARIES MATCHES "mpich")
+        target_link_options(mpi_fcomm_${b} PRIVATE -Wl,--no-as-needed)
+      endif()
+      add_test(NAME mpi_msgs_f_${b} COMMAND ${_d}/msgs.sh 4 check_fcomm.py)
+      set_tests_properties(mpi_msgs_f_${b} PROPERTIES TIMEOUT 300 LABELS mpi
+        ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_fcomm_${b}>")
+    endforeach()
+  endif()
+
   # One clock for the job: skewed clocks aligned to rank 0's.
   add_executable(mpi_clock ${_d}/clock.c)
   target_link_libraries(mpi_clock PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)

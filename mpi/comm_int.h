@@ -1,0 +1,47 @@
+/* comm_int.h - comm.c's records for calls the layer makes elsewhere: the
+ * Fortran bindings (fcomm.c) and persistent requests and matched receives
+ * (persist.c) record through these, after their own MPI call succeeded. */
+#ifndef SP_MPI_COMM_INT_H
+#define SP_MPI_COMM_INT_H
+
+#include "comm.h"
+
+#include <stdint.h>
+
+/* (A type's size in bytes: sp_mpi__tsize, comm.h.) */
+/* The communicator's size and this rank in it; -1 if not known. */
+int sp_mpi__shape(MPI_Comm c, int *n, int *me);
+/* A blocking send of kind SP_MPI_K_SEND. */
+void sp_mpi__rec_send(int r, int kind, int count, MPI_Datatype t, int dest,
+                      int tag, MPI_Comm c);
+/* A nonblocking send, *req kept for the call that completes it. */
+void sp_mpi__rec_isend(int r, int count, MPI_Datatype t, int dest, int tag,
+                       MPI_Comm c, MPI_Request *req);
+/* A blocking receive, source, tag and bytes from its status. */
+void sp_mpi__rec_recv(int r, MPI_Comm c, const MPI_Status *st);
+/* A nonblocking receive, *req kept for the call that completes it. */
+void sp_mpi__rec_irecv(int r, int source, int tag, MPI_Comm c,
+                       MPI_Request *req);
+/* Non-zero while this thread has requests kept. */
+int sp_mpi__pending(void);
+/* Call r completed request before (its value before the call) with st. */
+void sp_mpi__rec_done(int r, MPI_Request before, const MPI_Status *st);
+/* Request q freed: its entry goes without a record. */
+void sp_mpi__rec_forget(MPI_Request q);
+/* A collective: root (-1: none) in c's numbering, this rank's bytes. */
+void sp_mpi__rec_coll(int r, MPI_Comm c, int root, int64_t sent, int64_t recvd);
+/* A communicator or type was freed where the layer did not see its handle
+ * (a Fortran binding): handles kept for speed are not trusted again. */
+void sp_mpi__handles_freed(void);
+
+/* persist.c's: persistent request q made (send: 1 for a send, peer its
+ * destination or source), started by call r, freed; message m probed on c
+ * with status st, taken at its receive (0: not known). */
+void sp_mpi__persist_add(int send, int count, MPI_Datatype t, int peer, int tag,
+                         MPI_Comm c, MPI_Request q);
+void sp_mpi__persist_started(int r, MPI_Request q);
+void sp_mpi__persist_forget(MPI_Request q);
+void sp_mpi__probed(MPI_Message m, MPI_Comm c, const MPI_Status *st);
+int sp_mpi__probed_take(MPI_Message m, MPI_Comm *c, int *source, int *tag);
+
+#endif
