@@ -204,6 +204,33 @@ ISEND_FN(MPI_Issend)
 ISEND_FN(MPI_Ibsend)
 ISEND_FN(MPI_Irsend)
 
+/* The blocking sends and MPI_Recv when MPI's Fortran binding calls them
+ * (MPICH's do): recorded under the Fortran call's region, which its entry
+ * point ends. A C program's are recorded inline (comm_wrap.h). */
+#define SEND_FN(name)                                                          \
+  int sp_mpi__x_##name(int r, const void *buf, int count, MPI_Datatype type,   \
+                       int dest, int tag, MPI_Comm comm) {                     \
+    int ret = P##name(buf, count, type, dest, tag, comm);                      \
+    if (ret == MPI_SUCCESS)                                                    \
+      sp_mpi__rec_send(r, SP_MPI_K_SEND, count, type, dest, tag, comm);        \
+    return ret;                                                                \
+  }
+SEND_FN(MPI_Send)
+SEND_FN(MPI_Ssend)
+SEND_FN(MPI_Bsend)
+SEND_FN(MPI_Rsend)
+
+int sp_mpi__x_MPI_Recv(int r, void *buf, int count, MPI_Datatype type,
+                       int source, int tag, MPI_Comm comm, MPI_Status *st) {
+  MPI_Status own;
+  if (st == MPI_STATUS_IGNORE)
+    st = &own;
+  int ret = PMPI_Recv(buf, count, type, source, tag, comm, st);
+  if (ret == MPI_SUCCESS)
+    sp_mpi__rec_recv(r, comm, st);
+  return ret;
+}
+
 int sp_mpi__x_MPI_Sendrecv(int r, const void *sbuf, int scount,
                            MPI_Datatype stype, int dest, int stag, void *rbuf,
                            int rcount, MPI_Datatype rtype, int source, int rtag,
