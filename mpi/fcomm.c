@@ -12,9 +12,11 @@
 #include "comm_int.h"
 
 /* ---- the Fortran sentinels: addresses of MPI's Fortran library's common
- * blocks, which mpif.h, use mpi and use mpi_f08 name alike (OpenMPI), or
- * of the objects of MPICH's use mpi_f08 ---- */
-enum { S_IN_PLACE, S_STATUS, S_STATUSES, S_N, S_VARIANTS = 5 };
+ * blocks, which mpif.h, use mpi and use mpi_f08 name alike (OpenMPI), of
+ * the objects of MPICH's use mpi_f08, or within MPICH's mpif.h common
+ * blocks (COMMON /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE and
+ * /MPIPRIV2/ MPI_STATUSES_IGNORE, default INTEGERs) ---- */
+enum { S_IN_PLACE, S_STATUS, S_STATUSES, S_N, S_VARIANTS = 6 };
 static const void *sentinel[S_N][S_VARIANTS];
 static int sentinels_state; /* 0 not looked up, 2 done */
 
@@ -25,9 +27,9 @@ static void sentinels(void) {
   static const char *const mpich08[S_N] = {"MPIR_F08_MPI_IN_PLACE",
                                            "MPIR_F08_MPI_STATUS_IGNORE_OBJ",
                                            "MPIR_F08_MPI_STATUSES_IGNORE_OBJ"};
-  static const char *const suffix[S_VARIANTS - 1] = {"", "_", "__", "upper"};
+  static const char *const suffix[4] = {"", "_", "__", "upper"};
   for (int s = 0; s < S_N; s++) {
-    for (int v = 0; v < S_VARIANTS - 1; v++) {
+    for (int v = 0; v < 4; v++) {
       char name[64];
       size_t k = strlen(base[s]);
       memcpy(name, base[s], k + 1);
@@ -39,7 +41,14 @@ static void sentinels(void) {
         strcat(name, suffix[v]);
       sentinel[s][v] = dlsym(RTLD_DEFAULT, name);
     }
-    sentinel[s][S_VARIANTS - 1] = dlsym(RTLD_DEFAULT, mpich08[s]);
+    sentinel[s][S_VARIANTS - 2] = dlsym(RTLD_DEFAULT, mpich08[s]);
+    const char *blk =
+        dlsym(RTLD_DEFAULT, s == S_STATUSES ? "mpipriv2_" : "mpipriv1_");
+    if (blk)
+      sentinel[s][S_VARIANTS - 1] = blk + (s == S_IN_PLACE ? 1
+                                           : s == S_STATUS ? 2
+                                                           : 0) *
+                                              sizeof(int);
   }
   /* two threads may both look up: they store the same addresses */
   __atomic_store_n(&sentinels_state, 2, __ATOMIC_RELEASE);
