@@ -30,6 +30,17 @@ void sp_mpi__rec_done(int r, MPI_Request before, const MPI_Status *st);
 void sp_mpi__rec_forget(MPI_Request q);
 /* A collective: root (-1: none) in c's numbering, this rank's bytes. */
 void sp_mpi__rec_coll(int r, MPI_Comm c, int root, int64_t sent, int64_t recvd);
+/* A neighbourhood collective on c (ncoll.c): per out-neighbour scs[i]
+ * (sc when scs is NULL) elements of sts[i] (st when sts is NULL) sent,
+ * per in-neighbour rcs/rc of rts/rt received; MPI_PROC_NULL neighbours
+ * move nothing. */
+void sp_mpi__rec_ncoll(int r, MPI_Comm c, const int *scs, int sc,
+                       const MPI_Datatype *sts, MPI_Datatype st, const int *rcs,
+                       int rc, const MPI_Datatype *rts, MPI_Datatype rt);
+/* The same for the Fortran alltoallw forms: Fortran type handles. */
+void sp_mpi__rec_ncoll_fw(int r, MPI_Comm c, const int *scs,
+                          const MPI_Fint *fsts, const int *rcs,
+                          const MPI_Fint *frts);
 /* A communicator or type was freed where the layer did not see its handle
  * (a Fortran binding): handles kept for speed are not trusted again. */
 void sp_mpi__handles_freed(void);

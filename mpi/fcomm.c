@@ -471,3 +471,49 @@ FX_COLL(mpi_ialltoallv, 8, 10, A2AV_F)
       sum_w(b[5], b[7], n, me)
 FX_COLL(mpi_alltoallw, 8, 9, A2AW_F)
 FX_COLL(mpi_ialltoallw, 8, 10, A2AW_F)
+
+/* ---- neighbourhood collectives: the bytes per neighbour (ncoll.c) ---- */
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int),
+               "Fortran counts are read as C int arrays");
+
+/* Binding name with its communicator at argument ck and ierror at ek:
+ * records the send and receive sides (sp_mpi__rec_ncoll's arguments after
+ * the communicator), expressions of b. */
+#define FX_NCOLL(name, ck, ek, ...)                                            \
+  void sp_mpi__fx_##name(int r, sp_mpi__ffn f, void *const *a) {               \
+    ARGS;                                                                      \
+    if (sp_mpi__fcall(r, f, b, ek))                                            \
+      __VA_ARGS__;                                                             \
+  }
+#define CNT(k) ((const int *)b[k])
+
+/* neighbor_allgather and neighbor_alltoall(sendbuf, sendcount, sendtype,
+ * recvbuf, recvcount, recvtype, comm) */
+#define NAG_F                                                                  \
+  sp_mpi__rec_ncoll(r, COMM(6), NULL, I(1), NULL, TYPE(2), NULL, I(4), NULL,   \
+                    TYPE(5))
+FX_NCOLL(mpi_neighbor_allgather, 6, 7, NAG_F)
+FX_NCOLL(mpi_ineighbor_allgather, 6, 8, NAG_F)
+FX_NCOLL(mpi_neighbor_alltoall, 6, 7, NAG_F)
+FX_NCOLL(mpi_ineighbor_alltoall, 6, 8, NAG_F)
+/* neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+ * displs, recvtype, comm) */
+#define NAGV_F                                                                 \
+  sp_mpi__rec_ncoll(r, COMM(7), NULL, I(1), NULL, TYPE(2), CNT(4), 0, NULL,    \
+                    TYPE(6))
+FX_NCOLL(mpi_neighbor_allgatherv, 7, 8, NAGV_F)
+FX_NCOLL(mpi_ineighbor_allgatherv, 7, 9, NAGV_F)
+/* neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+ * recvcounts, rdispls, recvtype, comm) */
+#define NA2AV_F                                                                \
+  sp_mpi__rec_ncoll(r, COMM(8), CNT(1), 0, NULL, TYPE(3), CNT(5), 0, NULL,     \
+                    TYPE(7))
+FX_NCOLL(mpi_neighbor_alltoallv, 8, 9, NA2AV_F)
+FX_NCOLL(mpi_ineighbor_alltoallv, 8, 10, NA2AV_F)
+/* neighbor_alltoallw: alltoallv's, with a type per neighbour */
+#define NA2AW_F                                                                \
+  sp_mpi__rec_ncoll_fw(r, COMM(8), CNT(1), (const MPI_Fint *)b[3], CNT(5),     \
+                       (const MPI_Fint *)b[7])
+FX_NCOLL(mpi_neighbor_alltoallw, 8, 9, NA2AW_F)
+FX_NCOLL(mpi_ineighbor_alltoallw, 8, 10, NA2AW_F)

@@ -17,9 +17,9 @@ Wrapped: every MPI_ function that returns int (an error code). Left out:
   Fortran 2008 library.
 MPI_Init and MPI_Init_thread (C and Fortran) then call the clock alignment
 (sp_mpi__after_init in runtime.c, after the call's region).
-Recorded: the C functions comm.c, icoll.c and persist.c define a
-sp_mpi__x_<name> for (point-to-point and collective calls, persistent
-requests, matched receives) hand the call there while their region is
+Recorded: the C functions comm.c, icoll.c, ncoll.c and persist.c define a
+sp_mpi__x_<name> for (point-to-point, collective and neighbourhood
+collective calls, persistent requests, matched receives) hand the call there while their region is
 open, which makes the PMPI call and notes bytes and partners; their
 prototypes, from mpi.h, go into comm_decl.h beside OUT.c. Those comm_wrap.h
 defines a sp_mpi__xe_<name> for (the blocking sends, MPI_Recv) call it
@@ -169,7 +169,7 @@ def recorded_names():
     with open(os.path.join(here, "comm.c")) as f:
         text = f.read()
     names = set(re.findall(r"(?:sp_mpi__x_|SEND_FN\()(MPI_\w+)", text))
-    for src in ("persist.c", "icoll.c"):
+    for src in ("persist.c", "icoll.c", "ncoll.c"):
         with open(os.path.join(here, src)) as f:
             names |= set(re.findall(r"(?:sp_mpi__x_|INIT_FN\()(MPI_\w+)",
                                     f.read()))

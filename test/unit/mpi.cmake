@@ -82,6 +82,12 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   add_test(NAME mpi_msgs_persist COMMAND ${_d}/msgs.sh 2 check_persist.py)
   set_tests_properties(mpi_msgs_persist PROPERTIES TIMEOUT 300 LABELS mpi
     ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_persist>")
+  add_executable(mpi_ncoll ${_d}/ncoll.c)
+  target_link_libraries(mpi_ncoll PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
+  target_compile_options(mpi_ncoll PRIVATE ${SP_C_WARNINGS})
+  add_test(NAME mpi_msgs_ncoll COMMAND ${_d}/msgs.sh 4 check_ncoll.py)
+  set_tests_properties(mpi_msgs_ncoll PROPERTIES TIMEOUT 300 LABELS mpi
+    ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_ncoll>")
   if(MPI_Fortran_FOUND AND TARGET MPI::MPI_Fortran)
     foreach(b mpifh mpi f08)
       add_executable(mpi_fcomm_${b} ${_d}/f_comm.F90 ${_d}/f_comm_wait.c)
@@ -101,6 +107,19 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
       add_test(NAME mpi_msgs_f_${b} COMMAND ${_d}/msgs.sh 4 check_fcomm.py)
       set_tests_properties(mpi_msgs_f_${b} PROPERTIES TIMEOUT 300 LABELS mpi
         ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_fcomm_${b}>")
+      add_executable(mpi_fncoll_${b} ${_d}/f_ncoll.F90)
+      get_target_property(_defs mpi_fcomm_${b} COMPILE_DEFINITIONS)
+      if(_defs)
+        target_compile_definitions(mpi_fncoll_${b} PRIVATE ${_defs})
+      endif()
+      target_link_libraries(mpi_fncoll_${b} PRIVATE scopeprof_mpi scopeprof
+        MPI::MPI_Fortran MPI::MPI_C)
+      if(MPI_C_LIBRARIES MATCHES "mpich")
+        target_link_options(mpi_fncoll_${b} PRIVATE -Wl,--no-as-needed)
+      endif()
+      add_test(NAME mpi_msgs_fncoll_${b} COMMAND ${_d}/msgs.sh 4 check_fncoll.py)
+      set_tests_properties(mpi_msgs_fncoll_${b} PROPERTIES TIMEOUT 300
+        LABELS mpi ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_fncoll_${b}>")
     endforeach()
   endif()
 

@@ -2,7 +2,8 @@
 # msgs.sh NP CHECK - PROG on NP ranks with the layer, each rank writing its
 # .h5; sp-import merges them and CHECK (a Python checker in this folder)
 # checks the messages against the program's own: f_comm.F90 per Fortran
-# binding (check_fcomm.py), persist.c (check_persist.py).
+# binding (check_fcomm.py), persist.c (check_persist.py), ncoll.c
+# (check_ncoll.py).
 # Environment: MPIRUN, PROG, SP_IMPORT, SP_REPORT, PY3, SRC, PYDIR.
 set -eu
 np="$1"
