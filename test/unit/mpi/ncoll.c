@@ -48,8 +48,7 @@ int main(int argc, char **argv) {
   /* a directed ring: out to me+1, in from me-1 */
   int src = (me + 3) % 4, dst = (me + 1) % 4;
   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1,
-                                 &dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
-                                 &ring);
+                                 &dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &ring);
   int five = 5, zero = 0;
   MPI_Neighbor_alltoallv(ibuf, &five, &zero, MPI_INT, obuf, &five, &zero,
                          MPI_INT, ring); /* 20/20 */
@@ -64,8 +63,8 @@ int main(int argc, char **argv) {
   MPI_Datatype ty[2] = {MPI_INT, MPI_DOUBLE};
   MPI_Neighbor_alltoallw(dbuf, c2, ad, ty, dout, c2, ad, ty,
                          graph); /* 4 + 16 = 20 each way */
-  MPI_Ineighbor_alltoallv(ibuf, c2, dis, MPI_INT, obuf, c2, dis, MPI_INT,
-                          graph, &q); /* 12/12 */
+  MPI_Ineighbor_alltoallv(ibuf, c2, dis, MPI_INT, obuf, c2, dis, MPI_INT, graph,
+                          &q); /* 12/12 */
   MPI_Wait(&q, MPI_STATUS_IGNORE);
 
   MPI_Comm_free(&graph);
