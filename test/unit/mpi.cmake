@@ -28,7 +28,7 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   endif()
   find_program(SP_MPIF90 mpif90)
   if(MPI_Fortran_FOUND AND SP_MPIF90 AND TARGET scopeprof_fortran)
-    list(APPEND _modes f-mpi f-f08 f-allreduce)
+    list(APPEND _modes f-mpi f-f08 f-allreduce f-inplace cmake-f)
   endif()
   find_program(SP_FLANG22 flang-22)
   if(MPI_Fortran_FOUND AND SP_FLANG22 AND SP_BUILD_PASS)

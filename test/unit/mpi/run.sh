@@ -44,19 +44,40 @@ cmake) # an installed ScopeProf, a project that links MPI first
     -DSP_CALLS_SRC="$SRC/calls.c" >/dev/null
   cmake --build "$d/b" >/dev/null
   run "$d/b/calls"; check --parent exchange $c_rows ;;
-f-allreduce) # gfortran, mpif.h, on 2 ranks, linked --as-needed (as some
-  # toolchains do by default): the layer defines every MPI entry point the
-  # program calls, so the link may drop libmpi_mpifh; the layer finds the
-  # pmpi_ twins in it all the same
+cmake-f) # the same for a Fortran program linked --as-needed: the link
+  # keeps MPI's Fortran library (MPICH's MPI_IN_PLACE needs it)
   np=2
-  SP_FC="$MPIF90" "$SP_BIN/sp-fc" -O1 -Wl,--as-needed "$SRC/f_allreduce.f90" -o "$d/f"
+  cmake --install "$BUILD" --prefix "$d/inst" >/dev/null
+  cmake -S "$SRC/consumer" -B "$d/b" -DCMAKE_PREFIX_PATH="$d/inst" \
+    -DMPI_C_COMPILER="$(command -v "$MPICC")" \
+    -DMPI_Fortran_COMPILER="$(command -v "$MPIF90")" \
+    -DSP_CALLS_SRC="$SRC/calls.c" -DSP_FINPLACE_SRC="$SRC/f_inplace.f90" >/dev/null
+  cmake --build "$d/b" --target finplace >/dev/null
+  readelf -d "$d/b/finplace" | grep -q "NEEDED.*libmpi_mpifh\|NEEDED.*libmpichfort" ||
+    { echo "run.sh: the link dropped MPI's Fortran library"; exit 1; }
+  run "$d/b/finplace"
+  check MPI_Init=1 MPI_Comm_rank=1 MPI_Comm_size=1 MPI_Allreduce=2 ;;
+f-allreduce) # gfortran, mpif.h, on 2 ranks, the layer linked by hand with
+  # --as-needed (as some toolchains do by default): the layer defines every
+  # MPI entry point the program calls, so the link drops MPI's Fortran
+  # library; the layer finds the pmpi_ twins in it all the same
+  np=2
+  "$MPIF90" -O1 "$SRC/f_allreduce.f90" -o "$d/f" -Wl,--as-needed \
+    -L"$SP_LIBDIR" -Wl,-rpath,"$SP_LIBDIR" -lscopeprof_mpi -lscopeprof
   if readelf -d "$d/f" | grep -q "NEEDED.*libmpi_mpifh\|NEEDED.*libmpichfort"; then
-    echo "run.sh: note: this link kept libmpi_mpifh"
-  else
-    echo "run.sh: libmpi_mpifh not among the program's libraries"
+    echo "run.sh: this link kept MPI's Fortran library: nothing tested"; exit 1
   fi
   run "$d/f"
   check MPI_Init=1 MPI_Comm_rank=1 MPI_Comm_size=1 MPI_Allreduce=4 ;;
+f-inplace) # gfortran, mpif.h, MPI_IN_PLACE, through sp-fc with --as-needed:
+  # sp-fc keeps MPI's Fortran library (MPICH's MPI_IN_PLACE is a common
+  # block the program shares with it only then)
+  np=2
+  SP_FC="$MPIF90" "$SP_BIN/sp-fc" -O1 -Wl,--as-needed "$SRC/f_inplace.f90" -o "$d/f"
+  readelf -d "$d/f" | grep -q "NEEDED.*libmpi_mpifh\|NEEDED.*libmpichfort" ||
+    { echo "run.sh: sp-fc's link dropped MPI's Fortran library"; exit 1; }
+  run "$d/f"
+  check MPI_Init=1 MPI_Comm_rank=1 MPI_Comm_size=1 MPI_Allreduce=2 ;;
 f-mpi | f-f08) # gfortran: use mpi, use mpi_f08
   SP_FC="$MPIF90" "$SP_BIN/sp-fc" -O1 "$SRC/$(echo "$mode" | tr - _).f90" -o "$d/f"
   run "$d/f"; check $f_rows ;;
