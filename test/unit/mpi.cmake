@@ -89,37 +89,30 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   set_tests_properties(mpi_msgs_ncoll PROPERTIES TIMEOUT 300 LABELS mpi
     ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_ncoll>")
   if(MPI_Fortran_FOUND AND TARGET MPI::MPI_Fortran)
-    foreach(b mpifh mpi f08)
-      add_executable(mpi_fcomm_${b} ${_d}/f_comm.F90 ${_d}/f_comm_wait.c)
+    # A Fortran program per binding b (mpif.h, use mpi, use mpi_f08) on 4
+    # ranks, its messages checked by check.
+    function(sp_mpi_ftest name check b)
+      add_executable(mpi_${name}_${b} ${ARGN})
       if(b STREQUAL "mpi")
-        target_compile_definitions(mpi_fcomm_${b} PRIVATE SP_USE_MPI)
+        target_compile_definitions(mpi_${name}_${b} PRIVATE SP_USE_MPI)
       elseif(b STREQUAL "f08")
-        target_compile_definitions(mpi_fcomm_${b} PRIVATE SP_F08)
+        target_compile_definitions(mpi_${name}_${b} PRIVATE SP_F08)
       endif()
-      target_link_libraries(mpi_fcomm_${b} PRIVATE scopeprof_mpi scopeprof
+      target_link_libraries(mpi_${name}_${b} PRIVATE scopeprof_mpi scopeprof
         MPI::MPI_Fortran MPI::MPI_C)
       # MPICH's mpif.h sentinels (MPI_IN_PLACE) are common blocks its
       # Fortran library must share with the program: not when --as-needed
       # dropped that library and the layer loaded it (docs/runtime.md).
       if(MPI_C_LIBRARIES MATCHES "mpich")
-        target_link_options(mpi_fcomm_${b} PRIVATE -Wl,--no-as-needed)
+        target_link_options(mpi_${name}_${b} PRIVATE -Wl,--no-as-needed)
       endif()
-      add_test(NAME mpi_msgs_f_${b} COMMAND ${_d}/msgs.sh 4 check_fcomm.py)
-      set_tests_properties(mpi_msgs_f_${b} PROPERTIES TIMEOUT 300 LABELS mpi
-        ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_fcomm_${b}>")
-      add_executable(mpi_fncoll_${b} ${_d}/f_ncoll.F90)
-      get_target_property(_defs mpi_fcomm_${b} COMPILE_DEFINITIONS)
-      if(_defs)
-        target_compile_definitions(mpi_fncoll_${b} PRIVATE ${_defs})
-      endif()
-      target_link_libraries(mpi_fncoll_${b} PRIVATE scopeprof_mpi scopeprof
-        MPI::MPI_Fortran MPI::MPI_C)
-      if(MPI_C_LIBRARIES MATCHES "mpich")
-        target_link_options(mpi_fncoll_${b} PRIVATE -Wl,--no-as-needed)
-      endif()
-      add_test(NAME mpi_msgs_fncoll_${b} COMMAND ${_d}/msgs.sh 4 check_fncoll.py)
-      set_tests_properties(mpi_msgs_fncoll_${b} PROPERTIES TIMEOUT 300
-        LABELS mpi ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_fncoll_${b}>")
+      add_test(NAME mpi_msgs_${name}_${b} COMMAND ${_d}/msgs.sh 4 ${check})
+      set_tests_properties(mpi_msgs_${name}_${b} PROPERTIES TIMEOUT 300
+        LABELS mpi ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_${name}_${b}>")
+    endfunction()
+    foreach(b mpifh mpi f08)
+      sp_mpi_ftest(fcomm check_fcomm.py ${b} ${_d}/f_comm.F90 ${_d}/f_comm_wait.c)
+      sp_mpi_ftest(fncoll check_fncoll.py ${b} ${_d}/f_ncoll.F90)
     endforeach()
   endif()
 
