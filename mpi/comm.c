@@ -699,14 +699,6 @@ void sp_mpi__rec_irecv(int r, int source, int tag, MPI_Comm c,
   irecv_like(r, MPI_SUCCESS, source, tag, c, req);
 }
 
-int sp_mpi__pending(void) { return sp_mpi__reqs_any(); }
-
-void sp_mpi__rec_done(int r, MPI_Request before, const MPI_Status *st) {
-  sp_mpi__req_done(r, before, st);
-}
-
-void sp_mpi__rec_forget(MPI_Request q) { sp_mpi__req_forget(q); }
-
 void sp_mpi__rec_coll(int r, MPI_Comm c, int root, int64_t sent,
                       int64_t recvd) {
   coll(r, MPI_SUCCESS, sp_mpi__info_of(c), root, sent, recvd);

@@ -22,12 +22,8 @@ void sp_mpi__rec_recv(int r, MPI_Comm c, const MPI_Status *st);
 /* A nonblocking receive, *req kept for the call that completes it. */
 void sp_mpi__rec_irecv(int r, int source, int tag, MPI_Comm c,
                        MPI_Request *req);
-/* Non-zero while this thread has requests kept. */
-int sp_mpi__pending(void);
-/* Call r completed request before (its value before the call) with st. */
-void sp_mpi__rec_done(int r, MPI_Request before, const MPI_Status *st);
-/* Request q freed: its entry goes without a record. */
-void sp_mpi__rec_forget(MPI_Request q);
+/* (Requests in flight: sp_mpi__reqs_any, sp_mpi__req_done and
+ * sp_mpi__req_forget, comm.h.) */
 /* A collective: root (-1: none) in c's numbering, this rank's bytes. */
 void sp_mpi__rec_coll(int r, MPI_Comm c, int root, int64_t sent, int64_t recvd);
 /* A neighbourhood collective on c (ncoll.c): per out-neighbour scs[i]

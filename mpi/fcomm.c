@@ -193,7 +193,7 @@ void sp_mpi__fx_mpi_sendrecv_replace(int r, sp_mpi__ffn f, void *const *a) {
 
 void sp_mpi__fx_mpi_wait(int r, sp_mpi__ffn f, void *const *a) {
   ARGS;
-  if (!sp_mpi__pending()) {
+  if (!sp_mpi__reqs_any()) {
     SP_MPI_FCALL(f, b);
     return;
   }
@@ -202,13 +202,13 @@ void sp_mpi__fx_mpi_wait(int r, sp_mpi__ffn f, void *const *a) {
   if (sp_mpi__fcall(r, f, b, 2)) {
     MPI_Status st;
     sp_mpi__fstatus_c(b[1], 0, &st);
-    sp_mpi__rec_done(r, q, &st);
+    sp_mpi__req_done(r, q, &st);
   }
 }
 
 void sp_mpi__fx_mpi_test(int r, sp_mpi__ffn f, void *const *a) {
   ARGS;
-  if (!sp_mpi__pending()) {
+  if (!sp_mpi__reqs_any()) {
     SP_MPI_FCALL(f, b);
     return;
   }
@@ -217,7 +217,7 @@ void sp_mpi__fx_mpi_test(int r, sp_mpi__ffn f, void *const *a) {
   if (sp_mpi__fcall(r, f, b, 3) && I(1)) {
     MPI_Status st;
     sp_mpi__fstatus_c(b[2], 0, &st);
-    sp_mpi__rec_done(r, q, &st);
+    sp_mpi__req_done(r, q, &st);
   }
 }
 
@@ -225,7 +225,7 @@ void sp_mpi__fx_mpi_request_free(int r, sp_mpi__ffn f, void *const *a) {
   ARGS;
   MPI_Request q = PMPI_Request_f2c(I(0));
   if (sp_mpi__fcall(r, f, b, 1)) {
-    sp_mpi__rec_forget(q);
+    sp_mpi__req_forget(q);
     sp_mpi__persist_forget(q);
   }
 }
@@ -233,7 +233,7 @@ void sp_mpi__fx_mpi_request_free(int r, sp_mpi__ffn f, void *const *a) {
 /* The n requests at b[k] as C requests, into this thread's scratch; -1
  * when nothing is kept (nothing to complete) or no memory. */
 static int requests(void *const *b, int n, int k) {
-  if (!sp_mpi__pending() || n <= 0 || scratch(n) != 0)
+  if (!sp_mpi__reqs_any() || n <= 0 || scratch(n) != 0)
     return -1;
   const MPI_Fint *fq = b[k];
   for (int i = 0; i < n; i++)
@@ -247,7 +247,7 @@ static void done_at(int r, int n, int idx, const void *fst, int i) {
     return;
   MPI_Status st;
   sp_mpi__fstatus_c(fst, i, &st);
-  sp_mpi__rec_done(r, fs.q[idx - 1], &st);
+  sp_mpi__req_done(r, fs.q[idx - 1], &st);
 }
 
 /* waitany(count, requests, index, status, ierror) and testany(count,

@@ -105,7 +105,7 @@ int sp_mpi__x_MPI_Request_free(int r, MPI_Request *q) {
   int ret = PMPI_Request_free(q);
   if (ret != MPI_SUCCESS)
     return ret;
-  sp_mpi__rec_forget(before);
+  sp_mpi__req_forget(before);
   sp_mpi__persist_forget(before);
   return ret;
 }
