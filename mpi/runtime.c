@@ -118,7 +118,10 @@ __attribute__((constructor)) static void register_ops(void) {
  * exchange is fast only while both processes happen to run. The messages
  * go through the PMPI names on MPI_COMM_WORLD with a tag of their own,
  * during MPI_Init and MPI_Finalize only, when the program can have no
- * receive posted that could take them. */
+ * receive posted that could take them. A rank first sends which clock it
+ * reads (sp__mpi_clock_id) and rank 0 answers with its own: a rank of rank
+ * 0's node reads rank 0's clock itself, and its offset is then 0 exactly,
+ * where a ping-pong on a busy node can be off by hundreds of us. */
 #define SYNC_TAG 32701 /* below MPI_TAG_UB's least value, 32767 */
 #define SYNC_ROUNDS 16
 #define SYNC_MAX_ROUNDS 128
@@ -129,6 +132,7 @@ __attribute__((constructor)) static void register_ops(void) {
 #define SYNC_METHOD                                                            \
   "MPI ping-pong with rank 0, shortest of " SP__STR(SYNC_ROUNDS) "-" SP__STR(  \
       SYNC_MAX_ROUNDS) " round trips"
+#define SYNC_SAME "rank 0's own clock (CLOCK_MONOTONIC of one kernel): offset 0"
 #define SYNC_WAIT_NS INT64_C(60000000000)
 
 /* Timeouts run on the raw clock, not the runtime's (which tests skew). */
@@ -172,35 +176,57 @@ static int send_to(const int64_t *v, int dst) {
 
 typedef struct sync_result {
   int64_t offset, rtt, at; /* ns: rank 0's clock - ours, round trip, when */
+  int same;                /* rank 0's clock itself: offset 0, no rtt */
 } sync_result;
+
+/* This process's sp__mpi_clock_id as a message: never SYNC_DONE. */
+static int64_t clock_id(void) {
+  int64_t id = (int64_t)sp__mpi_clock_id();
+  return id == SYNC_DONE ? SYNC_DONE - 1 : id;
+}
 
 /* Rank 0 answers every other rank in turn; the others ask. 0, or -1 when
  * this rank got no answer. */
 static int measure(int rank, int size, sync_result *out) {
-  int64_t go = 0;
+  int64_t go = 0, id = clock_id();
   if (rank == 0) {
-    for (int r = 1; r < size; r++)
+    for (int r = 1; r < size; r++) {
+      int64_t theirs;
+      if (recv_within(&theirs, r, 1) != 0 || theirs == SYNC_DONE ||
+          send_to(&id, r) != 0)
+        continue;
       for (int k = 0; k <= SYNC_MAX_ROUNDS; k++) {
         int64_t ping, t;
-        if (recv_within(&ping, r, k == 0) != 0 || ping == SYNC_DONE)
+        if (recv_within(&ping, r, 0) != 0 || ping == SYNC_DONE)
           break;
         t = sp__mpi_now_ns();
         if (send_to(&t, r) != 0)
           break;
       }
+    }
     for (int r = 1; r < size; r++)
       send_to(&go, r);
     out->offset = out->rtt = 0;
     out->at = sp__mpi_now_ns();
     return 0;
   }
-  int64_t best = INT64_MAX, done = SYNC_DONE;
+  int64_t best = INT64_MAX, done = SYNC_DONE, ours;
+  if (send_to(&id, 0) != 0 || recv_within(&ours, 0, 1) != 0)
+    return -1;
+  if (id != 0 && ours == id) {
+    out->same = 1;
+    out->offset = out->rtt = 0;
+    out->at = sp__mpi_now_ns();
+    if (send_to(&done, 0) != 0 || recv_within(&go, 0, 1) != 0)
+      return -1;
+    return 0;
+  }
   for (int k = 0, since = 0; k < SYNC_MAX_ROUNDS; k++, since++) {
     if (k >= SYNC_ROUNDS && since >= SYNC_CALM)
       break;
     int64_t ping = k, t0, t1, t2;
     t0 = sp__mpi_now_ns();
-    if (send_to(&ping, 0) != 0 || recv_within(&t1, 0, k == 0) != 0)
+    if (send_to(&ping, 0) != 0 || recv_within(&t1, 0, 0) != 0)
       return -1;
     t2 = sp__mpi_now_ns();
     if (t2 - t0 < best) {
@@ -223,11 +249,11 @@ static void sync_phase(const char *phase) {
   int rank, size;
   if (query(&rank, &size) != 0)
     return;
-  sync_result r = {0, 0, 0};
+  sync_result r = {0, 0, 0, 0};
   int ok =
       size < 2 ? (r.at = sp__mpi_now_ns(), 1) : measure(rank, size, &r) == 0;
-  sp__mpi_clock_measured(phase, SYNC_METHOD, rank, ok, r.offset, r.rtt, r.at,
-                         sync_wait_ns);
+  sp__mpi_clock_measured(phase, r.same ? SYNC_SAME : SYNC_METHOD, rank, ok,
+                         r.offset, r.rtt, r.at, sync_wait_ns);
 }
 
 /* Whether this process took part at MPI_Init: then it takes part at

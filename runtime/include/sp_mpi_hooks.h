@@ -49,6 +49,9 @@ void sp__mpi_register(const sp__mpi_ops *ops);
 int sp__mpi_recording(void);
 /* The runtime's clock in ns (what the stream's stamps are mapped from). */
 int64_t sp__mpi_now_ns(void);
+/* Which clock sp__mpi_now_ns reads: processes with the same nonzero value
+ * read one clock (one kernel's CLOCK_MONOTONIC); 0 unknown. */
+uint64_t sp__mpi_clock_id(void);
 /* SP_MERGE's timeout in ns, 0 without SP_MERGE: at MPI_Finalize a rank
  * waits for another no longer than this. */
 int64_t sp__mpi_merge_wait_ns(void);

@@ -3,15 +3,18 @@
  * TSC; aarch64: the generic timer, cntvct_el0), else CLOCK_MONOTONIC;
  * output is always CLOCK_MONOTONIC ns. */
 #include "internal.h"
+#include "sp_util.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int sp__clock_tsc;
 
@@ -192,4 +195,36 @@ void sp__clock_point(uint64_t *stamp, int64_t *mono) {
     *mono = sp__mono_ns();
     *stamp = (uint64_t)*mono;
   }
+}
+
+/* Hashes up to 256 bytes of a small /proc file into h; 0 when unreadable. */
+static int hash_file(const char *path, uint64_t *h) {
+  char buf[256];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  ssize_t n = read(fd, buf, sizeof buf);
+  close(fd);
+  if (n <= 0)
+    return 0;
+  *h = sp__fnv1a_n(*h, buf, (size_t)n);
+  return 1;
+}
+
+/* Which CLOCK_MONOTONIC this process reads, as a number: processes that
+ * share one read the same clock, so their offset is 0 exactly and needs no
+ * measurement. The kernel's boot_id names the running kernel, and a time
+ * namespace (a container restored elsewhere) may shift the clock, so its
+ * offsets count too. 0: not known (no /proc), or a clock this process
+ * alone reads (the tests' skewed and fake clocks). */
+uint64_t sp__clock_id(void) {
+#ifdef SP_TESTING
+  if (skewed || fake_step)
+    return 0;
+#endif
+  uint64_t h = SP__FNV_SEED;
+  if (!hash_file("/proc/sys/kernel/random/boot_id", &h))
+    return 0;
+  hash_file("/proc/self/timens_offsets", &h);
+  return h ? h : 1;
 }

@@ -195,6 +195,7 @@ SP_HIDDEN extern int sp__clock_tsc;
 SP_HIDDEN void sp__clock_init(void);
 SP_HIDDEN int64_t sp__mono_ns(void);
 SP_HIDDEN const char *sp__clock_name(void);
+SP_HIDDEN uint64_t sp__clock_id(void);
 SP_HIDDEN void sp__clock_origin(uint64_t *stamp, int64_t *mono);
 SP_HIDDEN void sp__clock_point(uint64_t *stamp, int64_t *mono);
 

@@ -42,6 +42,8 @@ SP_API int sp__mpi_recording(void) {
 
 SP_API int64_t sp__mpi_now_ns(void) { return sp__mono_ns(); }
 
+SP_API uint64_t sp__mpi_clock_id(void) { return sp__clock_id(); }
+
 SP_API int64_t sp__mpi_merge_wait_ns(void) {
   return sp__cfg.merge ? (int64_t)sp__cfg.merge_timeout * 1000000000 : 0;
 }

@@ -126,7 +126,7 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   target_link_libraries(mpi_clock_plain PRIVATE MPI::MPI_C)
   target_compile_options(mpi_clock_plain PRIVATE ${SP_C_WARNINGS})
   set(_clock_modes runtime runtime-h5 drift drift-monotonic layer crash
-    barrier-ends)
+    barrier-ends same-node)
   if(MPI_Fortran_FOUND AND SP_MPIF90 AND TARGET scopeprof_fortran)
     list(APPEND _clock_modes fortran)
   endif()

@@ -45,6 +45,15 @@ def main():
         g = f["rank%d/mpi/messages" % rank]
         return [{k: int(g[k][i]) for k in g} for i in range(len(g["kind"]))]
 
+    # the bounds below come from rank 1's own stamps: they hold on rank 0's
+    # timeline exactly because both ranks read one clock (one node)
+    meta = f["metadata"].attrs
+    method = [x.decode() if isinstance(x, bytes) else x
+              for x in meta["rank_clock_sync_method"]]
+    if not method[1].startswith("rank 0's own clock") or \
+            [int(x) for x in meta["rank_clock_offset_init_ns"]] != [0, 0]:
+        fail("rank 1 did not read rank 0's clock: %s, offsets %s"
+             % (method, list(meta["rank_clock_offset_init_ns"])))
     sends = {m["tag"]: m["start_ns"] for m in msgs(1) if m["kind"] == 1}
     # what rank 1 slept from: tag 1's 200 ms from its leaving the first
     # barrier, tag 2's 100 ms from the end of tag 1's send

@@ -2,7 +2,8 @@
 # clock.sh MODE - one clock for an MPI job: 3 ranks whose clocks are skewed
 # by SP_TEST_CLOCK_OFFSET_NS (+10 s, -10 s, 0 for ranks 1, 2, 0) and, in the
 # drift modes, SP_TEST_CLOCK_DRIFT_PPM; their barriers must line up on the
-# merged timeline (check_clock.py).
+# merged timeline (check_clock.py). A rank without a skew reads rank 0's
+# clock itself (MODE same-node: rank 2).
 # Environment: SP_BIN (sp-fc), SP_LIBDIR, SP_IMPORT, PY3, MPIRUN, CLOCK
 # (clock.c with the runtime and the MPI layer), CLOCK_PLAIN (without ScopeProf), SRC
 # (this directory).
@@ -19,7 +20,7 @@ cat >"$d/skew.sh" <<'SH'
 r="${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}"
 case "$r" in
 1) SP_TEST_CLOCK_OFFSET_NS=10000000000 ppm=${PPM1:-20000} ;;
-2) SP_TEST_CLOCK_OFFSET_NS=-10000000000 ppm=${PPM2:--15000} ;;
+2) SP_TEST_CLOCK_OFFSET_NS=${OFF2:--10000000000} ppm=${PPM2:--15000} ;;
 *) SP_TEST_CLOCK_OFFSET_NS=0 ppm=0 ;;
 esac
 export SP_TEST_CLOCK_OFFSET_NS
@@ -61,6 +62,10 @@ barrier-ends) # the clock target: rank 1's clock 10 s ahead of rank 0's
   NP=2 run SP_FORMAT=h5 PRELOAD="$SP_LIBDIR/libscopeprof_mpi.so:$SP_LIBDIR/libscopeprof.so" \
     DRIFT=1 PPM1=50 "$d/skew.sh" "$CLOCK_PLAIN" "$d/raw" ends
   "$PY3" "$SRC/check_barrier_ends.py" "$d/out" "$SP_IMPORT" 2 800 50000 ;;
+same-node) # rank 2's clock is rank 0's own (one kernel, no test skew):
+  # its offset is 0 without a ping-pong, rank 1's is measured
+  run SP_FORMAT=h5 OFF2=0 "$d/skew.sh" "$CLOCK" "$d/raw"
+  check sync_barrier "0,10000000000,0" ;;
 crash) # no MPI_Finalize: sp-import reads the streams, init offsets alone
   run "$d/skew.sh" "$CLOCK" "$d/raw" crash 2>/dev/null || true
   ls "$d/out" | grep -q '\.spts$' || { echo "no stream left"; exit 1; }
