@@ -192,8 +192,7 @@ static void rm_tree(const char *path) {
   }
 }
 
-static void on_signal(int sig) {
-  int e = errno;
+void sp_fmt_tmp_remove_pending(void) {
   for (int i = 0; i < TMP_SLOTS; i++) {
     tmp_slot *s = &slots[i];
     if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SLOT_PENDING)
@@ -208,6 +207,11 @@ static void on_signal(int sig) {
     else
       unlink(s->name);
   }
+}
+
+static void on_signal(int sig) {
+  int e = errno;
+  sp_fmt_tmp_remove_pending();
   /* The default action ends the process by the signal once the handler
    * returns and unblocks it: the exit status says which signal. */
   struct sigaction dfl;

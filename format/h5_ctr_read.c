@@ -2,6 +2,7 @@
  * per region, SP_COUNTERS) read into one table per rank. */
 #include "sp_common.h"
 #include "sp_ctr.h"
+#include "sp_guard.h"
 #include "sp_h5.h"
 #include "sp_h5_util.h"
 #include "sp_stream.h"
@@ -148,8 +149,8 @@ static int by_i32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-int sp_fmt_h5_read_counters(const char *path, sp_fmt_ctr **out, int64_t *n,
-                            sp_fmt_err *err) {
+static int h5_read_counters_in(const char *path, sp_fmt_ctr **out, int64_t *n,
+                               sp_fmt_err *err) {
   *out = NULL;
   *n = 0;
   sp__h5_quiet();
@@ -189,6 +190,14 @@ int sp_fmt_h5_read_counters(const char *path, sp_fmt_ctr **out, int64_t *n,
   free(w.ranks);
   H5Fclose(f);
   return rc;
+}
+
+int sp_fmt_h5_read_counters(const char *path, sp_fmt_ctr **out, int64_t *n,
+                            sp_fmt_err *err) {
+  sp_fmt_guard_enter(path);
+  int r = h5_read_counters_in(path, out, n, err);
+  sp_fmt_guard_leave();
+  return r;
 }
 
 int sp_fmt_ctr_read(const char *path, sp_fmt_ctr **t, int64_t *n,

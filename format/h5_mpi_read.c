@@ -1,6 +1,7 @@
 /* h5_mpi_read.c - a schema-2 file's optional MPI datasets read back:
  * rank<N>/mpi/messages and rank<N>/mpi/communicators
  * (docs/format-hdf5.md). A file without them has no messages. */
+#include "sp_guard.h"
 #include "sp_h5.h"
 #include "sp_h5_util.h"
 #include "sp_rank.h"
@@ -208,8 +209,8 @@ int sp__h5_mpi_read(hid_t f, int32_t rank, char *const *names, int64_t nnames,
   return 0;
 }
 
-int sp_fmt_h5_read_mpi(const char *path, sp_fmt_mpi_rank **out, int64_t *n,
-                       sp_fmt_err *err) {
+static int h5_read_mpi_in(const char *path, sp_fmt_mpi_rank **out, int64_t *n,
+                          sp_fmt_err *err) {
   *out = NULL;
   *n = 0;
   sp__h5_quiet();
@@ -259,4 +260,12 @@ out:
   free(ranks);
   H5Fclose(f);
   return rc;
+}
+
+int sp_fmt_h5_read_mpi(const char *path, sp_fmt_mpi_rank **out, int64_t *n,
+                       sp_fmt_err *err) {
+  sp_fmt_guard_enter(path);
+  int r = h5_read_mpi_in(path, out, n, err);
+  sp_fmt_guard_leave();
+  return r;
 }

@@ -1,6 +1,7 @@
 /* h5_read.c - reads schema-2 HDF5 profiles (per-rank or merged) back into
  * sp_fmt_rank, or only their index for summaries; validates every slice. */
 #include "sp_common.h"
+#include "sp_guard.h"
 #include "sp_h5.h"
 #include "sp_h5_util.h"
 #include "sp_profile.h"
@@ -644,7 +645,7 @@ static hid_t open_file(const char *path, sp_fmt_err *err) {
 /* The rule (as scope-profiler's reader has it): files with an index but
  * no summary records fall back to reading their calls; so do records
  * without outer_total_ns, which the region totals need. */
-int sp_fmt_h5_has_summary(const char *path) {
+static int h5_has_summary_in(const char *path) {
   int yes = 1;
   H5E_BEGIN_TRY {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -669,8 +670,15 @@ int sp_fmt_h5_has_summary(const char *path) {
   return yes;
 }
 
-int sp_fmt_h5_read_summary(const char *path, sp_fmt_h5_summary *out,
-                           sp_fmt_err *err) {
+int sp_fmt_h5_has_summary(const char *path) {
+  sp_fmt_guard_enter(path);
+  int r = h5_has_summary_in(path);
+  sp_fmt_guard_leave();
+  return r;
+}
+
+static int h5_read_summary_in(const char *path, sp_fmt_h5_summary *out,
+                              sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
   hid_t f = open_file(path, err);
   if (f < 0)
@@ -711,6 +719,14 @@ int sp_fmt_h5_read_summary(const char *path, sp_fmt_h5_summary *out,
   x.nnames = 0;
   idx_free(&x);
   return 0;
+}
+
+int sp_fmt_h5_read_summary(const char *path, sp_fmt_h5_summary *out,
+                           sp_fmt_err *err) {
+  sp_fmt_guard_enter(path);
+  int r = h5_read_summary_in(path, out, err);
+  sp_fmt_guard_leave();
+  return r;
 }
 
 void sp_fmt_h5_summary_free(sp_fmt_h5_summary *s) {
@@ -825,9 +841,9 @@ int sp_fmt_h5_read(const char *path, sp_fmt_rank **ranks, int64_t *nranks,
   return sp_fmt_h5_read_progress(path, ranks, nranks, NULL, err);
 }
 
-int sp_fmt_h5_read_progress(const char *path, sp_fmt_rank **ranks,
-                            int64_t *nranks, sp_fmt_progress *prog,
-                            sp_fmt_err *err) {
+static int h5_read_progress_in(const char *path, sp_fmt_rank **ranks,
+                               int64_t *nranks, sp_fmt_progress *prog,
+                               sp_fmt_err *err) {
   int64_t stamps = 0;
   *ranks = NULL;
   *nranks = 0;
@@ -915,6 +931,15 @@ out:
   return rc;
 }
 
+int sp_fmt_h5_read_progress(const char *path, sp_fmt_rank **ranks,
+                            int64_t *nranks, sp_fmt_progress *prog,
+                            sp_fmt_err *err) {
+  sp_fmt_guard_enter(path);
+  int r = h5_read_progress_in(path, ranks, nranks, prog, err);
+  sp_fmt_guard_leave();
+  return r;
+}
+
 /* ---- SP_MODE=profile: statistics and call paths (sp_profile.h) ---- */
 
 static int meta_says_profile(const sp_fmt_meta *m) {
@@ -922,7 +947,7 @@ static int meta_says_profile(const sp_fmt_meta *m) {
   return it && it->type == SP_FMT_META_STR && strcmp(it->str, "profile") == 0;
 }
 
-int sp_fmt_h5_is_profile(const char *path, sp_fmt_err *err) {
+static int h5_is_profile_in(const char *path, sp_fmt_err *err) {
   hid_t f = open_file(path, err);
   if (f < 0)
     return -1;
@@ -934,6 +959,13 @@ int sp_fmt_h5_is_profile(const char *path, sp_fmt_err *err) {
   rc = meta_says_profile(&m);
   sp_fmt_meta_free(&m);
   return rc;
+}
+
+int sp_fmt_h5_is_profile(const char *path, sp_fmt_err *err) {
+  sp_fmt_guard_enter(path);
+  int r = h5_is_profile_in(path, err);
+  sp_fmt_guard_leave();
+  return r;
 }
 
 /* call_paths/<name>: n entries (n < 0: take its length) of memory type mt. */
@@ -969,8 +1001,8 @@ static int path_col(hid_t g, const char *path, const char *name, hid_t mt,
   return 0;
 }
 
-int sp_fmt_h5_read_profile(const char *path, sp_fmt_profile *out,
-                           sp_fmt_meta *meta, sp_fmt_err *err) {
+static int h5_read_profile_in(const char *path, sp_fmt_profile *out,
+                              sp_fmt_meta *meta, sp_fmt_err *err) {
   memset(out, 0, sizeof *out);
   memset(meta, 0, sizeof *meta);
   hid_t f = open_file(path, err);
@@ -1081,4 +1113,12 @@ out:
     sp_fmt_meta_free(meta);
   }
   return (int)rc;
+}
+
+int sp_fmt_h5_read_profile(const char *path, sp_fmt_profile *out,
+                           sp_fmt_meta *meta, sp_fmt_err *err) {
+  sp_fmt_guard_enter(path);
+  int r = h5_read_profile_in(path, out, meta, err);
+  sp_fmt_guard_leave();
+  return r;
 }

@@ -40,6 +40,9 @@ void sp_fmt_tmp_discard(const char *tmp);
  * SP_TEST_TOOL_RAISE=SIG (test only) raises SIG when a temporary is about
  * to be renamed into place, whole. */
 void sp_fmt_tmp_guard(void);
+/* Removes every pending temporary (killing a child writing into one);
+ * async-signal-safe, for the tools' signal handlers. */
+void sp_fmt_tmp_remove_pending(void);
 /* Marks name pending: dir removes it as a directory tree (two levels at
  * most); returns its slot, or -1 when not guarded or every slot is taken
  * (it is then not removed by a signal). */

@@ -2,6 +2,7 @@
  * Every failure is one line on stderr: exit status 1, or 2 for a usage
  * error. */
 #include "sp_cli.h"
+#include "sp_guard.h"
 #include "sp_import.h"
 #include "sp_tmp.h"
 
@@ -74,6 +75,7 @@ int main(int argc, char **argv) {
   sp_fmt_err err = {""};
   sp_fmt_inputs in;
   sp_fmt_tmp_guard(); /* a signal removes the temporary it cuts short */
+  sp_fmt_crash_guard(); /* libhdf5 crashing on a damaged input */
   /* The environment first; the options override it. */
   const char *env = getenv("SP_IMPORT_THREAD");
   sp_imp_opts opts = {env ? threads(env, 1) : -1,

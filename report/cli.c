@@ -2,6 +2,7 @@
  * output needs (summary records only when that suffices), write it. */
 #include "report.h"
 #include "sp_cli.h"
+#include "sp_guard.h"
 #include "sp_tmp.h"
 
 #include <getopt.h>
@@ -665,6 +666,7 @@ static int report(int argc, char **argv, rp_opts *o, rp_profile ***pps,
 
 int main(int argc, char **argv) {
   sp_fmt_tmp_guard(); /* a signal removes the temporaries it cuts short */
+  sp_fmt_crash_guard(); /* libhdf5 crashing on a damaged input */
   rp_opts o;
   memset(&o, 0, sizeof o);
   o.win_lo = o.win_hi = -1;
