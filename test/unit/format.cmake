@@ -36,6 +36,9 @@ sp_add_unit_test(test_hash SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hash.c
 if(TARGET test_hash)
   target_link_options(test_hash PRIVATE -Wl,--wrap=calloc)
 endif()
+# The tools' crash guard around libhdf5's reads (format/sp_guard.h).
+sp_add_unit_test(test_guard SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_guard.c
+  LIBS sp_format)
 # The tools' rule for an input with no call of a rank another one holds.
 sp_add_unit_test(test_claims SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_claims.c
   LIBS sp_format)
