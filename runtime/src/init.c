@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -127,6 +128,29 @@ static void fork_child(void) {
   }
 }
 
+/* The default SP_MEMORY under a finite address-space limit (ulimit -v):
+ * the pool reserves twice its budget, and what the runtime reserves the
+ * program cannot have, so the default budget shrinks to a 16th of the
+ * limit (the reservation to an 8th). A budget the user set is kept. */
+static uint64_t budget_for_limit(uint64_t budget) {
+  struct rlimit rl;
+  const char *set = getenv("SP_MEMORY");
+  if ((set && *set) || getrlimit(RLIMIT_AS, &rl) != 0 ||
+      rl.rlim_cur == RLIM_INFINITY)
+    return budget;
+  uint64_t cap = ((uint64_t)rl.rlim_cur / 16) & ~(((uint64_t)2 << 20) - 1);
+  if (cap < ((uint64_t)2 << 20))
+    cap = (uint64_t)2 << 20;
+  if (cap < budget) {
+    sp__debug("address space limited to %llu bytes (ulimit -v): SP_MEMORY "
+              "%llu instead of %llu",
+              (unsigned long long)rl.rlim_cur, (unsigned long long)cap,
+              (unsigned long long)budget);
+    budget = cap;
+  }
+  return budget;
+}
+
 static void do_init(void) {
   sp__env_read(&sp__cfg);
   if (init_prefix && *init_prefix)
@@ -157,7 +181,7 @@ static void do_init(void) {
     strftime(sp__start_timestamp, sizeof sp__start_timestamp,
              "%Y-%m-%dT%H:%M:%S%z", &tm);
   }
-  if (sp__pool_init(sp__cfg.memory) != 0) {
+  if (sp__pool_init(budget_for_limit(sp__cfg.memory)) != 0) {
     sp__warn("error: cannot reserve %llu bytes (SP_MEMORY); recording nothing",
              (unsigned long long)sp__cfg.memory);
     sp__set_active(0);
@@ -176,6 +200,14 @@ static void do_init(void) {
    * is switched on here. */
   sp__set_active(sp__active_value());
   sp__abort_listen();
+  /* The stream's metadata and the writer thread now, on the thread that
+   * initializes (the program's main thread, from the constructor): what
+   * they allocate then comes from that thread's malloc arena. Later, on a
+   * worker thread that never called malloc, glibc would make that thread
+   * an arena of its own (64 MiB of address space, 128 MiB while it is
+   * made), which a program under ulimit -v may need for its threads. */
+  sp__stream_meta_prepare();
+  sp__writer_start();
   if (sp__cfg.merge)
     sp__debug("recording for %s.h5 (SP_MERGE: written by the job at "
               "MPI_Finalize) with %s, %llu bytes of memory",

@@ -396,6 +396,7 @@ static inline sp__buf_t *sp__buf_peek(sp__thread_t *t, int32_t id) {
 /* ---- the stream and its writer thread (stream.c, writer.c) ---- */
 /* Hands a filled chunk to the writer (starting it on first use). */
 SP_HIDDEN void sp__writer_push(sp__chunk_t *c);
+SP_HIDDEN void sp__writer_start(void); /* now, if not running yet */
 /* Profile mode: starts the writer, which then writes a snapshot of the
  * profile every SP_PROFILE_SNAPSHOT seconds (none when 0). */
 SP_HIDDEN void sp__writer_ticks(void);

@@ -127,10 +127,12 @@ static int have_collected;
 static pthread_mutex_t meta_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void sp__stream_meta_prepare(void) {
+  if (__atomic_load_n(&have_collected, __ATOMIC_ACQUIRE))
+    return;
   pthread_mutex_lock(&meta_lock);
   if (!have_collected) {
     sp__metadata_collect(&collected);
-    have_collected = 1;
+    __atomic_store_n(&have_collected, 1, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&meta_lock);
 }

@@ -8,11 +8,15 @@
 #include <string.h>
 #include <time.h>
 
+#define WRITER_STACK ((size_t)1 << 20) /* its deepest path: the snapshot */
+
 static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t qcond = PTHREAD_COND_INITIALIZER;
 static sp__chunk_t *q_head, *q_tail;
 static int q_len, writing, stop_req, started;
 static int64_t tick_ns; /* profile mode: between snapshots; 0 none */
+static int tick_new;    /* tick_ns just set: the first interval from now */
+static int tick_off;    /* the queue's wait cannot take CLOCK_MONOTONIC */
 static pthread_t thread;
 static __thread int i_am_writer;
 
@@ -66,6 +70,10 @@ static int64_t mono_ns(void) {
  * tick_ns: an interval is never cut short by the chunks of a trace. */
 static void wait_work(int64_t *next) {
   while (!q_head && !stop_req) {
+    if (tick_new) {
+      tick_new = 0;
+      *next = mono_ns() + tick_ns;
+    }
     if (!tick_ns) {
       pthread_cond_wait(&qcond, &qlock);
       continue;
@@ -129,20 +137,40 @@ static int start(void) {
       pthread_cond_destroy(&qcond);
       pthread_cond_init(&qcond, &ca);
     } else {
-      tick_ns = 0; /* a deadline on another clock: none rather than wrong */
+      tick_off = 1; /* a deadline on another clock: none rather than wrong */
+      tick_ns = 0;
     }
     pthread_condattr_destroy(&ca);
   }
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = pthread_create(&thread, NULL, writer_main, NULL);
+  /* A stack of its own size, not the program's default (8 MiB, or what
+   * RLIMIT_STACK says): under ulimit -v every byte of address space the
+   * runtime takes is one the program cannot have. */
+  pthread_attr_t attr;
+  int have_attr = pthread_attr_init(&attr) == 0 &&
+                  pthread_attr_setstacksize(&attr, WRITER_STACK) == 0;
+  int rc = pthread_create(&thread, have_attr ? &attr : NULL, writer_main, NULL);
+  pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   return rc;
 }
 
+void sp__writer_start(void) {
+  pthread_mutex_lock(&qlock);
+  if (!started && !stop_req)
+    started = start() == 0 ? 1 : -1;
+  pthread_mutex_unlock(&qlock);
+}
+
 void sp__writer_push(sp__chunk_t *c) {
   c->next = NULL;
+  /* The stream's metadata (what allocates) gathered here, before the
+   * writer exists: a thread that never calls malloc costs no arena of
+   * glibc's (64 MiB of address space each). Not under qlock: fork takes
+   * the metadata's lock first. */
+  sp__stream_meta_prepare();
   pthread_mutex_lock(&qlock);
   if (!started && !stop_req)
     started = start() == 0 ? 1 : -1;
@@ -164,13 +192,18 @@ void sp__writer_push(sp__chunk_t *c) {
 
 void sp__writer_ticks(void) {
   pthread_mutex_lock(&qlock);
-  if (!started && !stop_req) {
+  if (!tick_ns && !stop_req && !tick_off) {
     if (SP__TEST_CFG(test_snapshot_fd, -1) >= 0)
       tick_ns = 10000000;
     else
       tick_ns = (int64_t)sp__cfg.profile_snapshot * 1000000000;
-    if (tick_ns)
+    /* A writer started before (at init) counts the first interval from
+     * now, as one started now does. */
+    tick_new = tick_ns != 0;
+    if (tick_ns && !started)
       started = start() == 0 ? 1 : -1;
+    else if (tick_ns)
+      pthread_cond_signal(&qcond);
   }
   pthread_mutex_unlock(&qlock);
 }

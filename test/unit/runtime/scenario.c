@@ -299,6 +299,49 @@ static int seq_threads(long n, long as_kib) {
   return 0;
 }
 
+/* n threads at once, each making calls calls of "wide" (the first chunk
+ * handed to the writer comes from one of them); prints the peak address
+ * space (VmPeak) in KiB. */
+static pthread_barrier_t wide_go;
+static long wide_calls;
+
+static void *wide_thread(void *arg) {
+  int id = sp_region("wide");
+  (void)arg;
+  pthread_barrier_wait(&wide_go);
+  for (long i = 0; i < wide_calls; i++) {
+    sp_begin(id);
+    sp_end(id);
+  }
+  return NULL;
+}
+
+static long status_kib(const char *key);
+
+static int wide_threads(int n, long calls) {
+  pthread_t t[64];
+  if (n < 1 || n > 64 || pthread_barrier_init(&wide_go, NULL, (unsigned)n))
+    return 2;
+  wide_calls = calls;
+  for (int i = 0; i < n; i++)
+    if (pthread_create(&t[i], NULL, wide_thread, NULL) != 0)
+      return 3;
+  for (int i = 0; i < n; i++)
+    pthread_join(t[i], NULL);
+  printf("%ld\n", status_kib("VmPeak:"));
+  return 0;
+}
+
+/* The address space capped at as_kib, then this program again with arg:
+ * the runtime starts under the limit, as under ulimit -v. */
+static int as_exec(long as_kib, const char *arg) {
+  struct rlimit rl = {(rlim_t)as_kib * 1024, (rlim_t)as_kib * 1024};
+  if (setrlimit(RLIMIT_AS, &rl) != 0)
+    return 2;
+  execl("/proc/self/exe", "rt_scenario", arg, (char *)NULL);
+  return 2;
+}
+
 static atomic_long recorded[8];
 static atomic_int stop_recording;
 
@@ -637,6 +680,20 @@ int main(int argc, char **argv) {
     if (sscanf(s + 12, "%ld:%ld", &n, &as) < 1)
       return 1;
     return seq_threads(n, as);
+  }
+  if (!strncmp(s, "wide_threads:", 13)) { /* wide_threads:<n>:<calls> */
+    int n = 0;
+    long calls = 0;
+    if (sscanf(s + 13, "%d:%ld", &n, &calls) != 2)
+      return 1;
+    return wide_threads(n, calls);
+  }
+  if (!strncmp(s, "as_exec:", 8)) { /* as_exec:<as KiB>:<scenario> */
+    long as = 0;
+    int at = 0;
+    if (sscanf(s + 8, "%ld:%n", &as, &at) != 1 || !at)
+      return 1;
+    return as_exec(as, s + 8 + at);
   }
   if (!strncmp(s, "calls:", 6))
     return many_calls(atol(s + 6));

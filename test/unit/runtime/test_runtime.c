@@ -891,6 +891,68 @@ static void test_thread_churn_ulimit(void **state) {
   check_seq_threads("seq_threads:3000:400000", 3000, 64 * 1024);
 }
 
+/* The runtime's address space beside the program's (ulimit -v counts
+ * both): 16 threads at once, the writer's first chunk handed over by one
+ * of them. At most the pool's reservation (twice SP_MEMORY, and a 2 MiB
+ * slab), the writer's 1 MiB stack, and 12 MiB for the threads' states,
+ * region pages and the rest (6-8 MiB measured); never a malloc arena of glibc's (64 MiB,
+ * 128 MiB while made) for a program thread that itself never allocates. */
+static void test_threads_address_space(void **state) {
+  (void)state;
+  if (SP_SANITIZED) /* a sanitizer's shadow memory is address space too */
+    skip();
+  if (SP_TEST_EMULATED) /* qemu-user's address space is its own */
+    skip();
+  char out[600];
+  const char *off[] = {ENV_OUT(out), "SP_ENABLE=0", NULL};
+  const char *on[] = {ENV_OUT(out), "SP_MEMORY=8M", NULL};
+  assert_int_equal(run_out("rt_scenario", "wide_threads:16:20000", off), 0);
+  long base = strtol(outtext, NULL, 10);
+  assert_int_equal(run_out("rt_scenario", "wide_threads:16:20000", on), 0);
+  assert_string_equal(errtext, "");
+  long with = strtol(outtext, NULL, 10);
+  assert_true(base > 0 && with > base);
+  if (with - base > (2 * 8 + 2 + 1 + 12) * 1024)
+    fail_msg("the runtime took %ld KiB of address space (%ld KiB without "
+             "it, %ld with)",
+             with - base, base, with);
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  int threads = 0;
+  for (int64_t i = 0; i < r.nblocks; i++) {
+    assert_string_equal(r.regions[r.blocks[i].region].name, "wide");
+    assert_int_equal(r.blocks[i].count, 20000);
+    threads++;
+  }
+  assert_int_equal(threads, 16);
+  sp_fmt_rank_free(&r);
+}
+
+/* Under an address-space limit (ulimit -v) the default SP_MEMORY shrinks
+ * to a 16th of the limit, said with SP_VERBOSE; a budget the user set is
+ * kept. Every call is recorded either way. */
+static void test_budget_ulimit(void **state) {
+  (void)state;
+  if (SP_SANITIZED || SP_TEST_EMULATED)
+    skip();
+  char out[600];
+  const char *dflt[] = {ENV_OUT(out), "SP_VERBOSE=1", NULL};
+  assert_int_equal(run("rt_scenario", "as_exec:327680:nest", dflt), 0);
+  assert_non_null(strstr(errtext, "address space limited to 335544320 bytes "
+                                  "(ulimit -v): SP_MEMORY 20971520 instead "
+                                  "of 33554432"));
+  sp_fmt_rank r = {0};
+  read_spt("p_rank00000.spt", &r);
+  const sp_fmt_block *b = find_block(&r, 0, "b");
+  assert_non_null(b);
+  assert_int_equal(b->count, 2);
+  sp_fmt_rank_free(&r);
+  const char *set[] = {ENV_OUT(out), "SP_VERBOSE=1", "SP_MEMORY=32M", NULL};
+  assert_int_equal(run("rt_scenario", "as_exec:327680:nest", set), 0);
+  assert_null(strstr(errtext, "instead of"));
+  assert_non_null(strstr(errtext, "33554432 bytes of memory"));
+}
+
 /* sp_finalize while 8 threads record: every call in the file is whole
  * (start <= end, in order, inner inside outer); run under TSan in CI. */
 static void test_finalize_race(void **state) {
@@ -1343,6 +1405,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fork, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fork_with_pid, setup, teardown),
       cmocka_unit_test_setup_teardown(test_thread_churn, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_threads_address_space, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_budget_ulimit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_thread_churn_ulimit, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_finalize_race, setup, teardown),
