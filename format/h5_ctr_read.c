@@ -5,6 +5,7 @@
 #include "sp_guard.h"
 #include "sp_h5.h"
 #include "sp_h5_util.h"
+#include "sp_h5_vlen.h"
 #include "sp_stream.h"
 
 #include <stdio.h>
@@ -13,8 +14,10 @@
 
 static int rd_fail(sp_fmt_err *err, const char *path, const char *what) {
   char why[256];
+  const char *checked = sp__h5_vlen_take(); /* a damaged string's reason */
   sp__h5_reason(why, sizeof why);
-  sp_fmt_err_set(err, "%.900s: cannot read %s: %s", path, what, why);
+  sp_fmt_err_set(err, "%.900s: cannot read %s: %s", path, what,
+                 checked ? checked : why);
   return -1;
 }
 
@@ -55,12 +58,32 @@ static int read_group(hid_t g, int32_t rank, sp_fmt_ctr *c, const char *path,
   hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
   char *names[SP_FMT_CTR_MAX] = {0};
   int rc = 0;
-  if (str < 0 || n < 1 || n > SP_FMT_CTR_MAX || H5Aread(a, str, names) < 0)
+  /* From the file's bytes, checked, where they can be found (h5_vlen.c);
+   * else through the library. */
+  char **vs = NULL, why[512];
+  hid_t ft = a >= 0 ? H5Aget_type(a) : -1;
+  int vlen = ft >= 0 && H5Tis_variable_str(ft) > 0;
+  if (ft >= 0)
+    H5Tclose(ft);
+  int got = str < 0 || n < 1 || n > SP_FMT_CTR_MAX ? -2
+            : vlen ? sp__h5_vlen_read(a, "counters", n, &vs, why, sizeof why)
+                   : 1;
+  if (got == 0) {
+    for (hssize_t i = 0; i < n; i++) {
+      snprintf(c->names[i], SP_FMT_CTR_NAME, "%s", vs[i]);
+      free(vs[i]);
+    }
+    free(vs);
+  } else if (got == -1) {
+    sp__h5_vlen_keep(why);
     rc = -1;
-  for (hssize_t i = 0; !rc && i < n; i++)
-    snprintf(c->names[i], SP_FMT_CTR_NAME, "%s", names[i] ? names[i] : "");
-  if (sp >= 0 && n >= 1 && n <= SP_FMT_CTR_MAX)
+  } else if (got == -2 || H5Aread(a, str, names) < 0) {
+    rc = -1;
+  } else {
+    for (hssize_t i = 0; i < n; i++)
+      snprintf(c->names[i], SP_FMT_CTR_NAME, "%s", names[i] ? names[i] : "");
     H5Dvlen_reclaim(str, sp, H5P_DEFAULT, names);
+  }
   if (sp >= 0)
     H5Sclose(sp);
   if (a >= 0)

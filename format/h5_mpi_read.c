@@ -4,6 +4,7 @@
 #include "sp_guard.h"
 #include "sp_h5.h"
 #include "sp_h5_util.h"
+#include "sp_h5_vlen.h"
 #include "sp_rank.h"
 
 #include <stdio.h>
@@ -245,7 +246,9 @@ static int h5_read_mpi_in(const char *path, sp_fmt_mpi_rank **out, int64_t *n,
   rc = 0;
 out:
   if (rc != 0) {
-    sp_fmt_err_set(err, "%s: cannot read the MPI datasets (rank<N>/mpi)", path);
+    const char *checked = sp__h5_vlen_take(); /* a damaged string's */
+    sp_fmt_err_set(err, "%s: cannot read the MPI datasets (rank<N>/mpi)%s%s",
+                   path, checked ? ": " : "", checked ? checked : "");
     for (int64_t i = 0; i < *n; i++)
       sp_fmt_mpi_free(&(*out)[i].mpi);
     free(*out);

@@ -4,6 +4,7 @@
 #include "sp_guard.h"
 #include "sp_h5.h"
 #include "sp_h5_util.h"
+#include "sp_h5_vlen.h"
 #include "sp_profile.h"
 #include "sp_progress.h"
 #include "sp_rank.h"
@@ -26,8 +27,9 @@ static int fail(sp_fmt_err *err, const char *path, const char *fmt, ...) {
 
 static int h5fail(sp_fmt_err *err, const char *path, const char *what) {
   char why[256];
+  const char *checked = sp__h5_vlen_take(); /* a damaged string's reason */
   sp__h5_reason(why, sizeof why);
-  return fail(err, path, "cannot read %s: %s", what, why);
+  return fail(err, path, "cannot read %s: %s", what, checked ? checked : why);
 }
 
 /* The index of one file, column by column (one entry per row). */
@@ -82,6 +84,27 @@ static int read_strings(hid_t obj, int is_attr, int64_t n, char ***out) {
   H5T_cset_t cset = H5Tget_cset(ft);
   mt = H5Tcopy(H5T_C_S1);
   if (H5Tis_variable_str(ft) > 0) {
+    /* From the file's bytes, checked, where they can be found: libhdf5
+     * follows a damaged reference unchecked. */
+    char aname[256] = "", why[512];
+    if (is_attr && (H5Aget_name(obj, sizeof aname, aname) <= 0 ||
+                    strlen(aname) >= sizeof aname - 1))
+      aname[0] = 0;
+    char **vs = NULL;
+    int got = !is_attr || aname[0]
+                  ? sp__h5_vlen_read(obj, is_attr ? aname : NULL, n, &vs, why,
+                                     sizeof why)
+                  : 1;
+    if (got == 0) {
+      free(res);
+      res = vs;
+      rc = 0;
+      goto out;
+    }
+    if (got < 0) {
+      sp__h5_vlen_keep(why);
+      goto out;
+    }
     char **buf = calloc(n ? (size_t)n : 1, sizeof *buf);
     if (!buf || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
         H5Tset_cset(mt, cset) < 0) {

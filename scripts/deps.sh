@@ -12,7 +12,7 @@ set -euo pipefail
 aarch64=(cmake make gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
          libc6-dev-arm64-cross qemu-user clang-22
          libcmocka-dev:arm64 libstdc++6:arm64)
-want=(build-essential cmake gfortran pkg-config libhdf5-dev hdf5-tools openmpi-bin libopenmpi-dev
+want=(build-essential cmake gfortran pkg-config libhdf5-dev zlib1g-dev hdf5-tools openmpi-bin libopenmpi-dev
       libhdf5-openmpi-dev
       llvm-22-dev llvm-22-tools clang-22 flang-22 libclang-rt-22-dev libomp-22-dev
       libotf2-trace-dev)
@@ -26,7 +26,7 @@ test)
          "${aarch64[@]}")
   ;;
 aarch64) want=("${aarch64[@]}") ;;
-mpich) want=(build-essential cmake gfortran libhdf5-dev llvm-22-dev clang-22
+mpich) want=(build-essential cmake gfortran libhdf5-dev zlib1g-dev llvm-22-dev clang-22
              libomp-22-dev mpich libmpich-dev python3-h5py python3-numpy) ;;
 esac
 missing=()

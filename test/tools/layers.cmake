@@ -63,7 +63,7 @@ endfunction()
 # headers), MPI only in the parallel writer; no layer above it.
 if("format" IN_LIST LAYERS)
   sp_layer_rule(format "HDF5 outside h5_*.c"
-    "^(h5_[a-z_]+\\.c|sp_h5_util\\.h|sp_h5p\\.h)$" _hdf5)
+    "^(h5_[a-z_]+\\.c|sp_h5_util\\.h|sp_h5_vlen\\.h|sp_h5p\\.h)$" _hdf5)
   sp_layer_rule(format "MPI outside the parallel writer"
     "^(h5_write_par\\.c|sp_h5p\\.h)$" _mpi)
   sp_layer_rule(format "uses a layer above the format library" ""

@@ -16,6 +16,14 @@ if(TARGET sp-report AND SP_USE_HDF5)
       $<TARGET_FILE:sp-report> $<TARGET_FILE:report_gen>
       ${CMAKE_CURRENT_BINARY_DIR}/test_report_svg_work)
   set_tests_properties(test_report_svg PROPERTIES TIMEOUT 300 LABELS sanitize)
+  # Damaged variable-length strings (heap objects, references): one line,
+  # exit 1, never libhdf5's endless loop or crash.
+  add_test(NAME test_report_damaged_h5
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_damaged_h5.py
+      $<TARGET_FILE:sp-report> $<TARGET_FILE:sp-import>
+      ${CMAKE_CURRENT_BINARY_DIR}/test_report_damaged_h5_work)
+  set_tests_properties(test_report_damaged_h5 PROPERTIES TIMEOUT 600
+    LABELS sanitize)
   # --mpi: time inside MPI per rank and function, values worked by hand.
   add_test(NAME test_report_mpi
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/report/test_report_mpi.py
