@@ -190,35 +190,46 @@ void sp_mpi__one(int r, int kind, const comm_info *ci, int peer, int tag,
   sp__mpi_note(r, &m, 1);
 }
 
-static void isend_like(int r, int ret, int count, MPI_Datatype type, int dest,
-                       int tag, MPI_Comm comm, MPI_Request *req);
-#define ISEND_FN(name)                                                         \
-  int sp_mpi__x_##name(int r, const void *buf, int count, MPI_Datatype type,   \
+static void isend_like(int r, int ret, int64_t count, MPI_Datatype type,
+                       int dest, int tag, MPI_Comm comm, MPI_Request *req);
+/* ctype: int, or MPI_Count for MPI-4's large-count (_c) forms */
+#define ISEND_FN(name, ctype)                                                  \
+  int sp_mpi__x_##name(int r, const void *buf, ctype count, MPI_Datatype type, \
                        int dest, int tag, MPI_Comm comm, MPI_Request *req) {   \
     int ret = P##name(buf, count, type, dest, tag, comm, req);                 \
     isend_like(r, ret, count, type, dest, tag, comm, req);                     \
     return ret;                                                                \
   }
-ISEND_FN(MPI_Isend)
-ISEND_FN(MPI_Issend)
-ISEND_FN(MPI_Ibsend)
-ISEND_FN(MPI_Irsend)
+ISEND_FN(MPI_Isend, int)
+ISEND_FN(MPI_Issend, int)
+ISEND_FN(MPI_Ibsend, int)
+ISEND_FN(MPI_Irsend, int)
 
 /* The blocking sends and MPI_Recv when MPI's Fortran binding calls them
  * (MPICH's do): recorded under the Fortran call's region, which its entry
  * point ends. A C program's are recorded inline (comm_wrap.h). */
-#define SEND_FN(name)                                                          \
-  int sp_mpi__x_##name(int r, const void *buf, int count, MPI_Datatype type,   \
+#define SEND_FN(name, ctype)                                                   \
+  int sp_mpi__x_##name(int r, const void *buf, ctype count, MPI_Datatype type, \
                        int dest, int tag, MPI_Comm comm) {                     \
     int ret = P##name(buf, count, type, dest, tag, comm);                      \
     if (ret == MPI_SUCCESS)                                                    \
       sp_mpi__rec_send(r, SP_MPI_K_SEND, count, type, dest, tag, comm);        \
     return ret;                                                                \
   }
-SEND_FN(MPI_Send)
-SEND_FN(MPI_Ssend)
-SEND_FN(MPI_Bsend)
-SEND_FN(MPI_Rsend)
+SEND_FN(MPI_Send, int)
+SEND_FN(MPI_Ssend, int)
+SEND_FN(MPI_Bsend, int)
+SEND_FN(MPI_Rsend, int)
+#if MPI_VERSION >= 4
+ISEND_FN(MPI_Isend_c, MPI_Count)
+ISEND_FN(MPI_Issend_c, MPI_Count)
+ISEND_FN(MPI_Ibsend_c, MPI_Count)
+ISEND_FN(MPI_Irsend_c, MPI_Count)
+SEND_FN(MPI_Send_c, MPI_Count)
+SEND_FN(MPI_Ssend_c, MPI_Count)
+SEND_FN(MPI_Bsend_c, MPI_Count)
+SEND_FN(MPI_Rsend_c, MPI_Count)
+#endif
 
 int sp_mpi__x_MPI_Recv(int r, void *buf, int count, MPI_Datatype type,
                        int source, int tag, MPI_Comm comm, MPI_Status *st) {
@@ -303,10 +314,31 @@ int sp_mpi__x_MPI_Irecv(int r, void *buf, int count, MPI_Datatype type,
   return ret;
 }
 
+#if MPI_VERSION >= 4
+int sp_mpi__x_MPI_Irecv_c(int r, void *buf, MPI_Count count, MPI_Datatype type,
+                          int source, int tag, MPI_Comm comm,
+                          MPI_Request *req) {
+  int ret = PMPI_Irecv_c(buf, count, type, source, tag, comm, req);
+  irecv_like(r, ret, source, tag, comm, req);
+  return ret;
+}
+
+int sp_mpi__x_MPI_Recv_c(int r, void *buf, MPI_Count count, MPI_Datatype type,
+                         int source, int tag, MPI_Comm comm, MPI_Status *st) {
+  MPI_Status own;
+  if (st == MPI_STATUS_IGNORE)
+    st = &own;
+  int ret = PMPI_Recv_c(buf, count, type, source, tag, comm, st);
+  if (ret == MPI_SUCCESS)
+    sp_mpi__rec_recv(r, comm, st);
+  return ret;
+}
+#endif
+
 /* A nonblocking send's record; its request kept, so that the call that
  * completes it says when (SP_MPI_K_WAITSEND: late receiver). */
-static void isend_like(int r, int ret, int count, MPI_Datatype type, int dest,
-                       int tag, MPI_Comm comm, MPI_Request *req) {
+static void isend_like(int r, int ret, int64_t count, MPI_Datatype type,
+                       int dest, int tag, MPI_Comm comm, MPI_Request *req) {
   comm_info *ci;
   if (ret != MPI_SUCCESS || !(ci = sp_mpi__info_of(comm)))
     return;
@@ -480,15 +512,21 @@ static int64_t sum_but(const int counts[], int n, int skip) {
 /* The PMPI call, then coll() given root, sent and recvd as expressions of
  * the call's arguments and of n (the communicator's size) and me (this
  * rank in it). */
-#define COLL_BODY(call, ...)                                                   \
+#define COLL_AS(rec, call, ...)                                                \
   int ret = call;                                                              \
   comm_info *ci = ret == MPI_SUCCESS ? sp_mpi__info_of(comm) : NULL;           \
   if (ci) {                                                                    \
     int n = ci->size, me = ci->me;                                             \
     (void)n, (void)me;                                                         \
-    coll(r, ret, ci, __VA_ARGS__);                                             \
+    rec(__VA_ARGS__);                                                          \
   }                                                                            \
   return ret;
+#define COLL_BODY(call, ...) COLL_AS(coll, call, r, ret, ci, __VA_ARGS__)
+/* A persistent collective (MPI-4's MPI_<coll>_init): nothing moves yet;
+ * its request *q keeps the bytes each MPI_Start records (persist.c). */
+#define PCOLL_BODY(call, ...)                                                  \
+  (void)r;                                                                     \
+  COLL_AS(sp_mpi__persist_coll, call, comm, *q, __VA_ARGS__)
 
 int sp_mpi__x_MPI_Barrier(int r, MPI_Comm comm) {
   COLL_BODY(PMPI_Barrier(comm), -1, 0, 0)
@@ -662,6 +700,161 @@ int sp_mpi__x_MPI_Alltoallw(int r, const void *s, const int scs[],
             sum_w(rcs, rts, n, me))
 }
 
+#if MPI_VERSION >= 4
+/* ---- MPI-4: persistent collectives (recorded at each MPI_Start, as
+ * their nonblocking forms are at their start) and the large-count (_c)
+ * forms, with the bytes of their int-count siblings ---- */
+
+int sp_mpi__x_MPI_Barrier_init(int r, MPI_Comm comm, MPI_Info info,
+                               MPI_Request *q) {
+  PCOLL_BODY(PMPI_Barrier_init(comm, info, q), -1, 0, 0)
+}
+int sp_mpi__x_MPI_Bcast_init(int r, void *buf, int c, MPI_Datatype t, int root,
+                             MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+  PCOLL_BODY(PMPI_Bcast_init(buf, c, t, root, comm, info, q), BCAST_B(c, t))
+}
+int sp_mpi__x_MPI_Reduce_init(int r, const void *s, void *d, int c,
+                              MPI_Datatype t, MPI_Op op, int root,
+                              MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+  PCOLL_BODY(PMPI_Reduce_init(s, d, c, t, op, root, comm, info, q),
+             REDUCE_B(c, t))
+}
+int sp_mpi__x_MPI_Allreduce_init(int r, const void *s, void *d, int c,
+                                 MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *q) {
+  PCOLL_BODY(PMPI_Allreduce_init(s, d, c, t, op, comm, info, q), ALL_B(c, t))
+}
+int sp_mpi__x_MPI_Reduce_scatter_block_init(int r, const void *s, void *d,
+                                            int c, MPI_Datatype t, MPI_Op op,
+                                            MPI_Comm comm, MPI_Info info,
+                                            MPI_Request *q) {
+  PCOLL_BODY(PMPI_Reduce_scatter_block_init(s, d, c, t, op, comm, info, q),
+             ALL_B(c, t))
+}
+int sp_mpi__x_MPI_Reduce_scatter_init(int r, const void *s, void *d,
+                                      const int cs[], MPI_Datatype t, MPI_Op op,
+                                      MPI_Comm comm, MPI_Info info,
+                                      MPI_Request *q) {
+  PCOLL_BODY(PMPI_Reduce_scatter_init(s, d, cs, t, op, comm, info, q),
+             RS_B(cs, t))
+}
+int sp_mpi__x_MPI_Scan_init(int r, const void *s, void *d, int c,
+                            MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                            MPI_Info info, MPI_Request *q) {
+  PCOLL_BODY(PMPI_Scan_init(s, d, c, t, op, comm, info, q), SCAN_B(c, t))
+}
+int sp_mpi__x_MPI_Exscan_init(int r, const void *s, void *d, int c,
+                              MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                              MPI_Info info, MPI_Request *q) {
+  PCOLL_BODY(PMPI_Exscan_init(s, d, c, t, op, comm, info, q), SCAN_B(c, t))
+}
+int sp_mpi__x_MPI_Gather_init(int r, const void *s, int sc, MPI_Datatype st,
+                              void *d, int rc, MPI_Datatype rt, int root,
+                              MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+  PCOLL_BODY(PMPI_Gather_init(s, sc, st, d, rc, rt, root, comm, info, q),
+             GATHER_B)
+}
+int sp_mpi__x_MPI_Scatter_init(int r, const void *s, int sc, MPI_Datatype st,
+                               void *d, int rc, MPI_Datatype rt, int root,
+                               MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+  PCOLL_BODY(PMPI_Scatter_init(s, sc, st, d, rc, rt, root, comm, info, q),
+             SCATTER_B)
+}
+int sp_mpi__x_MPI_Allgather_init(int r, const void *s, int sc, MPI_Datatype st,
+                                 void *d, int rc, MPI_Datatype rt,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+  PCOLL_BODY(PMPI_Allgather_init(s, sc, st, d, rc, rt, comm, info, q), AG_B)
+}
+int sp_mpi__x_MPI_Alltoall_init(int r, const void *s, int sc, MPI_Datatype st,
+                                void *d, int rc, MPI_Datatype rt, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *q) {
+  PCOLL_BODY(PMPI_Alltoall_init(s, sc, st, d, rc, rt, comm, info, q), AG_B)
+}
+int sp_mpi__x_MPI_Alltoallv_init(int r, const void *s, const int scs[],
+                                 const int sds[], MPI_Datatype st, void *d,
+                                 const int rcs[], const int rds[],
+                                 MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *q) {
+  PCOLL_BODY(
+      PMPI_Alltoallv_init(s, scs, sds, st, d, rcs, rds, rt, comm, info, q), -1,
+      s == MPI_IN_PLACE ? sum_but(rcs, n, me) * sp_mpi__tsize(rt)
+                        : sum_but(scs, n, me) * sp_mpi__tsize(st),
+      sum_but(rcs, n, me) * sp_mpi__tsize(rt))
+}
+
+static int64_t sum_but_c(const MPI_Count counts[], int n, int skip) {
+  int64_t s = 0;
+  for (int i = 0; i < n; i++)
+    s += i == skip ? 0 : (int64_t)counts[i];
+  return s;
+}
+
+int sp_mpi__x_MPI_Bcast_c(int r, void *buf, MPI_Count c, MPI_Datatype t,
+                          int root, MPI_Comm comm) {
+  COLL_BODY(PMPI_Bcast_c(buf, c, t, root, comm), BCAST_B(c, t))
+}
+int sp_mpi__x_MPI_Ibcast_c(int r, void *buf, MPI_Count c, MPI_Datatype t,
+                           int root, MPI_Comm comm, MPI_Request *q) {
+  COLL_BODY(PMPI_Ibcast_c(buf, c, t, root, comm, q), BCAST_B(c, t))
+}
+int sp_mpi__x_MPI_Bcast_init_c(int r, void *buf, MPI_Count c, MPI_Datatype t,
+                               int root, MPI_Comm comm, MPI_Info info,
+                               MPI_Request *q) {
+  PCOLL_BODY(PMPI_Bcast_init_c(buf, c, t, root, comm, info, q), BCAST_B(c, t))
+}
+int sp_mpi__x_MPI_Reduce_c(int r, const void *s, void *d, MPI_Count c,
+                           MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
+  COLL_BODY(PMPI_Reduce_c(s, d, c, t, op, root, comm), REDUCE_B(c, t))
+}
+int sp_mpi__x_MPI_Allreduce_c(int r, const void *s, void *d, MPI_Count c,
+                              MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  COLL_BODY(PMPI_Allreduce_c(s, d, c, t, op, comm), ALL_B(c, t))
+}
+int sp_mpi__x_MPI_Iallreduce_c(int r, const void *s, void *d, MPI_Count c,
+                               MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                               MPI_Request *q) {
+  COLL_BODY(PMPI_Iallreduce_c(s, d, c, t, op, comm, q), ALL_B(c, t))
+}
+int sp_mpi__x_MPI_Allreduce_init_c(int r, const void *s, void *d, MPI_Count c,
+                                   MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *q) {
+  PCOLL_BODY(PMPI_Allreduce_init_c(s, d, c, t, op, comm, info, q), ALL_B(c, t))
+}
+int sp_mpi__x_MPI_Scan_c(int r, const void *s, void *d, MPI_Count c,
+                         MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  COLL_BODY(PMPI_Scan_c(s, d, c, t, op, comm), SCAN_B(c, t))
+}
+int sp_mpi__x_MPI_Gather_c(int r, const void *s, MPI_Count sc, MPI_Datatype st,
+                           void *d, MPI_Count rc, MPI_Datatype rt, int root,
+                           MPI_Comm comm) {
+  COLL_BODY(PMPI_Gather_c(s, sc, st, d, rc, rt, root, comm), GATHER_B)
+}
+int sp_mpi__x_MPI_Scatter_c(int r, const void *s, MPI_Count sc, MPI_Datatype st,
+                            void *d, MPI_Count rc, MPI_Datatype rt, int root,
+                            MPI_Comm comm) {
+  COLL_BODY(PMPI_Scatter_c(s, sc, st, d, rc, rt, root, comm), SCATTER_B)
+}
+int sp_mpi__x_MPI_Allgather_c(int r, const void *s, MPI_Count sc,
+                              MPI_Datatype st, void *d, MPI_Count rc,
+                              MPI_Datatype rt, MPI_Comm comm) {
+  COLL_BODY(PMPI_Allgather_c(s, sc, st, d, rc, rt, comm), AG_B)
+}
+int sp_mpi__x_MPI_Alltoall_c(int r, const void *s, MPI_Count sc,
+                             MPI_Datatype st, void *d, MPI_Count rc,
+                             MPI_Datatype rt, MPI_Comm comm) {
+  COLL_BODY(PMPI_Alltoall_c(s, sc, st, d, rc, rt, comm), AG_B)
+}
+int sp_mpi__x_MPI_Alltoallv_c(int r, const void *s, const MPI_Count scs[],
+                              const MPI_Aint sds[], MPI_Datatype st, void *d,
+                              const MPI_Count rcs[], const MPI_Aint rds[],
+                              MPI_Datatype rt, MPI_Comm comm) {
+  COLL_BODY(PMPI_Alltoallv_c(s, scs, sds, st, d, rcs, rds, rt, comm), -1,
+            s == MPI_IN_PLACE ? sum_but_c(rcs, n, me) * sp_mpi__tsize(rt)
+                              : sum_but_c(scs, n, me) * sp_mpi__tsize(st),
+            sum_but_c(rcs, n, me) * sp_mpi__tsize(rt))
+}
+#endif
+
 /* ---- comm_int.h: the records of calls made elsewhere (fcomm.c: the
  * Fortran bindings; persist.c: persistent requests, matched receives) ---- */
 
@@ -674,7 +867,7 @@ int sp_mpi__shape(MPI_Comm c, int *n, int *me) {
   return 0;
 }
 
-void sp_mpi__rec_send(int r, int kind, int count, MPI_Datatype t, int dest,
+void sp_mpi__rec_send(int r, int kind, int64_t count, MPI_Datatype t, int dest,
                       int tag, MPI_Comm c) {
   comm_info *ci = sp_mpi__info_of(c);
   if (ci)
@@ -682,7 +875,7 @@ void sp_mpi__rec_send(int r, int kind, int count, MPI_Datatype t, int dest,
                 TO(dest, (int64_t)count * sp_mpi__tsize(t)), 0);
 }
 
-void sp_mpi__rec_isend(int r, int count, MPI_Datatype t, int dest, int tag,
+void sp_mpi__rec_isend(int r, int64_t count, MPI_Datatype t, int dest, int tag,
                        MPI_Comm c, MPI_Request *req) {
   isend_like(r, MPI_SUCCESS, count, t, dest, tag, c, req);
 }

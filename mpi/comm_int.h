@@ -12,10 +12,10 @@
 /* The communicator's size and this rank in it; -1 if not known. */
 int sp_mpi__shape(MPI_Comm c, int *n, int *me);
 /* A blocking send of kind SP_MPI_K_SEND. */
-void sp_mpi__rec_send(int r, int kind, int count, MPI_Datatype t, int dest,
+void sp_mpi__rec_send(int r, int kind, int64_t count, MPI_Datatype t, int dest,
                       int tag, MPI_Comm c);
 /* A nonblocking send, *req kept for the call that completes it. */
-void sp_mpi__rec_isend(int r, int count, MPI_Datatype t, int dest, int tag,
+void sp_mpi__rec_isend(int r, int64_t count, MPI_Datatype t, int dest, int tag,
                        MPI_Comm c, MPI_Request *req);
 /* A blocking receive, source, tag and bytes from its status. */
 void sp_mpi__rec_recv(int r, MPI_Comm c, const MPI_Status *st);
@@ -44,8 +44,12 @@ void sp_mpi__handles_freed(void);
 /* persist.c's: persistent request q made (send: 1 for a send, peer its
  * destination or source), started by call r, freed; message m probed on c
  * with status st, taken at its receive (0: not known). */
-void sp_mpi__persist_add(int send, int count, MPI_Datatype t, int peer, int tag,
-                         MPI_Comm c, MPI_Request q);
+void sp_mpi__persist_add(int send, int64_t count, MPI_Datatype t, int peer,
+                         int tag, MPI_Comm c, MPI_Request q);
+/* A persistent collective's request q on c (MPI-4): each start recorded
+ * as a collective of root (-1: none) and these bytes. */
+void sp_mpi__persist_coll(MPI_Comm c, MPI_Request q, int root, int64_t sent,
+                          int64_t recvd);
 void sp_mpi__persist_started(int r, MPI_Request q);
 void sp_mpi__persist_forget(MPI_Request q);
 void sp_mpi__probed(MPI_Message m, MPI_Comm c, const MPI_Status *st);

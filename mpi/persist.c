@@ -1,7 +1,8 @@
-/* persist.c - the messages of persistent requests (MPI_*_init, each
- * MPI_Start recorded as the nonblocking call it starts, completed by its
- * Wait/Test) and of matched receives (MPI_Mprobe/Improbe, then
- * MPI_Mrecv/Imrecv), through comm.c's records (comm_int.h). */
+/* persist.c - the messages of persistent requests (MPI_*_init and MPI-4's
+ * MPI_<coll>_init, each MPI_Start recorded as the nonblocking call it
+ * starts, completed by its Wait/Test) and of matched receives
+ * (MPI_Mprobe/Improbe, then MPI_Mrecv/Imrecv), through comm.c's records
+ * (comm_int.h). */
 #include <stdlib.h>
 
 #include "comm.h"
@@ -13,7 +14,9 @@
  * made it is not found there and its starts go unrecorded. */
 typedef struct preq {
   MPI_Request q;
-  int send, count, peer, tag;
+  int send, peer, tag; /* send 2: a collective, peer its root */
+  int64_t count;       /* a collective's: bytes sent, recvd received */
+  int64_t recvd;
   MPI_Datatype type;
   MPI_Comm comm;
 } preq;
@@ -23,8 +26,7 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
   int n, cap;
 } pr;
 
-void sp_mpi__persist_add(int send, int count, MPI_Datatype t, int peer, int tag,
-                         MPI_Comm c, MPI_Request q) {
+static void add(preq p) {
   if (pr.n == pr.cap) {
     int cap = pr.cap ? pr.cap * 2 : 16;
     preq *v = realloc(pr.v, (size_t)cap * sizeof *v);
@@ -33,35 +35,47 @@ void sp_mpi__persist_add(int send, int count, MPI_Datatype t, int peer, int tag,
     pr.v = v;
     pr.cap = cap;
   }
-  pr.v[pr.n++] = (preq){q, send, count, peer, tag, t, c};
+  pr.v[pr.n++] = p;
 }
 
-static int init_like(int ret, int send, int count, MPI_Datatype type, int peer,
-                     int tag, MPI_Comm comm, const MPI_Request *q) {
+void sp_mpi__persist_add(int send, int64_t count, MPI_Datatype t, int peer,
+                         int tag, MPI_Comm c, MPI_Request q) {
+  add((preq){q, send, peer, tag, count, 0, t, c});
+}
+
+void sp_mpi__persist_coll(MPI_Comm c, MPI_Request q, int root, int64_t sent,
+                          int64_t recvd) {
+  add((preq){q, 2, root, -1, sent, recvd, MPI_DATATYPE_NULL, c});
+}
+
+static int init_like(int ret, int send, int64_t count, MPI_Datatype type,
+                     int peer, int tag, MPI_Comm comm, const MPI_Request *q) {
   if (ret == MPI_SUCCESS)
     sp_mpi__persist_add(send, count, type, peer, tag, comm, *q);
   return ret;
 }
 
-#define INIT_FN(name, send)                                                    \
-  int sp_mpi__x_##name(int r, const void *buf, int count, MPI_Datatype type,   \
+/* ctype: int, or MPI_Count for MPI-4's large-count (_c) forms; cnst: a
+ * send's const */
+#define INIT_FN(name, cnst, ctype, send)                                       \
+  int sp_mpi__x_##name(int r, cnst void *buf, ctype count, MPI_Datatype type,  \
                        int peer, int tag, MPI_Comm comm, MPI_Request *q) {     \
     (void)r;                                                                   \
     return init_like(P##name(buf, count, type, peer, tag, comm, q), send,      \
                      count, type, peer, tag, comm, q);                         \
   }
-INIT_FN(MPI_Send_init, 1)
-INIT_FN(MPI_Ssend_init, 1)
-INIT_FN(MPI_Bsend_init, 1)
-INIT_FN(MPI_Rsend_init, 1)
-
-int sp_mpi__x_MPI_Recv_init(int r, void *buf, int count, MPI_Datatype type,
-                            int source, int tag, MPI_Comm comm,
-                            MPI_Request *q) {
-  (void)r;
-  return init_like(PMPI_Recv_init(buf, count, type, source, tag, comm, q), 0,
-                   count, type, source, tag, comm, q);
-}
+INIT_FN(MPI_Send_init, const, int, 1)
+INIT_FN(MPI_Ssend_init, const, int, 1)
+INIT_FN(MPI_Bsend_init, const, int, 1)
+INIT_FN(MPI_Rsend_init, const, int, 1)
+INIT_FN(MPI_Recv_init, , int, 0)
+#if MPI_VERSION >= 4
+INIT_FN(MPI_Send_init_c, const, MPI_Count, 1)
+INIT_FN(MPI_Ssend_init_c, const, MPI_Count, 1)
+INIT_FN(MPI_Bsend_init_c, const, MPI_Count, 1)
+INIT_FN(MPI_Rsend_init_c, const, MPI_Count, 1)
+INIT_FN(MPI_Recv_init_c, , MPI_Count, 0)
+#endif
 
 static preq *find(MPI_Request q) {
   for (int i = 0; i < pr.n; i++)
@@ -76,7 +90,9 @@ void sp_mpi__persist_started(int r, MPI_Request q) {
   preq *p = pr.n ? find(q) : NULL;
   if (!p)
     return;
-  if (p->send)
+  if (p->send == 2)
+    sp_mpi__rec_coll(r, p->comm, p->peer, p->count, p->recvd);
+  else if (p->send)
     sp_mpi__rec_isend(r, p->count, p->type, p->peer, p->tag, p->comm, &q);
   else
     sp_mpi__rec_irecv(r, p->peer, p->tag, p->comm, &q);

@@ -88,6 +88,16 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   add_test(NAME mpi_msgs_ncoll COMMAND ${_d}/msgs.sh 4 check_ncoll.py)
   set_tests_properties(mpi_msgs_ncoll PROPERTIES TIMEOUT 300 LABELS mpi
     ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_ncoll>")
+  # MPI-4's persistent collectives and large-count (_c) calls on 4 ranks:
+  # only where the MPI has them (MPICH 4; not OpenMPI 4.1's MPI-3.1).
+  if(MPI_C_VERSION VERSION_GREATER_EQUAL 4)
+    add_executable(mpi_mpi4 ${_d}/mpi4.c)
+    target_link_libraries(mpi_mpi4 PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
+    target_compile_options(mpi_mpi4 PRIVATE ${SP_C_WARNINGS})
+    add_test(NAME mpi_msgs_mpi4 COMMAND ${_d}/msgs.sh 4 check_mpi4.py)
+    set_tests_properties(mpi_msgs_mpi4 PROPERTIES TIMEOUT 300 LABELS mpi
+      ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_mpi4>")
+  endif()
   if(MPI_Fortran_FOUND AND TARGET MPI::MPI_Fortran)
     # A Fortran program per binding b (mpif.h, use mpi, use mpi_f08) on 4
     # ranks, its messages checked by check.

@@ -1,0 +1,95 @@
+/* mpi4.c - known messages of MPI-4's persistent collectives and
+ * large-count (_c) calls on 4 ranks, for check_mpi4.py; built only where
+ * the MPI has them (MPICH 4). */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define NP 4
+#define ROUNDS 3
+
+static int check(int ok, const char *what) {
+  if (!ok)
+    fprintf(stderr, "mpi4: %s\n", what);
+  return !ok;
+}
+
+int main(int argc, char **argv) {
+  int me, np, bad = 0;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  if (np != NP)
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  /* persistent collectives: an allreduce of 10 ints started ROUNDS times,
+   * a broadcast of 5 doubles from rank 2 twice, a barrier once */
+  int in[10], sum[10];
+  double five[5] = {0};
+  MPI_Request q[3];
+  MPI_Status sts[2];
+  MPI_Allreduce_init(in, sum, 10, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                     MPI_INFO_NULL, &q[0]);
+  MPI_Bcast_init(five, 5, MPI_DOUBLE, 2, MPI_COMM_WORLD, MPI_INFO_NULL, &q[1]);
+  MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &q[2]);
+  for (int i = 0; i < ROUNDS; i++) {
+    for (int j = 0; j < 10; j++)
+      in[j] = me + i;
+    MPI_Start(&q[0]);
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    bad |= check(sum[9] == 6 + NP * i, "the persistent allreduce's sum");
+  }
+  for (int i = 0; i < 2; i++) {
+    five[4] = me == 2 ? 7.0 + i : 0.0;
+    MPI_Start(&q[1]);
+    MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+    bad |= check(five[4] == 7.0 + i, "the persistent broadcast's data");
+  }
+  MPI_Startall(1, &q[2]);
+  MPI_Waitall(1, &q[2], sts);
+  for (int i = 0; i < 3; i++)
+    MPI_Request_free(&q[i]);
+
+  /* large counts: 6 ints to the right (MPI_Send_c, MPI_Recv_c), 3
+   * doubles to the left (MPI_Isend_c, MPI_Irecv_c, MPI_Waitall) */
+  int right = (me + 1) % NP, left = (me + NP - 1) % NP;
+  int six[6] = {me, me, me, me, me, me}, got6[6];
+  MPI_Status st;
+  MPI_Count n = 0;
+  if (me % 2 == 0) {
+    MPI_Send_c(six, 6, MPI_INT, right, 20, MPI_COMM_WORLD);
+    MPI_Recv_c(got6, 6, MPI_INT, left, 20, MPI_COMM_WORLD, &st);
+  } else {
+    MPI_Recv_c(got6, 6, MPI_INT, left, 20, MPI_COMM_WORLD, &st);
+    MPI_Send_c(six, 6, MPI_INT, right, 20, MPI_COMM_WORLD);
+  }
+  MPI_Get_count_c(&st, MPI_INT, &n);
+  bad |= check(n == 6 && got6[5] == left, "MPI_Recv_c's data");
+  double three[3] = {me, me, me}, got3[3];
+  MPI_Request rq[2];
+  MPI_Irecv_c(got3, 3, MPI_DOUBLE, right, 21, MPI_COMM_WORLD, &rq[0]);
+  MPI_Isend_c(three, 3, MPI_DOUBLE, left, 21, MPI_COMM_WORLD, &rq[1]);
+  MPI_Waitall(2, rq, sts);
+  bad |= check(got3[2] == right, "MPI_Irecv_c's data");
+
+  /* MPI_Allreduce_c of 4 int64s; MPI_Alltoallv_c: j + 1 ints to rank j */
+  int64_t v4[4] = {me, me, me, me}, s4[4];
+  MPI_Allreduce_c(v4, s4, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  bad |= check(s4[3] == 6, "MPI_Allreduce_c's sum");
+  int sbuf[10], rbuf[NP * NP];
+  MPI_Count scs[NP], rcs[NP];
+  MPI_Aint sds[NP], rds[NP];
+  for (int j = 0, o = 0; j < NP; j++) {
+    scs[j] = j + 1;
+    sds[j] = o;
+    o += j + 1;
+    rcs[j] = me + 1;
+    rds[j] = j * (me + 1);
+  }
+  for (int j = 0; j < 10; j++)
+    sbuf[j] = me;
+  MPI_Alltoallv_c(sbuf, scs, sds, MPI_INT, rbuf, rcs, rds, MPI_INT,
+                  MPI_COMM_WORLD);
+  bad |= check(rbuf[NP * (me + 1) - 1] == NP - 1, "MPI_Alltoallv_c's data");
+  MPI_Finalize();
+  return bad;
+}
