@@ -42,6 +42,8 @@ def colls(r):
     return (ROUNDS * [("MPI_Start", 120, 120, -1)] +
             2 * [("MPI_Start",) + bcast + (2,)] +
             [("MPI_Startall", 0, 0, -1),
+             ("MPI_Start",) + ((0, 36) if r == 0 else ((r + 1) * 4, 0)) +
+            (0,),
              ("MPI_Allreduce_c", 96, 96, -1),
              ("MPI_Alltoallv_c", (10 - (r + 1)) * 4, (r + 1) * 3 * 4, -1)])
 

@@ -48,6 +48,16 @@ int main(int argc, char **argv) {
   MPI_Waitall(1, &q[2], sts);
   for (int i = 0; i < 3; i++)
     MPI_Request_free(&q[i]);
+  /* a persistent gatherv at rank 0: rank k's k + 1 ints */
+  int mine[NP] = {me, me, me, me}, all[10], gcs[NP] = {1, 2, 3, 4},
+      gds[NP] = {0, 1, 3, 6};
+  MPI_Request gq;
+  MPI_Gatherv_init(mine, me + 1, MPI_INT, all, gcs, gds, MPI_INT, 0,
+                   MPI_COMM_WORLD, MPI_INFO_NULL, &gq);
+  MPI_Start(&gq);
+  MPI_Wait(&gq, MPI_STATUS_IGNORE);
+  bad |= check(me != 0 || all[9] == 3, "the persistent gatherv's data");
+  MPI_Request_free(&gq);
 
   /* large counts: 6 ints to the right (MPI_Send_c, MPI_Recv_c), 3
    * doubles to the left (MPI_Isend_c, MPI_Irecv_c, MPI_Waitall) */
