@@ -844,6 +844,67 @@ int sp_mpi__x_MPI_Alltoall_c(int r, const void *s, MPI_Count sc,
                              MPI_Datatype rt, MPI_Comm comm) {
   COLL_BODY(PMPI_Alltoall_c(s, sc, st, d, rc, rt, comm), AG_B)
 }
+int sp_mpi__x_MPI_Reduce_scatter_block_c(int r, const void *s, void *d,
+                                         MPI_Count c, MPI_Datatype t, MPI_Op op,
+                                         MPI_Comm comm) {
+  COLL_BODY(PMPI_Reduce_scatter_block_c(s, d, c, t, op, comm), ALL_B(c, t))
+}
+int sp_mpi__x_MPI_Exscan_c(int r, const void *s, void *d, MPI_Count c,
+                           MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  COLL_BODY(PMPI_Exscan_c(s, d, c, t, op, comm), SCAN_B(c, t))
+}
+int sp_mpi__x_MPI_Ireduce_c(int r, const void *s, void *d, MPI_Count c,
+                            MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
+                            MPI_Request *q) {
+  COLL_BODY(PMPI_Ireduce_c(s, d, c, t, op, root, comm, q), REDUCE_B(c, t))
+}
+int sp_mpi__x_MPI_Igather_c(int r, const void *s, MPI_Count sc, MPI_Datatype st,
+                            void *d, MPI_Count rc, MPI_Datatype rt, int root,
+                            MPI_Comm comm, MPI_Request *q) {
+  COLL_BODY(PMPI_Igather_c(s, sc, st, d, rc, rt, root, comm, q), GATHER_B)
+}
+int sp_mpi__x_MPI_Iscatter_c(int r, const void *s, MPI_Count sc,
+                             MPI_Datatype st, void *d, MPI_Count rc,
+                             MPI_Datatype rt, int root, MPI_Comm comm,
+                             MPI_Request *q) {
+  COLL_BODY(PMPI_Iscatter_c(s, sc, st, d, rc, rt, root, comm, q), SCATTER_B)
+}
+int sp_mpi__x_MPI_Iallgather_c(int r, const void *s, MPI_Count sc,
+                               MPI_Datatype st, void *d, MPI_Count rc,
+                               MPI_Datatype rt, MPI_Comm comm, MPI_Request *q) {
+  COLL_BODY(PMPI_Iallgather_c(s, sc, st, d, rc, rt, comm, q), AG_B)
+}
+int sp_mpi__x_MPI_Ialltoall_c(int r, const void *s, MPI_Count sc,
+                              MPI_Datatype st, void *d, MPI_Count rc,
+                              MPI_Datatype rt, MPI_Comm comm, MPI_Request *q) {
+  COLL_BODY(PMPI_Ialltoall_c(s, sc, st, d, rc, rt, comm, q), AG_B)
+}
+int sp_mpi__x_MPI_Gatherv_c(int r, const void *s, MPI_Count sc, MPI_Datatype st,
+                            void *d, const MPI_Count rcs[],
+                            const MPI_Aint dis[], MPI_Datatype rt, int root,
+                            MPI_Comm comm) {
+  COLL_BODY(PMPI_Gatherv_c(s, sc, st, d, rcs, dis, rt, root, comm), root,
+            me == root ? 0 : (int64_t)sc * sp_mpi__tsize(st),
+            me == root ? sum_but_c(rcs, n, root) * sp_mpi__tsize(rt) : 0)
+}
+int sp_mpi__x_MPI_Scatterv_c(int r, const void *s, const MPI_Count scs[],
+                             const MPI_Aint dis[], MPI_Datatype st, void *d,
+                             MPI_Count rc, MPI_Datatype rt, int root,
+                             MPI_Comm comm) {
+  COLL_BODY(PMPI_Scatterv_c(s, scs, dis, st, d, rc, rt, root, comm), root,
+            me == root ? sum_but_c(scs, n, root) * sp_mpi__tsize(st) : 0,
+            me == root ? 0 : (int64_t)rc * sp_mpi__tsize(rt))
+}
+int sp_mpi__x_MPI_Allgatherv_c(int r, const void *s, MPI_Count sc,
+                               MPI_Datatype st, void *d, const MPI_Count rcs[],
+                               const MPI_Aint dis[], MPI_Datatype rt,
+                               MPI_Comm comm) {
+  COLL_BODY(PMPI_Allgatherv_c(s, sc, st, d, rcs, dis, rt, comm), -1,
+            (s == MPI_IN_PLACE ? (int64_t)rcs[me] * sp_mpi__tsize(rt)
+                               : (int64_t)sc * sp_mpi__tsize(st)) *
+                (n - 1),
+            sum_but_c(rcs, n, me) * sp_mpi__tsize(rt))
+}
 int sp_mpi__x_MPI_Alltoallv_c(int r, const void *s, const MPI_Count scs[],
                               const MPI_Aint sds[], MPI_Datatype st, void *d,
                               const MPI_Count rcs[], const MPI_Aint rds[],
