@@ -1,4 +1,5 @@
-/* ncoll.c - the neighbourhood collectives (MPI_Neighbor_*, MPI_Ineighbor_*)
+/* ncoll.c - the neighbourhood collectives (MPI_Neighbor_*, MPI_Ineighbor_*,
+ * MPI-4's MPI_Neighbor_*_init)
  * recorded as collectives on their communicator: what left this rank for
  * its out-neighbours and arrived from its in-neighbours, from the
  * communicator's topology (Cartesian, graph, distributed graph). */
@@ -103,29 +104,34 @@ static int64_t side_bytes(const int *rank, int n, const int *counts, int count,
   return total;
 }
 
-static void rec(int r, MPI_Comm c, const int *scs, int sc,
+/* The record of call r, or with pq (MPI-4's persistent forms) the bytes
+ * kept with request *pq for each MPI_Start (persist.c). */
+static void rec(int r, MPI_Request *pq, MPI_Comm c, const int *scs, int sc,
                 const MPI_Datatype *sts, const MPI_Fint *fsts, MPI_Datatype st,
                 const int *rcs, int rc, const MPI_Datatype *rts,
                 const MPI_Fint *frts, MPI_Datatype rt) {
   nbrs nb;
   if (neighbours(c, &nb) != 0)
     return;
-  sp_mpi__rec_coll(r, c, -1,
-                   side_bytes(nb.out, nb.nout, scs, sc, sts, fsts, st),
-                   side_bytes(nb.in, nb.nin, rcs, rc, rts, frts, rt));
+  int64_t sent = side_bytes(nb.out, nb.nout, scs, sc, sts, fsts, st),
+          recvd = side_bytes(nb.in, nb.nin, rcs, rc, rts, frts, rt);
+  if (pq)
+    sp_mpi__persist_coll(c, *pq, -1, sent, recvd);
+  else
+    sp_mpi__rec_coll(r, c, -1, sent, recvd);
   nbrs_free(&nb);
 }
 
 void sp_mpi__rec_ncoll(int r, MPI_Comm c, const int *scs, int sc,
                        const MPI_Datatype *sts, MPI_Datatype st, const int *rcs,
                        int rc, const MPI_Datatype *rts, MPI_Datatype rt) {
-  rec(r, c, scs, sc, sts, NULL, st, rcs, rc, rts, NULL, rt);
+  rec(r, NULL, c, scs, sc, sts, NULL, st, rcs, rc, rts, NULL, rt);
 }
 
 void sp_mpi__rec_ncoll_fw(int r, MPI_Comm c, const int *scs,
                           const MPI_Fint *fsts, const int *rcs,
                           const MPI_Fint *frts) {
-  rec(r, c, scs, 0, NULL, fsts, MPI_DATATYPE_NULL, rcs, 0, NULL, frts,
+  rec(r, NULL, c, scs, 0, NULL, fsts, MPI_DATATYPE_NULL, rcs, 0, NULL, frts,
       MPI_DATATYPE_NULL);
 }
 
@@ -218,3 +224,65 @@ int sp_mpi__x_MPI_Ineighbor_alltoallw(int r, const void *s, const int scs[],
   NCOLL(PMPI_Ineighbor_alltoallw(s, scs, sds, sts, d, rcs, rds, rts, comm, q),
         scs, 0, sts, MPI_DATATYPE_NULL, rcs, 0, rts, MPI_DATATYPE_NULL)
 }
+
+#if MPI_VERSION >= 4
+static void pinit(MPI_Request *q, MPI_Comm c, const int *scs, int sc,
+                  const MPI_Datatype *sts, MPI_Datatype st, const int *rcs,
+                  int rc, const MPI_Datatype *rts, MPI_Datatype rt) {
+  rec(-1, q, c, scs, sc, sts, NULL, st, rcs, rc, rts, NULL, rt);
+}
+
+/* The persistent forms: nothing moves until each MPI_Start. */
+#define PNCOLL(call, ...)                                                      \
+  (void)r;                                                                     \
+  int ret = call;                                                              \
+  if (ret == MPI_SUCCESS)                                                      \
+    pinit(q, comm, __VA_ARGS__);                                               \
+  return ret;
+
+int sp_mpi__x_MPI_Neighbor_allgather_init(int r, const void *s, int sc,
+                                          MPI_Datatype st, void *d, int rc,
+                                          MPI_Datatype rt, MPI_Comm comm,
+                                          MPI_Info info, MPI_Request *q) {
+  PNCOLL(PMPI_Neighbor_allgather_init(s, sc, st, d, rc, rt, comm, info, q),
+         NULL, sc, NULL, st, NULL, rc, NULL, rt)
+}
+
+int sp_mpi__x_MPI_Neighbor_allgatherv_init(int r, const void *s, int sc,
+                                           MPI_Datatype st, void *d,
+                                           const int rcs[], const int dis[],
+                                           MPI_Datatype rt, MPI_Comm comm,
+                                           MPI_Info info, MPI_Request *q) {
+  PNCOLL(
+      PMPI_Neighbor_allgatherv_init(s, sc, st, d, rcs, dis, rt, comm, info, q),
+      NULL, sc, NULL, st, rcs, 0, NULL, rt)
+}
+
+int sp_mpi__x_MPI_Neighbor_alltoall_init(int r, const void *s, int sc,
+                                         MPI_Datatype st, void *d, int rc,
+                                         MPI_Datatype rt, MPI_Comm comm,
+                                         MPI_Info info, MPI_Request *q) {
+  PNCOLL(PMPI_Neighbor_alltoall_init(s, sc, st, d, rc, rt, comm, info, q), NULL,
+         sc, NULL, st, NULL, rc, NULL, rt)
+}
+
+int sp_mpi__x_MPI_Neighbor_alltoallv_init(int r, const void *s, const int scs[],
+                                          const int sds[], MPI_Datatype st,
+                                          void *d, const int rcs[],
+                                          const int rds[], MPI_Datatype rt,
+                                          MPI_Comm comm, MPI_Info info,
+                                          MPI_Request *q) {
+  PNCOLL(PMPI_Neighbor_alltoallv_init(s, scs, sds, st, d, rcs, rds, rt, comm,
+                                      info, q),
+         scs, 0, NULL, st, rcs, 0, NULL, rt)
+}
+
+int sp_mpi__x_MPI_Neighbor_alltoallw_init(
+    int r, const void *s, const int scs[], const MPI_Aint sds[],
+    const MPI_Datatype sts[], void *d, const int rcs[], const MPI_Aint rds[],
+    const MPI_Datatype rts[], MPI_Comm comm, MPI_Info info, MPI_Request *q) {
+  PNCOLL(PMPI_Neighbor_alltoallw_init(s, scs, sds, sts, d, rcs, rds, rts, comm,
+                                      info, q),
+         scs, 0, sts, MPI_DATATYPE_NULL, rcs, 0, rts, MPI_DATATYPE_NULL)
+}
+#endif

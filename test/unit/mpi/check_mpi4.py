@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """check_mpi4.py MERGED.h5 SP_REPORT - mpi4.c's messages on 4 ranks: each
-MPI_Start(all) of a persistent collective recorded as that collective
-(bytes per rank, root), nothing at its MPI_<coll>_init; the large-count
+MPI_Start(all) of a persistent collective (a neighbourhood one too)
+recorded as that collective (bytes per rank, root), nothing at its MPI_<coll>_init; the large-count
 calls (MPI_Send_c, MPI_Recv_c, MPI_Isend_c, MPI_Irecv_c, MPI_Allreduce_c,
 MPI_Alltoallv_c) with the bytes and partners of their int-count forms;
 sp-report --matrix the same."""
@@ -39,12 +39,12 @@ def p2p(r):
 def colls(r):
     """Rank r's collectives (region, sent, received, root) in order."""
     bcast = (120, 0) if r == 2 else (0, 40)
+    gatherv = (0, 36) if r == 0 else ((r + 1) * 4, 0)
     return (ROUNDS * [("MPI_Start", 120, 120, -1)] +
             2 * [("MPI_Start",) + bcast + (2,)] +
-            [("MPI_Startall", 0, 0, -1),
-             ("MPI_Start",) + ((0, 36) if r == 0 else ((r + 1) * 4, 0)) +
-            (0,),
-             ("MPI_Allreduce_c", 96, 96, -1),
+            [("MPI_Startall", 0, 0, -1), ("MPI_Start",) + gatherv + (0,)] +
+            2 * [("MPI_Start", 16, 16, -1)] +
+            [("MPI_Allreduce_c", 96, 96, -1),
              ("MPI_Alltoallv_c", (10 - (r + 1)) * 4, (r + 1) * 3 * 4, -1)])
 
 

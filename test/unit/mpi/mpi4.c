@@ -23,6 +23,7 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   /* persistent collectives: an allreduce of 10 ints started ROUNDS times,
    * a broadcast of 5 doubles from rank 2 twice, a barrier once */
+  int right = (me + 1) % NP, left = (me + NP - 1) % NP;
   int in[10], sum[10];
   double five[5] = {0};
   MPI_Request q[3];
@@ -58,10 +59,24 @@ int main(int argc, char **argv) {
   MPI_Wait(&gq, MPI_STATUS_IGNORE);
   bad |= check(me != 0 || all[9] == 3, "the persistent gatherv's data");
   MPI_Request_free(&gq);
+  /* a persistent neighbourhood alltoall on a periodic ring: 2 ints to
+   * each of the 2 neighbours, started twice */
+  MPI_Comm ring;
+  int dims[1] = {NP}, periods[1] = {1}, nto[4] = {me, me, me, me}, nfrom[4];
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+  MPI_Neighbor_alltoall_init(nto, 2, MPI_INT, nfrom, 2, MPI_INT, ring,
+                             MPI_INFO_NULL, &gq);
+  for (int i = 0; i < 2; i++) {
+    MPI_Start(&gq);
+    MPI_Wait(&gq, MPI_STATUS_IGNORE);
+  }
+  bad |= check(nfrom[0] == left && nfrom[3] == right,
+               "the persistent neighbourhood alltoall's data");
+  MPI_Request_free(&gq);
+  MPI_Comm_free(&ring);
 
   /* large counts: 6 ints to the right (MPI_Send_c, MPI_Recv_c), 3
    * doubles to the left (MPI_Isend_c, MPI_Irecv_c, MPI_Waitall) */
-  int right = (me + 1) % NP, left = (me + NP - 1) % NP;
   int six[6] = {me, me, me, me, me, me}, got6[6];
   MPI_Status st;
   MPI_Count n = 0;
