@@ -1,7 +1,8 @@
 /* persist.c - the messages of persistent requests (MPI_*_init, each
  * MPI_Start recorded as the nonblocking call it starts, completed by its
- * Wait/Test) and of matched receives (MPI_Mprobe/Improbe, then
- * MPI_Mrecv/Imrecv), through comm.c's records (comm_int.h). */
+ * Wait/Test; a persistent collective's start as the collective) and of matched
+ * receives (MPI_Mprobe/Improbe, then MPI_Mrecv/Imrecv), through comm.c's
+ * records (comm_int.h). */
 #include <stdlib.h>
 
 #include "comm.h"
@@ -13,9 +14,10 @@
  * made it is not found there and its starts go unrecorded. */
 typedef struct preq {
   MPI_Request q;
-  int send, count, peer, tag;
+  int send, count, peer, tag; /* send: 1 send, 0 receive, 2 collective */
   MPI_Datatype type;
   MPI_Comm comm;
+  int64_t sent, recvd; /* a collective's bytes; its root in peer */
 } preq;
 
 static __thread __attribute__((tls_model("initial-exec"))) struct {
@@ -23,8 +25,7 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
   int n, cap;
 } pr;
 
-void sp_mpi__persist_add(int send, int count, MPI_Datatype t, int peer, int tag,
-                         MPI_Comm c, MPI_Request q) {
+static void add(preq p) {
   if (pr.n == pr.cap) {
     int cap = pr.cap ? pr.cap * 2 : 16;
     preq *v = realloc(pr.v, (size_t)cap * sizeof *v);
@@ -33,7 +34,17 @@ void sp_mpi__persist_add(int send, int count, MPI_Datatype t, int peer, int tag,
     pr.v = v;
     pr.cap = cap;
   }
-  pr.v[pr.n++] = (preq){q, send, count, peer, tag, t, c};
+  pr.v[pr.n++] = p;
+}
+
+void sp_mpi__persist_add(int send, int count, MPI_Datatype t, int peer, int tag,
+                         MPI_Comm c, MPI_Request q) {
+  add((preq){q, send, count, peer, tag, t, c, 0, 0});
+}
+
+void sp_mpi__persist_add_coll(MPI_Comm comm, MPI_Request q, int root,
+                              int64_t sent, int64_t recvd) {
+  add((preq){q, 2, 0, root, -1, MPI_DATATYPE_NULL, comm, sent, recvd});
 }
 
 static int init_like(int ret, int send, int count, MPI_Datatype type, int peer,
@@ -76,7 +87,9 @@ void sp_mpi__persist_started(int r, MPI_Request q) {
   preq *p = pr.n ? find(q) : NULL;
   if (!p)
     return;
-  if (p->send)
+  if (p->send == 2)
+    sp_mpi__rec_coll(r, p->comm, p->peer, p->sent, p->recvd);
+  else if (p->send)
     sp_mpi__rec_isend(r, p->count, p->type, p->peer, p->tag, p->comm, &q);
   else
     sp_mpi__rec_irecv(r, p->peer, p->tag, p->comm, &q);
