@@ -512,21 +512,15 @@ static int64_t sum_but(const int counts[], int n, int skip) {
 /* The PMPI call, then coll() given root, sent and recvd as expressions of
  * the call's arguments and of n (the communicator's size) and me (this
  * rank in it). */
-#define COLL_AS(rec, call, ...)                                                \
+#define COLL_BODY(call, ...)                                                   \
   int ret = call;                                                              \
   comm_info *ci = ret == MPI_SUCCESS ? sp_mpi__info_of(comm) : NULL;           \
   if (ci) {                                                                    \
     int n = ci->size, me = ci->me;                                             \
     (void)n, (void)me;                                                         \
-    rec(__VA_ARGS__);                                                          \
+    coll(r, ret, ci, __VA_ARGS__);                                             \
   }                                                                            \
   return ret;
-#define COLL_BODY(call, ...) COLL_AS(coll, call, r, ret, ci, __VA_ARGS__)
-/* A persistent collective (MPI-4's MPI_<coll>_init): nothing moves yet;
- * its request *q keeps the bytes each MPI_Start records (persist.c). */
-#define PCOLL_BODY(call, ...)                                                  \
-  (void)r;                                                                     \
-  COLL_AS(sp_mpi__persist_coll, call, comm, *q, __VA_ARGS__)
 
 int sp_mpi__x_MPI_Barrier(int r, MPI_Comm comm) {
   COLL_BODY(PMPI_Barrier(comm), -1, 0, 0)
@@ -609,12 +603,13 @@ int sp_mpi__x_MPI_Igather(int r, const void *s, int sc, MPI_Datatype st,
                           MPI_Comm comm, MPI_Request *q) {
   COLL_BODY(PMPI_Igather(s, sc, st, d, rc, rt, root, comm, q), GATHER_B)
 }
+#define GATHERV_B                                                              \
+  root, me == root ? 0 : (int64_t)sc *sp_mpi__tsize(st),                       \
+      me == root ? sum_but(rcs, n, root) * sp_mpi__tsize(rt) : 0
 int sp_mpi__x_MPI_Gatherv(int r, const void *s, int sc, MPI_Datatype st,
                           void *d, const int rcs[], const int dis[],
                           MPI_Datatype rt, int root, MPI_Comm comm) {
-  COLL_BODY(PMPI_Gatherv(s, sc, st, d, rcs, dis, rt, root, comm), root,
-            me == root ? 0 : (int64_t)sc * sp_mpi__tsize(st),
-            me == root ? sum_but(rcs, n, root) * sp_mpi__tsize(rt) : 0)
+  COLL_BODY(PMPI_Gatherv(s, sc, st, d, rcs, dis, rt, root, comm), GATHERV_B)
 }
 
 #define SCATTER_B                                                              \
@@ -630,12 +625,13 @@ int sp_mpi__x_MPI_Iscatter(int r, const void *s, int sc, MPI_Datatype st,
                            MPI_Comm comm, MPI_Request *q) {
   COLL_BODY(PMPI_Iscatter(s, sc, st, d, rc, rt, root, comm, q), SCATTER_B)
 }
+#define SCATTERV_B                                                             \
+  root, me == root ? sum_but(scs, n, root) * sp_mpi__tsize(st) : 0,            \
+      me == root ? 0 : (int64_t)rc *sp_mpi__tsize(rt)
 int sp_mpi__x_MPI_Scatterv(int r, const void *s, const int scs[],
                            const int dis[], MPI_Datatype st, void *d, int rc,
                            MPI_Datatype rt, int root, MPI_Comm comm) {
-  COLL_BODY(PMPI_Scatterv(s, scs, dis, st, d, rc, rt, root, comm), root,
-            me == root ? sum_but(scs, n, root) * sp_mpi__tsize(st) : 0,
-            me == root ? 0 : (int64_t)rc * sp_mpi__tsize(rt))
+  COLL_BODY(PMPI_Scatterv(s, scs, dis, st, d, rc, rt, root, comm), SCATTERV_B)
 }
 
 /* MPI_IN_PLACE: a rank's own contribution is already in the receive
@@ -664,23 +660,27 @@ int sp_mpi__x_MPI_Ialltoall(int r, const void *s, int sc, MPI_Datatype st,
                             MPI_Request *q) {
   COLL_BODY(PMPI_Ialltoall(s, sc, st, d, rc, rt, comm, q), AG_B)
 }
+#define AGV_B                                                                  \
+  -1,                                                                          \
+      (s == MPI_IN_PLACE ? (int64_t)rcs[me] * sp_mpi__tsize(rt)                \
+                         : (int64_t)sc * sp_mpi__tsize(st)) *                  \
+          (n - 1),                                                             \
+      sum_but(rcs, n, me) * sp_mpi__tsize(rt)
 int sp_mpi__x_MPI_Allgatherv(int r, const void *s, int sc, MPI_Datatype st,
                              void *d, const int rcs[], const int dis[],
                              MPI_Datatype rt, MPI_Comm comm) {
-  COLL_BODY(PMPI_Allgatherv(s, sc, st, d, rcs, dis, rt, comm), -1,
-            (s == MPI_IN_PLACE ? (int64_t)rcs[me] * sp_mpi__tsize(rt)
-                               : (int64_t)sc * sp_mpi__tsize(st)) *
-                (n - 1),
-            sum_but(rcs, n, me) * sp_mpi__tsize(rt))
+  COLL_BODY(PMPI_Allgatherv(s, sc, st, d, rcs, dis, rt, comm), AGV_B)
 }
+#define ATAV_B                                                                 \
+  -1,                                                                          \
+      s == MPI_IN_PLACE ? sum_but(rcs, n, me) * sp_mpi__tsize(rt)              \
+                        : sum_but(scs, n, me) * sp_mpi__tsize(st),             \
+      sum_but(rcs, n, me) * sp_mpi__tsize(rt)
 int sp_mpi__x_MPI_Alltoallv(int r, const void *s, const int scs[],
                             const int sds[], MPI_Datatype st, void *d,
                             const int rcs[], const int rds[], MPI_Datatype rt,
                             MPI_Comm comm) {
-  COLL_BODY(PMPI_Alltoallv(s, scs, sds, st, d, rcs, rds, rt, comm), -1,
-            s == MPI_IN_PLACE ? sum_but(rcs, n, me) * sp_mpi__tsize(rt)
-                              : sum_but(scs, n, me) * sp_mpi__tsize(st),
-            sum_but(rcs, n, me) * sp_mpi__tsize(rt))
+  COLL_BODY(PMPI_Alltoallv(s, scs, sds, st, d, rcs, rds, rt, comm), ATAV_B)
 }
 
 static int64_t sum_w(const int counts[], const MPI_Datatype types[], int n,
@@ -691,97 +691,133 @@ static int64_t sum_w(const int counts[], const MPI_Datatype types[], int n,
       s += (int64_t)counts[i] * sp_mpi__tsize(types[i]);
   return s;
 }
+#define ATAW_B                                                                 \
+  -1, s == MPI_IN_PLACE ? sum_w(rcs, rts, n, me) : sum_w(scs, sts, n, me),     \
+      sum_w(rcs, rts, n, me)
 int sp_mpi__x_MPI_Alltoallw(int r, const void *s, const int scs[],
                             const int sds[], const MPI_Datatype sts[], void *d,
                             const int rcs[], const int rds[],
                             const MPI_Datatype rts[], MPI_Comm comm) {
-  COLL_BODY(PMPI_Alltoallw(s, scs, sds, sts, d, rcs, rds, rts, comm), -1,
-            s == MPI_IN_PLACE ? sum_w(rcs, rts, n, me) : sum_w(scs, sts, n, me),
-            sum_w(rcs, rts, n, me))
+  COLL_BODY(PMPI_Alltoallw(s, scs, sds, sts, d, rcs, rds, rts, comm), ATAW_B)
 }
 
 #if MPI_VERSION >= 4
-/* ---- MPI-4: persistent collectives (recorded at each MPI_Start, as
- * their nonblocking forms are at their start) and the large-count (_c)
- * forms, with the bytes of their int-count siblings ---- */
+/* MPI-4's persistent collectives move nothing when made: each MPI_Start of
+ * one is the collective, recorded then (persist.c) with the bytes worked
+ * out here as for the blocking form. The neighbourhood ones are regions
+ * only. */
+#define COLL_INIT(call, ...)                                                   \
+  int ret = call;                                                              \
+  comm_info *ci = ret == MPI_SUCCESS ? sp_mpi__info_of(comm) : NULL;           \
+  (void)r;                                                                     \
+  if (ci) {                                                                    \
+    int n = ci->size, me = ci->me;                                             \
+    (void)n, (void)me;                                                         \
+    sp_mpi__persist_add_coll(comm, *q, __VA_ARGS__);                           \
+  }                                                                            \
+  return ret;
 
-int sp_mpi__x_MPI_Barrier_init(int r, MPI_Comm comm, MPI_Info info,
+int sp_mpi__x_MPI_Barrier_init(int r, MPI_Comm comm, MPI_Info i,
                                MPI_Request *q) {
-  PCOLL_BODY(PMPI_Barrier_init(comm, info, q), -1, 0, 0)
+  COLL_INIT(PMPI_Barrier_init(comm, i, q), -1, 0, 0)
 }
 int sp_mpi__x_MPI_Bcast_init(int r, void *buf, int c, MPI_Datatype t, int root,
-                             MPI_Comm comm, MPI_Info info, MPI_Request *q) {
-  PCOLL_BODY(PMPI_Bcast_init(buf, c, t, root, comm, info, q), BCAST_B(c, t))
+                             MPI_Comm comm, MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Bcast_init(buf, c, t, root, comm, i, q), BCAST_B(c, t))
 }
 int sp_mpi__x_MPI_Reduce_init(int r, const void *s, void *d, int c,
                               MPI_Datatype t, MPI_Op op, int root,
-                              MPI_Comm comm, MPI_Info info, MPI_Request *q) {
-  PCOLL_BODY(PMPI_Reduce_init(s, d, c, t, op, root, comm, info, q),
-             REDUCE_B(c, t))
+                              MPI_Comm comm, MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Reduce_init(s, d, c, t, op, root, comm, i, q), REDUCE_B(c, t))
 }
 int sp_mpi__x_MPI_Allreduce_init(int r, const void *s, void *d, int c,
                                  MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                                 MPI_Info info, MPI_Request *q) {
-  PCOLL_BODY(PMPI_Allreduce_init(s, d, c, t, op, comm, info, q), ALL_B(c, t))
+                                 MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Allreduce_init(s, d, c, t, op, comm, i, q), ALL_B(c, t))
 }
 int sp_mpi__x_MPI_Reduce_scatter_block_init(int r, const void *s, void *d,
                                             int c, MPI_Datatype t, MPI_Op op,
-                                            MPI_Comm comm, MPI_Info info,
+                                            MPI_Comm comm, MPI_Info i,
                                             MPI_Request *q) {
-  PCOLL_BODY(PMPI_Reduce_scatter_block_init(s, d, c, t, op, comm, info, q),
-             ALL_B(c, t))
+  COLL_INIT(PMPI_Reduce_scatter_block_init(s, d, c, t, op, comm, i, q),
+            ALL_B(c, t))
 }
 int sp_mpi__x_MPI_Reduce_scatter_init(int r, const void *s, void *d,
                                       const int cs[], MPI_Datatype t, MPI_Op op,
-                                      MPI_Comm comm, MPI_Info info,
+                                      MPI_Comm comm, MPI_Info i,
                                       MPI_Request *q) {
-  PCOLL_BODY(PMPI_Reduce_scatter_init(s, d, cs, t, op, comm, info, q),
-             RS_B(cs, t))
+  COLL_INIT(PMPI_Reduce_scatter_init(s, d, cs, t, op, comm, i, q), RS_B(cs, t))
 }
 int sp_mpi__x_MPI_Scan_init(int r, const void *s, void *d, int c,
                             MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                            MPI_Info info, MPI_Request *q) {
-  PCOLL_BODY(PMPI_Scan_init(s, d, c, t, op, comm, info, q), SCAN_B(c, t))
+                            MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Scan_init(s, d, c, t, op, comm, i, q), SCAN_B(c, t))
 }
 int sp_mpi__x_MPI_Exscan_init(int r, const void *s, void *d, int c,
                               MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                              MPI_Info info, MPI_Request *q) {
-  PCOLL_BODY(PMPI_Exscan_init(s, d, c, t, op, comm, info, q), SCAN_B(c, t))
+                              MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Exscan_init(s, d, c, t, op, comm, i, q), SCAN_B(c, t))
 }
 int sp_mpi__x_MPI_Gather_init(int r, const void *s, int sc, MPI_Datatype st,
                               void *d, int rc, MPI_Datatype rt, int root,
-                              MPI_Comm comm, MPI_Info info, MPI_Request *q) {
-  PCOLL_BODY(PMPI_Gather_init(s, sc, st, d, rc, rt, root, comm, info, q),
-             GATHER_B)
+                              MPI_Comm comm, MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Gather_init(s, sc, st, d, rc, rt, root, comm, i, q), GATHER_B)
+}
+int sp_mpi__x_MPI_Gatherv_init(int r, const void *s, int sc, MPI_Datatype st,
+                               void *d, const int rcs[], const int dis[],
+                               MPI_Datatype rt, int root, MPI_Comm comm,
+                               MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Gatherv_init(s, sc, st, d, rcs, dis, rt, root, comm, i, q),
+            GATHERV_B)
 }
 int sp_mpi__x_MPI_Scatter_init(int r, const void *s, int sc, MPI_Datatype st,
                                void *d, int rc, MPI_Datatype rt, int root,
-                               MPI_Comm comm, MPI_Info info, MPI_Request *q) {
-  PCOLL_BODY(PMPI_Scatter_init(s, sc, st, d, rc, rt, root, comm, info, q),
-             SCATTER_B)
+                               MPI_Comm comm, MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Scatter_init(s, sc, st, d, rc, rt, root, comm, i, q),
+            SCATTER_B)
+}
+int sp_mpi__x_MPI_Scatterv_init(int r, const void *s, const int scs[],
+                                const int dis[], MPI_Datatype st, void *d,
+                                int rc, MPI_Datatype rt, int root,
+                                MPI_Comm comm, MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Scatterv_init(s, scs, dis, st, d, rc, rt, root, comm, i, q),
+            SCATTERV_B)
 }
 int sp_mpi__x_MPI_Allgather_init(int r, const void *s, int sc, MPI_Datatype st,
                                  void *d, int rc, MPI_Datatype rt,
-                                 MPI_Comm comm, MPI_Info info, MPI_Request *q) {
-  PCOLL_BODY(PMPI_Allgather_init(s, sc, st, d, rc, rt, comm, info, q), AG_B)
+                                 MPI_Comm comm, MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Allgather_init(s, sc, st, d, rc, rt, comm, i, q), AG_B)
 }
 int sp_mpi__x_MPI_Alltoall_init(int r, const void *s, int sc, MPI_Datatype st,
                                 void *d, int rc, MPI_Datatype rt, MPI_Comm comm,
-                                MPI_Info info, MPI_Request *q) {
-  PCOLL_BODY(PMPI_Alltoall_init(s, sc, st, d, rc, rt, comm, info, q), AG_B)
+                                MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Alltoall_init(s, sc, st, d, rc, rt, comm, i, q), AG_B)
+}
+int sp_mpi__x_MPI_Allgatherv_init(int r, const void *s, int sc, MPI_Datatype st,
+                                  void *d, const int rcs[], const int dis[],
+                                  MPI_Datatype rt, MPI_Comm comm, MPI_Info i,
+                                  MPI_Request *q) {
+  COLL_INIT(PMPI_Allgatherv_init(s, sc, st, d, rcs, dis, rt, comm, i, q), AGV_B)
 }
 int sp_mpi__x_MPI_Alltoallv_init(int r, const void *s, const int scs[],
                                  const int sds[], MPI_Datatype st, void *d,
                                  const int rcs[], const int rds[],
-                                 MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
+                                 MPI_Datatype rt, MPI_Comm comm, MPI_Info i,
                                  MPI_Request *q) {
-  PCOLL_BODY(
-      PMPI_Alltoallv_init(s, scs, sds, st, d, rcs, rds, rt, comm, info, q), -1,
-      s == MPI_IN_PLACE ? sum_but(rcs, n, me) * sp_mpi__tsize(rt)
-                        : sum_but(scs, n, me) * sp_mpi__tsize(st),
-      sum_but(rcs, n, me) * sp_mpi__tsize(rt))
+  COLL_INIT(PMPI_Alltoallv_init(s, scs, sds, st, d, rcs, rds, rt, comm, i, q),
+            ATAV_B)
+}
+int sp_mpi__x_MPI_Alltoallw_init(int r, const void *s, const int scs[],
+                                 const int sds[], const MPI_Datatype sts[],
+                                 void *d, const int rcs[], const int rds[],
+                                 const MPI_Datatype rts[], MPI_Comm comm,
+                                 MPI_Info i, MPI_Request *q) {
+  COLL_INIT(PMPI_Alltoallw_init(s, scs, sds, sts, d, rcs, rds, rts, comm, i, q),
+            ATAW_B)
 }
 
+/* MPI-4's large-count (_c) forms: the bytes of their int-count siblings,
+ * with 64-bit counts. */
 static int64_t sum_but_c(const MPI_Count counts[], int n, int skip) {
   int64_t s = 0;
   for (int i = 0; i < n; i++)
@@ -800,7 +836,7 @@ int sp_mpi__x_MPI_Ibcast_c(int r, void *buf, MPI_Count c, MPI_Datatype t,
 int sp_mpi__x_MPI_Bcast_init_c(int r, void *buf, MPI_Count c, MPI_Datatype t,
                                int root, MPI_Comm comm, MPI_Info info,
                                MPI_Request *q) {
-  PCOLL_BODY(PMPI_Bcast_init_c(buf, c, t, root, comm, info, q), BCAST_B(c, t))
+  COLL_INIT(PMPI_Bcast_init_c(buf, c, t, root, comm, info, q), BCAST_B(c, t))
 }
 int sp_mpi__x_MPI_Reduce_c(int r, const void *s, void *d, MPI_Count c,
                            MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
@@ -818,7 +854,7 @@ int sp_mpi__x_MPI_Iallreduce_c(int r, const void *s, void *d, MPI_Count c,
 int sp_mpi__x_MPI_Allreduce_init_c(int r, const void *s, void *d, MPI_Count c,
                                    MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                                    MPI_Info info, MPI_Request *q) {
-  PCOLL_BODY(PMPI_Allreduce_init_c(s, d, c, t, op, comm, info, q), ALL_B(c, t))
+  COLL_INIT(PMPI_Allreduce_init_c(s, d, c, t, op, comm, info, q), ALL_B(c, t))
 }
 int sp_mpi__x_MPI_Scan_c(int r, const void *s, void *d, MPI_Count c,
                          MPI_Datatype t, MPI_Op op, MPI_Comm comm) {

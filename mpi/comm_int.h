@@ -46,10 +46,10 @@ void sp_mpi__handles_freed(void);
  * with status st, taken at its receive (0: not known). */
 void sp_mpi__persist_add(int send, int64_t count, MPI_Datatype t, int peer,
                          int tag, MPI_Comm c, MPI_Request q);
-/* A persistent collective's request q on c (MPI-4): each start recorded
- * as a collective of root (-1: none) and these bytes. */
-void sp_mpi__persist_coll(MPI_Comm c, MPI_Request q, int root, int64_t sent,
-                          int64_t recvd);
+/* A persistent collective (MPI-4) made on comm: each start of q records
+ * it with root (in comm; -1 none) and the bytes. */
+void sp_mpi__persist_add_coll(MPI_Comm comm, MPI_Request q, int root,
+                              int64_t sent, int64_t recvd);
 void sp_mpi__persist_started(int r, MPI_Request q);
 void sp_mpi__persist_forget(MPI_Request q);
 void sp_mpi__probed(MPI_Message m, MPI_Comm c, const MPI_Status *st);

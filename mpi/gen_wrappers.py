@@ -20,7 +20,7 @@ MPI_Init and MPI_Init_thread (C and Fortran) then call the clock alignment
 Recorded: the C functions comm.c, icoll.c, ncoll.c and persist.c define a
 sp_mpi__x_<name> for (MPI-4's persistent collectives and large-count _c
 forms among them, defined under #if MPI_VERSION >= 4: a name this mpi.h
-lacks is simply not routed) (point-to-point, collective and neighbourhood
+lacks is not routed) (point-to-point, collective and neighbourhood
 collective calls, persistent requests, matched receives) hand the call there while their region is
 open, which makes the PMPI call and notes bytes and partners; their
 prototypes, from mpi.h, go into comm_decl.h beside OUT.c. Those comm_wrap.h

@@ -1,7 +1,6 @@
-/* icoll.c - the nonblocking and persistent (MPI-4) v and w collectives,
- * reduce-scatters and scans, recorded at their start as comm.c records their
- * blocking forms (bytes per rank, its own share not counted; the root), through
- * comm_int.h. */
+/* icoll.c - the nonblocking v and w collectives, reduce-scatters and scans,
+ * recorded at their start as comm.c records their blocking forms (bytes
+ * per rank, its own share not counted; the root), through comm_int.h. */
 #include "comm.h"
 #include "comm_int.h"
 
@@ -25,18 +24,12 @@ static int64_t others_w(const int counts[], const MPI_Datatype types[], int n,
 /* The PMPI call, then its record given root, sent and recvd (the rest),
  * expressions of the arguments, n (the communicator's size) and me (this
  * rank in it). */
-#define ICOLL_AS(rec, call, ...)                                               \
+#define ICOLL(call, ...)                                                       \
   int ret = call;                                                              \
   int n, me;                                                                   \
   if (ret == MPI_SUCCESS && sp_mpi__shape(comm, &n, &me) == 0)                 \
-    rec(__VA_ARGS__);                                                          \
+    sp_mpi__rec_coll(r, comm, __VA_ARGS__);                                    \
   return ret;
-#define ICOLL(call, ...) ICOLL_AS(sp_mpi__rec_coll, call, r, comm, __VA_ARGS__)
-/* MPI-4's persistent forms: the bytes kept with request *q for each
- * MPI_Start (persist.c). */
-#define PCOLL(call, ...)                                                       \
-  (void)r;                                                                     \
-  ICOLL_AS(sp_mpi__persist_coll, call, comm, *q, __VA_ARGS__)
 
 int sp_mpi__x_MPI_Igatherv(int r, const void *s, int sc, MPI_Datatype st,
                            void *d, const int rcs[], const int dis[],
@@ -115,46 +108,3 @@ int sp_mpi__x_MPI_Iexscan(int r, const void *s, void *d, int c, MPI_Datatype t,
         (int64_t)c * sp_mpi__tsize(t) * (n - 1 - me),
         (int64_t)c * sp_mpi__tsize(t) * me)
 }
-
-#if MPI_VERSION >= 4
-int sp_mpi__x_MPI_Gatherv_init(int r, const void *s, int sc, MPI_Datatype st,
-                               void *d, const int rcs[], const int dis[],
-                               MPI_Datatype rt, int root, MPI_Comm comm,
-                               MPI_Info info, MPI_Request *q) {
-  PCOLL(PMPI_Gatherv_init(s, sc, st, d, rcs, dis, rt, root, comm, info, q),
-        root, me == root ? 0 : (int64_t)sc * sp_mpi__tsize(st),
-        me == root ? others(rcs, rt, n, root) : 0)
-}
-
-int sp_mpi__x_MPI_Scatterv_init(int r, const void *s, const int scs[],
-                                const int dis[], MPI_Datatype st, void *d,
-                                int rc, MPI_Datatype rt, int root,
-                                MPI_Comm comm, MPI_Info info, MPI_Request *q) {
-  PCOLL(PMPI_Scatterv_init(s, scs, dis, st, d, rc, rt, root, comm, info, q),
-        root, me == root ? others(scs, st, n, root) : 0,
-        me == root ? 0 : (int64_t)rc * sp_mpi__tsize(rt))
-}
-
-int sp_mpi__x_MPI_Allgatherv_init(int r, const void *s, int sc, MPI_Datatype st,
-                                  void *d, const int rcs[], const int dis[],
-                                  MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
-                                  MPI_Request *q) {
-  PCOLL(PMPI_Allgatherv_init(s, sc, st, d, rcs, dis, rt, comm, info, q), -1,
-        (s == MPI_IN_PLACE ? (int64_t)rcs[me] * sp_mpi__tsize(rt)
-                           : (int64_t)sc * sp_mpi__tsize(st)) *
-            (n - 1),
-        others(rcs, rt, n, me))
-}
-
-int sp_mpi__x_MPI_Alltoallw_init(int r, const void *s, const int scs[],
-                                 const int sds[], const MPI_Datatype sts[],
-                                 void *d, const int rcs[], const int rds[],
-                                 const MPI_Datatype rts[], MPI_Comm comm,
-                                 MPI_Info info, MPI_Request *q) {
-  PCOLL(PMPI_Alltoallw_init(s, scs, sds, sts, d, rcs, rds, rts, comm, info, q),
-        -1,
-        s == MPI_IN_PLACE ? others_w(rcs, rts, n, me)
-                          : others_w(scs, sts, n, me),
-        others_w(rcs, rts, n, me))
-}
-#endif

@@ -1,8 +1,8 @@
 /* ncoll.c - the neighbourhood collectives (MPI_Neighbor_*, MPI_Ineighbor_*,
- * MPI-4's MPI_Neighbor_*_init)
- * recorded as collectives on their communicator: what left this rank for
- * its out-neighbours and arrived from its in-neighbours, from the
- * communicator's topology (Cartesian, graph, distributed graph). */
+ * MPI-4's MPI_Neighbor_*_init) recorded as collectives on their
+ * communicator: what left this rank for its out-neighbours and arrived from its
+ * in-neighbours, from the communicator's topology (Cartesian, graph,
+ * distributed graph). */
 #include "comm.h"
 #include "comm_int.h"
 
@@ -116,7 +116,7 @@ static void rec(int r, MPI_Request *pq, MPI_Comm c, const int *scs, int sc,
   int64_t sent = side_bytes(nb.out, nb.nout, scs, sc, sts, fsts, st),
           recvd = side_bytes(nb.in, nb.nin, rcs, rc, rts, frts, rt);
   if (pq)
-    sp_mpi__persist_coll(c, *pq, -1, sent, recvd);
+    sp_mpi__persist_add_coll(c, *pq, -1, sent, recvd);
   else
     sp_mpi__rec_coll(r, c, -1, sent, recvd);
   nbrs_free(&nb);

@@ -1,8 +1,8 @@
-/* persist.c - the messages of persistent requests (MPI_*_init and MPI-4's
- * MPI_<coll>_init, each MPI_Start recorded as the nonblocking call it
- * starts, completed by its Wait/Test) and of matched receives
- * (MPI_Mprobe/Improbe, then MPI_Mrecv/Imrecv), through comm.c's records
- * (comm_int.h). */
+/* persist.c - the messages of persistent requests (MPI_*_init, each
+ * MPI_Start recorded as the nonblocking call it starts, completed by its
+ * Wait/Test; a persistent collective's start as the collective) and of matched
+ * receives (MPI_Mprobe/Improbe, then MPI_Mrecv/Imrecv), through comm.c's
+ * records (comm_int.h). */
 #include <stdlib.h>
 
 #include "comm.h"
@@ -14,11 +14,12 @@
  * made it is not found there and its starts go unrecorded. */
 typedef struct preq {
   MPI_Request q;
-  int send, peer, tag; /* send 2: a collective, peer its root */
-  int64_t count;       /* a collective's: bytes sent, recvd received */
-  int64_t recvd;
+  int send; /* 1 send, 0 receive, 2 collective */
+  int64_t count;
+  int peer, tag;
   MPI_Datatype type;
   MPI_Comm comm;
+  int64_t sent, recvd; /* a collective's bytes; its root in peer */
 } preq;
 
 static __thread __attribute__((tls_model("initial-exec"))) struct {
@@ -40,12 +41,12 @@ static void add(preq p) {
 
 void sp_mpi__persist_add(int send, int64_t count, MPI_Datatype t, int peer,
                          int tag, MPI_Comm c, MPI_Request q) {
-  add((preq){q, send, peer, tag, count, 0, t, c});
+  add((preq){q, send, count, peer, tag, t, c, 0, 0});
 }
 
-void sp_mpi__persist_coll(MPI_Comm c, MPI_Request q, int root, int64_t sent,
-                          int64_t recvd) {
-  add((preq){q, 2, root, -1, sent, recvd, MPI_DATATYPE_NULL, c});
+void sp_mpi__persist_add_coll(MPI_Comm comm, MPI_Request q, int root,
+                              int64_t sent, int64_t recvd) {
+  add((preq){q, 2, 0, root, -1, MPI_DATATYPE_NULL, comm, sent, recvd});
 }
 
 static int init_like(int ret, int send, int64_t count, MPI_Datatype type,
@@ -91,7 +92,7 @@ void sp_mpi__persist_started(int r, MPI_Request q) {
   if (!p)
     return;
   if (p->send == 2)
-    sp_mpi__rec_coll(r, p->comm, p->peer, p->count, p->recvd);
+    sp_mpi__rec_coll(r, p->comm, p->peer, p->sent, p->recvd);
   else if (p->send)
     sp_mpi__rec_isend(r, p->count, p->type, p->peer, p->tag, p->comm, &q);
   else

@@ -82,15 +82,33 @@ if(TARGET scopeprof_mpi AND SP_MPIRUN AND SP_USE_HDF5 AND TARGET sp-import
   add_test(NAME mpi_msgs_persist COMMAND ${_d}/msgs.sh 2 check_persist.py)
   set_tests_properties(mpi_msgs_persist PROPERTIES TIMEOUT 300 LABELS mpi
     ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_persist>")
+  # MPI-4's persistent collectives, where mpi.h has them (MPICH 4; not
+  # OpenMPI 4.1, whose MPI is 3.1).
+  include(CheckCSourceCompiles)
+  set(CMAKE_REQUIRED_INCLUDES ${MPI_C_INCLUDE_DIRS})
+  check_c_source_compiles("#include <mpi.h>
+#if MPI_VERSION < 4
+#error MPI-3
+#endif
+int main(void) { return 0; }" SP_MPI_HAS_PCOLL)
+  unset(CMAKE_REQUIRED_INCLUDES)
+  if(SP_MPI_HAS_PCOLL)
+    add_executable(mpi_pcoll ${_d}/pcoll.c)
+    target_link_libraries(mpi_pcoll PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
+    target_compile_options(mpi_pcoll PRIVATE ${SP_C_WARNINGS})
+    add_test(NAME mpi_msgs_pcoll COMMAND ${_d}/msgs.sh 3 check_pcoll.py)
+    set_tests_properties(mpi_msgs_pcoll PROPERTIES TIMEOUT 300 LABELS mpi
+      ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_pcoll>")
+  endif()
   add_executable(mpi_ncoll ${_d}/ncoll.c)
   target_link_libraries(mpi_ncoll PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
   target_compile_options(mpi_ncoll PRIVATE ${SP_C_WARNINGS})
   add_test(NAME mpi_msgs_ncoll COMMAND ${_d}/msgs.sh 4 check_ncoll.py)
   set_tests_properties(mpi_msgs_ncoll PROPERTIES TIMEOUT 300 LABELS mpi
     ENVIRONMENT "${_env};PROG=$<TARGET_FILE:mpi_ncoll>")
-  # MPI-4's persistent collectives and large-count (_c) calls on 4 ranks:
-  # only where the MPI has them (MPICH 4; not OpenMPI 4.1's MPI-3.1).
-  if(MPI_C_VERSION VERSION_GREATER_EQUAL 4)
+  # MPI-4's large-count (_c) calls and persistent neighbourhood collectives
+  # on 4 ranks, where mpi.h has them (as mpi_msgs_pcoll).
+  if(SP_MPI_HAS_PCOLL)
     add_executable(mpi_mpi4 ${_d}/mpi4.c)
     target_link_libraries(mpi_mpi4 PRIVATE scopeprof_mpi scopeprof MPI::MPI_C)
     target_compile_options(mpi_mpi4 PRIVATE ${SP_C_WARNINGS})
